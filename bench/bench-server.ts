@@ -1,0 +1,56 @@
+// A real Tollgate server for benchmarks: the embedded SQLite default (or DATABASE_URL), a demo
+// workspace whose rate limit is raised out of the way, 100 extra customers, and one bare route as
+// the ceiling. Prints one JSON line with its URL, keys and ids, then serves until killed.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../packages/server/src/app.js';
+import { bootstrap } from '../packages/server/src/bootstrap.js';
+import { loadConfig } from '../packages/server/src/config.js';
+import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
+import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
+import { createCustomer } from '../packages/server/src/modules/customers/create-customer.js';
+import { updateSubscription } from '../packages/server/src/modules/subscriptions/update-subscription.js';
+
+const ownDir = !process.env.DATA_DIR;
+const dataDir = process.env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'tollgate-bench-'));
+const config = {
+  ...loadConfig({ ...process.env, TOLLGATE_PROFILE: 'test', DATA_DIR: dataDir }),
+  logLevel: 'warn',
+  seedDemo: false,
+  port: 0,
+};
+const { deps } = await bootstrap(config);
+const demo = await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'bench' }, source: 'system', correlationId: 'bench' });
+await setWorkspaceRateLimit(deps.db, demo.workspaceId, 10_000_000, Date.now());
+const test = demo.environments.test;
+const ctx = { workspaceId: demo.workspaceId, environment: 'test' as const, actor: { type: 'SYSTEM' as const, id: 'bench' }, correlationId: 'bench', source: 'system' as const };
+const customerIds: string[] = [];
+for (let i = 0; i < 100; i++) customerIds.push((await createCustomer(deps, ctx, { externalId: `bench-${i}` })).id);
+// The demo subscription gets a limit and a budget, so checks do the full work.
+await updateSubscription(deps, ctx, test.subscriptionId, {
+  usageLimits: [{ metricName: 'api_calls', limit: 1_000_000_000, enforcement: 'BLOCK' }],
+  spendBudget: { amount: '1000000', enforcement: 'BLOCK' },
+  unitPrices: { api_calls: '0.001' },
+});
+const app = await buildApp(deps);
+app.get('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
+app.post('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
+// The same bare answer behind authentication and the rate limit: what every API route pays.
+app.get('/__bench/authed', { config: { auth: { kind: 'workspace', scope: 'entitlements:read' } }, schema: { hide: true } }, async () => ({ ok: true }));
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(
+  `${JSON.stringify({
+    url,
+    dataDir,
+    databaseFile: deps.dialect === 'sqlite' ? path.join(dataDir, 'tollgate.db') : null,
+    secretKey: test.secretKey,
+    productKey: test.productKey,
+    customerId: test.customerId,
+    productId: test.productId,
+    customerIds,
+  })}\n`,
+);
+// Exit normally on a signal, so `--cpu-prof` can write its profile. The ingest benchmark reads the
+// database file after the server stops, so a temporary directory is removed on its own exit, not here.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));

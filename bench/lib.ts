@@ -1,0 +1,98 @@
+// Shared by the benchmark scripts: start bench-server.ts as a child and read its one JSON line,
+// a bounded closed-loop HTTP load generator, and percentiles.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { performance } from 'node:perf_hooks';
+
+export interface BenchServer {
+  child: ChildProcess;
+  info: {
+    url: string;
+    dataDir: string;
+    databaseFile: string | null;
+    secretKey: string;
+    productKey: string;
+    customerId: string;
+    productId: string;
+    customerIds: string[];
+  };
+  stop(): Promise<void>;
+  cleanup(): void;
+}
+
+export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bench-server.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const info = JSON.parse(line) as BenchServer['info'];
+  return {
+    child,
+    info,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+    /** Removes the server's temporary data directory (after any reading of its file). */
+    cleanup() {
+      if (info.dataDir.includes('tollgate-bench-')) rmSync(info.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export interface LoadResult {
+  seconds: number;
+  ok: number;
+  refused: number;
+  other: number;
+  latenciesOk: number[];
+}
+
+/**
+ * `connections` clients each send one request at a time for `seconds`. A 503 is answered as the
+ * spec's retry guidance says: wait Retry-After seconds (bounded by the run's end), then retry.
+ */
+export async function closedLoop(opts: {
+  connections: number;
+  seconds: number;
+  request: (i: number) => { url: string; init: RequestInit };
+}): Promise<LoadResult> {
+  const end = performance.now() + opts.seconds * 1000;
+  const r: LoadResult = { seconds: opts.seconds, ok: 0, refused: 0, other: 0, latenciesOk: [] };
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: opts.connections }, async () => {
+      while (performance.now() < end) {
+        const { url, init } = opts.request(n++);
+        const t0 = performance.now();
+        const res = await fetch(url, init);
+        await res.arrayBuffer();
+        const dt = performance.now() - t0;
+        if (res.status === 200) {
+          r.ok += 1;
+          r.latenciesOk.push(dt);
+        } else if (res.status === 503) {
+          r.refused += 1;
+          const wait = Number(res.headers.get('retry-after') ?? '1') * 1000;
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(wait, end - performance.now()))));
+        } else {
+          r.other += 1;
+          if (r.other === 1) console.error(`unexpected ${res.status}: ${(await res.text?.().catch(() => '')) ?? ''}`);
+        }
+      }
+    }),
+  );
+  r.latenciesOk.sort((a, b) => a - b);
+  return r;
+}

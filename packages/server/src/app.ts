@@ -1,0 +1,115 @@
+import Fastify, { LogController } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Deps } from './deps.js';
+import { AppError } from './lib/errors.js';
+import { errorHandler } from './http/error-handler.js';
+import { validatorCompiler } from './http/validation.js';
+import { registerBodyParsers } from './http/body-parsers.js';
+import { authenticationHook } from './http/authenticate.js';
+import type { App } from './http/types.js';
+import { customerRoutes } from './modules/customers/customer.routes.js';
+import { productRoutes } from './modules/products/product.routes.js';
+import { metricRoutes } from './modules/metrics/metric.routes.js';
+import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js';
+import { apiKeyRoutes } from './modules/api-keys/api-key.routes.js';
+import { clientCredentialRoutes } from './modules/client-credentials/client-credential.routes.js';
+import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
+import { storefrontKeyRoutes } from './modules/storefront-keys/storefront-key.routes.js';
+import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
+import { usageRoutes } from './modules/usage/usage.routes.js';
+import { uploadRoutes } from './modules/usage/upload.routes.js';
+import { entitlementRoutes } from './modules/entitlements/entitlement.routes.js';
+import { scopeDescriptions } from './modules/api-keys/credential.js';
+
+export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
+
+Authenticate with \`Authorization: Bearer <key>\`. The key decides the workspace and the environment:
+\`sk_test_\` keys read and write test data only, \`sk_live_\` keys live data only.
+
+Workspace key scopes: ${Object.entries(scopeDescriptions)
+  .map(([s, d]) => `\`${s}\` (${d})`)
+  .join('; ')}.
+
+Errors share one envelope: \`{"success": false, "errors": [{"code", "message", "field"?}]}\`.
+Lists are newest first with cursor pagination (\`limit\`, \`startingAfter\`, \`endingBefore\`) and
+return \`{"object": "list", "data": [...], "hasMore"}\`. Creates accept an \`Idempotency-Key\` header.
+Every workspace gets 300 requests per minute (shared by its test and live environments) unless
+its limit was raised; public routes are limited per IP address.`;
+
+/** Builds the app with every module registered; never listens, so tests inject requests. */
+export async function buildApp(deps: Deps): Promise<App> {
+  const app = Fastify({
+    logger: false,
+    loggerInstance: deps.log,
+    // One line per request would outweigh the usage data; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    genReqId: () => deps.ids.next('request'),
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  registerBodyParsers(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRequest', authenticationHook(deps));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' },
+          storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key' },
+        },
+      },
+    },
+  });
+
+  app.setNotFoundHandler((request) => {
+    throw new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`);
+  });
+
+  app.get('/health', {
+    config: { rateLimited: false },
+    schema: {
+      summary: 'Liveness and database check',
+      tags: ['System'],
+      response: { 200: Type.Object({ status: Type.Literal('ok'), database: Type.String() }) },
+    },
+    handler: async () => {
+      await deps.db.selectFrom('workspaces').select('id').limit(1).execute();
+      return { status: 'ok' as const, database: deps.dialect };
+    },
+  });
+
+  await app.register(async (scoped) => {
+    const a = scoped as unknown as App;
+    await workspaceRoutes(a, deps);
+    await customerRoutes(a, deps);
+    await productRoutes(a, deps);
+    await metricRoutes(a, deps);
+    await subscriptionRoutes(a, deps);
+    await apiKeyRoutes(a, deps);
+    await clientCredentialRoutes(a, deps);
+    await oauthRoutes(a, deps);
+    await storefrontKeyRoutes(a, deps);
+    await usageRoutes(a, deps);
+    await uploadRoutes(a, deps);
+    await entitlementRoutes(a, deps);
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  return app;
+}

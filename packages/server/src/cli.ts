@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { bootstrap } from './bootstrap.js';
+import { serve } from './main.js';
+import { createDemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
+import { createWorkspace } from './modules/tenancy/create-workspace.js';
+import { setWorkspaceRateLimit } from './modules/tenancy/workspace.repository.js';
+import { CREDENTIALS_CHANNEL } from './deps.js';
+
+const usage = `Usage: tollgate <command> [options]
+
+Commands:
+  serve                                   start the service (what npm start runs)
+  migrate                                 apply database migrations and exit
+  demo [--json]                           create a demo workspace and print its keys
+  workspace create --name NAME [--json]   create an empty workspace with its first test and live keys
+  workspace set-rate-limit --id WS_ID --per-minute N|default
+                                          raise or reset a workspace's requests-per-minute limit
+
+Configuration comes from the environment (see the README): DATABASE_URL, DATA_DIR, PORT, …`;
+
+const operator = { type: 'OPERATOR' as const, id: 'cli' };
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub] = argv;
+  const { values } = parseArgs({
+    args: argv.slice(command === 'workspace' ? 2 : 1),
+    options: {
+      json: { type: 'boolean', default: false },
+      name: { type: 'string' },
+      id: { type: 'string' },
+      'per-minute': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help || !command || ['help', '--help', '-h'].includes(command)) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  // Before touching the database: a mistyped command must not create or migrate one.
+  const known = ['serve', 'migrate', 'demo'].includes(command) || (command === 'workspace' && ['create', 'set-rate-limit'].includes(sub ?? ''));
+  if (!known) fail(`Unknown command: ${argv.join(' ')}`);
+  const config = loadConfig();
+  if (command === 'serve') return serve(config);
+
+  const { deps, describe, applied } = await bootstrap(config);
+  const correlationId = deps.ids.next('request');
+  try {
+    if (command === 'migrate') {
+      process.stdout.write(applied.length ? `Applied ${applied.join(', ')} to ${describe}.\n` : `${describe} is up to date.\n`);
+    } else if (command === 'demo') {
+      const demo = await createDemoWorkspace(deps, { actor: operator, source: 'cli', correlationId });
+      process.stdout.write(values.json ? `${JSON.stringify(demo)}\n` : `${JSON.stringify(demo, null, 2)}\n`);
+    } else if (command === 'workspace' && sub === 'create') {
+      if (!values.name) fail('workspace create needs --name');
+      const { workspace, keys } = await createWorkspace(deps, { name: values.name, actor: operator, source: 'cli', correlationId });
+      const out = {
+        workspaceId: workspace.id,
+        name: workspace.name,
+        environments: { test: { secretKey: keys.test.secretKey, keyId: keys.test.id }, live: { secretKey: keys.live.secretKey, keyId: keys.live.id } },
+      };
+      if (values.json) process.stdout.write(`${JSON.stringify(out)}\n`);
+      else {
+        process.stdout.write(
+          `Workspace ${workspace.id} ("${workspace.name}") created.\nThese keys are shown once; only their hashes are stored.\n` +
+            `  test secret key  ${keys.test.secretKey}\n  live secret key  ${keys.live.secretKey}\n`,
+        );
+      }
+    } else if (command === 'workspace' && sub === 'set-rate-limit') {
+      const raw = values['per-minute'];
+      if (!values.id || !raw) fail('workspace set-rate-limit needs --id and --per-minute');
+      if (raw !== 'default' && !/^[1-9]\d{0,7}$/.test(raw)) fail('--per-minute must be a whole number from 1 to 99999999, or default');
+      const perMinute = raw === 'default' ? null : Number(raw);
+      if (!(await setWorkspaceRateLimit(deps.db, values.id, perMinute, deps.clock.now()))) fail(`No workspace ${values.id}.`);
+      // Running servers cache the limit with each credential; tell them (through Redis when set).
+      await deps.bus.publish(CREDENTIALS_CHANNEL, 'cli');
+      process.stdout.write(`Workspace ${values.id}: ${perMinute ?? `default (${config.rateLimitPerMinute})`} requests per minute.\n`);
+    } else {
+      fail(`Unknown command: ${argv.join(' ')}`);
+    }
+  } finally {
+    await deps.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) fail((err as Error).message);
+  process.stderr.write(`tollgate: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+import { decimalAdd } from '../lib/money.js';
+
+export type Db = Kysely<Database>;
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface OpenedDatabase {
+  db: Db;
+  dialect: DialectName;
+  /** Where the data lives, for the start-up banner (never includes a password). */
+  describe: string;
+  /** The raw better-sqlite3 handle on SQLite (the usage writer's fast path), else null. */
+  sqlite: SQLite.Database | null;
+  /** The SQLite file, or null in memory and on PostgreSQL: a second connection can open it. */
+  sqliteFile: string | null;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://… or null for SQLite. */
+  databaseUrl: string | null;
+  /** SQLite file path, or ':memory:'. */
+  sqlitePath?: string;
+  dataDir?: string;
+  /** PostgreSQL schema to use instead of public (tests isolate themselves this way). */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+// bigint columns hold epoch milliseconds, which fit a JS number exactly; node-postgres would
+// otherwise return them as strings.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (value: string) => Number(value);
+    return (pg.types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format);
+  },
+};
+
+export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
+  const plugins = [new CamelCasePlugin()];
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      types: pgTypes as unknown as pg.CustomTypesConfig,
+      ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+    });
+    // An idle client's error (the server restarting, say) must not crash the process.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    const url = new URL(opts.databaseUrl);
+    return {
+      db,
+      dialect: 'postgres',
+      describe: `PostgreSQL ${url.hostname}:${url.port || 5432}${url.pathname}`,
+      sqlite: null,
+      sqliteFile: null,
+      close: () => db.destroy(),
+    };
+  }
+  let file = opts.sqlitePath;
+  if (!file) {
+    const dir = opts.dataDir ?? path.resolve('data');
+    fs.mkdirSync(dir, { recursive: true });
+    file = path.join(dir, 'tollgate.db');
+  }
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk before we acknowledge it (usage must never be lost).
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  // Exact decimal addition for usage sums, which SQLite cannot do natively (PostgreSQL's numeric can).
+  sqlite.function('dec_add', { deterministic: true }, (a: unknown, b: unknown) => decimalAdd(String(a), String(b)));
+  sqlite.aggregate('dec_sum', {
+    start: () => '0',
+    step: (total: unknown, value: unknown) => (value === null ? total : decimalAdd(String(total), String(value))),
+  });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
+  return { db, dialect: 'sqlite', describe: `SQLite ${file}`, sqlite, sqliteFile: file === ':memory:' ? null : file, close: () => db.destroy() };
+}

@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+
+interface Job {
+  work: (trx: Db) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: write requests that arrive while a commit is under way share the next
+ * transaction, so one disk flush (0.2-0.35 ms here) serves many batches. Each job runs inside its
+ * own savepoint, so one job's failure (an idempotency conflict, say) rolls back only that job.
+ * A job's promise settles only after the transaction that holds it has committed.
+ *
+ * It also gives ingestion its one yield point: requests queue here, visibly, instead of inside
+ * the event loop, which is what lets admission control count them.
+ */
+export class GroupCommitter {
+  private queue: Job[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxJobsPerCommit = 32,
+  ) {}
+
+  run<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const jobs = this.queue.splice(0, this.maxJobsPerCommit);
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const job of jobs) {
+          await sql`savepoint group_job`.execute(trx);
+          try {
+            const value = await job.work(trx);
+            await sql`release savepoint group_job`.execute(trx);
+            outcomes.push({ ok: true, value });
+          } catch (err) {
+            await sql`rollback to savepoint group_job`.execute(trx);
+            await sql`release savepoint group_job`.execute(trx);
+            outcomes.push({ ok: false, err });
+          }
+        }
+      });
+      jobs.forEach((job, i) => {
+        const o = outcomes[i]!;
+        if (o.ok) job.resolve(o.value);
+        else job.reject(o.err);
+      });
+    } catch (err) {
+      // The commit itself failed: nothing of this group is stored.
+      for (const job of jobs) job.reject(err);
+    } finally {
+      if (this.queue.length > 0) setImmediate(() => void this.flush());
+      else this.flushing = false;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import type { Db } from './database.js';
+import * as m0001 from './migrations/0001_initial.js';
+import * as m0002 from './migrations/0002_usage.js';
+
+/** Numbered migrations, in order. Add new files here; never edit a released one. */
+export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['0001_initial', m0001],
+  ['0002_usage', m0002],
+];
+
+/**
+ * Applies pending migrations in one transaction and returns the names applied now.
+ *
+ * Why not Kysely's Migrator: it checks for its bookkeeping table by introspecting every schema of
+ * the database, which fails when another schema is dropped at that moment (test files run side by
+ * side, one schema each, and CI saw exactly that). This runner only ever names its own table.
+ *
+ * Several nodes starting at once apply each migration exactly once: on PostgreSQL a transaction
+ * advisory lock (keyed by the schema) serializes them; on SQLite `BEGIN IMMEDIATE` takes the
+ * write lock before anything is read. DDL is transactional on both, so a failed migration leaves
+ * nothing half-applied.
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  return db.connection().execute(async (conn) => {
+    await sql.raw(postgres ? 'begin' : 'begin immediate').execute(conn);
+    try {
+      if (postgres) await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.tollgate_migrations'))`.execute(conn);
+      await sql`create table if not exists tollgate_migrations (name varchar(255) primary key, applied_at bigint not null)`.execute(conn);
+      const { rows } = await sql<{ name: string }>`select name from tollgate_migrations`.execute(conn);
+      const done = new Set(rows.map((r) => r.name));
+      const applied: string[] = [];
+      for (const [name, migration] of migrations) {
+        if (done.has(name)) continue;
+        await migration.up(conn as Kysely<any>);
+        await sql`insert into tollgate_migrations (name, applied_at) values (${name}, ${Date.now()})`.execute(conn);
+        applied.push(name);
+      }
+      await sql`commit`.execute(conn);
+      return applied;
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      throw err;
+    }
+  });
+}

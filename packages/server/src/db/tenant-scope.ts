@@ -1,0 +1,11 @@
+import type { Tenant } from '../modules/tenancy/tenant.js';
+
+/**
+ * The filter every tenant query carries: the workspace and the environment of the credential.
+ * Use with Kysely's $call: `db.selectFrom('customers').selectAll().$call(forTenant(ctx))`.
+ * The builder's own type is kept; Kysely's where() typing is too table-specific to state here.
+ */
+export function forTenant(tenant: Tenant) {
+  return <QB extends { where: unknown }>(qb: QB): QB =>
+    (qb as any).where('workspaceId', '=', tenant.workspaceId).where('environment', '=', tenant.environment) as QB;
+}

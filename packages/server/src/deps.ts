@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { pino, type Logger } from 'pino';
+import type SQLite from 'better-sqlite3';
+import type { Config } from './config.js';
+import type { Db, DialectName } from './db/database.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createIdGenerator, type IdGenerator } from './lib/ids.js';
+import { createLocalBus, createRedisBus, type Bus } from './lib/bus.js';
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
+import { TtlCache } from './lib/ttl-cache.js';
+import { GroupCommitter } from './db/group-commit.js';
+import { createInProcessUsageWriter, type UsageWriter } from './modules/usage/usage-writer.js';
+import { createSqliteWorkerWriter } from './modules/usage/sqlite-usage-writer.js';
+import type { Credential } from './modules/api-keys/credential.js';
+import type { EntitlementResult } from './modules/entitlements/check-entitlement.js';
+
+/** Everything an operation may touch. Domain code gets time and ids from here, never globally. */
+export interface Deps {
+  db: Db;
+  dialect: DialectName;
+  /** The raw SQLite handle for the usage writer's fast path; null on PostgreSQL. */
+  sqlite: SQLite.Database | null;
+  config: Config;
+  clock: Clock;
+  ids: IdGenerator;
+  log: Logger;
+  bus: Bus;
+  limiter: RateLimiter;
+  /** Credentials by SHA-256 of the presented secret; null caches "no such credential". */
+  credentials: TtlCache<Credential | null>;
+  /** Entitlement answers by tenant, customer and product, for ENTITLEMENT_CACHE_TTL_MS at most. */
+  entitlements: TtlCache<EntitlementResult>;
+  /** Shares one transaction among concurrent ingestion writes (group commit). */
+  writer: GroupCommitter;
+  /** Where checked usage events are written (see modules/usage/usage-writer.ts). */
+  usage: UsageWriter;
+  /** Drops cached credentials on this node and, through the bus, on every node. */
+  invalidateCredentials(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const CREDENTIALS_CHANNEL = 'credentials.invalidate';
+
+export interface CreateDepsOptions {
+  config: Config;
+  db: Db;
+  dialect: DialectName;
+  sqlite?: SQLite.Database | null;
+  /** An SQLite file: usage is then written by a writer thread with its own connection to it. */
+  sqliteFile?: string | null;
+  closeDb: () => Promise<void>;
+  clock?: Clock;
+  log?: Logger;
+  /** Namespaces Redis keys and channels; tests give each app its own. */
+  redisPrefix?: string;
+}
+
+export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? pino({ level: opts.config.logLevel });
+  const prefix = opts.redisPrefix ?? 'tollgate:';
+  const onRedisError = (err: Error) => log.error({ err }, 'redis error');
+  const bus = opts.config.redisUrl ? createRedisBus(opts.config.redisUrl, prefix, onRedisError) : createLocalBus();
+  const limiter = opts.config.redisUrl
+    ? createRedisRateLimiter(opts.config.redisUrl, prefix, clock, onRedisError)
+    : createMemoryRateLimiter(clock);
+  const credentials = new TtlCache<Credential | null>(clock, opts.config.keyCacheTtlMs);
+  // Our own messages come back too; the origin tag only saves a second clear().
+  const origin = randomBytes(8).toString('hex');
+  await bus.subscribe(CREDENTIALS_CHANNEL, (message) => {
+    if (message !== origin) credentials.clear();
+  });
+  const deps: Deps = {
+    db: opts.db,
+    dialect: opts.dialect,
+    sqlite: opts.sqlite ?? null,
+    config: opts.config,
+    clock,
+    ids: createIdGenerator(clock),
+    log,
+    bus,
+    limiter,
+    credentials,
+    entitlements: new TtlCache<EntitlementResult>(clock, opts.config.entitlementCacheTtlMs, 50_000),
+    writer: new GroupCommitter(opts.db),
+    async invalidateCredentials() {
+      credentials.clear();
+      try {
+        await bus.publish(CREDENTIALS_CHANNEL, origin);
+      } catch (err) {
+        // The change is committed; other nodes fall back to the cache TTL.
+        log.error({ err }, 'could not publish credential invalidation; other nodes catch up within KEY_CACHE_TTL_MS');
+      }
+    },
+    usage: null as unknown as UsageWriter, // set below: the writer needs the finished deps
+    async close() {
+      await deps.usage.close();
+      await bus.close();
+      await limiter.close();
+      await opts.closeDb();
+    },
+  };
+  deps.usage = opts.sqliteFile
+    ? createSqliteWorkerWriter(opts.sqliteFile, clock, log)
+    : createInProcessUsageWriter(deps, opts.dialect === 'postgres' ? 3 : 1);
+  return deps;
+}

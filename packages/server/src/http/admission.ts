@@ -1,0 +1,27 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.js';
+
+/**
+ * Admission control: at most `limit` requests of a kind in process at once; the excess is
+ * answered at once with 503 and Retry-After. Queueing without bound turns a burst into seconds of
+ * latency for everyone. Spread the returned hooks into the routes' options.
+ */
+export function admission(limit: () => number, what: string) {
+  let inFlight = 0;
+  const admitted = new WeakSet<FastifyRequest>();
+  const release = async (req: FastifyRequest) => {
+    if (admitted.delete(req)) inFlight -= 1;
+  };
+  return {
+    onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
+      if (inFlight >= limit()) {
+        reply.header('retry-after', '1');
+        throw new AppError('SERVICE_UNAVAILABLE', `This server is processing ${inFlight} ${what}; retry after 1 second.`);
+      }
+      inFlight += 1;
+      admitted.add(req);
+    },
+    onResponse: release,
+    onRequestAbort: release,
+  };
+}

@@ -1,0 +1,163 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.js';
+import { AppError } from '../lib/errors.js';
+import { credentialState, hasScope, type Credential } from '../modules/api-keys/credential.js';
+import { findCredentialBySecret } from '../modules/api-keys/find-credential.js';
+import { recordAudit } from '../modules/audit/audit-event.repository.js';
+import type { ActorType } from '../modules/audit/audit-event.js';
+import type { AuthRequirement } from './types.js';
+
+const WINDOW_MS = 60_000;
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+const CORRELATION_ID = /^[\x21-\x7e]{1,128}$/;
+
+const actorTypeOf: Record<Credential['type'], ActorType> = {
+  workspace_key: 'WORKSPACE_KEY',
+  product_key: 'PRODUCT_KEY',
+  access_token: 'CLIENT_CREDENTIAL',
+  storefront_key: 'STOREFRONT_KEY',
+};
+
+type Dimension = 'tenant' | 'storefront key' | 'IP address';
+
+/** Counts the request against its bucket and sets the spec's headers; throws 429 when over. */
+async function enforceRateLimit(deps: Deps, reply: FastifyReply, bucket: string, limit: number, per: Dimension) {
+  let r;
+  try {
+    r = await deps.limiter.hit(bucket, limit, WINDOW_MS);
+  } catch (err) {
+    // The limiter's store is down: serving traffic matters more than counting it.
+    reply.log.error({ err }, 'rate limiter unavailable; request allowed');
+    return;
+  }
+  reply.header('x-ratelimit-limit', String(r.limit));
+  reply.header('x-ratelimit-remaining', String(r.remaining));
+  if (!r.allowed) {
+    const retryAfter = Math.max(1, Math.ceil((r.resetAt - deps.clock.now()) / 1000));
+    throw new AppError(
+      'RATE_LIMITED',
+      `Rate limit exceeded: at most ${limit} requests per minute per ${per}. Retry after ${retryAfter} seconds.`,
+      { headers: { 'retry-after': String(retryAfter), 'x-ratelimit-remaining': '0' } },
+    );
+  }
+}
+
+function limitFor(deps: Deps, c: Credential): number {
+  return c.rateLimitPerMinute ?? deps.config.rateLimitPerMinute;
+}
+
+/**
+ * Authentication fails closed: a missing, malformed, unknown, revoked or expired credential gets
+ * 401, counts against the caller's IP, and is written to the audit log (never the secret itself).
+ */
+async function rejectAuthentication(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  reason: string,
+  message: string,
+  credential: Credential | null,
+): Promise<never> {
+  await enforceRateLimit(deps, reply, `ip:${request.ip}`, deps.config.rateLimitPerMinute, 'IP address');
+  await recordAudit(
+    deps.db,
+    deps,
+    {
+      workspaceId: credential?.workspaceId ?? null,
+      environment: credential?.environment ?? null,
+      actor: credential ? { type: actorTypeOf[credential.type], id: credential.id } : { type: 'ANONYMOUS', id: request.ip },
+      correlationId: request.correlationId,
+      source: 'api',
+    },
+    {
+      eventType: 'auth.failed',
+      severity: 'WARN',
+      targetType: credential ? credential.type : null,
+      targetId: credential?.id ?? null,
+      payload: { reason, ip: request.ip, method: request.method, route: request.routeOptions.url ?? request.url },
+    },
+  );
+  throw new AppError('UNAUTHENTICATED', message, { headers: { 'www-authenticate': 'Bearer' } });
+}
+
+const stateMessages = {
+  REVOKED: 'This key has been revoked.',
+  EXPIRED: 'This key was rotated and its 300-second grace period has ended; use the new key.',
+} as const;
+
+export function authenticationHook(deps: Deps) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    request.credential = null;
+    const incoming = request.headers['x-correlation-id'];
+    if (typeof incoming === 'string' && CORRELATION_ID.test(incoming)) {
+      request.correlationId = incoming;
+      reply.header('x-correlation-id', incoming);
+    } else {
+      // Without one, the request id (already in X-Request-Id) is the correlation id.
+      request.correlationId = request.id;
+    }
+
+    const config = request.routeOptions.config ?? {};
+    const auth: AuthRequirement = config.auth ?? { kind: 'none' };
+    if (auth.kind === 'none') {
+      if (config.rateLimited !== false) {
+        await enforceRateLimit(deps, reply, `ip:${request.ip}`, deps.config.rateLimitPerMinute, 'IP address');
+      }
+      return;
+    }
+
+    if (auth.kind === 'storefront') {
+      const presented = request.headers['x-storefront-key'];
+      if (typeof presented !== 'string' || presented === '') {
+        return rejectAuthentication(deps, request, reply, 'missing_storefront_key', 'Send your storefront key in the X-Storefront-Key header.', null);
+      }
+      const c = await findCredentialBySecret(deps, presented);
+      if (!c || c.type !== 'storefront_key') {
+        return rejectAuthentication(deps, request, reply, 'unknown_storefront_key', 'The storefront key is not valid.', null);
+      }
+      const state = credentialState(c, deps.clock.now());
+      if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), stateMessages[state], c);
+      request.credential = c;
+      setContext(request, c);
+      return enforceRateLimit(deps, reply, `sfk:${c.id}`, limitFor(deps, c), 'storefront key');
+    }
+
+    const header = request.headers.authorization;
+    if (!header) {
+      return rejectAuthentication(deps, request, reply, 'missing_authorization', 'Send your API key as Authorization: Bearer <key>.', null);
+    }
+    const m = BEARER.exec(header);
+    if (!m) {
+      return rejectAuthentication(deps, request, reply, 'malformed_authorization', "The Authorization header must read 'Bearer <key>'.", null);
+    }
+    const c = await findCredentialBySecret(deps, m[1] as string);
+    // Access tokens and storefront keys are not API keys; to the caller they are simply unknown.
+    if (!c || (c.type !== 'workspace_key' && c.type !== 'product_key')) {
+      return rejectAuthentication(deps, request, reply, 'unknown_key', 'The API key is not valid.', null);
+    }
+    const state = credentialState(c, deps.clock.now());
+    if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), stateMessages[state], c);
+    request.credential = c;
+    setContext(request, c);
+    await enforceRateLimit(deps, reply, `ws:${c.workspaceId}`, limitFor(deps, c), 'tenant');
+    if (c.type === 'product_key' && auth.kind !== 'workspace_or_product') {
+      throw new AppError(
+        'INSUFFICIENT_SCOPE',
+        'A product key may only rotate or revoke itself; this endpoint needs a workspace key.',
+      );
+    }
+    if (c.type === 'workspace_key' && !hasScope(c.scopes, auth.scope)) {
+      throw new AppError('INSUFFICIENT_SCOPE', `This key lacks the '${auth.scope}' scope (it has: ${c.scopes.join(', ') || 'none'}).`);
+    }
+  };
+}
+
+function setContext(request: FastifyRequest, c: Credential): void {
+  request.ctx = {
+    workspaceId: c.workspaceId,
+    environment: c.environment,
+    actor: { type: actorTypeOf[c.type], id: c.id },
+    correlationId: request.correlationId,
+    source: 'api',
+  };
+}

@@ -1,0 +1,45 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, envelope, type ErrorCode, type ErrorDetail } from '../lib/errors.js';
+import { describeValidationErrors } from './validation.js';
+
+// Fastify's own errors (body parsing, limits) mapped to our codes, so none of them becomes a 500.
+const fastifyCodes: Record<string, { code: ErrorCode; message: (e: FastifyError) => string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'PAYLOAD_TOO_LARGE',
+    message: () => 'The request body is larger than this server accepts (see BODY_LIMIT_BYTES); split it into smaller requests.',
+  },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: (e) => `${e.message}. Send a Content-Type this endpoint takes (application/json for most; see /docs).`,
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_REQUEST', message: () => 'Content-Length does not match the body.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: () => 'The body is empty; send a JSON object.' },
+};
+
+export function sendError(reply: FastifyReply, status: number, details: ErrorDetail[], headers: Record<string, string> = {}) {
+  reply.headers(headers);
+  return reply.code(status).type('application/json; charset=utf-8').send(envelope(details));
+}
+
+export function errorHandler(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) return sendError(reply, error.status, error.details, error.headers);
+  const fe = error as FastifyError;
+  if (fe.validation) {
+    return sendError(reply, 400, describeValidationErrors(fe.validationContext ?? 'body', fe.validation as any));
+  }
+  const mapped = fe.code ? fastifyCodes[fe.code] : undefined;
+  if (mapped) {
+    const e = new AppError(mapped.code, mapped.message(fe));
+    return sendError(reply, e.status, e.details);
+  }
+  const status = fe.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code: ErrorCode = status === 404 ? 'ROUTE_NOT_FOUND' : status === 405 ? 'METHOD_NOT_ALLOWED' : 'INVALID_REQUEST';
+    return sendError(reply, status, [{ code, message: fe.message }]);
+  }
+  // 5xx: log the cause, tell the client only how to refer to it.
+  request.log.error({ err: error }, 'unhandled error');
+  return sendError(reply, 500, [
+    { code: 'INTERNAL_ERROR', message: `An internal error occurred. Quote request id ${request.id} when reporting it.` },
+  ]);
+}

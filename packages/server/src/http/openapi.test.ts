@@ -1,0 +1,69 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+
+let t: TestApp;
+
+before(async () => {
+  t = await createTestApp();
+});
+after(() => t.close());
+
+describe('GET /openapi.json', () => {
+  it('200 serves an OpenAPI 3.1 document that validates', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    const doc = res.json();
+    assert.equal(doc.openapi, '3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  });
+
+  it('documents every route the server serves, with the error envelope on its errors', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const expected: Array<[string, string]> = [
+      ['get', '/health'],
+      ['get', '/api/v1/workspace'],
+      ['post', '/api/v1/customers'],
+      ['get', '/api/v1/customers'],
+      ['get', '/api/v1/customers/{id}'],
+      ['patch', '/api/v1/customers/{id}'],
+      ['post', '/api/v1/products'],
+      ['patch', '/api/v1/products/{id}'],
+      ['post', '/api/v1/metrics'],
+      ['post', '/api/v1/subscriptions'],
+      ['post', '/api/v1/subscriptions/{id}/cancel'],
+      ['post', '/api/v1/api-keys'],
+      ['get', '/api/v1/api-keys'],
+      ['post', '/api/v1/api-keys/{id}/rotate'],
+      ['post', '/api/v1/api-keys/{id}/roll'],
+      ['delete', '/api/v1/api-keys/{id}'],
+      ['post', '/v1/keys/verify'],
+      ['post', '/api/v1/client-credentials'],
+      ['delete', '/api/v1/client-credentials/{id}'],
+      ['post', '/oauth/token'],
+      ['post', '/api/v1/storefront-keys'],
+      ['delete', '/api/v1/storefront-keys/{id}'],
+    ];
+    for (const [method, path] of expected) {
+      const op = doc.paths[path]?.[method];
+      assert.ok(op, `${method.toUpperCase()} ${path} is documented`);
+      assert.ok(op.summary, `${method.toUpperCase()} ${path} has a summary`);
+    }
+    const rotate = doc.paths['/api/v1/api-keys/{id}/rotate'].post;
+    const err = rotate.responses['401'].content['application/json'].schema;
+    assert.deepEqual(Object.keys(err.properties).sort(), ['errors', 'success']);
+    assert.deepEqual(Object.keys(rotate.responses['200'].content['application/json'].schema.properties).slice(0, 3), ['id', 'fullToken', 'status']);
+  });
+});
+
+describe('GET /docs', () => {
+  it('200 serves readable API docs', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /text\/html/);
+    assert.match(res.body, /swagger/i);
+  });
+});

@@ -1,0 +1,79 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Shared schema pieces. Route schemas drive validation, serialization and the OpenAPI document. */
+
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    errors: Type.Array(
+      Type.Object({
+        code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED.' }),
+        message: Type.String({ description: 'What is wrong, in words.' }),
+        field: Type.Optional(Type.String({ description: 'The offending field, e.g. body.email or query.limit.' })),
+        index: Type.Optional(Type.Integer({ description: 'Usage ingestion: the position of the rejected event in the batch.' })),
+      }),
+    ),
+  },
+  { description: 'Every 4xx and 5xx response has this shape.' },
+);
+
+const errorDescriptions: Record<number, string> = {
+  400: 'The request is malformed or a field is invalid; `field` names it.',
+  401: 'Missing, unknown, revoked or expired credential.',
+  403: 'The credential is valid but lacks the needed scope.',
+  404: 'No such resource in the workspace and environment of the key.',
+  409: 'The resource is not in a state that allows this.',
+  413: 'The body is too large.',
+  415: 'Unsupported Content-Type.',
+  422: 'The Idempotency-Key was used with a different request.',
+  429: 'Rate limit exceeded; see Retry-After.',
+  503: 'Too many requests in flight on this server; retry after Retry-After seconds.',
+};
+
+/** Error responses for a route: the common ones plus those named. */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const s of [400, 401, 429, ...statuses]) {
+    out[s] = Type.Object(ErrorEnvelope.properties, { description: errorDescriptions[s] ?? 'Error.' });
+  }
+  return out;
+}
+
+export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
+  maxProperties: 50,
+  description: 'Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500.',
+});
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')], {
+  description: 'Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only.',
+});
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Retry-safe creates: the same key and body within 24 hours return the first response.',
+    }),
+  ),
+});
+
+export const ListQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Page size, 1 to 100.' })),
+  startingAfter: Type.Optional(Type.String({ description: 'Cursor: the id of the last item of the previous page.' })),
+  endingBefore: Type.Optional(Type.String({ description: 'Cursor: the id of the first item of the next page, to page back.' })),
+};
+
+export function ListOf<T extends TSchema>(item: T) {
+  return Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(item),
+    hasMore: Type.Boolean({ description: 'More items exist beyond this page in the direction of travel.' }),
+  });
+}
+
+export const bearerSecurity = [{ bearerAuth: [] }];

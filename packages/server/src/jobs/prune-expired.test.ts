@@ -1,0 +1,37 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { pruneExpired } from './prune-expired.js';
+
+let t: TestApp;
+
+before(async () => {
+  t = await createTestApp();
+});
+after(() => t.close());
+
+describe('pruneExpired', () => {
+  it('deletes idempotency keys older than 24 h and expired access tokens, keeps the rest, and can run twice', async () => {
+    const ws = await t.seed.workspace();
+    const api = t.seed.client(ws.test.secretKey);
+    await api.post('/api/v1/customers', { name: 'old' }, { 'idempotency-key': 'old' });
+    const { subscription } = await t.seed.subscription(ws.test, 'MCP_SERVER');
+    const cred = await api.post('/api/v1/client-credentials', { name: 'agent', subscriptionId: subscription.id });
+    const token = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `grant_type=client_credentials&client_id=${cred.body.id}&client_secret=${cred.body.clientSecret}`,
+    });
+    assert.equal(token.statusCode, 200);
+
+    t.clock.advance(t.deps.config.accessTokenTtlSeconds * 1000);
+    await api.post('/api/v1/customers', { name: 'fresh' }, { 'idempotency-key': 'fresh' });
+    t.clock.advance(24 * 60 * 60 * 1000 - t.deps.config.accessTokenTtlSeconds * 1000 + 1);
+
+    assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 1, accessTokens: 1 });
+    const left = await t.deps.db.selectFrom('idempotencyKeys').select('key').execute();
+    assert.deepEqual(left.map((r) => r.key), ['fresh']);
+    assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 0, accessTokens: 0 });
+  });
+});

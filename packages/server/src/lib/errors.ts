@@ -1,0 +1,79 @@
+/**
+ * One error type for the whole service. The code decides the HTTP status through a table, so a
+ * new code cannot be added without deciding its status. The envelope rendered for every 4xx and
+ * 5xx is the spec's rate-limit envelope: {success: false, errors: [{code, message, field?}]}.
+ */
+export const errorStatus = {
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  // Usage events, named per event by index (all 400).
+  INVALID_EVENT: 400,
+  INVALID_QUANTITY: 400,
+  NEGATIVE_QUANTITY: 400,
+  INVALID_TIMESTAMP: 400,
+  TIMESTAMP_IN_FUTURE: 400,
+  TIMESTAMP_TOO_OLD: 400,
+  INVALID_METADATA: 400,
+  UNKNOWN_CUSTOMER: 400,
+  UNKNOWN_METRIC: 400,
+  TOO_MANY_EVENTS: 413,
+  UNAUTHENTICATED: 401,
+  INSUFFICIENT_SCOPE: 403,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  KEY_NOT_ACTIVE: 409,
+  SUBSCRIPTION_NOT_ACTIVE: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface ErrorDetail {
+  code: ErrorCode;
+  message: string;
+  /** JSON path of the offending field, e.g. `body.email` or `query.limit`. */
+  field?: string;
+  /** For usage events: the position of the rejected event in the batch. */
+  index?: number;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[];
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { field?: string; details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = errorStatus[code];
+    this.details = opts.details ?? [{ code, message, ...(opts.field ? { field: opts.field } : {}) }];
+    this.headers = opts.headers ?? {};
+  }
+}
+
+export interface ErrorEnvelope {
+  success: false;
+  errors: ErrorDetail[];
+}
+
+export function envelope(details: ErrorDetail[]): ErrorEnvelope {
+  return { success: false, errors: details };
+}
+
+export const notFound = (what: string, id: string): AppError =>
+  new AppError('NOT_FOUND', `No ${what} with id '${id}' exists in this workspace and environment.`, { field: 'id' });

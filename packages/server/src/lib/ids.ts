@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from './clock.js';
+
+/**
+ * Prefixed, time-sortable ids (`cus_01jd…`): a 48-bit millisecond timestamp and 80 random bits,
+ * in lowercase Crockford base32 (the ULID layout). Ids made by one process within one millisecond
+ * increase monotonically, so ordering by id is ordering by creation, which cursor pagination uses.
+ */
+export const idPrefixes = {
+  workspace: 'ws',
+  customer: 'cus',
+  product: 'prod',
+  metric: 'mtr',
+  subscription: 'sub',
+  apiKey: 'key',
+  clientCredential: 'cid',
+  storefrontKey: 'sfk',
+  auditEvent: 'evt',
+  request: 'req',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+export interface IdGenerator {
+  next(kind: IdKind): string;
+}
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+function encodeTime(ms: number): string {
+  let out = '';
+  let t = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+export function createIdGenerator(clock: Clock): IdGenerator {
+  let lastMs = -1;
+  // 80 random bits as 16 base32 digits; incremented within one millisecond for monotonicity.
+  let lastRandom: number[] = [];
+  return {
+    next(kind) {
+      const ms = clock.now();
+      if (ms === lastMs) {
+        let i = 15;
+        while (i >= 0 && lastRandom[i] === 31) {
+          lastRandom[i] = 0;
+          i--;
+        }
+        if (i >= 0) lastRandom[i] = (lastRandom[i] ?? 0) + 1;
+      } else {
+        lastMs = ms;
+        const bytes = randomBytes(16);
+        lastRandom = Array.from(bytes, (b) => b % 32);
+        lastRandom[0] = (lastRandom[0] ?? 0) % 16; // headroom so increments do not overflow
+      }
+      return `${idPrefixes[kind]}_${encodeTime(ms)}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { Decimal as BaseDecimal } from 'decimal.js';
+
+/**
+ * Money is a decimal string in the API and in storage, and decimal.js in code: never a JS number.
+ * Rounding to the currency's minor unit happens once, where an amount is final.
+ */
+const D = BaseDecimal.clone({ precision: 40, rounding: BaseDecimal.ROUND_HALF_UP });
+
+export type Money = InstanceType<typeof D>;
+
+const DECIMAL_PATTERN = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
+export function isDecimalString(value: string): boolean {
+  return DECIMAL_PATTERN.test(value);
+}
+
+export function money(value: string): Money {
+  if (!isDecimalString(value)) throw new RangeError(`'${value}' is not a decimal string`);
+  return new D(value);
+}
+
+/** Canonical text for storage and the API: no exponent, no trailing zeros beyond the value. */
+export function formatDecimal(value: Money): string {
+  return value.toFixed();
+}
+
+/** Round half up (away from zero for ties) to a number of minor-unit digits. */
+export function roundTo(value: Money, digits: number): Money {
+  return value.toDecimalPlaces(digits, D.ROUND_HALF_UP);
+}
+
+export { D as Decimal };
+
+/** Exact sum of two decimal texts, as canonical decimal text. */
+export function decimalAdd(a: string, b: string): string {
+  return new D(a).plus(b).toFixed();
+}
+
+/**
+ * A finite JS number as exact decimal text. Usage quantities arrive as JSON numbers; their
+ * shortest round-trip form is what the client sent, and exponents are expanded.
+ */
+export function numberToDecimal(n: number): string {
+  const s = String(n);
+  return s.includes('e') ? new D(s).toFixed() : s;
+}

@@ -1,0 +1,46 @@
+import type { Clock } from './clock.js';
+
+/**
+ * A small in-process cache with a TTL and a size bound, for credential lookups on the hot path.
+ * clear() bumps a generation: a lookup that started before an invalidation cannot put its
+ * (possibly stale) result back afterwards, which closes the race between a slow read and a
+ * revocation.
+ */
+export class TtlCache<V> {
+  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  private gen = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get generation(): number {
+    return this.gen;
+  }
+
+  get(key: string): V | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.clock.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e.value;
+  }
+
+  /** Stores only if no clear() happened since `generation` was read. */
+  set(key: string, value: V, generation: number): void {
+    if (generation !== this.gen || this.ttlMs <= 0) return;
+    if (!this.entries.has(key) && this.entries.size >= this.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value as string);
+    }
+    this.entries.set(key, { value, expiresAt: this.clock.now() + this.ttlMs });
+  }
+
+  clear(): void {
+    this.gen += 1;
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,64 @@
+import type { Config } from './config.js';
+import { buildApp } from './app.js';
+import { bootstrap } from './bootstrap.js';
+import { schedulePruning } from './jobs/prune-expired.js';
+import { countWorkspaces } from './modules/tenancy/workspace.repository.js';
+import { createDemoWorkspace, type DemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
+
+/** read config -> open storage -> build app -> listen. */
+export async function serve(config: Config): Promise<void> {
+  const { deps, describe } = await bootstrap(config);
+  let demo: DemoWorkspace | null = null;
+  if (config.seedDemo && (await countWorkspaces(deps.db)) === 0) {
+    demo = await createDemoWorkspace(deps, {
+      actor: { type: 'SYSTEM', id: 'seed' },
+      source: 'system',
+      correlationId: deps.ids.next('request'),
+    });
+  }
+  const app = await buildApp(deps);
+  const stopPruning = schedulePruning(deps);
+  const address = await app.listen({ host: config.host, port: config.port });
+  deps.log.info({ address, storage: describe, profile: config.profile }, `Tollgate listening on ${address}`);
+  process.stdout.write(`\nTollgate is running at ${address} (${describe}, ${config.profile} profile).\n`);
+  process.stdout.write(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json\n`);
+  if (demo) process.stdout.write(demoBanner(address, demo));
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    deps.log.info({ signal }, 'shutting down');
+    stopPruning();
+    await app.close();
+    await deps.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+function demoBanner(address: string, demo: DemoWorkspace): string {
+  const t = demo.environments.test;
+  const l = demo.environments.live;
+  return `
+A demo workspace was created (${demo.workspaceId}). These keys are shown once; only their hashes are stored.
+
+  test secret key      ${t.secretKey}
+  test product key     ${t.productKey}   (${t.productKeyId}, bound to ${t.subscriptionId})
+  test storefront key  ${t.storefrontKey}
+  live secret key      ${l.secretKey}
+  live product key     ${l.productKey}   (${l.productKeyId}, bound to ${l.subscriptionId})
+  live storefront key  ${l.storefrontKey}
+
+Try it:
+
+  export TOLLGATE_KEY=${t.secretKey}
+  curl -s ${address}/api/v1/customers -H "Authorization: Bearer $TOLLGATE_KEY"
+  curl -s -X POST ${address}/v1/keys/verify -H "Authorization: Bearer $TOLLGATE_KEY" \\
+       -H 'Content-Type: application/json' -d '{"key": "${t.productKey}"}'
+  curl -s -X POST ${address}/api/v1/api-keys/${t.productKeyId}/rotate -H "Authorization: Bearer $TOLLGATE_KEY"
+
+Another demo workspace at any time: npx tollgate demo --json
+`;
+}

@@ -1,0 +1,115 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import type { ApiKey, ApiKeyKind, ApiKeyStatus } from './api-key.js';
+import type { ApiKeyTable } from './api-key.table.js';
+import type { Scope } from './credential.js';
+
+function toApiKey(r: Selectable<ApiKeyTable>): ApiKey {
+  return {
+    id: r.id,
+    environment: r.environment as Environment,
+    kind: r.kind as ApiKeyKind,
+    name: r.name,
+    hint: r.hint,
+    scopes: r.scopes.split(' ').filter(Boolean) as Scope[],
+    subscriptionId: r.subscriptionId,
+    customerId: r.customerId,
+    productId: r.productId,
+    status: r.status as ApiKeyStatus,
+    expiresAt: r.expiresAt,
+    replacedById: r.replacedById,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    revokedAt: r.revokedAt,
+  };
+}
+
+export async function insertApiKey(db: Db, tenant: Tenant, k: ApiKey, keyHash: string): Promise<void> {
+  await db
+    .insertInto('apiKeys')
+    .values({ ...k, workspaceId: tenant.workspaceId, environment: tenant.environment, scopes: k.scopes.join(' '), keyHash })
+    .execute();
+}
+
+export async function findApiKey(db: Db, tenant: Tenant, id: string): Promise<ApiKey | null> {
+  const r = await db
+    .selectFrom('apiKeys')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return r ? toApiKey(r) : null;
+}
+
+export interface ApiKeyFilter extends PageParams {
+  kind?: ApiKeyKind;
+  status?: ApiKeyStatus;
+  subscriptionId?: string;
+}
+
+export async function listApiKeys(db: Db, tenant: Tenant, f: ApiKeyFilter): Promise<Page<ApiKey>> {
+  let q = db
+    .selectFrom('apiKeys')
+    .selectAll()
+    .$call(forTenant(tenant));
+  if (f.kind !== undefined) q = q.where('kind', '=', f.kind);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  if (f.subscriptionId !== undefined) q = q.where('subscriptionId', '=', f.subscriptionId);
+  const { items, hasMore } = await pageById(q, 'apiKeys', f);
+  return { items: items.map(toApiKey), hasMore };
+}
+
+/**
+ * Moves an ACTIVE key to ROTATED (with a grace end) or REVOKED. The status condition makes two
+ * concurrent rotations of one key impossible: only one of them changes a row.
+ */
+export async function retireActiveKey(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+  change: { status: 'ROTATED' | 'REVOKED'; expiresAt: number | null; replacedById: string; now: number },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('apiKeys')
+    .set({
+      status: change.status,
+      expiresAt: change.expiresAt,
+      replacedById: change.replacedById,
+      updatedAt: change.now,
+      revokedAt: change.status === 'REVOKED' ? change.now : null,
+    })
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .where('status', '=', 'ACTIVE')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Revokes one key whatever its state (a rotated key in its grace period too). */
+export async function revokeApiKeyRow(db: Db, tenant: Tenant, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('apiKeys')
+    .set({ status: 'REVOKED', revokedAt: now, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .where('status', '!=', 'REVOKED')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Revokes every key bound to a subscription; returns their ids. */
+export async function revokeKeysForSubscription(db: Db, tenant: Tenant, subscriptionId: string, now: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('apiKeys')
+    .set({ status: 'REVOKED', revokedAt: now, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('subscriptionId', '=', subscriptionId)
+    .where('status', '!=', 'REVOKED')
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,21 @@
+export interface ApiKeyTable {
+  id: string;
+  workspaceId: string;
+  environment: string;
+  kind: string;
+  name: string;
+  keyHash: string;
+  hint: string;
+  /** Space-separated scopes; empty for product keys. */
+  scopes: string;
+  subscriptionId: string | null;
+  customerId: string | null;
+  productId: string | null;
+  status: string;
+  /** Set when a rotated key's grace period ends. */
+  expiresAt: number | null;
+  replacedById: string | null;
+  createdAt: number;
+  updatedAt: number;
+  revokedAt: number | null;
+}

@@ -1,0 +1,88 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import type { ApiKey } from './api-key.js';
+import { findApiKey, insertApiKey, retireActiveKey } from './api-key.repository.js';
+import type { Credential } from './credential.js';
+import { assertCanGrant } from './create-api-key.js';
+import { newBearerKey } from './secrets.js';
+
+export interface ReplacedApiKey {
+  key: ApiKey;
+  fullToken: string;
+  previous: ApiKey;
+}
+
+/**
+ * Finds a key the caller may act on. A product key may act only on itself; any other key id
+ * reads as absent (404), as does a key of another workspace or environment.
+ */
+export async function findKeyForCaller(deps: Deps, ctx: OperationContext, id: string, caller: Credential | null): Promise<ApiKey> {
+  if (caller?.type === 'product_key' && caller.id !== id) throw notFound('API key', id);
+  const key = await findApiKey(deps.db, ctx, id);
+  if (!key) throw notFound('API key', id);
+  return key;
+}
+
+/**
+ * Issues a new key with the old one's name, scopes and binding, and retires the old one:
+ * `rotate` leaves it working for the grace period (300 s), `roll` revokes it at once.
+ */
+export async function replaceApiKey(
+  deps: Deps,
+  ctx: OperationContext,
+  id: string,
+  caller: Credential | null,
+  mode: 'rotate' | 'roll',
+): Promise<ReplacedApiKey> {
+  const result = await inTransaction(deps.db, async (trx) => {
+    const txDeps = { ...deps, db: trx };
+    const old = await findKeyForCaller(txDeps, ctx, id, caller);
+    assertCanGrant(caller, old.scopes);
+    if (old.status !== 'ACTIVE') {
+      throw new AppError('KEY_NOT_ACTIVE', `Key '${id}' is ${old.status.toLowerCase()}; only an active key can be ${mode === 'rotate' ? 'rotated' : 'rolled'}.`);
+    }
+    const now = deps.clock.now();
+    const secret = newBearerKey(ctx.environment);
+    const key: ApiKey = {
+      ...old,
+      id: deps.ids.next('apiKey'),
+      hint: secret.hint,
+      status: 'ACTIVE',
+      expiresAt: null,
+      replacedById: null,
+      createdAt: now,
+      updatedAt: now,
+      revokedAt: null,
+    };
+    await insertApiKey(trx, ctx, key, secret.hash);
+    const expiresAt = mode === 'rotate' ? now + deps.config.rotationGraceSeconds * 1000 : null;
+    const retired = await retireActiveKey(trx, ctx, id, {
+      status: mode === 'rotate' ? 'ROTATED' : 'REVOKED',
+      expiresAt,
+      replacedById: key.id,
+      now,
+    });
+    if (!retired) throw new AppError('KEY_NOT_ACTIVE', `Key '${id}' was changed by another request; fetch it and try again.`);
+    await recordAudit(trx, deps, ctx, {
+      eventType: mode === 'rotate' ? 'api_key.rotated' : 'api_key.rolled',
+      targetType: 'api_key',
+      targetId: id,
+      payload: { newKeyId: key.id, graceEndsAt: expiresAt === null ? null : new Date(expiresAt).toISOString() },
+    });
+    const previous: ApiKey = {
+      ...old,
+      status: mode === 'rotate' ? 'ROTATED' : 'REVOKED',
+      expiresAt,
+      replacedById: key.id,
+      updatedAt: now,
+      revokedAt: mode === 'roll' ? now : null,
+    };
+    return { key, fullToken: secret.plaintext, previous };
+  });
+  // The old key's cached state is stale on every node now.
+  await deps.invalidateCredentials();
+  return result;
+}

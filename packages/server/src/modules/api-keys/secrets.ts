@@ -1,0 +1,20 @@
+import { hintOf, randomHex, sha256Hex, type Environment } from '../../lib/crypto.js';
+
+/** A new secret, its hash for storage and its display hint. The plaintext leaves only once. */
+export interface NewSecret {
+  plaintext: string;
+  hash: string;
+  hint: string;
+}
+
+function make(plaintext: string): NewSecret {
+  return { plaintext, hash: sha256Hex(plaintext), hint: hintOf(plaintext) };
+}
+
+/** sk_test_/sk_live_ + 32 hex from 16 random bytes: 40 characters, as the spec fixes. */
+export const newBearerKey = (env: Environment): NewSecret => make(`sk_${env}_${randomHex(16)}`);
+/** Storefront keys are public-facing, so they look different from secret keys. */
+export const newStorefrontKey = (env: Environment): NewSecret => make(`pk_${env}_${randomHex(16)}`);
+/** Client secrets: 32 random bytes as 64 hex characters. */
+export const newClientSecret = (): NewSecret => make(randomHex(32));
+export const newAccessToken = (env: Environment): NewSecret => make(`at_${env}_${randomHex(32)}`);

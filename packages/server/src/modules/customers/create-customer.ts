@@ -1,0 +1,44 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { AppError } from '../../lib/errors.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import type { CreateCustomerInput, Customer } from './customer.js';
+import { insertCustomer } from './customer.repository.js';
+
+export function duplicateExternalId(externalId: string, cause: unknown): AppError {
+  return new AppError('CONFLICT', `A customer with externalId '${externalId}' already exists.`, {
+    field: 'body.externalId',
+    cause,
+  });
+}
+
+export async function createCustomer(deps: Deps, ctx: OperationContext, input: CreateCustomerInput): Promise<Customer> {
+  const now = deps.clock.now();
+  const customer: Customer = {
+    id: deps.ids.next('customer'),
+    environment: ctx.environment,
+    externalId: input.externalId ?? null,
+    name: input.name ?? null,
+    email: input.email ?? null,
+    metadata: input.metadata ?? {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await inTransaction(deps.db, async (trx) => {
+      await insertCustomer(trx, ctx, customer);
+      await recordAudit(trx, deps, ctx, {
+        eventType: 'customer.created',
+        targetType: 'customer',
+        targetId: customer.id,
+        payload: { externalId: customer.externalId, name: customer.name },
+      });
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && customer.externalId) throw duplicateExternalId(customer.externalId, err);
+    throw err;
+  }
+  return customer;
+}

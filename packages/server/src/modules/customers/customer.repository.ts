@@ -1,0 +1,57 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import type { Customer } from './customer.js';
+import type { CustomerTable } from './customer.table.js';
+
+function toCustomer(r: Selectable<CustomerTable>): Customer {
+  return {
+    id: r.id,
+    environment: r.environment as Environment,
+    externalId: r.externalId,
+    name: r.name,
+    email: r.email,
+    metadata: parseMetadata(r.metadata),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export async function insertCustomer(db: Db, tenant: Tenant, c: Customer): Promise<void> {
+  await db
+    .insertInto('customers')
+    .values({ ...c, workspaceId: tenant.workspaceId, environment: tenant.environment, metadata: JSON.stringify(c.metadata) })
+    .execute();
+}
+
+export async function findCustomer(db: Db, tenant: Tenant, id: string): Promise<Customer | null> {
+  const r = await db
+    .selectFrom('customers')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return r ? toCustomer(r) : null;
+}
+
+export async function listCustomers(db: Db, tenant: Tenant, page: PageParams & { externalId?: string }): Promise<Page<Customer>> {
+  let q = db
+    .selectFrom('customers')
+    .selectAll()
+    .$call(forTenant(tenant));
+  if (page.externalId !== undefined) q = q.where('externalId', '=', page.externalId);
+  const { items, hasMore } = await pageById(q, 'customers', page);
+  return { items: items.map(toCustomer), hasMore };
+}
+
+export async function updateCustomerRow(db: Db, tenant: Tenant, c: Customer): Promise<void> {
+  await db
+    .updateTable('customers')
+    .set({ externalId: c.externalId, name: c.name, email: c.email, metadata: JSON.stringify(c.metadata), updatedAt: c.updatedAt })
+    .$call(forTenant(tenant))
+    .where('id', '=', c.id)
+    .execute();
+}

@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { notFound } from '../../lib/errors.js';
+import type { App } from '../../http/types.js';
+import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { idempotent } from '../../http/idempotent.js';
+import { CreateCustomerBody, CustomerSchema, presentCustomer, UpdateCustomerBody } from './customer.js';
+import { findCustomer, listCustomers } from './customer.repository.js';
+import { createCustomer } from './create-customer.js';
+import { updateCustomer } from './update-customer.js';
+
+const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
+const tags = ['Customers'];
+
+export async function customerRoutes(app: App, deps: Deps): Promise<void> {
+  app.post('/api/v1/customers', {
+    config: admin,
+    schema: {
+      summary: 'Create a customer',
+      tags,
+      security: bearerSecurity,
+      headers: IdempotencyHeaders,
+      body: CreateCustomerBody,
+      response: { 200: CustomerSchema, ...errors(403, 409, 422) },
+    },
+    handler: (req, reply) =>
+      idempotent(deps, req, reply, async (tx) => presentCustomer(await createCustomer(tx, req.ctx, req.body))),
+  });
+
+  app.get('/api/v1/customers', {
+    config: admin,
+    schema: {
+      summary: 'List customers, newest first',
+      tags,
+      security: bearerSecurity,
+      querystring: Type.Object({ ...ListQuery, externalId: Type.Optional(Type.String()) }, { additionalProperties: false }),
+      response: { 200: ListOf(CustomerSchema), ...errors(403) },
+    },
+    handler: async (req) => {
+      const page = await listCustomers(deps.db, req.ctx, req.query);
+      return { object: 'list' as const, data: page.items.map(presentCustomer), hasMore: page.hasMore };
+    },
+  });
+
+  app.get('/api/v1/customers/:id', {
+    config: admin,
+    schema: {
+      summary: 'Retrieve a customer',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: CustomerSchema, ...errors(403, 404) },
+    },
+    handler: async (req) => {
+      const c = await findCustomer(deps.db, req.ctx, req.params.id);
+      if (!c) throw notFound('customer', req.params.id);
+      return presentCustomer(c);
+    },
+  });
+
+  app.patch('/api/v1/customers/:id', {
+    config: admin,
+    schema: {
+      summary: 'Update a customer',
+      description: 'Fields present replace the stored ones; null clears a field; absent fields are kept.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      body: UpdateCustomerBody,
+      response: { 200: CustomerSchema, ...errors(403, 404, 409) },
+    },
+    handler: async (req) => presentCustomer(await updateCustomer(deps, req.ctx, req.params.id, req.body)),
+  });
+}

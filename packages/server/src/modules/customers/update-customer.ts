@@ -1,0 +1,36 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { notFound } from '../../lib/errors.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import type { Customer, UpdateCustomerInput } from './customer.js';
+import { findCustomer, updateCustomerRow } from './customer.repository.js';
+import { duplicateExternalId } from './create-customer.js';
+
+/** Fields present in the body replace the stored ones; null clears them; absent ones stay. */
+export async function updateCustomer(
+  deps: Deps,
+  ctx: OperationContext,
+  id: string,
+  input: UpdateCustomerInput,
+): Promise<Customer> {
+  try {
+    return await inTransaction(deps.db, async (trx) => {
+      const current = await findCustomer(trx, ctx, id);
+      if (!current) throw notFound('customer', id);
+      const next: Customer = { ...current, ...input, updatedAt: deps.clock.now() } as Customer;
+      await updateCustomerRow(trx, ctx, next);
+      await recordAudit(trx, deps, ctx, {
+        eventType: 'customer.updated',
+        targetType: 'customer',
+        targetId: id,
+        payload: { changed: Object.keys(input) },
+      });
+      return next;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && input.externalId) throw duplicateExternalId(input.externalId, err);
+    throw err;
+  }
+}

@@ -1,0 +1,98 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { toIso } from '../../lib/clock.js';
+import { AppError } from '../../lib/errors.js';
+import { Decimal, type Money } from '../../lib/money.js';
+import { monthStartsOverlapping } from '../../lib/periods.js';
+import { findProduct } from '../products/product.repository.js';
+import { findSubscription } from '../subscriptions/subscription.repository.js';
+import { periodAt, type Subscription } from '../subscriptions/subscription.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import { readCustomerAggregates, resolveCustomerRefs } from '../usage/usage.repository.js';
+import { decideEntitlement, type EntitlementDecision } from './decide-entitlement.js';
+
+/** What JSON can carry for "no limit": the spec's fields are numbers, and clients compare them. */
+export const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+export const EntitlementResultSchema = Type.Object({
+  allowed: Type.Boolean(),
+  quotaRemaining: Type.Number({
+    description: `Units left in the current period under the tightest usage limit, never below 0; ${UNLIMITED} (Number.MAX_SAFE_INTEGER) when the subscription has no limit.`,
+  }),
+  budgetRemaining: Type.Number({
+    description: `Spend budget left this period (budget minus charges so far), never below 0; ${UNLIMITED} when there is no budget. Exact value in budgetRemainingAmount.`,
+  }),
+  reason: Type.Union(
+    ['OK', 'NO_ACTIVE_SUBSCRIPTION', 'QUOTA_EXHAUSTED', 'BUDGET_EXHAUSTED'].map((r) => Type.Literal(r)),
+    { description: 'Why allowed is what it is.' },
+  ),
+  subscriptionId: Type.Union([Type.String(), Type.Null()], { description: 'The subscription that decided; null when the customer has none for the product.' }),
+  periodStart: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  periodEnd: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  quotaUnlimited: Type.Boolean(),
+  budgetUnlimited: Type.Boolean(),
+  budgetRemainingAmount: Type.Union([Type.String(), Type.Null()], {
+    description: 'Exact decimal, in the subscription currency; null without a budget.',
+  }),
+});
+export type EntitlementResult = Static<typeof EntitlementResultSchema>;
+
+/** The subscription that decides: the customer's newest active one for the product, else the newest. */
+async function findDecidingSubscription(deps: Deps, tenant: Tenant, customerId: string, productId: string): Promise<Subscription | null> {
+  const rows = await deps.db
+    .selectFrom('subscriptions')
+    .select(['id', 'status'])
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('productId', '=', productId)
+    .orderBy('id', 'desc')
+    .execute();
+  const pick = rows.find((r) => r.status === 'ACTIVE') ?? rows[0];
+  return pick ? findSubscription(deps.db, tenant, pick.id) : null;
+}
+
+/**
+ * Read-only: decides from the subscription and the per-month usage aggregates of its current
+ * period (a few rows); it never writes or decrements anything.
+ */
+export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: string, productId: string): Promise<EntitlementResult> {
+  const customerId = (await resolveCustomerRefs(deps.db, tenant, [accessorId])).get(accessorId);
+  if (!customerId) {
+    throw new AppError('NOT_FOUND', `No customer with id or externalId '${accessorId}' exists in this environment.`, { field: 'query.accessorId' });
+  }
+  if (!(await findProduct(deps.db, tenant, productId))) {
+    throw new AppError('NOT_FOUND', `No product with id '${productId}' exists in this environment.`, { field: 'query.productId' });
+  }
+  const sub = await findDecidingSubscription(deps, tenant, customerId, productId);
+  const now = deps.clock.now();
+  let decision: EntitlementDecision;
+  let period: { start: number; end: number } | null = null;
+  if (!sub || sub.status !== 'ACTIVE') {
+    decision = decideEntitlement({ subscriptionActive: false, limits: [], budget: null });
+  } else {
+    period = periodAt(sub, now);
+    const rows = await readCustomerAggregates(deps.db, tenant, customerId, monthStartsOverlapping(period.start, period.end));
+    const used = new Map<string, Money>();
+    for (const r of rows) used.set(r.metricName, (used.get(r.metricName) ?? new Decimal(0)).plus(r.quantitySum));
+    const usedOf = (m: string) => used.get(m) ?? new Decimal(0);
+    const spent = Object.entries(sub.unitPrices).reduce((acc, [m, price]) => acc.plus(usedOf(m).times(price)), new Decimal(0));
+    decision = decideEntitlement({
+      subscriptionActive: true,
+      limits: sub.usageLimits.map((l) => ({ ...l, used: usedOf(l.metricName) })),
+      budget: sub.spendBudget ? { amount: new Decimal(sub.spendBudget.amount), enforcement: sub.spendBudget.enforcement, spent } : null,
+    });
+  }
+  return {
+    allowed: decision.allowed,
+    quotaRemaining: decision.quotaRemaining === null ? UNLIMITED : decision.quotaRemaining.toNumber(),
+    budgetRemaining: decision.budgetRemaining === null ? UNLIMITED : decision.budgetRemaining.toNumber(),
+    reason: decision.reason,
+    subscriptionId: sub?.id ?? null,
+    periodStart: period ? toIso(period.start) : null,
+    periodEnd: period ? toIso(period.end) : null,
+    quotaUnlimited: decision.quotaRemaining === null,
+    budgetUnlimited: decision.budgetRemaining === null,
+    budgetRemainingAmount: decision.budgetRemaining === null ? null : decision.budgetRemaining.toFixed(),
+  };
+}

@@ -1,0 +1,58 @@
+import { Decimal, type Money } from '../../lib/money.js';
+import type { Enforcement } from '../subscriptions/subscription.js';
+
+/**
+ * Pure: may this customer use the product now? No I/O, so the pricing catalog can feed it later
+ * (included units, usage limits and rated charges) without changing the rule.
+ */
+export interface LimitUsage {
+  metricName: string;
+  limit: number;
+  enforcement: Enforcement;
+  /** Exact usage in the current period. */
+  used: Money;
+}
+
+export interface EntitlementInput {
+  subscriptionActive: boolean;
+  limits: readonly LimitUsage[];
+  /** null: no budget, unlimited. */
+  budget: { amount: Money; enforcement: Enforcement; spent: Money } | null;
+}
+
+export type EntitlementReason = 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
+
+export interface EntitlementDecision {
+  allowed: boolean;
+  reason: EntitlementReason;
+  /** The smallest remainder among the limits, never below 0; null when there is no limit. */
+  quotaRemaining: Money | null;
+  /** Budget minus charges so far, never below 0; null when there is no budget. */
+  budgetRemaining: Money | null;
+}
+
+const ZERO = new Decimal(0);
+const atLeastZero = (d: Money) => (d.isNegative() ? ZERO : d);
+
+export function decideEntitlement(input: EntitlementInput): EntitlementDecision {
+  let quotaRemaining: Money | null = null;
+  let blockedByQuota = false;
+  for (const l of input.limits) {
+    const left = new Decimal(l.limit).minus(l.used);
+    quotaRemaining = quotaRemaining === null ? atLeastZero(left) : Decimal.min(quotaRemaining, atLeastZero(left));
+    // Used up means the next unit would go past the limit.
+    if (l.enforcement === 'BLOCK' && left.lte(0)) blockedByQuota = true;
+  }
+  let budgetRemaining: Money | null = null;
+  let blockedByBudget = false;
+  if (input.budget) {
+    const left = input.budget.amount.minus(input.budget.spent);
+    budgetRemaining = atLeastZero(left);
+    if (input.budget.enforcement === 'BLOCK' && left.lte(0)) blockedByBudget = true;
+  }
+  if (!input.subscriptionActive) {
+    return { allowed: false, reason: 'NO_ACTIVE_SUBSCRIPTION', quotaRemaining: ZERO, budgetRemaining: ZERO };
+  }
+  const reason: EntitlementReason = blockedByQuota ? 'QUOTA_EXHAUSTED' : blockedByBudget ? 'BUDGET_EXHAUSTED' : 'OK';
+  return { allowed: reason === 'OK', reason, quotaRemaining, budgetRemaining };
+}

@@ -1,0 +1,115 @@
+import { sha256Hex } from '../../lib/crypto.js';
+import { stableStringify } from '../../lib/stable-json.js';
+import { AppError } from '../../lib/errors.js';
+import { inUnitOfWork } from '../../db/transaction.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import type { Environment } from '../../lib/crypto.js';
+import type { Deps } from '../../deps.js';
+
+/** How long a key is remembered (the spec's ingestion window; creates use the same). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export interface IdempotentRequest {
+  workspaceId: string;
+  environment: Environment;
+  /** The client's key, or undefined to run without idempotency. */
+  key: string | undefined;
+  method: string;
+  route: string;
+  body: unknown;
+  /** A precomputed fingerprint (a hash of the raw body), instead of hashing `body`. */
+  fingerprint?: string;
+}
+
+export interface IdempotentOutcome<T> {
+  body: T;
+  replayed: boolean;
+}
+
+export function fingerprintOf(method: string, route: string, body: unknown): string {
+  return sha256Hex(`${method} ${route}\n${stableStringify(body ?? null)}`);
+}
+
+function reusedKey(key: string): AppError {
+  return new AppError(
+    'IDEMPOTENCY_KEY_REUSED',
+    `Idempotency-Key '${key}' was already used with a different request in the last 24 hours; use a new key for a new request.`,
+    { field: 'headers.idempotency-key' },
+  );
+}
+
+/**
+ * A read-only look for the stored response to this key, outside any transaction: the replay, a
+ * 422 for another request under the same key, or null when the request has to run. Retries take
+ * this fast path; runIdempotent still settles races inside the transaction.
+ */
+export async function findStoredResponse<T>(deps: Deps, req: IdempotentRequest): Promise<IdempotentOutcome<T> | null> {
+  if (req.key === undefined) return null;
+  const fingerprint = req.fingerprint ?? fingerprintOf(req.method, req.route, req.body);
+  const row = await deps.db
+    .selectFrom('idempotencyKeys')
+    .select(['fingerprint', 'responseBody', 'createdAt'])
+    .$call(forTenant({ workspaceId: req.workspaceId, environment: req.environment }))
+    .where('key', '=', req.key)
+    .executeTakeFirst();
+  if (!row || row.createdAt <= deps.clock.now() - IDEMPOTENCY_WINDOW_MS || row.responseBody === '') return null;
+  if (row.fingerprint !== fingerprint) throw reusedKey(req.key);
+  return { body: JSON.parse(row.responseBody) as T, replayed: true };
+}
+
+/**
+ * Runs `work` at most once per (workspace, environment, key) within 24 hours. The key's row is
+ * written in the same transaction as the work, so a crash leaves neither; a concurrent request
+ * with the same key waits on the row's primary key and then replays the committed response.
+ * `stored` shapes what is kept for replays: secrets are never written, so a replay of a create
+ * that returned one shows it as null.
+ */
+export async function runIdempotent<T>(
+  deps: Deps,
+  req: IdempotentRequest,
+  work: (txDeps: Deps) => Promise<T>,
+  stored: (body: T) => T = (b) => b,
+): Promise<IdempotentOutcome<T>> {
+  const key = req.key;
+  if (key === undefined) return { body: await inUnitOfWork(deps, work), replayed: false };
+  const fingerprint = req.fingerprint ?? fingerprintOf(req.method, req.route, req.body);
+  return inUnitOfWork(deps, async (tx) => {
+    const scope = forTenant({ workspaceId: req.workspaceId, environment: req.environment });
+    const thisKey = <QB extends { where: unknown }>(qb: QB): QB => (scope(qb) as any).where('key', '=', key);
+    const now = deps.clock.now();
+    const replay = (row: { fingerprint: string; responseBody: string }): IdempotentOutcome<T> => {
+      if (row.fingerprint !== fingerprint) throw reusedKey(key);
+      return { body: JSON.parse(row.responseBody) as T, replayed: true };
+    };
+    const existing = await tx.db
+      .selectFrom('idempotencyKeys')
+      .select(['fingerprint', 'responseBody', 'createdAt'])
+      .$call(thisKey)
+      .executeTakeFirst();
+    if (existing && existing.createdAt > now - IDEMPOTENCY_WINDOW_MS) return replay(existing);
+    if (existing) await tx.db.deleteFrom('idempotencyKeys').$call(thisKey).execute();
+    const inserted = await tx.db
+      .insertInto('idempotencyKeys')
+      .values({
+        workspaceId: req.workspaceId,
+        environment: req.environment,
+        key,
+        fingerprint,
+        responseStatus: 200,
+        responseBody: '',
+        createdAt: now,
+      })
+      .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (!inserted) {
+      // Another request with this key committed while we waited for its row.
+      const winner = await tx.db.selectFrom('idempotencyKeys').select(['fingerprint', 'responseBody']).$call(thisKey).executeTakeFirst();
+      if (winner) return replay(winner);
+      throw new AppError('IDEMPOTENCY_KEY_IN_USE', `A request with Idempotency-Key '${key}' is in progress; retry shortly.`);
+    }
+    const body = await work(tx);
+    await tx.db.updateTable('idempotencyKeys').set({ responseBody: JSON.stringify(stored(body)) }).$call(thisKey).execute();
+    return { body, replayed: false };
+  });
+}

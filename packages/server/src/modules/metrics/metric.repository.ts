@@ -1,0 +1,54 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import type { Metric } from './metric.js';
+import type { MetricTable } from './metric.table.js';
+
+function toMetric(r: Selectable<MetricTable>): Metric {
+  return {
+    id: r.id,
+    environment: r.environment as Environment,
+    name: r.name,
+    displayName: r.displayName,
+    description: r.description,
+    unit: r.unit,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export async function insertMetric(db: Db, tenant: Tenant, m: Metric): Promise<void> {
+  await db.insertInto('metrics').values({ ...m, workspaceId: tenant.workspaceId, environment: tenant.environment }).execute();
+}
+
+export async function findMetric(db: Db, tenant: Tenant, id: string): Promise<Metric | null> {
+  const r = await db
+    .selectFrom('metrics')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return r ? toMetric(r) : null;
+}
+
+export async function listMetrics(db: Db, tenant: Tenant, page: PageParams & { name?: string }): Promise<Page<Metric>> {
+  let q = db
+    .selectFrom('metrics')
+    .selectAll()
+    .$call(forTenant(tenant));
+  if (page.name !== undefined) q = q.where('name', '=', page.name);
+  const { items, hasMore } = await pageById(q, 'metrics', page);
+  return { items: items.map(toMetric), hasMore };
+}
+
+export async function updateMetricRow(db: Db, tenant: Tenant, m: Metric): Promise<void> {
+  await db
+    .updateTable('metrics')
+    .set({ displayName: m.displayName, description: m.description, unit: m.unit, updatedAt: m.updatedAt })
+    .$call(forTenant(tenant))
+    .where('id', '=', m.id)
+    .execute();
+}

@@ -1,0 +1,12 @@
+export interface MetricTable {
+  id: string;
+  workspaceId: string;
+  environment: string;
+  /** Exactly as usage events send it; unique per workspace and environment. */
+  name: string;
+  displayName: string | null;
+  description: string | null;
+  unit: string | null;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -1,0 +1,57 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import type { Product, ProductKind } from './product.js';
+import type { ProductTable } from './product.table.js';
+
+function toProduct(r: Selectable<ProductTable>): Product {
+  return {
+    id: r.id,
+    environment: r.environment as Environment,
+    name: r.name,
+    kind: r.kind as ProductKind,
+    description: r.description,
+    metadata: parseMetadata(r.metadata),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export async function insertProduct(db: Db, tenant: Tenant, p: Product): Promise<void> {
+  await db
+    .insertInto('products')
+    .values({ ...p, workspaceId: tenant.workspaceId, environment: tenant.environment, metadata: JSON.stringify(p.metadata) })
+    .execute();
+}
+
+export async function findProduct(db: Db, tenant: Tenant, id: string): Promise<Product | null> {
+  const r = await db
+    .selectFrom('products')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return r ? toProduct(r) : null;
+}
+
+export async function listProducts(db: Db, tenant: Tenant, page: PageParams & { kind?: ProductKind }): Promise<Page<Product>> {
+  let q = db
+    .selectFrom('products')
+    .selectAll()
+    .$call(forTenant(tenant));
+  if (page.kind !== undefined) q = q.where('kind', '=', page.kind);
+  const { items, hasMore } = await pageById(q, 'products', page);
+  return { items: items.map(toProduct), hasMore };
+}
+
+export async function updateProductRow(db: Db, tenant: Tenant, p: Product): Promise<void> {
+  await db
+    .updateTable('products')
+    .set({ name: p.name, description: p.description, metadata: JSON.stringify(p.metadata), updatedAt: p.updatedAt })
+    .$call(forTenant(tenant))
+    .where('id', '=', p.id)
+    .execute();
+}

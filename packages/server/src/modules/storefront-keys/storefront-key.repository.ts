@@ -1,0 +1,58 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import type { StorefrontKey } from './storefront-key.js';
+import type { StorefrontKeyTable } from './storefront-key.table.js';
+
+function toStorefrontKey(r: Selectable<StorefrontKeyTable>): StorefrontKey {
+  return {
+    id: r.id,
+    environment: r.environment as Environment,
+    name: r.name,
+    hint: r.hint,
+    status: r.status as StorefrontKey['status'],
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    revokedAt: r.revokedAt,
+  };
+}
+
+export async function insertStorefrontKey(db: Db, tenant: Tenant, k: StorefrontKey, keyHash: string): Promise<void> {
+  await db
+    .insertInto('storefrontKeys')
+    .values({ ...k, workspaceId: tenant.workspaceId, environment: tenant.environment, keyHash })
+    .execute();
+}
+
+export async function findStorefrontKey(db: Db, tenant: Tenant, id: string): Promise<StorefrontKey | null> {
+  const r = await db
+    .selectFrom('storefrontKeys')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return r ? toStorefrontKey(r) : null;
+}
+
+export async function listStorefrontKeys(db: Db, tenant: Tenant, page: PageParams): Promise<Page<StorefrontKey>> {
+  const q = db
+    .selectFrom('storefrontKeys')
+    .selectAll()
+    .$call(forTenant(tenant));
+  const { items, hasMore } = await pageById(q, 'storefrontKeys', page);
+  return { items: items.map(toStorefrontKey), hasMore };
+}
+
+export async function revokeStorefrontKeyRow(db: Db, tenant: Tenant, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('storefrontKeys')
+    .set({ status: 'REVOKED', revokedAt: now, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .where('status', '!=', 'REVOKED')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import type { App } from '../../http/types.js';
+import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { idempotent } from '../../http/idempotent.js';
+import { CreatedStorefrontKeySchema, CreateStorefrontKeyBody, presentStorefrontKey, StorefrontKeySchema } from './storefront-key.js';
+import { listStorefrontKeys } from './storefront-key.repository.js';
+import { createStorefrontKey } from './create-storefront-key.js';
+import { revokeStorefrontKey } from './revoke-storefront-key.js';
+
+const keysWrite = { auth: { kind: 'workspace', scope: 'keys:write' } } as const;
+const tags = ['Storefront keys'];
+
+export async function storefrontKeyRoutes(app: App, deps: Deps): Promise<void> {
+  app.post('/api/v1/storefront-keys', {
+    config: keysWrite,
+    schema: {
+      summary: 'Create a storefront key for X-Storefront-Key',
+      description: 'Shown once; only its SHA-256 hash is stored. It reads the published pricing configuration and nothing else.',
+      tags,
+      security: bearerSecurity,
+      headers: IdempotencyHeaders,
+      body: CreateStorefrontKeyBody,
+      response: { 200: CreatedStorefrontKeySchema, ...errors(403, 422) },
+    },
+    handler: (req, reply) =>
+      idempotent(
+        deps,
+        req,
+        reply,
+        async (tx) => {
+          const { key, fullToken } = await createStorefrontKey(tx, req.ctx, req.body);
+          return { ...presentStorefrontKey(key), fullToken: fullToken as string | null };
+        },
+        (body) => ({ ...body, fullToken: null }),
+      ),
+  });
+
+  app.get('/api/v1/storefront-keys', {
+    config: keysWrite,
+    schema: {
+      summary: 'List storefront keys (never their secrets), newest first',
+      tags,
+      security: bearerSecurity,
+      querystring: Type.Object(ListQuery, { additionalProperties: false }),
+      response: { 200: ListOf(StorefrontKeySchema), ...errors(403) },
+    },
+    handler: async (req) => {
+      const page = await listStorefrontKeys(deps.db, req.ctx, req.query);
+      return { object: 'list' as const, data: page.items.map(presentStorefrontKey), hasMore: page.hasMore };
+    },
+  });
+
+  app.delete('/api/v1/storefront-keys/:id', {
+    config: keysWrite,
+    schema: {
+      summary: 'Revoke a storefront key at once',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: StorefrontKeySchema, ...errors(403, 404) },
+    },
+    handler: async (req) => presentStorefrontKey(await revokeStorefrontKey(deps, req.ctx, req.params.id)),
+  });
+}

@@ -1,0 +1,53 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { toIso, toIsoOrNull } from '../../lib/clock.js';
+import { Environment, NullableTimestamp, Timestamp } from '../../http/schemas.js';
+import type { Environment as Env } from '../../lib/crypto.js';
+
+/** Keys for X-Storefront-Key: they read the published pricing configuration and nothing else. */
+export interface StorefrontKey {
+  id: string;
+  environment: Env;
+  name: string;
+  hint: string;
+  status: 'ACTIVE' | 'REVOKED';
+  createdAt: number;
+  updatedAt: number;
+  revokedAt: number | null;
+}
+
+export const StorefrontKeySchema = Type.Object({
+  id: Type.String({ description: 'sfk_…' }),
+  object: Type.Literal('storefront_key'),
+  environment: Environment,
+  name: Type.String(),
+  hint: Type.String({ description: 'pk_test_…9f2c' }),
+  status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('REVOKED')]),
+  createdAt: Timestamp,
+  revokedAt: NullableTimestamp,
+});
+
+export const CreatedStorefrontKeySchema = Type.Object({
+  ...StorefrontKeySchema.properties,
+  fullToken: Type.Union([Type.String(), Type.Null()], {
+    description: 'pk_test_… or pk_live_…, shown only in this response. Null in an idempotent replay.',
+  }),
+});
+
+export const CreateStorefrontKeyBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+export type CreateStorefrontKeyInput = Static<typeof CreateStorefrontKeyBody>;
+
+export function presentStorefrontKey(k: StorefrontKey): Static<typeof StorefrontKeySchema> {
+  return {
+    id: k.id,
+    object: 'storefront_key',
+    environment: k.environment,
+    name: k.name,
+    hint: `pk_${k.environment}_…${k.hint}`,
+    status: k.status,
+    createdAt: toIso(k.createdAt),
+    revokedAt: toIsoOrNull(k.revokedAt),
+  };
+}

@@ -1,0 +1,62 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import { revokeKeysForSubscription } from '../api-keys/api-key.repository.js';
+import { revokeClientCredentialsForSubscription } from '../client-credentials/client-credential.repository.js';
+import type { Subscription } from './subscription.js';
+import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
+
+export interface CancelledSubscription {
+  subscription: Subscription;
+  revokedKeyIds: string[];
+  revokedClientCredentialIds: string[];
+}
+
+/**
+ * Cancels at once and, in the same transaction, revokes every product key and client
+ * credential bound to the subscription; after the commit every node drops them from its cache.
+ */
+export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: string): Promise<CancelledSubscription> {
+  const result = await inTransaction(deps.db, async (trx) => {
+    const current = await findSubscription(trx, ctx, id);
+    if (!current) throw notFound('subscription', id);
+    if (current.status !== 'ACTIVE') {
+      throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription '${id}' is already ${current.status}.`);
+    }
+    const now = deps.clock.now();
+    const next: Subscription = { ...current, status: 'CANCELLED', cancelledAt: now, version: current.version + 1, updatedAt: now };
+    if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
+      throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
+    }
+    const revokedKeyIds = await revokeKeysForSubscription(trx, ctx, id, now);
+    const revokedClientCredentialIds = await revokeClientCredentialsForSubscription(trx, ctx, id, now);
+    await recordAudit(trx, deps, ctx, {
+      eventType: 'subscription.cancelled',
+      targetType: 'subscription',
+      targetId: id,
+      payload: { revokedKeyIds, revokedClientCredentialIds },
+    });
+    for (const keyId of revokedKeyIds) {
+      await recordAudit(trx, deps, ctx, {
+        eventType: 'api_key.revoked',
+        targetType: 'api_key',
+        targetId: keyId,
+        payload: { reason: 'subscription_cancelled', subscriptionId: id },
+      });
+    }
+    for (const clientId of revokedClientCredentialIds) {
+      await recordAudit(trx, deps, ctx, {
+        eventType: 'client_credential.revoked',
+        targetType: 'client_credential',
+        targetId: clientId,
+        payload: { reason: 'subscription_cancelled', subscriptionId: id },
+      });
+    }
+    return { subscription: next, revokedKeyIds, revokedClientCredentialIds };
+  });
+  await deps.invalidateCredentials();
+  deps.entitlements.clear();
+  return result;
+}

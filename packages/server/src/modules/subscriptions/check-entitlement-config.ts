@@ -1,0 +1,41 @@
+import type { Db } from '../../db/database.js';
+import { AppError, type ErrorDetail } from '../../lib/errors.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import type { UsageLimit } from './subscription.js';
+
+/**
+ * Limits and prices must name metrics that exist (exactly, as events send them), and a metric
+ * may have one limit: a misspelt name would otherwise never match any usage.
+ */
+export async function checkEntitlementConfig(
+  db: Db,
+  tenant: Tenant,
+  input: { usageLimits?: UsageLimit[]; unitPrices?: Record<string, string> },
+): Promise<void> {
+  const named = [...(input.usageLimits ?? []).map((l) => l.metricName), ...Object.keys(input.unitPrices ?? {})];
+  if (named.length === 0) return;
+  const rows = await db
+    .selectFrom('metrics')
+    .select('name')
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('name', 'in', [...new Set(named)])
+    .execute();
+  const known = new Set(rows.map((r) => r.name));
+  const details: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  (input.usageLimits ?? []).forEach((l, i) => {
+    if (!known.has(l.metricName)) {
+      details.push({ code: 'VALIDATION_FAILED', field: `body.usageLimits.${i}.metricName`, message: `No metric named '${l.metricName}' exists in this environment.` });
+    } else if (seen.has(l.metricName)) {
+      details.push({ code: 'VALIDATION_FAILED', field: `body.usageLimits.${i}.metricName`, message: `Metric '${l.metricName}' already has a limit; one limit per metric.` });
+    }
+    seen.add(l.metricName);
+  });
+  for (const name of Object.keys(input.unitPrices ?? {})) {
+    if (!known.has(name)) {
+      details.push({ code: 'VALIDATION_FAILED', field: `body.unitPrices.${name}`, message: `No metric named '${name}' exists in this environment.` });
+    }
+  }
+  if (details.length > 0) throw new AppError('VALIDATION_FAILED', details[0]!.message, { details });
+}

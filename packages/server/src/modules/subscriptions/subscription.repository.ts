@@ -1,0 +1,100 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import type { BillingPeriod } from '../../lib/periods.js';
+import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import type { SpendBudget, Subscription, SubscriptionStatus, UsageLimit } from './subscription.js';
+
+function serialized(s: Subscription) {
+  return {
+    metadata: JSON.stringify(s.metadata),
+    usageLimits: JSON.stringify(s.usageLimits),
+    spendBudget: s.spendBudget === null ? null : JSON.stringify(s.spendBudget),
+    unitPrices: JSON.stringify(s.unitPrices),
+  };
+}
+import type { SubscriptionTable } from './subscription.table.js';
+
+function toSubscription(r: Selectable<SubscriptionTable>): Subscription {
+  return {
+    id: r.id,
+    environment: r.environment as Environment,
+    customerId: r.customerId,
+    productId: r.productId,
+    status: r.status as SubscriptionStatus,
+    billingPeriod: r.billingPeriod as BillingPeriod,
+    currentPeriodStart: r.currentPeriodStart,
+    currentPeriodEnd: r.currentPeriodEnd,
+    version: r.version,
+    startedAt: r.startedAt,
+    cancelledAt: r.cancelledAt,
+    metadata: parseMetadata(r.metadata),
+    currency: r.currency,
+    usageLimits: JSON.parse(r.usageLimits) as UsageLimit[],
+    spendBudget: r.spendBudget === null ? null : (JSON.parse(r.spendBudget) as SpendBudget),
+    unitPrices: JSON.parse(r.unitPrices) as Record<string, string>,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export async function insertSubscription(db: Db, tenant: Tenant, s: Subscription): Promise<void> {
+  await db
+    .insertInto('subscriptions')
+    .values({ ...s, workspaceId: tenant.workspaceId, environment: tenant.environment, ...serialized(s) })
+    .execute();
+}
+
+export async function findSubscription(db: Db, tenant: Tenant, id: string): Promise<Subscription | null> {
+  const r = await db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return r ? toSubscription(r) : null;
+}
+
+export interface SubscriptionFilter extends PageParams {
+  customerId?: string;
+  productId?: string;
+  status?: SubscriptionStatus;
+}
+
+export async function listSubscriptions(db: Db, tenant: Tenant, f: SubscriptionFilter): Promise<Page<Subscription>> {
+  let q = db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .$call(forTenant(tenant));
+  if (f.customerId !== undefined) q = q.where('customerId', '=', f.customerId);
+  if (f.productId !== undefined) q = q.where('productId', '=', f.productId);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  const { items, hasMore } = await pageById(q, 'subscriptions', f);
+  return { items: items.map(toSubscription), hasMore };
+}
+
+/**
+ * Writes a changed subscription only if nobody changed it since it was read (its version is
+ * unchanged); returns false when someone did.
+ */
+export async function updateSubscriptionIfVersion(db: Db, tenant: Tenant, next: Subscription, readVersion: number): Promise<boolean> {
+  const r = await db
+    .updateTable('subscriptions')
+    .set({
+      status: next.status,
+      cancelledAt: next.cancelledAt,
+      currentPeriodStart: next.currentPeriodStart,
+      currentPeriodEnd: next.currentPeriodEnd,
+      ...serialized(next),
+      currency: next.currency,
+      version: next.version,
+      updatedAt: next.updatedAt,
+    })
+    .$call(forTenant(tenant))
+    .where('id', '=', next.id)
+    .where('version', '=', readVersion)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

@@ -1,0 +1,99 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { notFound } from '../../lib/errors.js';
+import type { App } from '../../http/types.js';
+import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { idempotent } from '../../http/idempotent.js';
+import { CreateSubscriptionBody, presentSubscription, SubscriptionSchema, subscriptionStatuses, UpdateSubscriptionBody } from './subscription.js';
+import { updateSubscription } from './update-subscription.js';
+import { findSubscription, listSubscriptions } from './subscription.repository.js';
+import { createSubscription } from './create-subscription.js';
+import { cancelSubscription } from './cancel-subscription.js';
+
+const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
+const tags = ['Subscriptions'];
+
+export async function subscriptionRoutes(app: App, deps: Deps): Promise<void> {
+  app.post('/api/v1/subscriptions', {
+    config: admin,
+    schema: {
+      summary: 'Subscribe a customer to a product',
+      description: 'Starts now, ACTIVE, with a current period of billingPeriod (MONTHLY unless given).',
+      tags,
+      security: bearerSecurity,
+      headers: IdempotencyHeaders,
+      body: CreateSubscriptionBody,
+      response: { 200: SubscriptionSchema, ...errors(403, 404, 422) },
+    },
+    handler: (req, reply) =>
+      idempotent(deps, req, reply, async (tx) => presentSubscription(await createSubscription(tx, req.ctx, req.body))),
+  });
+
+  app.get('/api/v1/subscriptions', {
+    config: admin,
+    schema: {
+      summary: 'List subscriptions, newest first',
+      tags,
+      security: bearerSecurity,
+      querystring: Type.Object(
+        {
+          ...ListQuery,
+          customerId: Type.Optional(Type.String()),
+          productId: Type.Optional(Type.String()),
+          status: Type.Optional(Type.Union(subscriptionStatuses.map((s) => Type.Literal(s)))),
+        },
+        { additionalProperties: false },
+      ),
+      response: { 200: ListOf(SubscriptionSchema), ...errors(403) },
+    },
+    handler: async (req) => {
+      const page = await listSubscriptions(deps.db, req.ctx, req.query);
+      return { object: 'list' as const, data: page.items.map(presentSubscription), hasMore: page.hasMore };
+    },
+  });
+
+  app.get('/api/v1/subscriptions/:id', {
+    config: admin,
+    schema: {
+      summary: 'Retrieve a subscription',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: SubscriptionSchema, ...errors(403, 404) },
+    },
+    handler: async (req) => {
+      const s = await findSubscription(deps.db, req.ctx, req.params.id);
+      if (!s) throw notFound('subscription', req.params.id);
+      return presentSubscription(s);
+    },
+  });
+
+  app.patch('/api/v1/subscriptions/:id', {
+    config: admin,
+    schema: {
+      summary: 'Change a subscription’s limits, spend budget, unit prices or metadata',
+      description:
+        'Fields present replace the stored ones; the version increases. usageLimits and unitPrices must name existing metrics exactly. Until the pricing catalog lands, these are what GET /v1/entitlements/check decides with.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      body: UpdateSubscriptionBody,
+      response: { 200: SubscriptionSchema, ...errors(403, 404, 409) },
+    },
+    handler: async (req) => presentSubscription(await updateSubscription(deps, req.ctx, req.params.id, req.body)),
+  });
+
+  app.post('/api/v1/subscriptions/:id/cancel', {
+    config: admin,
+    schema: {
+      summary: 'Cancel a subscription now',
+      description:
+        'Every product key and client credential bound to it is revoked in the same transaction and stops working on every node at once.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: SubscriptionSchema, ...errors(403, 404, 409) },
+    },
+    handler: async (req) => presentSubscription((await cancelSubscription(deps, req.ctx, req.params.id)).subscription),
+  });
+}

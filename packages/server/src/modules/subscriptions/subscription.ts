@@ -1,0 +1,142 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { toIso, toIsoOrNull } from '../../lib/clock.js';
+import { Environment, Metadata, NullableTimestamp, Timestamp } from '../../http/schemas.js';
+import type { Environment as Env } from '../../lib/crypto.js';
+import { billingPeriods, calendarPeriodEnd, calendarPeriodStart, type BillingPeriod } from '../../lib/periods.js';
+
+/** ACTIVE and CANCELLED for now; the lifecycle (ACTIVE_PENDING_CHANGE, renewals) comes later. */
+export const subscriptionStatuses = ['ACTIVE', 'CANCELLED'] as const;
+export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
+
+export const enforcements = ['BLOCK', 'ALERT'] as const;
+export type Enforcement = (typeof enforcements)[number];
+
+/** A per-period usage limit on one metric: BLOCK refuses once it is used up, ALERT allows and warns once. */
+export interface UsageLimit {
+  metricName: string;
+  limit: number;
+  enforcement: Enforcement;
+}
+
+/** The customer's spend budget for each period of this subscription; decimal text. */
+export interface SpendBudget {
+  amount: string;
+  enforcement: Enforcement;
+}
+
+export interface Subscription {
+  id: string;
+  environment: Env;
+  customerId: string;
+  productId: string;
+  status: SubscriptionStatus;
+  billingPeriod: BillingPeriod;
+  currentPeriodStart: number;
+  currentPeriodEnd: number;
+  version: number;
+  startedAt: number;
+  cancelledAt: number | null;
+  metadata: Record<string, string>;
+  currency: string;
+  usageLimits: UsageLimit[];
+  spendBudget: SpendBudget | null;
+  /** Price per unit of each metric, until the pricing catalog rates usage. */
+  unitPrices: Record<string, string>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const Status = Type.Union(subscriptionStatuses.map((s) => Type.Literal(s)));
+const EnforcementSchema = Type.Union(enforcements.map((e) => Type.Literal(e)), {
+  description: 'BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed.',
+});
+const DecimalAmount = Type.String({ pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,12})?$', description: 'A non-negative decimal string, e.g. "49.90".' });
+const UsageLimitSchema = Type.Object(
+  {
+    metricName: Type.String({ minLength: 1, maxLength: 100 }),
+    limit: Type.Number({ minimum: 0, description: 'Units per billing period.' }),
+    enforcement: EnforcementSchema,
+  },
+  { additionalProperties: false },
+);
+const SpendBudgetSchema = Type.Object({ amount: DecimalAmount, enforcement: EnforcementSchema }, { additionalProperties: false });
+const UsageLimits = Type.Array(UsageLimitSchema, {
+  maxItems: 50,
+  description: 'Per-period limits; quotaRemaining in entitlement checks is the smallest remainder among them.',
+});
+const UnitPrices = Type.Record(Type.String({ maxLength: 100 }), DecimalAmount, {
+  maxProperties: 50,
+  description: 'Price per unit of each metric, in the subscription currency: what entitlement checks count against the spend budget until the pricing catalog rates usage.',
+});
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.' });
+const EntitlementFields = {
+  currency: Type.Optional(Currency),
+  usageLimits: Type.Optional(UsageLimits),
+  spendBudget: Type.Optional(Type.Union([SpendBudgetSchema, Type.Null()], { description: 'null: no budget (unlimited).' })),
+  unitPrices: Type.Optional(UnitPrices),
+};
+const Period = Type.Union(billingPeriods.map((p) => Type.Literal(p)));
+
+export const SubscriptionSchema = Type.Object({
+  id: Type.String({ description: 'sub_…' }),
+  object: Type.Literal('subscription'),
+  environment: Environment,
+  customerId: Type.String(),
+  productId: Type.String(),
+  status: Status,
+  billingPeriod: Period,
+  currentPeriodStart: Timestamp,
+  currentPeriodEnd: Type.String({ format: 'date-time', description: 'Exclusive end of the current period.' }),
+  version: Type.Integer({ description: 'Increases with every change to the subscription.' }),
+  startedAt: Timestamp,
+  cancelledAt: NullableTimestamp,
+  metadata: Metadata,
+  currency: Currency,
+  usageLimits: UsageLimits,
+  spendBudget: Type.Union([SpendBudgetSchema, Type.Null()]),
+  unitPrices: UnitPrices,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const CreateSubscriptionBody = Type.Object(
+  {
+    customerId: Type.String({ minLength: 1, maxLength: 100 }),
+    productId: Type.String({ minLength: 1, maxLength: 100 }),
+    billingPeriod: Type.Optional(Type.Union(billingPeriods.map((p) => Type.Literal(p)), { default: 'MONTHLY' })),
+    metadata: Type.Optional(Metadata),
+    ...EntitlementFields,
+  },
+  { additionalProperties: false },
+);
+export type CreateSubscriptionInput = Static<typeof CreateSubscriptionBody>;
+
+/** Limits, budget, prices and metadata can change; the version increases with every change. */
+export const UpdateSubscriptionBody = Type.Object(
+  { metadata: Type.Optional(Metadata), ...EntitlementFields },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateSubscriptionInput = Static<typeof UpdateSubscriptionBody>;
+
+/**
+ * The period a subscription is in at `now`. Until the renewal job moves currentPeriodStart and
+ * currentPeriodEnd forward, a period that has ended is followed by the calendar period of `now`
+ * (periods are calendar-aligned, so that is exactly where a renewal would put it).
+ */
+export function periodAt(s: Pick<Subscription, 'currentPeriodStart' | 'currentPeriodEnd' | 'billingPeriod'>, now: number): { start: number; end: number } {
+  if (now < s.currentPeriodEnd) return { start: s.currentPeriodStart, end: s.currentPeriodEnd };
+  return { start: calendarPeriodStart(now, s.billingPeriod), end: calendarPeriodEnd(now, s.billingPeriod) };
+}
+
+export function presentSubscription(s: Subscription): Static<typeof SubscriptionSchema> {
+  return {
+    ...s,
+    object: 'subscription',
+    currentPeriodStart: toIso(s.currentPeriodStart),
+    currentPeriodEnd: toIso(s.currentPeriodEnd),
+    startedAt: toIso(s.startedAt),
+    cancelledAt: toIsoOrNull(s.cancelledAt),
+    createdAt: toIso(s.createdAt),
+    updatedAt: toIso(s.updatedAt),
+  };
+}

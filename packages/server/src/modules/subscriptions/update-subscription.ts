@@ -1,0 +1,39 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import type { Subscription, UpdateSubscriptionInput } from './subscription.js';
+import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
+import { checkEntitlementConfig } from './check-entitlement-config.js';
+
+/** Replaces the fields present in the body; the version increases. A cancelled subscription is final. */
+export async function updateSubscription(
+  deps: Deps,
+  ctx: OperationContext,
+  id: string,
+  input: UpdateSubscriptionInput,
+): Promise<Subscription> {
+  const updated = await inTransaction(deps.db, async (trx) => {
+    const current = await findSubscription(trx, ctx, id);
+    if (!current) throw notFound('subscription', id);
+    if (current.status !== 'ACTIVE') {
+      throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription '${id}' is ${current.status}; it can no longer change.`);
+    }
+    await checkEntitlementConfig(trx, ctx, input);
+    const next: Subscription = { ...current, ...input, version: current.version + 1, updatedAt: deps.clock.now() } as Subscription;
+    if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
+      throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
+    }
+    await recordAudit(trx, deps, ctx, {
+      eventType: 'subscription.updated',
+      targetType: 'subscription',
+      targetId: id,
+      payload: { changed: Object.keys(input), version: next.version },
+    });
+    return next;
+  });
+  // This node answers with the new limits at once; others within ENTITLEMENT_CACHE_TTL_MS.
+  deps.entitlements.clear();
+  return updated;
+}

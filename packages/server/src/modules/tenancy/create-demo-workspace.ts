@@ -1,0 +1,67 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { environments, type Environment } from '../../lib/crypto.js';
+import type { Actor, AuditSource, OperationContext } from '../audit/audit-event.js';
+import { createApiKey } from '../api-keys/create-api-key.js';
+import { createCustomer } from '../customers/create-customer.js';
+import { createMetric } from '../metrics/create-metric.js';
+import { createProduct } from '../products/create-product.js';
+import { createStorefrontKey } from '../storefront-keys/create-storefront-key.js';
+import { createSubscription } from '../subscriptions/create-subscription.js';
+import { createWorkspace } from './create-workspace.js';
+
+/**
+ * The shape `tollgate demo --json` prints. Checks outside the test suite depend on it: later
+ * issues may add fields, never remove or rename one.
+ */
+export interface DemoEnvironment {
+  secretKey: string;
+  productKey: string;
+  productKeyId: string;
+  customerId: string;
+  subscriptionId: string;
+  productId: string;
+  metricNames: string[];
+  storefrontKey: string;
+}
+
+export interface DemoWorkspace {
+  workspaceId: string;
+  environments: Record<Environment, DemoEnvironment>;
+}
+
+export const DEMO_METRICS = ['api_calls', 'tokens'] as const;
+
+/** A workspace with one customer subscribed to one API product, and every kind of key, per environment. */
+export async function createDemoWorkspace(
+  deps: Deps,
+  opts: { actor: Actor; source: AuditSource; correlationId: string; name?: string },
+): Promise<DemoWorkspace> {
+  return inTransaction(deps.db, async (trx) => {
+    const tx = { ...deps, db: trx };
+    const created = await createWorkspace(tx, { ...opts, name: opts.name ?? 'Demo workspace' });
+    const out = { workspaceId: created.workspace.id, environments: {} } as DemoWorkspace;
+    for (const environment of environments) {
+      const ctx: OperationContext = { workspaceId: created.workspace.id, environment, actor: opts.actor, correlationId: opts.correlationId, source: opts.source };
+      const product = await createProduct(tx, ctx, { name: 'Demo Search API', kind: 'STANDARD_API', description: 'A metered API to try Tollgate with.' });
+      for (const name of DEMO_METRICS) {
+        await createMetric(tx, ctx, { name, displayName: name === 'api_calls' ? 'API calls' : 'Tokens', unit: name === 'api_calls' ? 'call' : 'token' });
+      }
+      const customer = await createCustomer(tx, ctx, { externalId: 'acme', name: 'Acme Corp', email: 'billing@acme.example' });
+      const subscription = await createSubscription(tx, ctx, { customerId: customer.id, productId: product.id });
+      const productKey = await createApiKey(tx, ctx, { kind: 'PRODUCT', name: 'Acme production key', subscriptionId: subscription.id }, null);
+      const storefront = await createStorefrontKey(tx, ctx, { name: 'Demo storefront' });
+      out.environments[environment] = {
+        secretKey: created.keys[environment].secretKey,
+        productKey: productKey.fullToken,
+        productKeyId: productKey.key.id,
+        customerId: customer.id,
+        subscriptionId: subscription.id,
+        productId: product.id,
+        metricNames: [...DEMO_METRICS],
+        storefrontKey: storefront.fullToken,
+      };
+    }
+    return out;
+  });
+}

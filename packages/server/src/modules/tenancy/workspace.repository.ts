@@ -1,0 +1,26 @@
+import type { Db } from '../../db/database.js';
+import type { WorkspaceTable } from './workspace.table.js';
+
+export type Workspace = WorkspaceTable;
+
+export async function insertWorkspace(db: Db, w: Workspace): Promise<void> {
+  await db.insertInto('workspaces').values(w).execute();
+}
+
+export async function findWorkspace(db: Db, id: string): Promise<Workspace | null> {
+  return (await db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function countWorkspaces(db: Db): Promise<number> {
+  const r = await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function setWorkspaceRateLimit(db: Db, id: string, perMinute: number | null, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('workspaces')
+    .set({ rateLimitPerMinute: perMinute, updatedAt: now })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

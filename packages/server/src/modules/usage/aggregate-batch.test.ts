@@ -1,0 +1,86 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Decimal } from 'decimal.js';
+import { numberToDecimal } from '../../lib/money.js';
+import { aggregateBatch, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
+
+const JAN = Date.UTC(2026, 0, 1);
+const FEB = Date.UTC(2026, 1, 1);
+
+/** An independent reference: plain decimal.js with room for every digit the properties produce. */
+const Exact = Decimal.clone({ precision: 200 });
+
+function event(customerId: string, metricName: string, quantity: number, periodStart = JAN, quantityText = numberToDecimal(quantity)): ResolvedEvent {
+  return { customerId, metricName, quantity, quantityText, occurredAt: periodStart + 3_600_000, periodStart, eventId: null, metadata: null };
+}
+
+const key = (d: AggregateDelta) => `${d.customerId}|${d.metricName}|${d.periodStart}|${d.sum}|${d.count}`;
+const asSet = (deltas: readonly AggregateDelta[]) => deltas.map(key).sort();
+const delta = (customerId: string, metricName: string, periodStart: number, sum: string, count: number): AggregateDelta => ({ customerId, metricName, periodStart, sum, count });
+
+describe('usage.aggregateBatch', () => {
+  const MAX = Number.MAX_SAFE_INTEGER;
+  const cases: [string, ResolvedEvent[], AggregateDelta[]][] = [
+    ['an empty batch has no groups', [], []],
+    ['one customer, metric and month is one group', [event('c1', 'calls', 3), event('c1', 'calls', 4), event('c1', 'calls', 5)], [delta('c1', 'calls', JAN, '12', 3)]],
+    ['two customers are two groups', [event('c1', 'calls', 3), event('c2', 'calls', 4), event('c1', 'calls', 1)], [delta('c1', 'calls', JAN, '4', 2), delta('c2', 'calls', JAN, '4', 1)]],
+    ['two metrics are two groups', [event('c1', 'calls', 3), event('c1', 'tokens', 400)], [delta('c1', 'calls', JAN, '3', 1), delta('c1', 'tokens', JAN, '400', 1)]],
+    ['two months are two groups', [event('c1', 'calls', 3, JAN), event('c1', 'calls', 7, FEB), event('c1', 'calls', 1, FEB)], [delta('c1', 'calls', JAN, '3', 1), delta('c1', 'calls', FEB, '8', 2)]],
+    ['decimals add exactly: 0.1 + 0.2 = 0.3', [event('c1', 'gb', 0.1), event('c1', 'gb', 0.2)], [delta('c1', 'gb', JAN, '0.3', 2)]],
+    ['an integer after a decimal stays exact', [event('c1', 'gb', 0.1), event('c1', 'gb', 2), event('c1', 'gb', 0.2)], [delta('c1', 'gb', JAN, '2.3', 3)]],
+    ['integers past 2^53 switch to decimal and stay exact', [event('c1', 'calls', MAX), event('c1', 'calls', 2)], [delta('c1', 'calls', JAN, '9007199254740993', 2)]],
+    ['the sum keeps growing exactly after the switch', [event('c1', 'calls', MAX), event('c1', 'calls', MAX), event('c1', 'calls', 1)], [delta('c1', 'calls', JAN, '18014398509481983', 3)]],
+    ['an integer above 2^53 is summed from its quantityText, as the client sent it', [event('c1', 'calls', 1e20), event('c1', 'calls', 5)], [delta('c1', 'calls', JAN, '100000000000000000005', 2)]],
+    ['a tiny quantity in exponent form is expanded', [event('c1', 'gb', 1e-9), event('c1', 'gb', 1)], [delta('c1', 'gb', JAN, '1.000000001', 2)]],
+    ['zero quantities count but add nothing', [event('c1', 'calls', 0), event('c1', 'calls', 0)], [delta('c1', 'calls', JAN, '0', 2)]],
+  ];
+  for (const [rule, events, expected] of cases) {
+    it(rule, () => assert.deepEqual(asSet(aggregateBatch(events)), asSet(expected)));
+  }
+
+  // Quantities as they arrive: small and large integers (up to and around 2^53) and decimals with
+  // up to six fraction digits, so every exact sum fits well inside 40 significant digits.
+  const quantity = fc.oneof(
+    fc.nat({ max: 1000 }),
+    fc.integer({ min: Number.MAX_SAFE_INTEGER - 1000, max: Number.MAX_SAFE_INTEGER }),
+    fc.tuple(fc.integer({ min: 0, max: 1_000_000_000 }), fc.integer({ min: 0, max: 6 })).map(([n, digits]) => n / 10 ** digits),
+  );
+  const resolvedEvent = fc
+    .tuple(fc.constantFrom('c1', 'c2', 'c3'), fc.constantFrom('calls', 'tokens'), fc.constantFrom(JAN, FEB), quantity)
+    .map(([c, m, p, q]) => event(c, m, q, p));
+  const batch = fc.array(resolvedEvent, { maxLength: 60 });
+  const groupOf = (e: ResolvedEvent | AggregateDelta) => `${e.customerId}|${e.metricName}|${e.periodStart}`;
+
+  it('property: the result does not depend on the order of the events', () => {
+    fc.assert(
+      fc.property(
+        batch.chain((events) => fc.tuple(fc.constant(events), fc.shuffledSubarray(events, { minLength: events.length, maxLength: events.length }))),
+        ([events, shuffled]) => assert.deepEqual(asSet(aggregateBatch(shuffled)), asSet(aggregateBatch(events))),
+      ),
+    );
+  });
+
+  it('property: one delta per group, and the counts add up to the number of events', () => {
+    fc.assert(
+      fc.property(batch, (events) => {
+        const deltas = aggregateBatch(events);
+        assert.equal(new Set(deltas.map(groupOf)).size, deltas.length);
+        assert.equal(new Set(events.map(groupOf)).size, deltas.length);
+        assert.equal(deltas.reduce((n, d) => n + d.count, 0), events.length);
+        for (const d of deltas) assert.equal(d.count, events.filter((e) => groupOf(e) === groupOf(d)).length);
+      }),
+    );
+  });
+
+  it('property: each group sum equals the decimal.js sum of its quantityText values', () => {
+    fc.assert(
+      fc.property(batch, (events) => {
+        for (const d of aggregateBatch(events)) {
+          const expected = events.filter((e) => groupOf(e) === groupOf(d)).reduce((s, e) => s.plus(e.quantityText), new Exact(0));
+          assert.equal(d.sum, expected.toFixed());
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,49 @@
+import { Decimal } from '../../lib/money.js';
+
+/** An accepted event, ready to store: customer resolved, period computed. */
+export interface ResolvedEvent {
+  customerId: string;
+  metricName: string;
+  quantity: number;
+  /** Exact decimal text of quantity. */
+  quantityText: string;
+  occurredAt: number;
+  periodStart: number;
+  eventId: string | null;
+  metadata: string | null;
+}
+
+export interface AggregateDelta {
+  customerId: string;
+  metricName: string;
+  periodStart: number;
+  /** Exact decimal text. */
+  sum: string;
+  count: number;
+}
+
+/**
+ * Pure: sums a batch per (customer, metric, calendar month) so the write path upserts one row
+ * per group instead of one per event. Integer quantities add as numbers while exact (below 2^53);
+ * anything else adds in decimal, so a sum is never rounded.
+ */
+export function aggregateBatch(events: readonly ResolvedEvent[]): AggregateDelta[] {
+  const groups = new Map<string, { delta: AggregateDelta; int: number; dec: InstanceType<typeof Decimal> | null }>();
+  for (const e of events) {
+    const key = `${e.customerId}\u0000${e.metricName}\u0000${e.periodStart}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { delta: { customerId: e.customerId, metricName: e.metricName, periodStart: e.periodStart, sum: '0', count: 0 }, int: 0, dec: null };
+      groups.set(key, g);
+    }
+    g.delta.count += 1;
+    if (g.dec === null && Number.isInteger(e.quantity) && Number.isSafeInteger(g.int + e.quantity)) g.int += e.quantity;
+    else g.dec = (g.dec ?? new Decimal(g.int)).plus(e.quantityText);
+  }
+  const out: AggregateDelta[] = [];
+  for (const g of groups.values()) {
+    g.delta.sum = g.dec === null ? String(g.int) : g.dec.toFixed();
+    out.push(g.delta);
+  }
+  return out;
+}

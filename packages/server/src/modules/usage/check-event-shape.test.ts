@@ -1,0 +1,194 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkEventShape, isRejection, parseIsoTimestamp, type ShapeRules } from './check-event-shape.js';
+import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, type CheckedEvent } from './usage-event.js';
+
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+const AT = 'events[3]';
+const INDEX = 3;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const BASE = { customerId: 'cus_123', metricName: 'api_calls', quantity: 1, occurredAt: '2026-01-15T11:00:00Z' } as const;
+const withFields = (fields: Record<string, unknown>) => ({ ...BASE, ...fields });
+const without = (key: keyof typeof BASE) => {
+  const copy: Record<string, unknown> = { ...BASE };
+  delete copy[key];
+  return copy;
+};
+const at = (ms: number) => withFields({ occurredAt: iso(ms) });
+const metadataWithKeys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+
+type Expect = { ok: Partial<CheckedEvent> } | { code: string; field: string };
+interface Row {
+  rule: string;
+  raw: unknown;
+  expect: Expect;
+  rules?: Partial<ShapeRules>;
+}
+
+const accepted = (ok: Partial<CheckedEvent> = {}): Expect => ({ ok });
+const refused = (code: string, field: string): Expect => ({ code, field: field ? `${AT}.${field}` : AT });
+/** Timestamp forms are about the format, not the age window. */
+const anyAge = { enforceMaxAge: false };
+
+const cases: Row[] = [
+  // Valid events and the CheckedEvent they become
+  {
+    rule: 'a minimal event is accepted: metadata and eventId are null when absent',
+    raw: BASE,
+    expect: accepted({ customerRef: 'cus_123', metricName: 'api_calls', quantity: 1, occurredAt: Date.UTC(2026, 0, 15, 11), metadata: null, eventId: null }),
+  },
+  {
+    rule: 'metadata and eventId are kept as sent',
+    raw: withFields({ metadata: { model: 'gpt', tokens: 12, cached: true, note: null }, eventId: 'evt_1' }),
+    expect: accepted({ customerRef: 'cus_123', metricName: 'api_calls', quantity: 1, metadata: { model: 'gpt', tokens: 12, cached: true, note: null }, eventId: 'evt_1' }),
+  },
+  { rule: 'metadata null is the same as no metadata', raw: withFields({ metadata: null }), expect: accepted({ metadata: null }) },
+
+  // Not an object
+  { rule: 'an array is not an event', raw: [BASE], expect: refused('INVALID_EVENT', '') },
+  { rule: 'null is not an event', raw: null, expect: refused('INVALID_EVENT', '') },
+  { rule: 'a string is not an event', raw: 'cus_123 api_calls 1', expect: refused('INVALID_EVENT', '') },
+
+  // Unknown field
+  { rule: 'an unknown field is refused and named', raw: withFields({ customer_id: 'cus_123' }), expect: refused('INVALID_EVENT', 'customer_id') },
+
+  // Required fields
+  { rule: 'customerId is required', raw: without('customerId'), expect: refused('INVALID_EVENT', 'customerId') },
+  { rule: 'metricName is required', raw: without('metricName'), expect: refused('INVALID_EVENT', 'metricName') },
+  { rule: 'quantity is required', raw: without('quantity'), expect: refused('INVALID_QUANTITY', 'quantity') },
+  { rule: 'occurredAt is required', raw: without('occurredAt'), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
+
+  // customerId
+  { rule: 'customerId must not be empty', raw: withFields({ customerId: '' }), expect: refused('INVALID_EVENT', 'customerId') },
+  { rule: 'customerId of 255 characters is accepted', raw: withFields({ customerId: 'c'.repeat(255) }), expect: accepted({ customerRef: 'c'.repeat(255) }) },
+  { rule: 'customerId of 256 characters is too long', raw: withFields({ customerId: 'c'.repeat(256) }), expect: refused('INVALID_EVENT', 'customerId') },
+  { rule: 'customerId must be a string', raw: withFields({ customerId: 42 }), expect: refused('INVALID_EVENT', 'customerId') },
+
+  // metricName
+  { rule: 'metricName must not be empty', raw: withFields({ metricName: '' }), expect: refused('INVALID_EVENT', 'metricName') },
+  { rule: 'metricName of 100 characters is accepted', raw: withFields({ metricName: 'm'.repeat(100) }), expect: accepted({ metricName: 'm'.repeat(100) }) },
+  { rule: 'metricName of 101 characters is too long', raw: withFields({ metricName: 'm'.repeat(101) }), expect: refused('INVALID_EVENT', 'metricName') },
+
+  // quantity
+  { rule: 'quantity as the string "5" is refused', raw: withFields({ quantity: '5' }), expect: refused('INVALID_QUANTITY', 'quantity') },
+  { rule: 'quantity null is refused', raw: withFields({ quantity: null }), expect: refused('INVALID_QUANTITY', 'quantity') },
+  { rule: 'quantity as a boolean is refused', raw: withFields({ quantity: true }), expect: refused('INVALID_QUANTITY', 'quantity') },
+  { rule: 'quantity Infinity is refused', raw: withFields({ quantity: Infinity }), expect: refused('INVALID_QUANTITY', 'quantity') },
+  { rule: 'quantity NaN is refused', raw: withFields({ quantity: NaN }), expect: refused('INVALID_QUANTITY', 'quantity') },
+  { rule: 'a negative quantity is refused', raw: withFields({ quantity: -1 }), expect: refused('NEGATIVE_QUANTITY', 'quantity') },
+  { rule: 'quantity -0 is accepted as zero', raw: withFields({ quantity: -0 }), expect: accepted({ quantity: 0 }) },
+  { rule: 'quantity 0 is accepted', raw: withFields({ quantity: 0 }), expect: accepted({ quantity: 0 }) },
+  { rule: 'a tiny quantity 1e-9 is accepted', raw: withFields({ quantity: 1e-9 }), expect: accepted({ quantity: 1e-9 }) },
+  { rule: 'quantity 1e15 (the largest) is accepted', raw: withFields({ quantity: 1e15 }), expect: accepted({ quantity: 1e15 }) },
+  { rule: 'quantity above 1e15 is refused', raw: withFields({ quantity: 1e15 + 2 }), expect: refused('INVALID_QUANTITY', 'quantity') },
+  { rule: 'a huge finite quantity 1e300 is refused', raw: withFields({ quantity: 1e300 }), expect: refused('INVALID_QUANTITY', 'quantity') },
+
+  // occurredAt forms
+  { rule: 'occurredAt in UTC (Z)', raw: withFields({ occurredAt: '2026-01-15T10:00:00Z' }), expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }) },
+  { rule: 'occurredAt with a +02:00 offset', raw: withFields({ occurredAt: '2026-01-15T12:00:00+02:00' }), expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }) },
+  {
+    rule: 'occurredAt with 9 fraction digits is cut to milliseconds',
+    raw: withFields({ occurredAt: '2026-01-15T10:00:00.123456789Z' }),
+    expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10, 0, 0, 123) }),
+  },
+  { rule: 'occurredAt without seconds is accepted', raw: withFields({ occurredAt: '2026-01-15T10:00Z' }), expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }) },
+  { rule: 'occurredAt without a time zone is refused', raw: withFields({ occurredAt: '2026-01-15T10:00:00' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
+  { rule: 'occurredAt as a date only is refused', raw: withFields({ occurredAt: '2026-01-15' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
+  { rule: 'occurredAt on Feb 30 is refused', raw: withFields({ occurredAt: '2026-02-30T10:00:00Z' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt'), rules: anyAge },
+  { rule: 'occurredAt on Feb 29 of a leap year is accepted', raw: withFields({ occurredAt: '2024-02-29T10:00:00Z' }), expect: accepted({ occurredAt: Date.UTC(2024, 1, 29, 10) }), rules: anyAge },
+  { rule: 'occurredAt on Feb 29 of a common year is refused', raw: withFields({ occurredAt: '2026-02-29T10:00:00Z' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt'), rules: anyAge },
+  { rule: 'occurredAt at hour 24 is refused', raw: withFields({ occurredAt: '2026-01-15T24:00:00Z' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
+  { rule: 'occurredAt as a number is refused', raw: withFields({ occurredAt: Date.UTC(2026, 0, 15, 10) }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
+
+  // Time window
+  { rule: 'occurredAt exactly 5 minutes in the future is accepted (clock skew)', raw: at(NOW + CLOCK_SKEW_MS), expect: accepted({ occurredAt: NOW + CLOCK_SKEW_MS }) },
+  { rule: 'occurredAt 5 minutes and 1 ms in the future is refused', raw: at(NOW + CLOCK_SKEW_MS + 1), expect: refused('TIMESTAMP_IN_FUTURE', 'occurredAt') },
+  { rule: 'occurredAt exactly 35 days old is accepted', raw: at(NOW - MAX_EVENT_AGE_MS), expect: accepted({ occurredAt: NOW - MAX_EVENT_AGE_MS }) },
+  { rule: 'occurredAt 35 days and 1 ms old is refused', raw: at(NOW - MAX_EVENT_AGE_MS - 1), expect: refused('TIMESTAMP_TOO_OLD', 'occurredAt') },
+  {
+    rule: 'occurredAt 35 days and 1 ms old is accepted when the age is not enforced (bulk upload)',
+    raw: at(NOW - MAX_EVENT_AGE_MS - 1),
+    expect: accepted({ occurredAt: NOW - MAX_EVENT_AGE_MS - 1 }),
+    rules: { enforceMaxAge: false },
+  },
+  { rule: 'the future is refused even when the age is not enforced', raw: at(NOW + CLOCK_SKEW_MS + 1), expect: refused('TIMESTAMP_IN_FUTURE', 'occurredAt'), rules: anyAge },
+
+  // metadata
+  { rule: `metadata with ${MAX_METADATA_KEYS} keys is accepted`, raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS) }), expect: accepted({ metadata: metadataWithKeys(MAX_METADATA_KEYS) }) },
+  { rule: `metadata with ${MAX_METADATA_KEYS + 1} keys is refused`, raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS + 1) }), expect: refused('INVALID_METADATA', 'metadata') },
+  { rule: 'a metadata key of 40 characters is accepted', raw: withFields({ metadata: { ['k'.repeat(40)]: 1 } }), expect: accepted({ metadata: { ['k'.repeat(40)]: 1 } }) },
+  { rule: 'a metadata key of 41 characters is refused', raw: withFields({ metadata: { ['k'.repeat(41)]: 1 } }), expect: refused('INVALID_METADATA', `metadata.${'k'.repeat(40)}…`) },
+  { rule: 'a metadata string of 500 characters is accepted', raw: withFields({ metadata: { note: 'x'.repeat(500) } }), expect: accepted({ metadata: { note: 'x'.repeat(500) } }) },
+  { rule: 'a metadata string of 501 characters is refused', raw: withFields({ metadata: { note: 'x'.repeat(501) } }), expect: refused('INVALID_METADATA', 'metadata.note') },
+  { rule: 'a nested object as a metadata value is refused', raw: withFields({ metadata: { nested: { a: 1 } } }), expect: refused('INVALID_METADATA', 'metadata.nested') },
+  { rule: 'an array as a metadata value is refused', raw: withFields({ metadata: { list: [1, 2] } }), expect: refused('INVALID_METADATA', 'metadata.list') },
+  { rule: 'metadata that is not an object is refused', raw: withFields({ metadata: ['a'] }), expect: refused('INVALID_METADATA', 'metadata') },
+  {
+    rule: 'null, boolean and number metadata values are accepted',
+    raw: withFields({ metadata: { a: null, b: false, c: 3.5 } }),
+    expect: accepted({ metadata: { a: null, b: false, c: 3.5 } }),
+  },
+
+  // eventId
+  { rule: 'an empty eventId is refused', raw: withFields({ eventId: '' }), expect: refused('INVALID_EVENT', 'eventId') },
+  { rule: 'an eventId of 256 characters is refused', raw: withFields({ eventId: 'e'.repeat(256) }), expect: refused('INVALID_EVENT', 'eventId') },
+  { rule: 'an eventId that is not a string is refused', raw: withFields({ eventId: 7 }), expect: refused('INVALID_EVENT', 'eventId') },
+];
+
+describe('usage.checkEventShape', () => {
+  for (const { rule, raw, expect, rules } of cases) {
+    it(rule, () => {
+      const result = checkEventShape(raw, INDEX, AT, { now: NOW, enforceMaxAge: true, ...rules });
+      if ('ok' in expect) {
+        assert.equal(isRejection(result), false, `expected acceptance, got ${JSON.stringify(result)}`);
+        const event = result as CheckedEvent;
+        for (const [key, value] of Object.entries(expect.ok)) {
+          // === so that -0 compares equal to 0; objects compare deeply.
+          if (typeof value === 'number') assert.ok(event[key as keyof CheckedEvent] === value, `${key}: ${String(event[key as keyof CheckedEvent])} !== ${value}`);
+          else assert.deepEqual(event[key as keyof CheckedEvent], value, key);
+        }
+      } else {
+        assert.equal(isRejection(result), true, `expected ${expect.code}, got ${JSON.stringify(result)}`);
+        if (!isRejection(result)) return;
+        assert.equal(result.code, expect.code);
+        assert.equal(result.field, expect.field);
+        assert.equal(result.index, INDEX);
+        assert.ok(result.message.startsWith(`${expect.field} `), `message "${result.message}" should start with "${expect.field} "`);
+      }
+    });
+  }
+
+  it('an accepted event has exactly the CheckedEvent fields', () => {
+    const result = checkEventShape(withFields({ eventId: 'evt_9' }), INDEX, AT, { now: NOW, enforceMaxAge: true });
+    assert.deepEqual(result, {
+      customerRef: 'cus_123',
+      metricName: 'api_calls',
+      quantity: 1,
+      occurredAt: Date.UTC(2026, 0, 15, 11),
+      metadata: null,
+      eventId: 'evt_9',
+    });
+  });
+});
+
+describe('usage.parseIsoTimestamp', () => {
+  const cases: [string, string, number | null][] = [
+    ['UTC with milliseconds', '2026-01-15T10:00:00.250Z', Date.UTC(2026, 0, 15, 10, 0, 0, 250)],
+    ['a negative offset moves the instant later', '2026-01-15T10:00:00-05:30', Date.UTC(2026, 0, 15, 15, 30)],
+    ['Dec 31 at 23:59:59 is the last second of the year', '2025-12-31T23:59:59Z', Date.UTC(2025, 11, 31, 23, 59, 59)],
+    ['minute 60 is refused', '2026-01-15T10:60:00Z', null],
+    ['second 60 is refused', '2026-01-15T10:00:60Z', null],
+    ['month 13 is refused', '2026-13-01T10:00:00Z', null],
+    ['day 0 is refused', '2026-01-00T10:00:00Z', null],
+    ['April 31 is refused', '2026-04-31T10:00:00Z', null],
+    ['an offset hour of 24 is refused', '2026-01-15T10:00:00+24:00', null],
+    ['an offset minute of 60 is refused', '2026-01-15T10:00:00+01:60', null],
+    ['ten fraction digits are refused', '2026-01-15T10:00:00.1234567890Z', null],
+    ['a space instead of T is refused', '2026-01-15 10:00:00Z', null],
+    ['surrounding text is refused', ' 2026-01-15T10:00:00Z', null],
+  ];
+  for (const [rule, text, expected] of cases) {
+    it(rule, () => assert.equal(parseIsoTimestamp(text), expected));
+  }
+});

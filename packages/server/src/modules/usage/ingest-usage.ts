@@ -1,0 +1,64 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
+import { aggregateBatch, type ResolvedEvent } from './aggregate-batch.js';
+import { recordLimitAlerts } from './record-limit-alerts.js';
+import { addToAggregates, claimEventIds, insertEvents } from './usage.repository.js';
+import type { EventRejection } from './usage-event.js';
+
+export interface IngestOptions {
+  source: 'api' | 'upload';
+  /** The API refuses events older than 35 days; the historical upload does not. */
+  enforceMaxAge: boolean;
+  /** How a rejection names an event: `events[3]` in a batch, `body` for a single event. */
+  at: (index: number) => string;
+}
+
+export interface IngestOutcome {
+  accepted: number;
+  duplicates: number;
+}
+
+/** Per-event ids seen earlier in this batch or within 24 hours are duplicates: skipped, counted. */
+async function dropDuplicates(deps: Deps, ctx: OperationContext, events: ResolvedEvent[]): Promise<ResolvedEvent[]> {
+  const ids = events.filter((e) => e.eventId !== null).map((e) => e.eventId as string);
+  if (ids.length === 0) return events;
+  const claimed = await claimEventIds(deps.db, ctx, [...new Set(ids)], deps.clock.now(), IDEMPOTENCY_WINDOW_MS);
+  return events.filter((e) => {
+    if (e.eventId === null) return true;
+    if (!claimed.has(e.eventId)) return false;
+    claimed.delete(e.eventId); // a second event with this id in the same batch is a duplicate too
+    return true;
+  });
+}
+
+/** Thrown when any event is rejected: the batch is refused whole and nothing is written. */
+export function rejectedBatch(rejected: EventRejection[]): AppError {
+  const n = rejected.length;
+  return new AppError('VALIDATION_FAILED', `${n} event${n === 1 ? ' was' : 's were'} rejected; nothing was stored.`, {
+    details: rejected.map((r) => ({ code: r.code, message: r.message, field: r.field, index: r.index })),
+  });
+}
+
+/**
+ * Writes checked events inside the caller's transaction (deps.db is one): skips duplicates by
+ * eventId, appends the events, adds them to the per-month aggregates, records ALERT crossings and
+ * one audit event. The caller commits, and answers only after.
+ */
+export async function writeUsage(deps: Deps, ctx: OperationContext, resolved: ResolvedEvent[], source: IngestOptions['source']): Promise<IngestOutcome> {
+  const now = deps.clock.now();
+  const fresh = await dropDuplicates(deps, ctx, resolved);
+  await insertEvents(deps.db, deps.sqlite, ctx, fresh, now, source);
+  const deltas = aggregateBatch(fresh);
+  await addToAggregates(deps.db, deps.dialect, ctx, deltas, now);
+  await recordLimitAlerts(deps, ctx, deltas);
+  const outcome = { accepted: fresh.length, duplicates: resolved.length - fresh.length };
+  await recordAudit(deps.db, deps, ctx, {
+    eventType: 'usage.batch_ingested',
+    targetType: 'usage',
+    payload: { ...outcome, source },
+  });
+  return outcome;
+}

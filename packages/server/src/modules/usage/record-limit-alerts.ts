@@ -1,0 +1,61 @@
+import type { Deps } from '../../deps.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { toIso } from '../../lib/clock.js';
+import { Decimal } from '../../lib/money.js';
+import { monthStartsOverlapping } from '../../lib/periods.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import { periodAt, type UsageLimit } from '../subscriptions/subscription.js';
+import type { BillingPeriod } from '../../lib/periods.js';
+import type { AggregateDelta } from './aggregate-batch.js';
+import { readCustomerAggregates } from './usage.repository.js';
+
+/**
+ * ALERT limits allow usage past them and warn once per period: the batch that takes a period's
+ * usage from at most the limit to above it writes one WARN audit event, in the same transaction.
+ * Usage only grows, so each limit crosses at most once per period, and entitlement checks stay
+ * read-only.
+ */
+export async function recordLimitAlerts(deps: Deps, ctx: OperationContext, deltas: readonly AggregateDelta[]): Promise<number> {
+  const customerIds = [...new Set(deltas.map((d) => d.customerId))];
+  if (customerIds.length === 0) return 0;
+  const subs = await deps.db
+    .selectFrom('subscriptions')
+    .select(['id', 'customerId', 'usageLimits', 'currentPeriodStart', 'currentPeriodEnd', 'billingPeriod'])
+    .$call(forTenant(ctx))
+    .where('customerId', 'in', customerIds)
+    .where('status', '=', 'ACTIVE')
+    .where('usageLimits', 'like', '%ALERT%')
+    .execute();
+  let recorded = 0;
+  for (const sub of subs) {
+    const limits = (JSON.parse(sub.usageLimits) as UsageLimit[]).filter((l) => l.enforcement === 'ALERT');
+    const period = periodAt({ ...sub, billingPeriod: sub.billingPeriod as BillingPeriod }, deps.clock.now());
+    const months = new Set(monthStartsOverlapping(period.start, period.end));
+    for (const limit of limits) {
+      const inPeriod = deltas.filter((d) => d.customerId === sub.customerId && d.metricName === limit.metricName && months.has(d.periodStart));
+      if (inPeriod.length === 0) continue;
+      const added = inPeriod.reduce((acc, d) => acc.plus(d.sum), new Decimal(0));
+      const rows = await readCustomerAggregates(deps.db, ctx, sub.customerId, [...months]);
+      const after = rows.filter((r) => r.metricName === limit.metricName).reduce((acc, r) => acc.plus(r.quantitySum), new Decimal(0));
+      const before = after.minus(added);
+      if (before.lte(limit.limit) && after.gt(limit.limit)) {
+        await recordAudit(deps.db, deps, ctx, {
+          eventType: 'usage.limit_alert',
+          severity: 'WARN',
+          targetType: 'subscription',
+          targetId: sub.id,
+          payload: {
+            metricName: limit.metricName,
+            limit: limit.limit,
+            usage: after.toFixed(),
+            periodStart: toIso(period.start),
+            periodEnd: toIso(period.end),
+          },
+        });
+        recorded += 1;
+      }
+    }
+  }
+  return recorded;
+}

@@ -1,0 +1,75 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { backend, createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
+import { createMetric } from '../metrics/create-metric.js';
+
+// The embedded default writes usage on a writer thread with its own connection to the file; these
+// tests run the ingestion rules through that path (the rest of the suite uses SQLite in memory).
+const skip = backend === 'sqlite' ? false : 'the writer thread serves the SQLite file only (this is the PostgreSQL pass)';
+
+let t: TestApp;
+let ws: TenantHandle;
+let api: Client;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('usage through the SQLite writer thread', { skip }, () => {
+  before(async () => {
+    t = await createTestApp({ sqliteFile: true });
+    ws = await t.seed.workspace();
+    api = t.seed.client(ws.test.secretKey);
+    await createMetric(t.deps, ws.test.ctx, { name: 'api_calls' });
+  });
+  after(() => t.close());
+
+  const ev = (customerId: string, over: Record<string, unknown> = {}) => ({
+    customerId,
+    metricName: 'api_calls',
+    quantity: 2,
+    occurredAt: iso(t.clock.now() - 1000),
+    ...over,
+  });
+  const stored = async (customerId: string) =>
+    (await t.deps.db.selectFrom('usageEvents').select('seq').where('customerId', '=', customerId).execute()).length;
+
+  it('200 after the writer thread committed: events and aggregates are readable at once', async () => {
+    const c = await t.seed.customer(ws.test);
+    const res = await api.post('/v1/ingest/batch', { events: Array.from({ length: 1000 }, () => ev(c.id)) });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.accepted, 1000);
+    assert.equal(await stored(c.id), 1000);
+    const agg = await t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', c.id).executeTakeFirstOrThrow();
+    assert.equal(agg.quantitySum, '2000');
+    const audit = await t.deps.db.selectFrom('auditEvents').selectAll().where('eventType', '=', 'usage.batch_ingested').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    assert.equal(audit.createdAt, t.clock.now(), 'the thread writes at the caller’s clock');
+  });
+
+  it('concurrent batches with one X-Idempotency-Key ingest once; another body under it gets 422', async () => {
+    const c = await t.seed.customer(ws.test);
+    const body = { events: [ev(c.id)] };
+    const res = await Promise.all(Array.from({ length: 6 }, () => api.post('/v1/ingest/batch', body, { 'x-idempotency-key': 'thread-1' })));
+    assert.ok(res.every((r) => r.status === 200 || r.status === 503), res.map((r) => r.status).join(','));
+    assert.equal(await stored(c.id), 1);
+    const other = await api.post('/v1/ingest/batch', { events: [ev(c.id, { quantity: 3 })] }, { 'x-idempotency-key': 'thread-1' });
+    assert.equal(other.status, 422);
+    assert.equal(other.body.errors[0].code, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('eventIds are deduplicated across batches', async () => {
+    const c = await t.seed.customer(ws.test);
+    await api.post('/v1/ingest/batch', { events: [ev(c.id, { eventId: 'x1' })] });
+    const again = await api.post('/v1/ingest/batch', { events: [ev(c.id, { eventId: 'x1' }), ev(c.id, { eventId: 'x2' })] });
+    assert.deepEqual([again.body.accepted, again.body.duplicates], [1, 1]);
+    assert.equal(await stored(c.id), 2);
+  });
+
+  it('the main connection keeps working (creates, reads) while the thread writes', async () => {
+    const c = await t.seed.customer(ws.test);
+    const writes = Array.from({ length: 5 }, () => api.post('/v1/ingest/batch', { events: Array.from({ length: 500 }, () => ev(c.id)) }));
+    const created = await api.post('/api/v1/customers', { name: 'during writes' });
+    const results = await Promise.all(writes);
+    assert.equal(created.status, 200);
+    const ok = results.filter((r) => r.status === 200).length;
+    assert.equal(await stored(c.id), ok * 500);
+  });
+});

@@ -1,0 +1,48 @@
+// The writer thread behind createSqliteWorkerWriter: its own SQLite connection, the same
+// writeUsage and runIdempotent as the main thread, its own group commits.
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import { openDatabase } from '../../db/database.js';
+import { GroupCommitter } from '../../db/group-commit.js';
+import { FrozenClock } from '../../lib/clock.js';
+import { createIdGenerator } from '../../lib/ids.js';
+import { AppError } from '../../lib/errors.js';
+import type { Deps } from '../../deps.js';
+import type { WorkerReply, WorkerRequest } from './sqlite-usage-writer.js';
+import { runWriteJob } from './usage-writer.js';
+
+const opened = openDatabase({ databaseUrl: null, sqlitePath: (workerData as { file: string }).file });
+// Each job runs at the instant its request was made on the main thread (which may be a test's
+// frozen clock), so audit rows and idempotency windows read the same time there and here.
+const clock = new FrozenClock(Date.now());
+const writer = new GroupCommitter(opened.db);
+// Only what the write path touches; the rest of Deps belongs to the main thread.
+const deps = {
+  db: opened.db,
+  dialect: 'sqlite',
+  sqlite: opened.sqlite,
+  clock,
+  ids: createIdGenerator(clock),
+  log: pino({ level: 'warn' }),
+  writer,
+  async invalidateCredentials() {},
+} as unknown as Deps;
+
+function replyError(id: number, err: unknown): WorkerReply {
+  if (err instanceof AppError) {
+    return { id, ok: false, error: { app: true, code: err.code, message: err.message, details: err.details, headers: err.headers } };
+  }
+  return { id, ok: false, error: { app: false, message: err instanceof Error ? err.message : String(err) } };
+}
+
+parentPort!.on('message', (req: WorkerRequest) => {
+  writer
+    .run((trx) => {
+      clock.set(req.now);
+      return runWriteJob({ ...deps, db: trx }, req.job);
+    })
+    .then(
+      (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),
+      (err) => parentPort!.postMessage(replyError(req.id, err)),
+    );
+});

@@ -1,0 +1,108 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
+import { createMetric } from '../metrics/create-metric.js';
+
+let t: TestApp;
+let ws: TenantHandle;
+let api: Client;
+let a: string;
+let b: string;
+
+before(async () => {
+  t = await createTestApp();
+  t.clock.set(Date.UTC(2026, 1, 10, 12)); // February 10th
+  ws = await t.seed.workspace();
+  api = t.seed.client(ws.test.secretKey);
+  for (const name of ['api_calls', 'revenue']) await createMetric(t.deps, ws.test.ctx, { name });
+  a = (await t.seed.customer(ws.test, { externalId: 'a-corp' })).id;
+  b = (await t.seed.customer(ws.test)).id;
+  const e = (customerId: string, metricName: string, quantity: number, occurredAt: string, metadata?: Record<string, unknown>) => ({
+    customerId,
+    metricName,
+    quantity,
+    occurredAt,
+    ...(metadata ? { metadata } : {}),
+  });
+  const res = await api.post('/v1/ingest/batch', {
+    events: [
+      e(a, 'api_calls', 1, '2026-01-20T10:00:00Z', { method: 'GET' }),
+      e(a, 'api_calls', 1, '2026-02-01T10:00:00Z', { method: 'GET' }),
+      e(a, 'api_calls', 1, '2026-02-02T10:00:00Z', { method: 'POST' }),
+      e(a, 'api_calls', 1, '2026-02-03T10:00:00Z'),
+      e(a, 'revenue', 19.99, '2026-02-03T10:00:00Z', { method: 'POST' }),
+      e(a, 'revenue', 0.01, '2026-02-04T10:00:00Z', { method: 'POST' }),
+      e(b, 'api_calls', 7, '2026-02-05T10:00:00Z', { method: 'GET' }),
+    ],
+  });
+  assert.equal(res.status, 200);
+});
+after(() => t.close());
+
+const rows = (res: { body: { data: Array<Record<string, unknown>> } }) =>
+  res.body.data.map((r) => [r.customerId === a ? 'a' : 'b', r.metricName, String(r.periodStart).slice(0, 7), r.groupValue, r.sum, r.count]);
+
+describe('GET /api/v1/usage', () => {
+  it('200 sums per customer, metric and month for the current month by default, exactly', async () => {
+    const res = await api.get('/api/v1/usage');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.object, 'list');
+    const got = rows(res).map((r) => [r[0], r[1], r[2], Number(r[4]) === Number(r[4]) ? String(Number(r[4])) : r[4], r[5]]);
+    assert.deepEqual(
+      got.sort(),
+      [
+        ['a', 'api_calls', '2026-02', '3', 3],
+        ['a', 'revenue', '2026-02', '20', 2],
+        ['b', 'api_calls', '2026-02', '7', 1],
+      ].sort(),
+    );
+  });
+
+  it('200 covers every month of from..to and filters by customer (externalId) and metric', async () => {
+    const res = await api.get('/api/v1/usage?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&customerId=a-corp&metricName=api_calls');
+    assert.deepEqual(rows(res).map((r) => [r[2], r[5]]), [
+      ['2026-01', 1],
+      ['2026-02', 3],
+    ]);
+    assert.equal(res.body.data[0].periodEnd, '2026-02-01T00:00:00.000Z');
+  });
+
+  it('200 splits by a metadata key with groupBy, exact sums, null for events without it', async () => {
+    const res = await api.get('/api/v1/usage?customerId=a-corp&groupBy=method');
+    const got = res.body.data.map((r: Record<string, unknown>) => [r.metricName, r.groupValue, Number(r.sum), r.count]);
+    assert.deepEqual(got.sort(), [
+      ['api_calls', 'GET', 1, 1],
+      ['api_calls', 'POST', 1, 1],
+      ['api_calls', null, 1, 1],
+      ['revenue', 'POST', 20, 2],
+    ].sort());
+    const revenue = res.body.data.find((r: Record<string, unknown>) => r.metricName === 'revenue');
+    assert.match(revenue.sum, /^20(\.0+)?$/, 'no float error such as 19.999999999');
+  });
+
+  it('200 pages with limit and startingAfter, each row once', async () => {
+    const first = await api.get('/api/v1/usage?limit=2');
+    assert.equal(first.body.data.length, 2);
+    assert.equal(first.body.hasMore, true);
+    const second = await api.get(`/api/v1/usage?limit=2&startingAfter=${first.body.data[1].id}`);
+    assert.equal(second.body.data.length, 1);
+    assert.equal(second.body.hasMore, false);
+    const ids = [...first.body.data, ...second.body.data].map((r: { id: string }) => r.id);
+    assert.equal(new Set(ids).size, 3);
+  });
+
+  it('400 for a groupBy key outside [A-Za-z0-9_-], a bad cursor, or to before from', async () => {
+    assert.equal((await api.get('/api/v1/usage?groupBy=a.b')).status, 400);
+    assert.equal((await api.get("/api/v1/usage?groupBy=x')--")).status, 400);
+    assert.equal((await api.get('/api/v1/usage?startingAfter=nonsense')).status, 400);
+    assert.equal((await api.get('/api/v1/usage?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z')).status, 400);
+  });
+
+  it('404 for an unknown customer; another workspace sees none of it', async () => {
+    assert.equal((await api.get('/api/v1/usage?customerId=ghost')).status, 404);
+    const other = await t.seed.workspace();
+    const res = await t.seed.client(other.test.secretKey).get('/api/v1/usage');
+    assert.deepEqual(res.body.data, []);
+  });
+});

@@ -1,0 +1,62 @@
+import type { Static } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { GroupCommitter } from '../../db/group-commit.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import { runIdempotent, type IdempotentOutcome } from '../idempotency/run-idempotent.js';
+import type { ResolvedEvent } from './aggregate-batch.js';
+import { writeUsage } from './ingest-usage.js';
+import type { IngestResultSchema } from './usage-event.js';
+
+export type IngestResult = Static<typeof IngestResultSchema>;
+
+/** One checked batch to store: everything the write needs, so it can run on another thread. */
+export interface UsageWriteJob {
+  ctx: OperationContext;
+  events: ResolvedEvent[];
+  source: 'api' | 'upload';
+  /** The request's X-Idempotency-Key (namespaced) and the fingerprint of its body, if it sent one. */
+  idempotency: { key: string; fingerprint: string; method: string; route: string } | null;
+}
+
+/**
+ * Where checked usage is written. The result settles only after the commit. Implementations
+ * share writeUsage and runIdempotent; they differ in where and how transactions are grouped.
+ */
+export interface UsageWriter {
+  write(job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>>;
+  close(): Promise<void>;
+}
+
+/** One job inside an open transaction (txDeps.db is one), under its idempotency key if it has one. */
+export function runWriteJob(txDeps: Deps, job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>> {
+  return runIdempotent(
+    txDeps,
+    {
+      workspaceId: job.ctx.workspaceId,
+      environment: job.ctx.environment,
+      key: job.idempotency?.key,
+      method: job.idempotency?.method ?? 'POST',
+      route: job.idempotency?.route ?? '',
+      body: null,
+      fingerprint: job.idempotency?.fingerprint ?? '',
+    },
+    async (tx): Promise<IngestResult> => {
+      const r = await writeUsage(tx, job.ctx, job.events, job.source);
+      return { object: 'ingest_result', environment: job.ctx.environment, ...r, rejected: [], idempotentReplay: false };
+    },
+  );
+}
+
+/**
+ * In this process, through group committers: PostgreSQL, and SQLite in memory (tests). On
+ * PostgreSQL several lanes, each its own connection and transactions, let the server work on
+ * batches in parallel; aggregates are upserted in key order, so two lanes never deadlock.
+ */
+export function createInProcessUsageWriter(deps: Deps, lanes = 1): UsageWriter {
+  const committers = [deps.writer, ...Array.from({ length: lanes - 1 }, () => new GroupCommitter(deps.db))];
+  let next = 0;
+  return {
+    write: (job) => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job)),
+    async close() {},
+  };
+}

@@ -1,0 +1,197 @@
+import { sql } from 'kysely';
+import type SQLite from 'better-sqlite3';
+import type { Db, DialectName } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import type { AggregateDelta, ResolvedEvent } from './aggregate-batch.js';
+
+/**
+ * The usage event table is the one that grows; every read and write of it goes through this file,
+ * so its storage can change (partitions, a columnar store) without touching anything else.
+ */
+
+/** Maps each reference (a cus_ id or an externalId) to the customer's id; unknown ones are absent. */
+export async function resolveCustomerRefs(db: Db, tenant: Tenant, refs: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (refs.length === 0) return out;
+  const rows = await db
+    .selectFrom('customers')
+    .select(['id', 'externalId'])
+    .$call(forTenant(tenant))
+    .where((eb) => eb.or([eb('id', 'in', refs), eb('externalId', 'in', refs)]))
+    .execute();
+  // An id match wins over an externalId that happens to look like an id.
+  for (const r of rows) if (r.externalId !== null) out.set(r.externalId, r.id);
+  for (const r of rows) out.set(r.id, r.id);
+  return out;
+}
+
+export async function findMetricNames(db: Db, tenant: Tenant, names: string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('name', 'in', names).execute();
+  return new Set(rows.map((r) => r.name));
+}
+
+export async function listMetricNames(db: Db, tenant: Tenant): Promise<string[]> {
+  return (await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).execute()).map((r) => r.name);
+}
+
+/**
+ * Claims per-event ids for 24 hours in the idempotency table (not a unique index on the event
+ * table, which would halve the insert rate). Returns the ids claimed now; the others were seen
+ * within the window. A claim older than the window is taken over.
+ */
+export async function claimEventIds(db: Db, tenant: Tenant, eventIds: string[], now: number, windowMs: number): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  eventIds = [...eventIds].sort(); // one lock order for every writer (see addToAggregates)
+  const claimed = new Set<string>();
+  // 7 parameters a row; stay well inside both dialects' parameter limits.
+  for (let i = 0; i < eventIds.length; i += 1000) {
+    const chunk = eventIds.slice(i, i + 1000);
+    const rows = await db
+      .insertInto('idempotencyKeys')
+      .values(
+        chunk.map((id) => ({
+          workspaceId: tenant.workspaceId,
+          environment: tenant.environment,
+          key: `event:${id}`,
+          fingerprint: '',
+          responseStatus: 200,
+          responseBody: '',
+          createdAt: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['workspaceId', 'environment', 'key'])
+          .doUpdateSet({ createdAt: now })
+          .where('idempotencyKeys.createdAt', '<=', now - windowMs),
+      )
+      .returning('key')
+      .execute();
+    for (const r of rows) claimed.add(r.key.slice('event:'.length));
+  }
+  return claimed;
+}
+
+const EVENT_COLUMNS =
+  '(workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, event_id, metadata, source)';
+/** Rows per statement: one call binds 64 rows (704 parameters), far cheaper than 64 calls. */
+const ROWS_PER_STATEMENT = 64;
+const statements = new WeakMap<SQLite.Database, Map<number, SQLite.Statement>>();
+
+function insertStatement(sqlite: SQLite.Database, rows: number): SQLite.Statement {
+  let bySize = statements.get(sqlite);
+  if (!bySize) statements.set(sqlite, (bySize = new Map()));
+  let stmt = bySize.get(rows);
+  if (!stmt) {
+    const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    stmt = sqlite.prepare(`insert into usage_events ${EVENT_COLUMNS} values ${values}`);
+    bySize.set(rows, stmt);
+  }
+  return stmt;
+}
+
+/**
+ * Appends events. On SQLite prepared statements of 64 rows run on the raw handle, inside the
+ * caller's transaction (Kysely holds the one connection for it); on PostgreSQL one statement
+ * inserts the whole batch from arrays. Both are far faster than a generic multi-row insert.
+ */
+export async function insertEvents(
+  db: Db,
+  sqlite: SQLite.Database | null,
+  tenant: Tenant,
+  events: readonly ResolvedEvent[],
+  receivedAt: number,
+  source: string,
+): Promise<void> {
+  if (events.length === 0) return;
+  if (sqlite) {
+    if (!db.isTransaction) throw new Error('insertEvents on SQLite must run inside a transaction');
+    const { workspaceId, environment } = tenant;
+    for (let i = 0; i < events.length; i += ROWS_PER_STATEMENT) {
+      const chunk = events.slice(i, i + ROWS_PER_STATEMENT);
+      const params: unknown[] = [];
+      for (const e of chunk) {
+        params.push(workspaceId, environment, e.customerId, e.metricName, e.quantityText, e.occurredAt, e.periodStart, receivedAt, e.eventId, e.metadata, source);
+      }
+      insertStatement(sqlite, chunk.length).run(params);
+    }
+    return;
+  }
+  await sql`insert into usage_events
+      (workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, event_id, metadata, source)
+    select ${tenant.workspaceId}, ${tenant.environment}, c, m, q, o, p, ${receivedAt}::bigint, e, md, ${source}
+    from unnest(${events.map((e) => e.customerId)}::text[], ${events.map((e) => e.metricName)}::text[],
+      ${events.map((e) => e.quantityText)}::text[], ${events.map((e) => e.occurredAt)}::bigint[],
+      ${events.map((e) => e.periodStart)}::bigint[], ${events.map((e) => e.eventId)}::text[],
+      ${events.map((e) => e.metadata)}::text[]) as t(c, m, q, o, p, e, md)`.execute(db);
+}
+
+/**
+ * Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float), and returns
+ * each group's sum after the change.
+ */
+export async function addToAggregates(
+  db: Db,
+  dialect: DialectName,
+  tenant: Tenant,
+  deltas: readonly AggregateDelta[],
+  now: number,
+): Promise<Array<AggregateDelta & { total: string }>> {
+  if (deltas.length === 0) return [];
+  // In primary-key order: concurrent transactions then lock the same rows in the same order and
+  // cannot deadlock (PostgreSQL runs several writer lanes).
+  const ordered = [...deltas].sort(
+    (a, b) => (a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1 : a.periodStart - b.periodStart || (a.metricName < b.metricName ? -1 : a.metricName > b.metricName ? 1 : 0)),
+  );
+  const exactSum =
+    dialect === 'sqlite'
+      ? sql<string>`dec_add(usage_aggregates.quantity_sum, excluded.quantity_sum)`
+      : sql<string>`(usage_aggregates.quantity_sum::numeric + excluded.quantity_sum::numeric)::text`;
+  const rows = await db
+    .insertInto('usageAggregates')
+    .values(
+      ordered.map((d) => ({
+        workspaceId: tenant.workspaceId,
+        environment: tenant.environment,
+        customerId: d.customerId,
+        metricName: d.metricName,
+        periodStart: d.periodStart,
+        quantitySum: d.sum,
+        eventCount: d.count,
+        updatedAt: now,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['workspaceId', 'environment', 'customerId', 'periodStart', 'metricName']).doUpdateSet({
+        quantitySum: exactSum,
+        eventCount: sql<number>`usage_aggregates.event_count + excluded.event_count`,
+        updatedAt: now,
+      }),
+    )
+    .returning(['customerId', 'metricName', 'periodStart', 'quantitySum'])
+    .execute();
+  const totals = new Map(rows.map((r) => [`${r.customerId}\u0000${r.metricName}\u0000${r.periodStart}`, r.quantitySum]));
+  return deltas.map((d) => ({ ...d, total: totals.get(`${d.customerId}\u0000${d.metricName}\u0000${d.periodStart}`) ?? d.sum }));
+}
+
+export interface AggregateRow {
+  customerId: string;
+  metricName: string;
+  periodStart: number;
+  quantitySum: string;
+  eventCount: number;
+}
+
+/** A customer's aggregates for the given months (a period is a handful of rows). */
+export async function readCustomerAggregates(db: Db, tenant: Tenant, customerId: string, months: number[]): Promise<AggregateRow[]> {
+  if (months.length === 0) return [];
+  return db
+    .selectFrom('usageAggregates')
+    .select(['customerId', 'metricName', 'periodStart', 'quantitySum', 'eventCount'])
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('periodStart', 'in', months)
+    .execute();
+}

@@ -1,0 +1,281 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { Client, EnvHandle, TenantHandle } from '../../../test/helpers/seed.js';
+import { createMetric } from '../metrics/create-metric.js';
+
+let t: TestApp;
+let ws: TenantHandle;
+let api: Client;
+let customerId: string;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const ev = (over: Record<string, unknown> = {}) => ({
+  customerId,
+  metricName: 'api_calls',
+  quantity: 1,
+  occurredAt: iso(t.clock.now() - 60_000),
+  ...over,
+});
+
+async function metrics(env: EnvHandle, ...names: string[]) {
+  for (const name of names) await createMetric(t.deps, env.ctx, { name });
+}
+
+const aggregates = (cid: string) =>
+  t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', cid).orderBy('metricName').execute();
+const eventCount = async (cid: string) =>
+  Number((await t.deps.db.selectFrom('usageEvents').select((eb) => eb.fn.countAll<number>().as('n')).where('customerId', '=', cid).executeTakeFirstOrThrow()).n);
+
+before(async () => {
+  t = await createTestApp();
+  ws = await t.seed.workspace();
+  api = t.seed.client(ws.test.secretKey);
+  await metrics(ws.test, 'api_calls', 'tokens', 'revenue');
+  customerId = (await t.seed.customer(ws.test, { externalId: 'acme' })).id;
+});
+after(() => t.close());
+
+describe('POST /v1/ingest/batch', () => {
+  it('200 stores 1,000 events once, after the commit, and sums them per customer, metric and month', async () => {
+    const c = await t.seed.customer(ws.test);
+    const events = Array.from({ length: 1000 }, (_, i) => ev({ customerId: c.id, quantity: i % 2 === 0 ? 1 : 2 }));
+    const res = await api.post('/v1/ingest/batch', { events });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { object: 'ingest_result', environment: 'test', accepted: 1000, duplicates: 0, rejected: [], idempotentReplay: false });
+    assert.equal(await eventCount(c.id), 1000);
+    const [agg] = await aggregates(c.id);
+    assert.equal(agg?.quantitySum, '1500');
+    assert.equal(agg?.eventCount, 1000);
+    assert.equal(agg?.periodStart, Date.UTC(2026, 0, 1));
+  });
+
+  it('200 accepts the customer by its externalId and keeps decimal quantities exact', async () => {
+    const c = await t.seed.customer(ws.test, { externalId: 'decimal-co' });
+    const res = await api.post('/v1/ingest/batch', {
+      events: [ev({ customerId: 'decimal-co', metricName: 'revenue', quantity: 0.1 }), ev({ customerId: 'decimal-co', metricName: 'revenue', quantity: 0.2 })],
+    });
+    assert.equal(res.status, 200);
+    await api.post('/v1/ingest/batch', { events: [ev({ customerId: c.id, metricName: 'revenue', quantity: 0.7 })] });
+    const [agg] = await aggregates(c.id);
+    assert.equal(agg?.quantitySum === '1' || agg?.quantitySum === '1.0', true, `sum is exactly 1, got ${agg?.quantitySum}`);
+  });
+
+  it('200 lands a late event in the month it occurred in, not the month it arrived', async () => {
+    const c = await t.seed.customer(ws.test);
+    t.clock.set(Date.UTC(2026, 1, 3, 12)); // February 3rd
+    const res = await api.post('/v1/ingest/batch', { events: [ev({ customerId: c.id, occurredAt: '2026-01-31T23:59:59Z' }), ev({ customerId: c.id })] });
+    assert.equal(res.status, 200);
+    const rows = await aggregates(c.id);
+    assert.deepEqual(rows.map((r) => [new Date(r.periodStart).toISOString(), r.quantitySum]).sort(), [
+      ['2026-01-01T00:00:00.000Z', '1'],
+      ['2026-02-01T00:00:00.000Z', '1'],
+    ]);
+  });
+
+  it('200 skips events whose eventId was seen in the last 24 hours, and repeats within the batch', async () => {
+    const c = await t.seed.customer(ws.test);
+    const first = await api.post('/v1/ingest/batch', { events: [ev({ customerId: c.id, eventId: 'e-1' }), ev({ customerId: c.id, eventId: 'e-2' })] });
+    assert.equal(first.body.accepted, 2);
+    const retry = await api.post('/v1/ingest/batch', {
+      events: [ev({ customerId: c.id, eventId: 'e-1' }), ev({ customerId: c.id, eventId: 'e-3' }), ev({ customerId: c.id, eventId: 'e-3' })],
+    });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.body.accepted, 1);
+    assert.equal(retry.body.duplicates, 2);
+    assert.equal(await eventCount(c.id), 3);
+    t.clock.advance(24 * 60 * 60 * 1000 + 1);
+    const dayLater = await api.post('/v1/ingest/batch', { events: [ev({ customerId: c.id, eventId: 'e-1' })] });
+    assert.equal(dayLater.body.accepted, 1, 'an id older than 24 hours is new again');
+  });
+
+  it('200 replays the first response for the same X-Idempotency-Key and body, ingesting nothing twice', async () => {
+    const c = await t.seed.customer(ws.test);
+    const body = { events: [ev({ customerId: c.id, quantity: 5 })] };
+    const headers = { 'x-idempotency-key': 'batch-1' };
+    const first = await api.post('/v1/ingest/batch', body, headers);
+    const second = await api.post('/v1/ingest/batch', body, headers);
+    assert.equal(first.status, 200);
+    assert.equal(second.status, 200);
+    assert.equal(second.body.accepted, 1);
+    assert.equal(second.body.idempotentReplay, true);
+    assert.equal(second.headers['idempotent-replayed'], undefined);
+    assert.equal(await eventCount(c.id), 1);
+  });
+
+  it('200 for concurrent requests with one X-Idempotency-Key: they never both ingest', async () => {
+    const c = await t.seed.customer(ws.test);
+    const body = { events: [ev({ customerId: c.id })] };
+    const responses = await Promise.all(Array.from({ length: 8 }, () => api.post('/v1/ingest/batch', body, { 'x-idempotency-key': 'race-1' })));
+    assert.ok(responses.every((r) => r.status === 200 || r.status === 503), responses.map((r) => r.status).join(','));
+    assert.equal(await eventCount(c.id), 1);
+  });
+
+  it('422 IDEMPOTENCY_KEY_REUSED for the same X-Idempotency-Key with another body', async () => {
+    await api.post('/v1/ingest/batch', { events: [ev({ quantity: 1 })] }, { 'x-idempotency-key': 'batch-2' });
+    const res = await api.post('/v1/ingest/batch', { events: [ev({ quantity: 2 })] }, { 'x-idempotency-key': 'batch-2' });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.errors[0].code, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
+  const rejections: Array<[string, Record<string, unknown>, string, string]> = [
+    ['an unknown customer', { customerId: 'nobody' }, 'UNKNOWN_CUSTOMER', 'customerId'],
+    ['a misspelt metric name', { metricName: 'API_Calls' }, 'UNKNOWN_METRIC', 'metricName'],
+    ['a quantity sent as a string', { quantity: '5' }, 'INVALID_QUANTITY', 'quantity'],
+    ['a negative quantity', { quantity: -1 }, 'NEGATIVE_QUANTITY', 'quantity'],
+    ['a quantity that is not finite', { quantity: '__INF__' }, 'INVALID_QUANTITY', 'quantity'],
+    ['a timestamp that is not ISO 8601', { occurredAt: '15/01/2026' }, 'INVALID_TIMESTAMP', 'occurredAt'],
+    ['a timestamp without a time zone', { occurredAt: '2026-01-15T10:00:00' }, 'INVALID_TIMESTAMP', 'occurredAt'],
+    ['a date that does not exist', { occurredAt: '2026-02-30T10:00:00Z' }, 'INVALID_TIMESTAMP', 'occurredAt'],
+    ['a timestamp 6 minutes in the future', { occurredAt: '__FUTURE__' }, 'TIMESTAMP_IN_FUTURE', 'occurredAt'],
+    ['a timestamp 36 days old', { occurredAt: '__OLD__' }, 'TIMESTAMP_TOO_OLD', 'occurredAt'],
+    ['an unknown field', { cost: 3 }, 'INVALID_EVENT', 'cost'],
+    ['a missing customerId', { customerId: undefined }, 'INVALID_EVENT', 'customerId'],
+    ['metadata that is not an object', { metadata: 'x' }, 'INVALID_METADATA', 'metadata'],
+    ['a metadata value that is an object', { metadata: { nested: { a: 1 } } }, 'INVALID_METADATA', 'metadata.nested'],
+  ];
+  for (const [what, over, code, field] of rejections) {
+    it(`400 names ${what} by index (${code}) and stores nothing of the batch`, async () => {
+      const c = await t.seed.customer(ws.test);
+      const bad: Record<string, unknown> = ev({ customerId: c.id, ...over });
+      if (over.quantity === '__INF__') bad.quantity = 0;
+      if (over.occurredAt === '__FUTURE__') bad.occurredAt = iso(t.clock.now() + 6 * 60_000);
+      if (over.occurredAt === '__OLD__') bad.occurredAt = iso(t.clock.now() - 36 * 24 * 3600_000);
+      let payload = JSON.stringify({ events: [ev({ customerId: c.id }), ev({ customerId: c.id }), bad] });
+      if (over.quantity === '__INF__') {
+        // JSON has no Infinity; a number too large for a double parses to it.
+        const at = payload.lastIndexOf('"quantity":0');
+        payload = `${payload.slice(0, at)}"quantity":1e999${payload.slice(at + '"quantity":0'.length)}`;
+      }
+      const res = await api.post('/v1/ingest/batch', payload);
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.success, false);
+      const rejected = res.body.errors.filter((e: { index?: number }) => e.index !== undefined);
+      assert.equal(rejected.length, 1);
+      assert.equal(rejected[0].index, 2);
+      assert.equal(rejected[0].code, code);
+      assert.equal(rejected[0].field, `events[2].${field}`);
+      assert.match(rejected[0].message, /events\[2\]/);
+      assert.equal(await eventCount(c.id), 0, 'all or nothing');
+    });
+  }
+
+  it('400 suggests the exact name when a metric differs only in case', async () => {
+    const res = await api.post('/v1/ingest/batch', { events: [ev({ metricName: 'API_CALLS' })] });
+    assert.equal(res.status, 400);
+    assert.match(res.body.errors[0].message, /Did you mean 'api_calls'\?/);
+  });
+
+  it('400 lists every rejected event, in index order', async () => {
+    const res = await api.post('/v1/ingest/batch', { events: [ev({ quantity: -1 }), ev(), ev({ metricName: 'nope' }), ev({ customerId: 'ghost' })] });
+    assert.equal(res.status, 400);
+    assert.deepEqual(
+      res.body.errors.map((e: { index: number; code: string }) => [e.index, e.code]),
+      [
+        [0, 'NEGATIVE_QUANTITY'],
+        [2, 'UNKNOWN_METRIC'],
+        [3, 'UNKNOWN_CUSTOMER'],
+      ],
+    );
+  });
+
+  it('400 for a body without events, an empty batch, or another field', async () => {
+    for (const body of [{}, { events: [] }, { events: [ev()], extra: 1 }, { events: 'x' }, [ev()]]) {
+      const res = await api.post('/v1/ingest/batch', body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.match(res.body.errors[0].field, /^body/);
+    }
+  });
+
+  it('413 for more than 1,000 events, with a message that says so', async () => {
+    const res = await api.post('/v1/ingest/batch', { events: Array.from({ length: 1001 }, () => ev()) });
+    assert.equal(res.status, 413);
+    assert.equal(res.body.errors[0].code, 'TOO_MANY_EVENTS');
+    assert.match(res.body.errors[0].message, /at most 1000 events/);
+  });
+
+  it('the key decides the environment: an sk_live_ key cannot reach a test customer', async () => {
+    await metrics(ws.live, 'api_calls');
+    const res = await t.seed.client(ws.live.secretKey).post('/v1/ingest/batch', { events: [ev()] });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors[0].code, 'UNKNOWN_CUSTOMER');
+  });
+
+  it('403 for a key without the ingest scope; 401 without a key', async () => {
+    const key = await t.seed.workspaceKey(ws.test, ['entitlements:read']);
+    assert.equal((await t.seed.client(key.token).post('/v1/ingest/batch', { events: [ev()] })).status, 403);
+    assert.equal((await t.seed.client(null).post('/v1/ingest/batch', { events: [ev()] })).status, 401);
+  });
+
+  it('counts as one request against the rate limit', async () => {
+    const res = await api.post('/v1/ingest/batch', { events: Array.from({ length: 10 }, () => ev()) });
+    const after1 = Number(res.headers['x-ratelimit-remaining']);
+    const res2 = await api.post('/v1/ingest/batch', { events: Array.from({ length: 10 }, () => ev()) });
+    assert.equal(Number(res2.headers['x-ratelimit-remaining']), after1 - 1);
+  });
+});
+
+describe('POST /v1/ingest', () => {
+  it('200 stores one event', async () => {
+    const c = await t.seed.customer(ws.test);
+    const res = await api.post('/v1/ingest', ev({ customerId: c.id, metricName: 'tokens', quantity: 1234 }));
+    assert.equal(res.status, 200);
+    assert.equal(res.body.accepted, 1);
+    const [agg] = await aggregates(c.id);
+    assert.equal(agg?.quantitySum, '1234');
+  });
+
+  it('400 names the field as body.<field>', async () => {
+    const res = await api.post('/v1/ingest', ev({ quantity: -3 }));
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors[0].code, 'NEGATIVE_QUANTITY');
+    assert.equal(res.body.errors[0].field, 'body.quantity');
+  });
+});
+
+describe('POST /v1/ingest/test', () => {
+  it('200 says what would happen, for a live key too, and stores nothing', async () => {
+    const c = await t.seed.customer(ws.test);
+    await api.post('/v1/ingest/batch', { events: [ev({ customerId: c.id, eventId: 'seen-1' })] });
+    const before = await eventCount(c.id);
+    const res = await api.post('/v1/ingest/test', {
+      events: [ev({ customerId: c.id }), ev({ customerId: c.id, eventId: 'seen-1' }), ev({ customerId: c.id, metricName: 'nope' })],
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.object, 'ingest_test_result');
+    assert.equal(res.body.environment, 'test');
+    assert.equal(res.body.sandbox, true);
+    assert.equal(res.body.wouldAccept, false);
+    assert.deepEqual(res.body.rejected.map((r: { index: number; code: string }) => [r.index, r.code]), [[2, 'UNKNOWN_METRIC']]);
+    const ok = await api.post('/v1/ingest/test', { events: [ev({ customerId: c.id }), ev({ customerId: c.id, eventId: 'seen-1' })] });
+    assert.equal(ok.body.wouldAccept, true);
+    assert.equal(ok.body.accepted, 1);
+    assert.equal(ok.body.duplicates, 1);
+    assert.equal(await eventCount(c.id), before, 'nothing stored');
+    const live = await t.seed.client(ws.live.secretKey).post('/v1/ingest/test', { events: [ev()] });
+    assert.equal(live.status, 200);
+    assert.equal(live.body.environment, 'live');
+  });
+});
+
+describe('admission control', () => {
+  it('503 with Retry-After when more ingestion requests are in flight than allowed', async () => {
+    const small = await createTestApp({ config: { ingestMaxInFlight: 1 } });
+    try {
+      const w = await small.seed.workspace();
+      await createMetric(small.deps, w.test.ctx, { name: 'api_calls' });
+      const c = await small.seed.customer(w.test);
+      const body = JSON.stringify({ events: Array.from({ length: 1000 }, () => ({ customerId: c.id, metricName: 'api_calls', quantity: 1, occurredAt: iso(small.clock.now()) })) });
+      const client = small.seed.client(w.test.secretKey);
+      const responses = await Promise.all(Array.from({ length: 4 }, () => client.post('/v1/ingest/batch', body)));
+      const statuses = responses.map((r) => r.status).sort();
+      assert.ok(statuses.includes(200), statuses.join(','));
+      const refused = responses.filter((r) => r.status === 503);
+      assert.ok(refused.length > 0, statuses.join(','));
+      assert.equal(refused[0]!.headers['retry-after'], '1');
+      assert.equal(refused[0]!.body.errors[0].code, 'SERVICE_UNAVAILABLE');
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -1,0 +1,202 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { admission } from '../../http/admission.js';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
+import { sha256Hex } from '../../lib/crypto.js';
+import type { App } from '../../http/types.js';
+import { bearerSecurity, errors } from '../../http/schemas.js';
+import { findStoredResponse, IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
+import { checkBatch } from './check-batch.js';
+import { rejectedBatch, type IngestOptions } from './ingest-usage.js';
+import type { IngestResult } from './usage-writer.js';
+import { IngestResultSchema, MAX_BATCH_EVENTS, UsageEventSchema } from './usage-event.js';
+
+import { forTenant } from '../../db/tenant-scope.js';
+import { ListOf } from '../../http/schemas.js';
+import { reportUsage, UsageQuery, UsageRowSchema } from './usage-report.js';
+
+const ingestScope = { auth: { kind: 'workspace', scope: 'ingest' } } as const;
+const tags = ['Usage ingestion'];
+// Events are checked by checkEventShape, which names each problem by index and code; the route
+// schema only documents them.
+const documentOnly = () => () => true;
+
+const BatchBody = Type.Object(
+  { events: Type.Array(UsageEventSchema, { minItems: 1, maxItems: MAX_BATCH_EVENTS }) },
+  { additionalProperties: false },
+);
+const IdempotencyHeader = Type.Object({
+  'x-idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'The same key and the same body within 24 hours return the first response and ingest nothing again; another body gets 422.',
+    }),
+  ),
+});
+
+/** The batch body's envelope: an object with one field, events, holding 1 to 1,000 events. */
+function eventsOf(body: unknown): unknown[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('VALIDATION_FAILED', 'The body must be a JSON object {"events": [...]}.', { field: 'body' });
+  }
+  for (const key of Object.keys(body)) {
+    if (key !== 'events') throw new AppError('VALIDATION_FAILED', `body.${key} is not a known field; the body has one field, events.`, { field: `body.${key}` });
+  }
+  const events = (body as { events?: unknown }).events;
+  if (!Array.isArray(events)) throw new AppError('VALIDATION_FAILED', 'body.events must be an array of usage events.', { field: 'body.events' });
+  if (events.length === 0) throw new AppError('VALIDATION_FAILED', 'body.events must hold at least one event.', { field: 'body.events' });
+  if (events.length > MAX_BATCH_EVENTS) {
+    throw new AppError('TOO_MANY_EVENTS', `A batch holds at most ${MAX_BATCH_EVENTS} events; this one has ${events.length}. Split it.`, {
+      field: 'body.events',
+    });
+  }
+  return events;
+}
+
+const batchAt = (i: number) => `events[${i}]`;
+const singleAt = () => 'body';
+
+export async function usageRoutes(app: App, deps: Deps): Promise<void> {
+  const ingestRoute = { ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests'), validatorCompiler: documentOnly };
+
+  /**
+   * A retry with a known X-Idempotency-Key replays at once; otherwise the events are checked
+   * (reads, outside any transaction), then written through the group committer, which answers
+   * after the commit. runIdempotent settles two racing requests with one key inside it.
+   */
+  async function ingest(req: FastifyRequest, events: unknown[], opts: IngestOptions) {
+    const header = req.headers['x-idempotency-key'];
+    const key = typeof header === 'string' ? header : undefined;
+    const path = req.url.split('?')[0] ?? req.url;
+    const idem = {
+      workspaceId: req.ctx.workspaceId,
+      environment: req.ctx.environment,
+      key: key === undefined ? undefined : `ingest:${key}`,
+      method: req.method,
+      route: path,
+      body: null,
+      // Hashing a 200 KB body costs about 0.3 ms: only when there is a key to compare it for.
+      fingerprint: key === undefined ? '' : sha256Hex(`${req.method} ${path}\n${req.rawBody ?? ''}`),
+    };
+    const stored = await findStoredResponse<IngestResult>(deps, idem);
+    if (stored) return { ...stored.body, idempotentReplay: true };
+    const { resolved, rejected } = await checkBatch(deps.db, req.ctx, events, { now: deps.clock.now(), enforceMaxAge: opts.enforceMaxAge }, opts.at);
+    if (rejected.length > 0) throw rejectedBatch(rejected);
+    const outcome = await deps.usage.write({
+      ctx: req.ctx,
+      events: resolved,
+      source: opts.source,
+      idempotency: idem.key === undefined ? null : { key: idem.key, fingerprint: idem.fingerprint, method: idem.method, route: idem.route },
+    });
+    return { ...outcome.body, idempotentReplay: outcome.replayed };
+  }
+
+  app.post('/v1/ingest/batch', {
+    config: ingestScope,
+    bodyLimit: deps.config.ingestBodyLimitBytes,
+    ...ingestRoute,
+    schema: {
+      summary: 'Ingest a batch of 1 to 1,000 usage events',
+      description:
+        'All or nothing: if any event is rejected, the batch is refused with 400 naming every rejected event by index (`index`, `field` such as events[3].quantity, a code and a message), and nothing is stored. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.',
+      tags,
+      security: bearerSecurity,
+      headers: IdempotencyHeader,
+      body: BatchBody,
+      response: { 200: IngestResultSchema, ...errors(403, 413, 422, 503) },
+    },
+    handler: async (req) => ingest(req, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }),
+  });
+
+  app.post('/v1/ingest', {
+    config: ingestScope,
+    ...ingestRoute,
+    schema: {
+      summary: 'Ingest one usage event',
+      description: 'The same rules as the batch endpoint for one event; a rejection names the field as body.<field>.',
+      tags,
+      security: bearerSecurity,
+      headers: IdempotencyHeader,
+      body: UsageEventSchema,
+      response: { 200: IngestResultSchema, ...errors(403, 422, 503) },
+    },
+    handler: async (req) => ingest(req, [req.body], { source: 'api', enforceMaxAge: true, at: singleAt }),
+  });
+
+  app.post('/v1/ingest/test', {
+    config: ingestScope,
+    bodyLimit: deps.config.ingestBodyLimitBytes,
+    ...ingestRoute,
+    schema: {
+      summary: 'Connectivity check: what a batch would do, storing nothing',
+      description:
+        'Non-billable, whatever the key (test or live): checks the body exactly like POST /v1/ingest/batch and answers 200 with what would have happened (accepted, duplicates, each rejected event) and the environment the key belongs to. Nothing is stored and nothing is counted.',
+      tags,
+      security: bearerSecurity,
+      body: BatchBody,
+      response: {
+        200: Type.Object({
+          object: Type.Literal('ingest_test_result'),
+          environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+          sandbox: Type.Literal(true, { description: 'Always true: nothing was stored or billed.' }),
+          wouldAccept: Type.Boolean({ description: 'Whether POST /v1/ingest/batch would accept this body.' }),
+          accepted: Type.Integer({ description: 'Events that would be stored.' }),
+          duplicates: Type.Integer({ description: 'Events that would be skipped: their eventId was seen in the last 24 hours or earlier in the body.' }),
+          rejected: IngestResultSchema.properties.rejected,
+        }),
+        ...errors(403, 413, 503),
+      },
+    },
+    handler: async (req) => {
+      const events = eventsOf(req.body);
+      const { resolved, rejected } = await checkBatch(deps.db, req.ctx, events, { now: deps.clock.now(), enforceMaxAge: true }, batchAt);
+      const ids = resolved.filter((e) => e.eventId !== null).map((e) => `event:${e.eventId}`);
+      const seen = new Set<string>();
+      if (ids.length > 0) {
+        const rows = await deps.db
+          .selectFrom('idempotencyKeys')
+          .select('key')
+          .$call(forTenant(req.ctx))
+          .where('key', 'in', [...new Set(ids)])
+          .where('createdAt', '>', deps.clock.now() - IDEMPOTENCY_WINDOW_MS)
+          .execute();
+        for (const r of rows) seen.add(r.key);
+      }
+      let duplicates = 0;
+      for (const e of resolved) {
+        if (e.eventId === null) continue;
+        const k = `event:${e.eventId}`;
+        if (seen.has(k)) duplicates += 1;
+        seen.add(k);
+      }
+      return {
+        object: 'ingest_test_result' as const,
+        environment: req.ctx.environment,
+        sandbox: true as const,
+        wouldAccept: rejected.length === 0,
+        accepted: rejected.length === 0 ? resolved.length - duplicates : 0,
+        duplicates,
+        rejected,
+      };
+    },
+  });
+
+  app.get('/api/v1/usage', {
+    config: { auth: { kind: 'workspace', scope: 'admin' } },
+    schema: {
+      summary: 'Usage per customer, metric and month (sum and count)',
+      description:
+        'From the per-month aggregates that ingestion keeps up to date; with groupBy, split by one metadata key (read from the events of the range). Sums are exact decimals. Rows are ordered by month, customer, metric and group value; page with startingAfter.',
+      tags: ['Usage'],
+      security: bearerSecurity,
+      querystring: UsageQuery,
+      response: { 200: ListOf(UsageRowSchema), ...errors(403, 404) },
+    },
+    handler: async (req) => {
+      const page = await reportUsage(deps, req.ctx, req.query);
+      return { object: 'list' as const, data: page.items, hasMore: page.hasMore };
+    },
+  });
+}

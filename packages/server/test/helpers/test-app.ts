@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { FrozenClock } from '../../src/lib/clock.js';
+import type { App } from '../../src/http/types.js';
+import { Seeder } from './seed.js';
+
+/**
+ * The suite runs on in-memory SQLite, and again on PostgreSQL (plus Redis when REDIS_URL is set)
+ * when scripts/test.mjs runs it with TOLLGATE_TEST_BACKEND=postgres. Each test app gets its own
+ * PostgreSQL schema and Redis key prefix, so test files can run in parallel.
+ */
+export const backend = process.env.TOLLGATE_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface TestApp {
+  app: App;
+  deps: Deps;
+  clock: FrozenClock;
+  seed: Seeder;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  config?: Partial<Config>;
+  clock?: FrozenClock;
+  /** SQLite in a temporary file instead of memory: usage then goes through the writer thread. */
+  sqliteFile?: boolean;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({ TOLLGATE_PROFILE: 'test' });
+  return {
+    ...base,
+    logLevel: 'silent',
+    seedDemo: false,
+    // Tests ingest and check at one frozen instant; the cache has a test of its own.
+    entitlementCacheTtlMs: 0,
+    databaseUrl: backend === 'postgres' ? (process.env.TEST_DATABASE_URL ?? null) : null,
+    redisUrl: backend === 'postgres' ? (process.env.REDIS_URL || null) : null,
+    ...overrides,
+  };
+}
+
+/** One statement on a short-lived connection: schemas and scratch databases are made from outside them. */
+export async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const clock = opts.clock ?? new FrozenClock();
+  const config = testConfig(opts.config);
+  const suffix = randomBytes(6).toString('hex');
+  let schema: string | undefined;
+  if (backend === 'postgres') {
+    if (!config.databaseUrl) throw new Error('TOLLGATE_TEST_BACKEND=postgres needs TEST_DATABASE_URL');
+    schema = `t_${suffix}`;
+    await adminQuery(config.databaseUrl, `CREATE SCHEMA ${schema}`);
+  }
+  const dir = opts.sqliteFile && backend === 'sqlite' ? mkdtempSync(path.join(os.tmpdir(), 'tollgate-test-')) : null;
+  const opened = openDatabase({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: dir ? path.join(dir, 'tollgate.db') : ':memory:',
+    pgSchema: schema,
+    poolSize: 4,
+  });
+  await migrateToLatest(opened.db);
+  const deps = await createDeps({
+    config,
+    db: opened.db,
+    dialect: opened.dialect,
+    sqlite: opened.sqlite,
+    sqliteFile: opened.sqliteFile,
+    closeDb: opened.close,
+    clock,
+    log: pino({ level: 'silent' }),
+    redisPrefix: `tgtest:${suffix}:`,
+  });
+  const app = await buildApp(deps);
+  await app.ready();
+  return {
+    app,
+    deps,
+    clock,
+    seed: new Seeder(app, deps),
+    async close() {
+      await app.close();
+      await deps.close();
+      if (schema && config.databaseUrl) await adminQuery(config.databaseUrl, `DROP SCHEMA ${schema} CASCADE`);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * Two `tollgate serve` processes on one PostgreSQL database and one Redis: the per-workspace rate
+ * limit is counted once across both, and a revocation on one node stops the key on the other at
+ * once (through the Redis invalidation message), while a rotated key keeps its grace period; and
+ * a limit changed with the CLI reaches both running nodes the same way.
+ *
+ * Runs on the PostgreSQL pass with REDIS_URL set; otherwise every test is skipped with the reason.
+ * The servers use the default 'tollgate:' Redis prefix; each run's workspaces are new, so the
+ * rate-limit buckets (tollgate:rl:ws:<workspace id>) never collide with another run's.
+ */
+import { after, before, describe, it, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { backend } from './helpers/test-app.js';
+import { Scratch, runCli, type ServeProcess as Node } from './helpers/processes.js';
+
+const skip: string | false =
+  backend !== 'postgres'
+    ? 'needs TEST_DATABASE_URL and REDIS_URL (the PostgreSQL pass)'
+    : !process.env.REDIS_URL
+      ? 'needs REDIS_URL (this PostgreSQL pass runs without Redis)'
+      : false;
+
+interface DemoEnvironment {
+  secretKey: string;
+  productKey: string;
+  productKeyId: string;
+  subscriptionId: string;
+}
+interface Demo {
+  workspaceId: string;
+  environments: { test: DemoEnvironment; live: DemoEnvironment };
+}
+
+async function demo(env: Record<string, string>): Promise<Demo> {
+  const r = await runCli(['demo', '--json'], env);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as Demo;
+}
+
+/** Polls `probe` every 20 ms until it returns true or `ms` pass; returns the milliseconds taken, or null. */
+async function within(ms: number, probe: () => Promise<boolean>): Promise<number | null> {
+  const start = Date.now();
+  for (;;) {
+    if (await probe()) return Date.now() - start;
+    if (Date.now() - start > ms) return null;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('two server processes on one PostgreSQL and Redis', () => {
+  /** The database, temp dir and both nodes; the `after` hook below removes them all. */
+  const scratch = new Scratch('multi');
+  let databaseUrl = '';
+  let tmp = '';
+  let a: Node;
+  let b: Node;
+  let limited: Demo;
+  let revoking: Demo;
+
+  before(async () => {
+    if (skip) return;
+    databaseUrl = (await scratch.database()).url;
+    tmp = scratch.tempDir();
+    const env = { DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmp, 'data') };
+    // The first demo applies the migrations; then the second and both nodes start together.
+    limited = await demo(env);
+    const serverEnv = {
+      ...env,
+      REDIS_URL: process.env.REDIS_URL as string,
+      SEED_DEMO: 'false',
+      // Long enough that only a Redis message, never the cache TTL, can make a node drop a cached
+      // key within the test. (No check that B serves a stale entry while no message comes: other
+      // runs on the same Redis share the default channel, and their messages clear this run's
+      // caches too.)
+      KEY_CACHE_TTL_MS: '600000',
+    };
+    [revoking, a, b] = await Promise.all([demo(env), scratch.serve(serverEnv, 'A'), scratch.serve(serverEnv, 'B')]);
+    assert.notEqual(a.address, b.address);
+  });
+
+  after(() => scratch.cleanup());
+
+  it('the rate limit of 300 requests per minute per workspace is counted once across both nodes', { skip, timeout: 60_000 }, async (t: TestContext) => {
+    const key = limited.environments.test.secretKey;
+    const started = Date.now();
+    for (let i = 0; i < 300; i++) {
+      const node = i % 2 === 0 ? a : b;
+      const res = await node.call('GET', '/api/v1/workspace', key);
+      assert.equal(res.status, 200, `request ${i + 1} (node ${node.name}) should pass: ${JSON.stringify(res.body)}`);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '300', `request ${i + 1}`);
+      assert.equal(res.headers.get('x-ratelimit-remaining'), String(299 - i), `request ${i + 1} (node ${node.name})`);
+    }
+    t.diagnostic(`300 requests alternating A/B in ${Date.now() - started} ms`);
+
+    const expectLimited = async (node: Node, k: string) => {
+      const res = await node.call('GET', '/api/v1/workspace', k);
+      assert.equal(res.status, 429, `node ${node.name}`);
+      const retryAfter = res.headers.get('retry-after') ?? '';
+      assert.match(retryAfter, /^\d+$/);
+      assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, `Retry-After ${retryAfter} is 1..60`);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '300');
+      assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
+      assert.equal(res.body.success, false);
+      assert.equal(res.body.errors.length, 1);
+      assert.equal(res.body.errors[0].code, 'RATE_LIMITED');
+      assert.match(res.body.errors[0].message, /300 requests per minute per tenant/);
+    };
+    await expectLimited(a, key); // the 301st, on A
+    await expectLimited(b, key); // and on B
+    // The limit is the workspace's, shared by its live environment.
+    await expectLimited(b, limited.environments.live.secretKey);
+    // Another workspace on the same nodes is unaffected.
+    const other = await a.call('GET', '/api/v1/workspace', revoking.environments.live.secretKey);
+    assert.equal(other.status, 200);
+  });
+
+  it('a key revoked on node A stops working on node B at once, although B had it cached', { skip, timeout: 30_000 }, async (t: TestContext) => {
+    const { secretKey, productKey, productKeyId } = revoking.environments.test;
+
+    // Node B resolves the product key and caches it, both as a key to verify and as a bearer.
+    const before = await b.call('POST', '/v1/keys/verify', secretKey, { key: productKey });
+    assert.equal(before.status, 200);
+    assert.equal(before.body.valid, true);
+    assert.equal(before.body.keyId, productKeyId);
+    const self = await b.call('GET', `/api/v1/api-keys/${productKeyId}`, productKey);
+    assert.equal(self.status, 200);
+    assert.equal(self.body.status, 'ACTIVE');
+
+    // Revoke through node A.
+    const revoked = await a.call('DELETE', `/api/v1/api-keys/${productKeyId}`, secretKey);
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.body.status, 'REVOKED');
+    // Node A itself refuses at once.
+    assert.equal((await a.call('GET', `/api/v1/api-keys/${productKeyId}`, productKey)).status, 401);
+
+    // Node B: the Redis message arrives in milliseconds; allow up to 2 s.
+    let last: { status: number; body: any } | undefined;
+    const ms = await within(2000, async () => {
+      last = await b.call('GET', `/api/v1/api-keys/${productKeyId}`, productKey);
+      return last.status === 401;
+    });
+    assert.notEqual(ms, null, `node B still accepted the revoked key 2 s later (last status ${last?.status})`);
+    t.diagnostic(`node B refused the revoked key ${ms} ms after node A's DELETE returned`);
+    assert.equal(last!.body.errors[0].code, 'UNAUTHENTICATED');
+    assert.equal(last!.body.errors[0].message, 'This key has been revoked.');
+
+    const after = await b.call('POST', '/v1/keys/verify', secretKey, { key: productKey });
+    assert.equal(after.status, 200);
+    assert.equal(after.body.valid, false);
+    assert.equal(after.body.code, 'REVOKED');
+    assert.equal(after.body.keyId, productKeyId);
+  });
+
+  it('a key rotated on node A keeps working on node B for its grace period, and the new key works on B at once', { skip, timeout: 30_000 }, async (t: TestContext) => {
+    const { secretKey, subscriptionId } = revoking.environments.test;
+    // A fresh product key on the demo subscription (the demo's own one was revoked above).
+    const made = await a.call('POST', '/api/v1/api-keys', secretKey, { kind: 'PRODUCT', name: 'to rotate', subscriptionId });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const oldKey = made.body.fullToken as string;
+    const oldId = made.body.id as string;
+
+    // Node B caches the old key.
+    assert.equal((await b.call('GET', `/api/v1/api-keys/${oldId}`, oldKey)).status, 200);
+    const cached = await b.call('POST', '/v1/keys/verify', secretKey, { key: oldKey });
+    assert.equal(cached.body.valid, true);
+    assert.equal(cached.body.expiresAt, null);
+
+    const rotated = await a.call('POST', `/api/v1/api-keys/${oldId}/rotate`, secretKey);
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const newKey = rotated.body.fullToken as string;
+    const newId = rotated.body.id as string;
+    assert.equal(rotated.body.previousKeyId, oldId);
+    const graceEnd = Date.parse(rotated.body.previousKeyExpiresAt);
+    assert.ok(Math.abs(graceEnd - (Date.now() + 300_000)) < 10_000, `grace ends about 300 s from now: ${rotated.body.previousKeyExpiresAt}`);
+
+    // Node B learns of the rotation (its answer gains the grace period's end) and still accepts
+    // the old key.
+    let seen: any;
+    const ms = await within(2000, async () => {
+      seen = (await b.call('POST', '/v1/keys/verify', secretKey, { key: oldKey })).body;
+      return seen.expiresAt !== null;
+    });
+    assert.notEqual(ms, null, 'node B never saw the rotation');
+    t.diagnostic(`node B saw the rotation ${ms} ms after node A's rotate returned`);
+    assert.equal(seen.valid, true);
+    assert.equal(seen.code, 'VALID');
+    assert.equal(seen.keyId, oldId);
+    assert.equal(seen.expiresAt, rotated.body.previousKeyExpiresAt);
+    const oldOnB = await b.call('GET', `/api/v1/api-keys/${oldId}`, oldKey);
+    assert.equal(oldOnB.status, 200);
+    assert.equal(oldOnB.body.status, 'ROTATED');
+    assert.equal(oldOnB.body.replacedById, newId);
+
+    // The new key works on node B.
+    const newOnB = await b.call('GET', `/api/v1/api-keys/${newId}`, newKey);
+    assert.equal(newOnB.status, 200);
+    assert.equal(newOnB.body.status, 'ACTIVE');
+    const verifiedNew = await b.call('POST', '/v1/keys/verify', secretKey, { key: newKey });
+    assert.equal(verifiedNew.body.valid, true);
+    assert.equal(verifiedNew.body.keyId, newId);
+    assert.equal(verifiedNew.body.subscriptionId, subscriptionId);
+  });
+  it('a limit set with `tollgate workspace set-rate-limit` reaches both running nodes at once', { skip, timeout: 60_000 }, async (t: TestContext) => {
+    const key = revoking.environments.live.secretKey;
+    // Both nodes hold the workspace's credential, with its limit, in their caches.
+    for (const node of [a, b]) {
+      const res = await node.call('GET', '/api/v1/workspace', key);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('x-ratelimit-limit'), '300', `node ${node.name}`);
+    }
+    const r = await runCli(['workspace', 'set-rate-limit', '--id', revoking.workspaceId, '--per-minute', '1000'], {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: path.join(tmp, 'data'),
+      REDIS_URL: process.env.REDIS_URL as string,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    for (const node of [a, b]) {
+      let res: { status: number; headers: Headers; body: any } | undefined;
+      const ms = await within(2000, async () => {
+        res = await node.call('GET', '/api/v1/workspace', key);
+        return res.headers.get('x-ratelimit-limit') === '1000';
+      });
+      assert.notEqual(ms, null, `node ${node.name} still limits at ${res?.headers.get('x-ratelimit-limit')}`);
+      t.diagnostic(`node ${node.name} applied the new limit within ${ms} ms of the CLI exiting`);
+      assert.equal(res!.body.rateLimitPerMinute, 1000);
+    }
+  });
+});
