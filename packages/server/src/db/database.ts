@@ -41,6 +41,31 @@ const pgTypes = {
   },
 };
 
+/** Prepared statements kept per SQL text; past this many the oldest are dropped. */
+const STATEMENT_CACHE_SIZE = 512;
+
+/**
+ * Kysely's SQLite driver prepares every query anew, which costs as much as running a small one.
+ * better-sqlite3 statements are reusable (and re-prepare themselves after a schema change), and
+ * the driver never iterates one while another query runs (we do not stream), so the same SQL
+ * text can share one statement.
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string): SQLite.Statement {
+      let stmt = cache.get(text);
+      if (stmt === undefined) {
+        stmt = sqlite.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
+}
+
 export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   const plugins = [new CamelCasePlugin()];
   if (opts.databaseUrl) {
@@ -80,6 +105,6 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
     start: () => '0',
     step: (total: unknown, value: unknown) => (value === null ? total : decimalAdd(String(total), String(value))),
   });
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
   return { db, dialect: 'sqlite', describe: `SQLite ${file}`, sqlite, sqliteFile: file === ':memory:' ? null : file, close: () => db.destroy() };
 }

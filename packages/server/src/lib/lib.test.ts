@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { FrozenClock } from './clock.js';
 import { addMonthsUtc, calendarPeriodEnd, calendarPeriodStart, monthStartsOverlapping, type BillingPeriod } from './periods.js';
 import { createIdGenerator, idPrefixes, type IdKind } from './ids.js';
-import { formatDecimal, isDecimalString, money, roundTo } from './money.js';
+import { decimalAdd, formatDecimal, isDecimalString, money, roundTo } from './money.js';
 import { stableStringify } from './stable-json.js';
 import { TtlCache } from './ttl-cache.js';
 import { createMemoryRateLimiter } from './rate-limiter.js';
@@ -178,6 +178,26 @@ describe('money arithmetic and formatDecimal', () => {
       fc.property(cents, cents, (a, b) => {
         const sum = formatDecimal(money(asDecimal(a)).plus(money(asDecimal(b))));
         assert.equal(sum, asDecimal(a + b));
+      }),
+    );
+  });
+});
+
+describe('money.decimalAdd (SQLite\'s dec_add for usage sums)', () => {
+  const cases: [string, string, string, string][] = [
+    ['two small integers (the fast path)', '1', '2', '3'],
+    ['largest fast-path operands stay exact', '999999999999999', '999999999999999', '1999999999999998'],
+    ['sixteen digits take the decimal path and stay exact', '9007199254740993', '1', '9007199254740994'],
+    ['fractions take the decimal path', '0.1', '0.2', '0.3'],
+    ['an integer and a fraction', '1', '0.25', '1.25'],
+    ['a negative integer', '-5', '3', '-2'],
+    ['zero', '0', '0', '0'],
+  ];
+  for (const [rule, a, b, sum] of cases) it(rule, () => assert.equal(decimalAdd(a, b), sum));
+  it('agrees with decimal arithmetic for any two integers below 1e15 (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999_999_999_999_999 }), fc.integer({ min: 0, max: 999_999_999_999_999 }), (a, b) => {
+        assert.equal(decimalAdd(String(a), String(b)), money(String(a)).plus(String(b)).toFixed());
       }),
     );
   });

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { checkEventShape, isRejection, parseIsoTimestamp, type ShapeRules } from './check-event-shape.js';
 import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, type CheckedEvent } from './usage-event.js';
 
@@ -187,8 +188,48 @@ describe('usage.parseIsoTimestamp', () => {
     ['ten fraction digits are refused', '2026-01-15T10:00:00.1234567890Z', null],
     ['a space instead of T is refused', '2026-01-15 10:00:00Z', null],
     ['surrounding text is refused', ' 2026-01-15T10:00:00Z', null],
+    ['minutes only, no seconds', '2026-01-15T10:05Z', Date.UTC(2026, 0, 15, 10, 5)],
+    ['one fraction digit is tenths', '2026-01-15T10:00:00.5Z', Date.UTC(2026, 0, 15, 10, 0, 0, 500)],
+    ['February 29 of a leap year', '2024-02-29T00:00:00Z', Date.UTC(2024, 1, 29)],
+    ['February 29 of 1900 (not a leap year) is refused', '1900-02-29T00:00:00Z', null],
+    ['February 29 of 2000 (a leap year)', '2000-02-29T00:00:00Z', Date.UTC(2000, 1, 29)],
+    ['year 0099 stays year 99', '0099-06-01T00:00:00Z', new Date('0099-06-01T00:00:00Z').getTime()],
+    ['a fraction without seconds is refused', '2026-01-15T10:00.5Z', null],
+    ['a dot without digits is refused', '2026-01-15T10:00:00.Z', null],
+    ['no zone is refused', '2026-01-15T10:00:00', null],
+    ['a lowercase z is refused', '2026-01-15T10:00:00z', null],
+    ['an offset without a colon is refused', '2026-01-15T10:00:00+0100', null],
+    ['text after the zone is refused', '2026-01-15T10:00:00Zx', null],
+    ['a one-digit hour is refused', '2026-01-15T1:00:00Z', null],
   ];
   for (const [rule, text, expected] of cases) {
     it(rule, () => assert.equal(parseIsoTimestamp(text), expected));
   }
+});
+
+describe('usage.parseIsoTimestamp agrees with Date for every valid form', () => {
+  const pad = (n: number, w: number) => String(n).padStart(w, '0');
+  it('matches Date.UTC over random dates, precisions and offsets (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date(Date.UTC(1, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }),
+        fc.constantFrom('minutes', 'seconds', 'ms', 'ns'),
+        fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 }),
+        (date, precision, offsetMinutes) => {
+          const d = new Date(date.getTime() - (date.getTime() % (precision === 'minutes' ? 60_000 : precision === 'seconds' ? 1000 : 1)));
+          const local = new Date(d.getTime() + offsetMinutes * 60_000);
+          const zone =
+            offsetMinutes === 0 ? 'Z' : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offsetMinutes) / 60), 2)}:${pad(Math.abs(offsetMinutes) % 60, 2)}`;
+          const year = local.getUTCFullYear();
+          if (year < 0 || year > 9999) return;
+          let text = `${pad(year, 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}T${pad(local.getUTCHours(), 2)}:${pad(local.getUTCMinutes(), 2)}`;
+          if (precision !== 'minutes') text += `:${pad(local.getUTCSeconds(), 2)}`;
+          if (precision === 'ms') text += `.${pad(local.getUTCMilliseconds(), 3)}`;
+          if (precision === 'ns') text += `.${pad(local.getUTCMilliseconds(), 3)}456789`;
+          assert.equal(parseIsoTimestamp(text + zone), d.getTime(), text + zone);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
 });
