@@ -12,7 +12,6 @@ import { GroupCommitter } from './db/group-commit.js';
 import { createInProcessUsageWriter, type UsageWriter } from './modules/usage/usage-writer.js';
 import { createSqliteWorkerWriter } from './modules/usage/sqlite-usage-writer.js';
 import type { Credential } from './modules/api-keys/credential.js';
-import type { EntitlementResult } from './modules/entitlements/check-entitlement.js';
 
 /** Everything an operation may touch. Domain code gets time and ids from here, never globally. */
 export interface Deps {
@@ -29,7 +28,8 @@ export interface Deps {
   /** Credentials by SHA-256 of the presented secret; null caches "no such credential". */
   credentials: TtlCache<Credential | null>;
   /** Entitlement answers by tenant, customer and product, for ENTITLEMENT_CACHE_TTL_MS at most. */
-  entitlements: TtlCache<EntitlementResult>;
+  /** Entitlement answers as JSON text, for ENTITLEMENT_CACHE_TTL_MS. */
+  entitlements: TtlCache<string>;
   /** Shares one transaction among concurrent ingestion writes (group commit). */
   writer: GroupCommitter;
   /** Where checked usage events are written (see modules/usage/usage-writer.ts). */
@@ -81,7 +81,7 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     bus,
     limiter,
     credentials,
-    entitlements: new TtlCache<EntitlementResult>(clock, opts.config.entitlementCacheTtlMs, 50_000),
+    entitlements: new TtlCache<string>(clock, opts.config.entitlementCacheTtlMs, 50_000),
     writer: new GroupCommitter(opts.db),
     async invalidateCredentials() {
       credentials.clear();

@@ -1,12 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { forTenant } from '../../db/tenant-scope.js';
 import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { Decimal, type Money } from '../../lib/money.js';
 import { monthStartsOverlapping } from '../../lib/periods.js';
 import { findProduct } from '../products/product.repository.js';
-import { findSubscription } from '../subscriptions/subscription.repository.js';
+import { findDecidingSubscription } from '../subscriptions/subscription.repository.js';
 import { periodAt, type Subscription } from '../subscriptions/subscription.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import { readCustomerAggregates, resolveCustomerRefs } from '../usage/usage.repository.js';
@@ -38,20 +37,6 @@ export const EntitlementResultSchema = Type.Object({
 });
 export type EntitlementResult = Static<typeof EntitlementResultSchema>;
 
-/** The subscription that decides: the customer's newest active one for the product, else the newest. */
-async function findDecidingSubscription(deps: Deps, tenant: Tenant, customerId: string, productId: string): Promise<Subscription | null> {
-  const rows = await deps.db
-    .selectFrom('subscriptions')
-    .select(['id', 'status'])
-    .$call(forTenant(tenant))
-    .where('customerId', '=', customerId)
-    .where('productId', '=', productId)
-    .orderBy('id', 'desc')
-    .execute();
-  const pick = rows.find((r) => r.status === 'ACTIVE') ?? rows[0];
-  return pick ? findSubscription(deps.db, tenant, pick.id) : null;
-}
-
 /**
  * Read-only: decides from the subscription and the per-month usage aggregates of its current
  * period (a few rows); it never writes or decrements anything.
@@ -61,10 +46,11 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
   if (!customerId) {
     throw new AppError('NOT_FOUND', `No customer with id or externalId '${accessorId}' exists in this environment.`, { field: 'query.accessorId' });
   }
-  if (!(await findProduct(deps.db, tenant, productId))) {
+  const sub = await findDecidingSubscription(deps.db, tenant, customerId, productId);
+  // A subscription names an existing product, so only an answer without one needs the look-up.
+  if (!sub && !(await findProduct(deps.db, tenant, productId))) {
     throw new AppError('NOT_FOUND', `No product with id '${productId}' exists in this environment.`, { field: 'query.productId' });
   }
-  const sub = await findDecidingSubscription(deps, tenant, customerId, productId);
   const now = deps.clock.now();
   let decision: EntitlementDecision;
   let period: { start: number; end: number } | null = null;

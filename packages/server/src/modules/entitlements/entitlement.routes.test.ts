@@ -150,6 +150,19 @@ describe('GET /v1/entitlements/check', () => {
     assert.equal(res.body.subscriptionId, s.subscriptionId);
   });
 
+  it('200 decided by the active subscription when a newer one to the same product is cancelled', async () => {
+    const s = await subscribed();
+    const newer = await api.post('/api/v1/subscriptions', { customerId: s.customerId, productId: s.productId });
+    assert.equal(newer.status, 200, JSON.stringify(newer.body));
+    assert.equal((await api.post(`/api/v1/subscriptions/${newer.body.id}/cancel`)).status, 200);
+    const res = await check(s.customerId, s.productId);
+    assert.deepEqual([res.body.allowed, res.body.subscriptionId], [true, s.subscriptionId]);
+    // With both cancelled, the newest decides.
+    assert.equal((await api.post(`/api/v1/subscriptions/${s.subscriptionId}/cancel`)).status, 200);
+    const none = await check(s.customerId, s.productId);
+    assert.deepEqual([none.body.allowed, none.body.subscriptionId], [false, newer.body.id]);
+  });
+
   it('200 allowed false when the customer has no subscription to that product', async () => {
     const c = await t.seed.customer(ws.test);
     const p = await t.seed.product(ws.test);

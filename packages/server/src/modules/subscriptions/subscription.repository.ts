@@ -57,6 +57,25 @@ export async function findSubscription(db: Db, tenant: Tenant, id: string): Prom
   return r ? toSubscription(r) : null;
 }
 
+/**
+ * The subscription that decides a customer's access to a product: the newest active one, else the
+ * newest. A customer has few subscriptions to one product, so they are picked here: an ORDER BY
+ * would make SQLite build a temporary sort tree on this hot path.
+ */
+export async function findDecidingSubscription(db: Db, tenant: Tenant, customerId: string, productId: string): Promise<Subscription | null> {
+  const rows = await db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('productId', '=', productId)
+    .execute();
+  const active = rows.filter((r) => r.status === 'ACTIVE');
+  // Ids are time-ordered: the greatest is the newest.
+  const pick = (active.length > 0 ? active : rows).reduce<(typeof rows)[number] | null>((a, r) => (a === null || r.id > a.id ? r : a), null);
+  return pick ? toSubscription(pick) : null;
+}
+
 export interface SubscriptionFilter extends PageParams {
   customerId?: string;
   productId?: string;
