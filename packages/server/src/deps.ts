@@ -8,7 +8,6 @@ import { createIdGenerator, type IdGenerator } from './lib/ids.js';
 import { createLocalBus, createRedisBus, type Bus } from './lib/bus.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
 import { TtlCache } from './lib/ttl-cache.js';
-import { GroupCommitter } from './db/group-commit.js';
 import { createInProcessUsageWriter, type UsageWriter } from './modules/usage/usage-writer.js';
 import { createSqliteWorkerWriter } from './modules/usage/sqlite-usage-writer.js';
 import type { Credential } from './modules/api-keys/credential.js';
@@ -27,11 +26,8 @@ export interface Deps {
   limiter: RateLimiter;
   /** Credentials by SHA-256 of the presented secret; null caches "no such credential". */
   credentials: TtlCache<Credential | null>;
-  /** Entitlement answers by tenant, customer and product, for ENTITLEMENT_CACHE_TTL_MS at most. */
-  /** Entitlement answers as JSON text, for ENTITLEMENT_CACHE_TTL_MS. */
+  /** Entitlement answers as JSON text, by tenant, customer and product, for ENTITLEMENT_CACHE_TTL_MS at most. */
   entitlements: TtlCache<string>;
-  /** Shares one transaction among concurrent ingestion writes (group commit). */
-  writer: GroupCommitter;
   /** Where checked usage events are written (see modules/usage/usage-writer.ts). */
   usage: UsageWriter;
   /** Drops cached credentials on this node and, through the bus, on every node. */
@@ -82,7 +78,6 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     limiter,
     credentials,
     entitlements: new TtlCache<string>(clock, opts.config.entitlementCacheTtlMs, 50_000),
-    writer: new GroupCommitter(opts.db),
     async invalidateCredentials() {
       credentials.clear();
       try {
@@ -102,6 +97,11 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   };
   deps.usage = opts.sqliteFile
     ? createSqliteWorkerWriter(opts.sqliteFile, clock, log)
-    : createInProcessUsageWriter(deps, opts.dialect === 'postgres' ? 3 : 1);
+    : opts.dialect === 'postgres'
+      ? // One job per transaction: a group of several jobs would lock aggregate rows out of order
+        // and deadlock with another lane (PostgreSQL waits a second before it notices). Concurrent
+        // commits on several connections share WAL flushes anyway.
+        createInProcessUsageWriter(deps, { lanes: 4, jobsPerCommit: 1 })
+      : createInProcessUsageWriter(deps, { lanes: 1, jobsPerCommit: 32 });
   return deps;
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { AppError } from '../lib/errors.js';
 
 interface Job {
   work: (trx: Db) => Promise<unknown>;
@@ -37,22 +38,8 @@ export class GroupCommitter {
 
   private async flush(): Promise<void> {
     const jobs = this.queue.splice(0, this.maxJobsPerCommit);
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
     try {
-      await this.db.transaction().execute(async (trx) => {
-        for (const job of jobs) {
-          await sql`savepoint group_job`.execute(trx);
-          try {
-            const value = await job.work(trx);
-            await sql`release savepoint group_job`.execute(trx);
-            outcomes.push({ ok: true, value });
-          } catch (err) {
-            await sql`rollback to savepoint group_job`.execute(trx);
-            await sql`release savepoint group_job`.execute(trx);
-            outcomes.push({ ok: false, err });
-          }
-        }
-      });
+      const outcomes = await this.commitGroup(jobs);
       jobs.forEach((job, i) => {
         const o = outcomes[i]!;
         if (o.ok) job.resolve(o.value);
@@ -66,4 +53,52 @@ export class GroupCommitter {
       else this.flushing = false;
     }
   }
+
+  /**
+   * One transaction for the group. A deadlock or serialization failure is nobody's fault (two
+   * groups touched the same aggregate rows in different orders: each job sorts its own rows, but
+   * a group holds several jobs), so the whole group runs again, up to MAX_ATTEMPTS; past that the
+   * jobs fail with 503 and clients retry under their idempotency keys.
+   */
+  private async commitGroup(jobs: Job[]): Promise<Outcome[]> {
+    for (let attempt = 1; ; attempt++) {
+      const outcomes: Outcome[] = [];
+      try {
+        await this.db.transaction().execute(async (trx) => {
+          for (const job of jobs) {
+            await sql`savepoint group_job`.execute(trx);
+            try {
+              const value = await job.work(trx);
+              await sql`release savepoint group_job`.execute(trx);
+              outcomes.push({ ok: true, value });
+            } catch (err) {
+              if (isTransient(err)) throw err;
+              await sql`rollback to savepoint group_job`.execute(trx);
+              await sql`release savepoint group_job`.execute(trx);
+              outcomes.push({ ok: false, err });
+            }
+          }
+        });
+        return outcomes;
+      } catch (err) {
+        if (!isTransient(err)) throw err;
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new AppError('SERVICE_UNAVAILABLE', 'The database was busy with conflicting writes; retry after 1 second.', {
+            headers: { 'retry-after': '1' },
+            cause: err,
+          });
+        }
+      }
+    }
+  }
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+const MAX_ATTEMPTS = 3;
+/** PostgreSQL's deadlock_detected and serialization_failure: the transaction may simply run again. */
+const TRANSIENT_CODES = new Set(['40P01', '40001']);
+
+export function isTransient(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && TRANSIENT_CODES.has(String((err as { code?: unknown }).code));
 }

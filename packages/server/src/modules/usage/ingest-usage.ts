@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../audit/audit-event.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
 import { aggregateBatch, type ResolvedEvent } from './aggregate-batch.js';
-import { recordLimitAlerts } from './record-limit-alerts.js';
+import { findAlertSubscriptions, recordLimitAlerts } from './record-limit-alerts.js';
 import { addToAggregates, claimEventIds, insertEvents } from './usage.repository.js';
 import type { EventRejection } from './usage-event.js';
 
@@ -52,13 +52,16 @@ export async function writeUsage(deps: Deps, ctx: OperationContext, resolved: Re
   const fresh = await dropDuplicates(deps, ctx, resolved);
   await insertEvents(deps.db, deps.sqlite, ctx, fresh, now, source);
   const deltas = aggregateBatch(fresh);
-  await addToAggregates(deps.db, deps.dialect, ctx, deltas, now);
-  await recordLimitAlerts(deps, ctx, deltas);
   const outcome = { accepted: fresh.length, duplicates: resolved.length - fresh.length };
   await recordAudit(deps.db, deps, ctx, {
     eventType: 'usage.batch_ingested',
     targetType: 'usage',
     payload: { ...outcome, source },
   });
+  // The aggregate rows are shared by every batch of the same customers: on PostgreSQL they stay
+  // locked from this upsert to the commit, so it comes last, with only what needs its totals.
+  const alerting = await findAlertSubscriptions(deps, ctx, deltas);
+  await addToAggregates(deps.db, deps.dialect, ctx, deltas, now);
+  await recordLimitAlerts(deps, ctx, alerting, deltas);
   return outcome;
 }

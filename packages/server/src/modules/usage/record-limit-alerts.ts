@@ -10,16 +10,17 @@ import type { BillingPeriod } from '../../lib/periods.js';
 import type { AggregateDelta } from './aggregate-batch.js';
 import { readCustomerAggregates } from './usage.repository.js';
 
+type AlertSubscription = { id: string; customerId: string; usageLimits: string; currentPeriodStart: number; currentPeriodEnd: number; billingPeriod: string };
+
 /**
- * ALERT limits allow usage past them and warn once per period: the batch that takes a period's
- * usage from at most the limit to above it writes one WARN audit event, in the same transaction.
- * Usage only grows, so each limit crosses at most once per period, and entitlement checks stay
- * read-only.
+ * The active subscriptions with ALERT limits among a batch's customers. Read before the batch
+ * adds to the aggregates, so that on PostgreSQL the aggregate rows stay locked as briefly as
+ * possible (every batch of a customer waits for them).
  */
-export async function recordLimitAlerts(deps: Deps, ctx: OperationContext, deltas: readonly AggregateDelta[]): Promise<number> {
+export async function findAlertSubscriptions(deps: Deps, ctx: OperationContext, deltas: readonly AggregateDelta[]): Promise<AlertSubscription[]> {
   const customerIds = [...new Set(deltas.map((d) => d.customerId))];
-  if (customerIds.length === 0) return 0;
-  const subs = await deps.db
+  if (customerIds.length === 0) return [];
+  return deps.db
     .selectFrom('subscriptions')
     .select(['id', 'customerId', 'usageLimits', 'currentPeriodStart', 'currentPeriodEnd', 'billingPeriod'])
     .$call(forTenant(ctx))
@@ -27,6 +28,21 @@ export async function recordLimitAlerts(deps: Deps, ctx: OperationContext, delta
     .where('status', '=', 'ACTIVE')
     .where('usageLimits', 'like', '%ALERT%')
     .execute();
+}
+
+/**
+ * ALERT limits allow usage past them and warn once per period: the batch that takes a period's
+ * usage from at most the limit to above it writes one WARN audit event, in the same transaction.
+ * Runs after the batch's aggregates are added (their rows are then locked by this transaction, so
+ * the totals read here are exact). Usage only grows, so each limit crosses at most once per
+ * period, and entitlement checks stay read-only.
+ */
+export async function recordLimitAlerts(
+  deps: Deps,
+  ctx: OperationContext,
+  subs: readonly AlertSubscription[],
+  deltas: readonly AggregateDelta[],
+): Promise<number> {
   let recorded = 0;
   for (const sub of subs) {
     const limits = (JSON.parse(sub.usageLimits) as UsageLimit[]).filter((l) => l.enforcement === 'ALERT');

@@ -24,7 +24,6 @@ const deps = {
   clock,
   ids: createIdGenerator(clock),
   log: pino({ level: 'warn' }),
-  writer,
   async invalidateCredentials() {},
 } as unknown as Deps;
 

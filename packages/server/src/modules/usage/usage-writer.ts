@@ -50,10 +50,11 @@ export function runWriteJob(txDeps: Deps, job: UsageWriteJob): Promise<Idempoten
 /**
  * In this process, through group committers: PostgreSQL, and SQLite in memory (tests). On
  * PostgreSQL several lanes, each its own connection and transactions, let the server work on
- * batches in parallel; aggregates are upserted in key order, so two lanes never deadlock.
+ * batches in parallel; each job upserts its aggregates in key order, so two lanes that commit one
+ * job at a time never deadlock.
  */
-export function createInProcessUsageWriter(deps: Deps, lanes = 1): UsageWriter {
-  const committers = [deps.writer, ...Array.from({ length: lanes - 1 }, () => new GroupCommitter(deps.db))];
+export function createInProcessUsageWriter(deps: Deps, opts: { lanes: number; jobsPerCommit: number }): UsageWriter {
+  const committers = Array.from({ length: opts.lanes }, () => new GroupCommitter(deps.db, opts.jobsPerCommit));
   let next = 0;
   return {
     write: (job) => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job)),
