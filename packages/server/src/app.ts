@@ -23,6 +23,10 @@ import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
 import { entitlementRoutes } from './modules/entitlements/entitlement.routes.js';
 import { scopeDescriptions } from './modules/api-keys/credential.js';
+import { catalogRoutes } from './modules/catalog/catalog.routes.js';
+import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
+import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
+import { billingRoutes } from './modules/billing/billing.routes.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -106,6 +110,10 @@ export async function buildApp(deps: Deps): Promise<App> {
     await usageRoutes(a, deps);
     await uploadRoutes(a, deps);
     await entitlementRoutes(a, deps);
+    await catalogRoutes(a, deps);
+    await headlessConfigRoutes(a, deps);
+    await pricingPageRoutes(a, deps);
+    await billingRoutes(a, deps);
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -11,6 +11,8 @@ import { TtlCache } from './lib/ttl-cache.js';
 import { createInProcessUsageWriter, type UsageWriter } from './modules/usage/usage-writer.js';
 import { createSqliteWorkerWriter } from './modules/usage/sqlite-usage-writer.js';
 import type { Credential } from './modules/api-keys/credential.js';
+import { CATALOG_CHANNEL } from './modules/catalog/catalog-changed.js';
+import type { PricedOffering } from './modules/catalog/load-priced-offering.js';
 
 /** Everything an operation may touch. Domain code gets time and ids from here, never globally. */
 export interface Deps {
@@ -28,6 +30,8 @@ export interface Deps {
   credentials: TtlCache<Credential | null>;
   /** Entitlement answers as JSON text, by tenant, customer and product, for ENTITLEMENT_CACHE_TTL_MS at most. */
   entitlements: TtlCache<string>;
+  /** Offerings with their rate plans, as rating and entitlement checks need them (catalog/load-priced-offering.ts). */
+  catalog: TtlCache<PricedOffering | null>;
   /** Where checked usage events are written (see modules/usage/usage-writer.ts). */
   usage: UsageWriter;
   /** Drops cached credentials on this node and, through the bus, on every node. */
@@ -36,6 +40,7 @@ export interface Deps {
 }
 
 export const CREDENTIALS_CHANNEL = 'credentials.invalidate';
+export const CATALOG_CACHE_TTL_MS = 5_000;
 
 export interface CreateDepsOptions {
   config: Config;
@@ -66,6 +71,10 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   await bus.subscribe(CREDENTIALS_CHANNEL, (message) => {
     if (message !== origin) credentials.clear();
   });
+  // Offerings change rarely and every change broadcasts a clear; the TTL bounds staleness when
+  // a broadcast is lost.
+  const catalog = new TtlCache<PricedOffering | null>(clock, CATALOG_CACHE_TTL_MS, 10_000);
+  await bus.subscribe(CATALOG_CHANNEL, () => catalog.clear());
   const deps: Deps = {
     db: opts.db,
     dialect: opts.dialect,
@@ -78,6 +87,7 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     limiter,
     credentials,
     entitlements: new TtlCache<string>(clock, opts.config.entitlementCacheTtlMs, 50_000),
+    catalog,
     async invalidateCredentials() {
       credentials.clear();
       try {

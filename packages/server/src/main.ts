@@ -58,6 +58,9 @@ Try it:
   curl -s -X POST ${address}/v1/keys/verify -H "Authorization: Bearer $TOLLGATE_KEY" \\
        -H 'Content-Type: application/json' -d '{"key": "${t.productKey}"}'
   curl -s -X POST ${address}/api/v1/api-keys/${t.productKeyId}/rotate -H "Authorization: Bearer $TOLLGATE_KEY"
+  curl -s ${address}/api/v1/portal/headless/config -H "X-Storefront-Key: ${t.storefrontKey}"
+
+The demo's pricing page (three offerings, all eight pricing models): ${address}${t.pricingPagePath}
 
 Another demo workspace at any time: npx tollgate demo --json
 `;

@@ -2,11 +2,13 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_usage.js';
+import * as m0003 from './migrations/0003_catalog.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['0001_initial', m0001],
   ['0002_usage', m0002],
+  ['0003_catalog', m0003],
 ];
 
 /**

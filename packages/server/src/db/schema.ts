@@ -9,6 +9,9 @@ import type { StorefrontKeyTable } from '../modules/storefront-keys/storefront-k
 import type { AuditEventTable } from '../modules/audit/audit-event.table.js';
 import type { IdempotencyKeyTable } from '../modules/idempotency/idempotency-key.table.js';
 import type { UsageAggregateTable, UsageEventTable } from '../modules/usage/usage.table.js';
+import type { RatePlanTable } from '../modules/catalog/rate-plan.table.js';
+import type { OfferingTable } from '../modules/catalog/offering.table.js';
+import type { StorefrontTable } from '../modules/catalog/storefront.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {
@@ -25,4 +28,7 @@ export interface Database {
   idempotencyKeys: IdempotencyKeyTable;
   usageEvents: UsageEventTable;
   usageAggregates: UsageAggregateTable;
+  ratePlans: RatePlanTable;
+  offerings: OfferingTable;
+  storefronts: StorefrontTable;
 }

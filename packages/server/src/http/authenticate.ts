@@ -161,3 +161,28 @@ function setContext(request: FastifyRequest, c: Credential): void {
     source: 'api',
   };
 }
+
+/**
+ * A second credential on a route authenticated otherwise: the headless configuration's
+ * preview=true needs, besides the storefront key, operator access to the same workspace and
+ * environment (a workspace key with the admin scope). Fails closed like the hook.
+ */
+export async function requireOperatorAccess(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const header = request.headers.authorization;
+  const m = header ? BEARER.exec(header) : null;
+  if (!m) {
+    return rejectAuthentication(deps, request, reply, 'missing_operator_key', 'preview=true shows unpublished pricing: also send a workspace key with the admin scope as Authorization: Bearer <key>.', null);
+  }
+  const c = await findCredentialBySecret(deps, m[1] as string);
+  if (!c || c.type !== 'workspace_key') {
+    return rejectAuthentication(deps, request, reply, 'unknown_operator_key', 'The Authorization key is not a valid workspace key.', null);
+  }
+  const state = credentialState(c, deps.clock.now());
+  if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), stateMessages[state], c);
+  const sf = request.credential;
+  if (!sf || sf.workspaceId !== c.workspaceId || sf.environment !== c.environment) {
+    throw new AppError('INSUFFICIENT_SCOPE', "The workspace key belongs to another workspace or environment than the storefront key.");
+  }
+  if (!hasScope(c.scopes, 'admin')) throw new AppError('INSUFFICIENT_SCOPE', `preview=true needs the 'admin' scope (this key has: ${c.scopes.join(', ') || 'none'}).`);
+  request.ctx = { ...request.ctx, actor: { type: 'WORKSPACE_KEY', id: c.id } };
+}

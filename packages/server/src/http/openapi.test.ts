@@ -46,6 +46,22 @@ describe('GET /openapi.json', () => {
       ['post', '/oauth/token'],
       ['post', '/api/v1/storefront-keys'],
       ['delete', '/api/v1/storefront-keys/{id}'],
+      ['post', '/api/v1/rate-plans'],
+      ['get', '/api/v1/rate-plans'],
+      ['get', '/api/v1/rate-plans/{id}'],
+      ['patch', '/api/v1/rate-plans/{id}'],
+      ['post', '/api/v1/offerings'],
+      ['get', '/api/v1/offerings'],
+      ['get', '/api/v1/offerings/{id}'],
+      ['patch', '/api/v1/offerings/{id}'],
+      ['post', '/api/v1/storefronts'],
+      ['get', '/api/v1/storefronts'],
+      ['get', '/api/v1/storefronts/{id}'],
+      ['patch', '/api/v1/storefronts/{id}'],
+      ['post', '/api/v1/storefronts/{id}/publish'],
+      ['get', '/api/v1/portal/headless/config'],
+      ['get', '/pricing/{storefrontId}'],
+      ['get', '/api/v1/subscriptions/{id}/upcoming-invoice'],
     ];
     for (const [method, path] of expected) {
       const op = doc.paths[path]?.[method];
@@ -56,6 +72,10 @@ describe('GET /openapi.json', () => {
     const err = rotate.responses['401'].content['application/json'].schema;
     assert.deepEqual(Object.keys(err.properties).sort(), ['errors', 'success']);
     assert.deepEqual(Object.keys(rotate.responses['200'].content['application/json'].schema.properties).slice(0, 3), ['id', 'fullToken', 'status']);
+    const headless = doc.paths['/api/v1/portal/headless/config'].get;
+    assert.deepEqual(headless.security, [{ storefrontKey: [] }]);
+    assert.ok(headless.responses['304'], 'the 304 is documented');
+    assert.deepEqual(Object.keys(headless.responses['200'].content['application/json'].schema.properties), ['schemaVersion', 'etag', 'offerings', 'ratePlans']);
   });
 });
 

@@ -15,6 +15,9 @@ export const idPrefixes = {
   apiKey: 'key',
   clientCredential: 'cid',
   storefrontKey: 'sfk',
+  ratePlan: 'plan',
+  offering: 'off',
+  storefront: 'sf',
   auditEvent: 'evt',
   request: 'req',
 } as const;

@@ -111,7 +111,7 @@ describe('verificationOf', () => {
     ["another workspace's product key -> NOT_FOUND", { ...productKey, workspaceId: 'ws_b' }, notFound],
     ['a product key of the other environment -> NOT_FOUND', { ...productKey, environment: 'live' }, notFound],
     ['a workspace key -> NOT_FOUND', { ...base, id: 'key_ws', type: 'workspace_key', scopes: ['admin'] }, notFound],
-    ['a storefront key -> NOT_FOUND', { ...base, id: 'sfk_1', type: 'storefront_key' }, notFound],
+    ['a storefront key -> NOT_FOUND', { ...base, id: 'sfk_1', type: 'storefront_key', storefrontId: 'sf_1' }, notFound],
     ['a valid product key -> VALID with its binding', productKey, found(true, 'VALID', null)],
     [
       'a rotated key within its grace period -> VALID with expiresAt',

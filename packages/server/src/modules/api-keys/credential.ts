@@ -31,7 +31,7 @@ export type Credential =
   | (CredentialBase & { type: 'workspace_key'; scopes: Scope[] })
   | (CredentialBase & { type: 'product_key'; customerId: string; subscriptionId: string; productId: string })
   | (CredentialBase & { type: 'access_token'; customerId: string; subscriptionId: string; productId: string })
-  | (CredentialBase & { type: 'storefront_key' });
+  | (CredentialBase & { type: 'storefront_key'; storefrontId: string | null });
 
 export type CredentialState = 'VALID' | 'REVOKED' | 'EXPIRED';
 

@@ -66,7 +66,7 @@ async function loadCredential(db: Db, kind: SecretKind, hash: string): Promise<C
   const row = await db
     .selectFrom('storefrontKeys as s')
     .innerJoin('workspaces as w', 'w.id', 's.workspaceId')
-    .select(['s.id', 's.workspaceId', 's.environment', 's.status', 'w.rateLimitPerMinute'])
+    .select(['s.id', 's.workspaceId', 's.environment', 's.status', 's.storefrontId', 'w.rateLimitPerMinute'])
     .where('s.keyHash', '=', hash)
     .executeTakeFirst();
   return row ? { ...row, environment: row.environment as Environment, expiresAt: null, type: 'storefront_key' } : null;

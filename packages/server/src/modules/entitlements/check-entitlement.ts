@@ -2,13 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { Decimal, type Money } from '../../lib/money.js';
-import { monthStartsOverlapping } from '../../lib/periods.js';
+import { Decimal } from '../../lib/money.js';
 import { findProduct } from '../products/product.repository.js';
 import { findDecidingSubscription } from '../subscriptions/subscription.repository.js';
-import { periodAt, type Subscription } from '../subscriptions/subscription.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import { readCustomerAggregates, resolveCustomerRefs } from '../usage/usage.repository.js';
+import { resolveCustomerRefs } from '../usage/usage.repository.js';
+import { rateSubscriptionPeriod } from '../billing/rate-subscription-period.js';
 import { decideEntitlement, type EntitlementDecision } from './decide-entitlement.js';
 
 /** What JSON can carry for "no limit": the spec's fields are numbers, and clients compare them. */
@@ -57,16 +56,21 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
   if (!sub || sub.status !== 'ACTIVE') {
     decision = decideEntitlement({ subscriptionActive: false, limits: [], budget: null });
   } else {
-    period = periodAt(sub, now);
-    const rows = await readCustomerAggregates(deps.db, tenant, customerId, monthStartsOverlapping(period.start, period.end));
-    const used = new Map<string, Money>();
-    for (const r of rows) used.set(r.metricName, (used.get(r.metricName) ?? new Decimal(0)).plus(r.quantitySum));
-    const usedOf = (m: string) => used.get(m) ?? new Decimal(0);
-    const spent = Object.entries(sub.unitPrices).reduce((acc, [m, price]) => acc.plus(usedOf(m).times(price)), new Decimal(0));
+    const rated = await rateSubscriptionPeriod(deps, tenant, sub, now);
+    period = rated.period;
+    const explicit = new Set(sub.usageLimits.map((l) => l.metricName));
     decision = decideEntitlement({
       subscriptionActive: true,
-      limits: sub.usageLimits.map((l) => ({ ...l, used: usedOf(l.metricName) })),
-      budget: sub.spendBudget ? { amount: new Decimal(sub.spendBudget.amount), enforcement: sub.spendBudget.enforcement, spent } : null,
+      limits: [
+        ...sub.usageLimits.map((l) => ({ ...l, used: rated.used.get(l.metricName) ?? new Decimal(0) })),
+        // The catalog's free units are the quota: they inform quotaRemaining and never refuse
+        // (usage past them is billed); a subscription's own BLOCK limit is what refuses.
+        ...rated.rating.charges
+          .filter((c) => c.includedFree > 0 && !explicit.has(c.metricName))
+          .map((c) => ({ metricName: c.metricName, limit: c.includedFree, enforcement: 'ALERT' as const, used: new Decimal(c.freeUnits) })),
+      ],
+      // Spend is what the invoice will charge for usage so far (rounded lines, before minimums).
+      budget: sub.spendBudget ? { amount: new Decimal(sub.spendBudget.amount), enforcement: sub.spendBudget.enforcement, spent: new Decimal(rated.rating.usageAmount) } : null,
     });
   }
   return {

@@ -12,6 +12,7 @@ function toStorefrontKey(r: Selectable<StorefrontKeyTable>): StorefrontKey {
     id: r.id,
     environment: r.environment as Environment,
     name: r.name,
+    storefrontId: r.storefrontId,
     hint: r.hint,
     status: r.status as StorefrontKey['status'],
     createdAt: r.createdAt,

@@ -18,8 +18,15 @@ async function tenant(): Promise<{ ws: TenantHandle; admin: Client; live: Client
   return { ws, admin: t.seed.client(ws.test.secretKey), live: t.seed.client(ws.live.secretKey) };
 }
 
+/** A storefront of the client's environment, for keys to belong to. */
+async function storefrontOf(c: Client): Promise<string> {
+  const res = await c.post('/api/v1/storefronts', { name: 'Website' });
+  assert.equal(res.status, 200);
+  return res.body.id;
+}
+
 async function createKey(c: Client, name = 'pricing page') {
-  const res = await c.post('/api/v1/storefront-keys', { name });
+  const res = await c.post('/api/v1/storefront-keys', { name, storefrontId: await storefrontOf(c) });
   assert.equal(res.status, 200);
   return res.body as { id: string; fullToken: string; hint: string; status: string };
 }
@@ -27,8 +34,10 @@ async function createKey(c: Client, name = 'pricing page') {
 describe('POST /api/v1/storefront-keys', () => {
   it('200 returns a 40-character pk_test_ key once and stores only its SHA-256', async () => {
     const { ws, admin } = await tenant();
-    const res = await admin.post('/api/v1/storefront-keys', { name: 'pricing page' });
+    const storefrontId = await storefrontOf(admin);
+    const res = await admin.post('/api/v1/storefront-keys', { name: 'pricing page', storefrontId });
     assert.equal(res.status, 200);
+    assert.equal(res.body.storefrontId, storefrontId);
     assert.match(res.body.id, /^sfk_[0-9a-z]{26}$/);
     assert.equal(res.body.object, 'storefront_key');
     assert.equal(res.body.environment, 'test');
@@ -58,8 +67,9 @@ describe('POST /api/v1/storefront-keys', () => {
   it('200 the Idempotency-Key replay returns the same key with fullToken null', async () => {
     const { admin } = await tenant();
     const headers = { 'idempotency-key': 'sfk-once' };
-    const first = await admin.post('/api/v1/storefront-keys', { name: 'once' }, headers);
-    const replay = await admin.post('/api/v1/storefront-keys', { name: 'once' }, headers);
+    const storefrontId = await storefrontOf(admin);
+    const first = await admin.post('/api/v1/storefront-keys', { name: 'once', storefrontId }, headers);
+    const replay = await admin.post('/api/v1/storefront-keys', { name: 'once', storefrontId }, headers);
     assert.equal(replay.status, 200);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.body.id, first.body.id);
@@ -71,9 +81,21 @@ describe('POST /api/v1/storefront-keys', () => {
 
   it('400 names body.name when it is missing', async () => {
     const { admin } = await tenant();
-    const res = await admin.post('/api/v1/storefront-keys', {});
+    const res = await admin.post('/api/v1/storefront-keys', { storefrontId: await storefrontOf(admin) });
     assert.equal(res.status, 400);
     assert.equal(res.body.errors[0].field, 'body.name');
+  });
+
+  it('400 names body.storefrontId when it is missing or names no storefront of the environment', async () => {
+    const { admin, live } = await tenant();
+    const missing = await admin.post('/api/v1/storefront-keys', { name: 'x' });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.errors[0].field, 'body.storefrontId');
+    const liveStorefront = await storefrontOf(live);
+    const wrongEnv = await admin.post('/api/v1/storefront-keys', { name: 'x', storefrontId: liveStorefront });
+    assert.equal(wrongEnv.status, 400);
+    assert.equal(wrongEnv.body.errors[0].field, 'body.storefrontId');
+    assert.match(wrongEnv.body.errors[0].message, /No storefront/);
   });
 
   it('403 for a key without the keys:write scope', async () => {

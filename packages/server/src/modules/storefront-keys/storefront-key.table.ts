@@ -3,6 +3,8 @@ export interface StorefrontKeyTable {
   workspaceId: string;
   environment: string;
   name: string;
+  /** The storefront whose configuration the key reads; null only for keys made before storefronts existed. */
+  storefrontId: string | null;
   keyHash: string;
   hint: string;
   status: string;

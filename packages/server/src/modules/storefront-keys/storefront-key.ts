@@ -8,6 +8,7 @@ export interface StorefrontKey {
   id: string;
   environment: Env;
   name: string;
+  storefrontId: string | null;
   hint: string;
   status: 'ACTIVE' | 'REVOKED';
   createdAt: number;
@@ -20,6 +21,7 @@ export const StorefrontKeySchema = Type.Object({
   object: Type.Literal('storefront_key'),
   environment: Environment,
   name: Type.String(),
+  storefrontId: Type.Union([Type.String(), Type.Null()], { description: 'sf_…: the storefront whose published configuration the key reads.' }),
   hint: Type.String({ description: 'pk_test_…9f2c' }),
   status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('REVOKED')]),
   createdAt: Timestamp,
@@ -34,7 +36,10 @@ export const CreatedStorefrontKeySchema = Type.Object({
 });
 
 export const CreateStorefrontKeyBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    storefrontId: Type.String({ minLength: 1, maxLength: 100, description: 'sf_…: the storefront the key reads (one key per website is typical).' }),
+  },
   { additionalProperties: false },
 );
 export type CreateStorefrontKeyInput = Static<typeof CreateStorefrontKeyBody>;
@@ -45,6 +50,7 @@ export function presentStorefrontKey(k: StorefrontKey): Static<typeof Storefront
     object: 'storefront_key',
     environment: k.environment,
     name: k.name,
+    storefrontId: k.storefrontId,
     hint: `pk_${k.environment}_…${k.hint}`,
     status: k.status,
     createdAt: toIso(k.createdAt),

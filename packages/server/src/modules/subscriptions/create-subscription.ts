@@ -5,10 +5,12 @@ import { calendarPeriodEnd } from '../../lib/periods.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../audit/audit-event.js';
 import { findCustomer } from '../customers/customer.repository.js';
-import { findProduct } from '../products/product.repository.js';
 import type { CreateSubscriptionInput, Subscription } from './subscription.js';
 import { insertSubscription } from './subscription.repository.js';
 import { checkEntitlementConfig } from './check-entitlement-config.js';
+import { subscriptionTerms } from './subscription-terms.js';
+
+const DAY_MS = 86_400_000;
 
 export async function createSubscription(deps: Deps, ctx: OperationContext, input: CreateSubscriptionInput): Promise<Subscription> {
   return inTransaction(deps.db, async (trx) => {
@@ -17,28 +19,25 @@ export async function createSubscription(deps: Deps, ctx: OperationContext, inpu
         field: 'body.customerId',
       });
     }
-    if (!(await findProduct(trx, ctx, input.productId))) {
-      throw new AppError('NOT_FOUND', `No product with id '${input.productId}' exists in this workspace and environment.`, {
-        field: 'body.productId',
-      });
-    }
+    const terms = await subscriptionTerms(trx, ctx, input);
     await checkEntitlementConfig(trx, ctx, input);
     const now = deps.clock.now();
-    const billingPeriod = input.billingPeriod ?? 'MONTHLY';
     const subscription: Subscription = {
       id: deps.ids.next('subscription'),
       environment: ctx.environment,
       customerId: input.customerId,
-      productId: input.productId,
+      productId: terms.productId,
+      offeringId: terms.offeringId,
+      trialEndsAt: terms.trialDays > 0 ? now + terms.trialDays * DAY_MS : null,
       status: 'ACTIVE',
-      billingPeriod,
+      billingPeriod: terms.billingPeriod,
       currentPeriodStart: now,
-      currentPeriodEnd: calendarPeriodEnd(now, billingPeriod),
+      currentPeriodEnd: calendarPeriodEnd(now, terms.billingPeriod),
       version: 1,
       startedAt: now,
       cancelledAt: null,
       metadata: input.metadata ?? {},
-      currency: input.currency ?? 'USD',
+      currency: terms.currency,
       usageLimits: input.usageLimits ?? [],
       spendBudget: input.spendBudget ?? null,
       unitPrices: input.unitPrices ?? {},
@@ -50,7 +49,7 @@ export async function createSubscription(deps: Deps, ctx: OperationContext, inpu
       eventType: 'subscription.created',
       targetType: 'subscription',
       targetId: subscription.id,
-      payload: { customerId: subscription.customerId, productId: subscription.productId, billingPeriod },
+      payload: { customerId: subscription.customerId, productId: subscription.productId, offeringId: subscription.offeringId, billingPeriod: subscription.billingPeriod },
     });
     return subscription;
   });

@@ -23,6 +23,8 @@ function toSubscription(r: Selectable<SubscriptionTable>): Subscription {
     environment: r.environment as Environment,
     customerId: r.customerId,
     productId: r.productId,
+    offeringId: r.offeringId,
+    trialEndsAt: r.trialEndsAt,
     status: r.status as SubscriptionStatus,
     billingPeriod: r.billingPeriod as BillingPeriod,
     currentPeriodStart: r.currentPeriodStart,

@@ -144,11 +144,18 @@ describe('POST /api/v1/subscriptions', () => {
     assert.match(res.body.errors[0].message, /MONTHLY, QUARTERLY, ANNUAL/);
   });
 
-  it('400 names a missing customerId and productId, together', async () => {
+  it('400 names a missing customerId', async () => {
     const res = await api.post('/api/v1/subscriptions', {});
     assert.equal(res.status, 400);
-    const fields = res.body.errors.map((e: { field: string }) => e.field).sort();
-    assert.deepEqual(fields, ['body.customerId', 'body.productId']);
+    assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['body.customerId']);
+  });
+
+  it('400 names body.productId when neither offeringId nor productId is sent', async () => {
+    const customer = await t.seed.customer(ws.test);
+    const res = await api.post('/api/v1/subscriptions', { customerId: customer.id });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors[0].field, 'body.productId');
+    assert.match(res.body.errors[0].message, /offeringId/);
   });
 
   it('401 without a key', async () => {

@@ -4,6 +4,10 @@ export interface SubscriptionTable {
   environment: string;
   customerId: string;
   productId: string;
+  /** The offering subscribed to; null for a subscription priced by unitPrices. */
+  offeringId: string | null;
+  /** End (exclusive) of the trial; null without one. */
+  trialEndsAt: number | null;
   status: string;
   billingPeriod: string;
   currentPeriodStart: number;

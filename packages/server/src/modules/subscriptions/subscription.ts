@@ -29,6 +29,9 @@ export interface Subscription {
   environment: Env;
   customerId: string;
   productId: string;
+  /** The offering subscribed to: its rate plans price usage. null: priced by unitPrices. */
+  offeringId: string | null;
+  trialEndsAt: number | null;
   status: SubscriptionStatus;
   billingPeriod: BillingPeriod;
   currentPeriodStart: number;
@@ -40,7 +43,7 @@ export interface Subscription {
   currency: string;
   usageLimits: UsageLimit[];
   spendBudget: SpendBudget | null;
-  /** Price per unit of each metric, until the pricing catalog rates usage. */
+  /** Without an offering: price per unit of each metric (rated as PER_UNIT). */
   unitPrices: Record<string, string>;
   createdAt: number;
   updatedAt: number;
@@ -66,7 +69,7 @@ const UsageLimits = Type.Array(UsageLimitSchema, {
 });
 const UnitPrices = Type.Record(Type.String({ maxLength: 100 }), DecimalAmount, {
   maxProperties: 50,
-  description: 'Price per unit of each metric, in the subscription currency: what entitlement checks count against the spend budget until the pricing catalog rates usage.',
+  description: 'For a subscription without an offering: price per unit of each metric, in the subscription currency (rated as PER_UNIT). Not allowed with an offering, whose rate plans price usage.',
 });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.' });
 const EntitlementFields = {
@@ -83,6 +86,8 @@ export const SubscriptionSchema = Type.Object({
   environment: Environment,
   customerId: Type.String(),
   productId: Type.String(),
+  offeringId: Type.Union([Type.String(), Type.Null()], { description: 'off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices.' }),
+  trialEndsAt: NullableTimestamp,
   status: Status,
   billingPeriod: Period,
   currentPeriodStart: Timestamp,
@@ -102,8 +107,11 @@ export const SubscriptionSchema = Type.Object({
 export const CreateSubscriptionBody = Type.Object(
   {
     customerId: Type.String({ minLength: 1, maxLength: 100 }),
-    productId: Type.String({ minLength: 1, maxLength: 100 }),
-    billingPeriod: Type.Optional(Type.Union(billingPeriods.map((p) => Type.Literal(p)), { default: 'MONTHLY' })),
+    offeringId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: "off_…: subscribe to an offering; productId, billingPeriod and currency then come from it (send them only if they agree)." }),
+    ),
+    productId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required without offeringId.' })),
+    billingPeriod: Type.Optional(Type.Union(billingPeriods.map((p) => Type.Literal(p)), { description: 'Default MONTHLY, or the offering\'s.' })),
     metadata: Type.Optional(Metadata),
     ...EntitlementFields,
   },
@@ -135,6 +143,7 @@ export function presentSubscription(s: Subscription): Static<typeof Subscription
     currentPeriodStart: toIso(s.currentPeriodStart),
     currentPeriodEnd: toIso(s.currentPeriodEnd),
     startedAt: toIso(s.startedAt),
+    trialEndsAt: toIsoOrNull(s.trialEndsAt),
     cancelledAt: toIsoOrNull(s.cancelledAt),
     createdAt: toIso(s.createdAt),
     updatedAt: toIso(s.updatedAt),

@@ -20,6 +20,14 @@ export async function updateSubscription(
     if (current.status !== 'ACTIVE') {
       throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription '${id}' is ${current.status}; it can no longer change.`);
     }
+    if (current.offeringId !== null) {
+      if (input.unitPrices !== undefined && Object.keys(input.unitPrices).length > 0) {
+        throw new AppError('VALIDATION_FAILED', "An offering's rate plans price this subscription's usage; unitPrices is only for subscriptions without an offering.", { field: 'body.unitPrices' });
+      }
+      if (input.currency !== undefined && input.currency !== current.currency) {
+        throw new AppError('VALIDATION_FAILED', `This subscription bills in its offering's currency, ${current.currency}.`, { field: 'body.currency' });
+      }
+    }
     await checkEntitlementConfig(trx, ctx, input);
     const next: Subscription = { ...current, ...input, version: current.version + 1, updatedAt: deps.clock.now() } as Subscription;
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {

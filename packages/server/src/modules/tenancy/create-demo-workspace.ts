@@ -7,6 +7,8 @@ import { createCustomer } from '../customers/create-customer.js';
 import { createMetric } from '../metrics/create-metric.js';
 import { createProduct } from '../products/create-product.js';
 import { createStorefrontKey } from '../storefront-keys/create-storefront-key.js';
+import { createDemoCatalog, DEMO_CATALOG_METRICS } from '../catalog/create-demo-catalog.js';
+import { pricingPagePath } from '../catalog/storefront.js';
 import { createSubscription } from '../subscriptions/create-subscription.js';
 import { createWorkspace } from './create-workspace.js';
 
@@ -23,6 +25,12 @@ export interface DemoEnvironment {
   productId: string;
   metricNames: string[];
   storefrontKey: string;
+  /** The published demo storefront (three offerings, all eight pricing models). */
+  storefrontId: string;
+  /** The hosted pricing page of that storefront: a URL path on this server. */
+  pricingPagePath: string;
+  /** The offering the demo customer subscribes to (Pro). */
+  offeringId: string;
 }
 
 export interface DemoWorkspace {
@@ -30,9 +38,12 @@ export interface DemoWorkspace {
   environments: Record<Environment, DemoEnvironment>;
 }
 
-export const DEMO_METRICS = ['api_calls', 'tokens'] as const;
+export const DEMO_METRICS = Object.keys(DEMO_CATALOG_METRICS) as Array<keyof typeof DEMO_CATALOG_METRICS>;
 
-/** A workspace with one customer subscribed to one API product, and every kind of key, per environment. */
+/**
+ * A workspace with, per environment: one API product, a published storefront of three offerings,
+ * one customer subscribed to the Pro offering, and every kind of key.
+ */
 export async function createDemoWorkspace(
   deps: Deps,
   opts: { actor: Actor; source: AuditSource; correlationId: string; name?: string },
@@ -44,13 +55,12 @@ export async function createDemoWorkspace(
     for (const environment of environments) {
       const ctx: OperationContext = { workspaceId: created.workspace.id, environment, actor: opts.actor, correlationId: opts.correlationId, source: opts.source };
       const product = await createProduct(tx, ctx, { name: 'Demo Search API', kind: 'STANDARD_API', description: 'A metered API to try Tollgate with.' });
-      for (const name of DEMO_METRICS) {
-        await createMetric(tx, ctx, { name, displayName: name === 'api_calls' ? 'API calls' : 'Tokens', unit: name === 'api_calls' ? 'call' : 'token' });
-      }
+      for (const name of DEMO_METRICS) await createMetric(tx, ctx, { name, ...DEMO_CATALOG_METRICS[name] });
+      const catalog = await createDemoCatalog(tx, ctx, product.id);
       const customer = await createCustomer(tx, ctx, { externalId: 'acme', name: 'Acme Corp', email: 'billing@acme.example' });
-      const subscription = await createSubscription(tx, ctx, { customerId: customer.id, productId: product.id });
+      const subscription = await createSubscription(tx, ctx, { customerId: customer.id, offeringId: catalog.offerings.pro.id });
       const productKey = await createApiKey(tx, ctx, { kind: 'PRODUCT', name: 'Acme production key', subscriptionId: subscription.id }, null);
-      const storefront = await createStorefrontKey(tx, ctx, { name: 'Demo storefront' });
+      const storefrontKey = await createStorefrontKey(tx, ctx, { name: 'Demo website', storefrontId: catalog.storefront.id });
       out.environments[environment] = {
         secretKey: created.keys[environment].secretKey,
         productKey: productKey.fullToken,
@@ -59,7 +69,10 @@ export async function createDemoWorkspace(
         subscriptionId: subscription.id,
         productId: product.id,
         metricNames: [...DEMO_METRICS],
-        storefrontKey: storefront.fullToken,
+        storefrontKey: storefrontKey.fullToken,
+        storefrontId: catalog.storefront.id,
+        pricingPagePath: pricingPagePath(catalog.storefront.id),
+        offeringId: catalog.offerings.pro.id,
       };
     }
     return out;

@@ -11,13 +11,13 @@ const FEB = Date.UTC(2026, 1, 1);
 /** An independent reference: plain decimal.js with room for every digit the properties produce. */
 const Exact = Decimal.clone({ precision: 200 });
 
-function event(customerId: string, metricName: string, quantity: number, periodStart = JAN, quantityText = numberToDecimal(quantity)): ResolvedEvent {
-  return { customerId, metricName, quantity, quantityText, occurredAt: periodStart + 3_600_000, periodStart, eventId: null, metadata: null };
+function event(customerId: string, metricName: string, quantity: number, periodStart = JAN, quantityText = numberToDecimal(quantity), dimension = ''): ResolvedEvent {
+  return { customerId, metricName, quantity, quantityText, occurredAt: periodStart + 3_600_000, periodStart, eventId: null, metadata: null, dimension };
 }
 
-const key = (d: AggregateDelta) => `${d.customerId}|${d.metricName}|${d.periodStart}|${d.sum}|${d.count}`;
+const key = (d: AggregateDelta) => `${d.customerId}|${d.metricName}|${d.periodStart}|${d.dimension}|${d.sum}|${d.count}`;
 const asSet = (deltas: readonly AggregateDelta[]) => deltas.map(key).sort();
-const delta = (customerId: string, metricName: string, periodStart: number, sum: string, count: number): AggregateDelta => ({ customerId, metricName, periodStart, sum, count });
+const delta = (customerId: string, metricName: string, periodStart: number, sum: string, count: number, dimension = ''): AggregateDelta => ({ customerId, metricName, periodStart, dimension, sum, count });
 
 describe('usage.aggregateBatch', () => {
   const MAX = Number.MAX_SAFE_INTEGER;
@@ -33,6 +33,7 @@ describe('usage.aggregateBatch', () => {
     ['the sum keeps growing exactly after the switch', [event('c1', 'calls', MAX), event('c1', 'calls', MAX), event('c1', 'calls', 1)], [delta('c1', 'calls', JAN, '18014398509481983', 3)]],
     ['an integer above 2^53 is summed from its quantityText, as the client sent it', [event('c1', 'calls', 1e20), event('c1', 'calls', 5)], [delta('c1', 'calls', JAN, '100000000000000000005', 2)]],
     ['a tiny quantity in exponent form is expanded', [event('c1', 'gb', 1e-9), event('c1', 'gb', 1)], [delta('c1', 'gb', JAN, '1.000000001', 2)]],
+    ['two rating dimensions of one metric and month are two groups', [event('c1', 'calls', 3, JAN, '3', '["SUCCESS",null,null]'), event('c1', 'calls', 4, JAN, '4', '["ERROR",null,null]'), event('c1', 'calls', 1, JAN, '1', '["SUCCESS",null,null]')], [delta('c1', 'calls', JAN, '4', 2, '["SUCCESS",null,null]'), delta('c1', 'calls', JAN, '4', 1, '["ERROR",null,null]')]],
     ['zero quantities count but add nothing', [event('c1', 'calls', 0), event('c1', 'calls', 0)], [delta('c1', 'calls', JAN, '0', 2)]],
   ];
   for (const [rule, events, expected] of cases) {

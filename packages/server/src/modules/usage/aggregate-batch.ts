@@ -11,29 +11,32 @@ export interface ResolvedEvent {
   periodStart: number;
   eventId: string | null;
   metadata: string | null;
+  /** Rating dimension key (see rating-dimension.ts); '' for most events. */
+  dimension: string;
 }
 
 export interface AggregateDelta {
   customerId: string;
   metricName: string;
   periodStart: number;
+  dimension: string;
   /** Exact decimal text. */
   sum: string;
   count: number;
 }
 
 /**
- * Pure: sums a batch per (customer, metric, calendar month) so the write path upserts one row
+ * Pure: sums a batch per (customer, metric, calendar month, rating dimension) so the write path upserts one row
  * per group instead of one per event. Integer quantities add as numbers while exact (below 2^53);
  * anything else adds in decimal, so a sum is never rounded.
  */
 export function aggregateBatch(events: readonly ResolvedEvent[]): AggregateDelta[] {
   const groups = new Map<string, { delta: AggregateDelta; int: number; dec: InstanceType<typeof Decimal> | null }>();
   for (const e of events) {
-    const key = `${e.customerId}\u0000${e.metricName}\u0000${e.periodStart}`;
+    const key = `${e.customerId}\u0000${e.metricName}\u0000${e.periodStart}\u0000${e.dimension}`;
     let g = groups.get(key);
     if (!g) {
-      g = { delta: { customerId: e.customerId, metricName: e.metricName, periodStart: e.periodStart, sum: '0', count: 0 }, int: 0, dec: null };
+      g = { delta: { customerId: e.customerId, metricName: e.metricName, periodStart: e.periodStart, dimension: e.dimension, sum: '0', count: 0 }, int: 0, dec: null };
       groups.set(key, g);
     }
     g.delta.count += 1;

@@ -3,6 +3,7 @@ import { numberToDecimal } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
+import { dimensionKeyOf } from './rating-dimension.js';
 import { checkEventShape, isRejection, type ShapeRules } from './check-event-shape.js';
 import { findMetricNames, listMetricNames, resolveCustomerRefs } from './usage.repository.js';
 import type { CheckedEvent, EventRejection } from './usage-event.js';
@@ -81,6 +82,7 @@ export async function checkBatch(
       periodStart: monthOf(event.occurredAt),
       eventId: event.eventId,
       metadata: event.metadata === null ? null : JSON.stringify(event.metadata),
+      dimension: dimensionKeyOf(event.metadata),
     });
   }
   rejected.sort((a, b) => a.index - b.index);

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
+import { decimalAdd } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import { resolveCustomerRefs } from './usage.repository.js';
@@ -80,7 +81,19 @@ export async function reportUsage(deps: Deps, tenant: Tenant, q: UsageQuery): Pr
       .where('periodStart', '<', to);
     if (customerId) qb = qb.where('customerId', '=', customerId);
     if (q.metricName) qb = qb.where('metricName', '=', q.metricName);
-    rows = (await qb.execute()).map((r) => ({ ...r, groupValue: null, sum: r.quantitySum, count: Number(r.eventCount) }));
+    // A month of one metric may span several rating dimensions (rating-dimension.ts): merge them.
+    const merged = new Map<string, (typeof rows)[number]>();
+    for (const r of await qb.execute()) {
+      const k = `${r.periodStart}\u0000${r.customerId}\u0000${r.metricName}`;
+      const seen = merged.get(k);
+      if (seen) {
+        seen.sum = decimalAdd(seen.sum, r.quantitySum);
+        seen.count += Number(r.eventCount);
+      } else {
+        merged.set(k, { customerId: r.customerId, metricName: r.metricName, periodStart: r.periodStart, groupValue: null, sum: r.quantitySum, count: Number(r.eventCount) });
+      }
+    }
+    rows = [...merged.values()];
   } else {
     const value =
       deps.dialect === 'sqlite'

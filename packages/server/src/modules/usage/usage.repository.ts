@@ -138,7 +138,11 @@ export async function addToAggregates(
   // In primary-key order: concurrent transactions then lock the same rows in the same order and
   // cannot deadlock (PostgreSQL runs several writer lanes).
   const ordered = [...deltas].sort(
-    (a, b) => (a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1 : a.periodStart - b.periodStart || (a.metricName < b.metricName ? -1 : a.metricName > b.metricName ? 1 : 0)),
+    (a, b) =>
+      a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1
+      : a.periodStart - b.periodStart
+        || (a.metricName < b.metricName ? -1 : a.metricName > b.metricName ? 1
+          : a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : 0),
   );
   const exactSum =
     dialect === 'sqlite'
@@ -153,13 +157,14 @@ export async function addToAggregates(
         customerId: d.customerId,
         metricName: d.metricName,
         periodStart: d.periodStart,
+        dimension: d.dimension,
         quantitySum: d.sum,
         eventCount: d.count,
         updatedAt: now,
       })),
     )
     .onConflict((oc) =>
-      oc.columns(['workspaceId', 'environment', 'customerId', 'periodStart', 'metricName']).doUpdateSet({
+      oc.columns(['workspaceId', 'environment', 'customerId', 'periodStart', 'metricName', 'dimension']).doUpdateSet({
         quantitySum: exactSum,
         eventCount: sql<number>`usage_aggregates.event_count + excluded.event_count`,
         updatedAt: now,
@@ -172,6 +177,8 @@ export interface AggregateRow {
   customerId: string;
   metricName: string;
   periodStart: number;
+  /** Rating dimension key (rating-dimension.ts): a metric's month may have several rows. */
+  dimension: string;
   quantitySum: string;
   eventCount: number;
 }
@@ -181,7 +188,7 @@ export async function readCustomerAggregates(db: Db, tenant: Tenant, customerId:
   if (months.length === 0) return [];
   return db
     .selectFrom('usageAggregates')
-    .select(['customerId', 'metricName', 'periodStart', 'quantitySum', 'eventCount'])
+    .select(['customerId', 'metricName', 'periodStart', 'dimension', 'quantitySum', 'eventCount'])
     .$call(forTenant(tenant))
     .where('customerId', '=', customerId)
     .where('periodStart', 'in', months)

@@ -22,6 +22,8 @@ export interface UsageAggregateTable {
   customerId: string;
   metricName: string;
   periodStart: number;
+  /** Rating dimension key: '' or JSON [executionStatus, tool, endpoint] (rating-dimension.ts). */
+  dimension: string;
   quantitySum: string;
   eventCount: number;
   updatedAt: number;

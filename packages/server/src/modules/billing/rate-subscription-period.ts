@@ -1,0 +1,41 @@
+import { Decimal } from '@tollgate/pricing';
+import type { Deps } from '../../deps.js';
+import { monthStartsOverlapping } from '../../lib/periods.js';
+import { loadPricedOffering } from '../catalog/load-priced-offering.js';
+import { periodAt, type Subscription } from '../subscriptions/subscription.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import { readCustomerAggregates } from '../usage/usage.repository.js';
+import { unitsOfOffering, unitsOfUnitPrices, usageGroupsOf } from './priced-units.js';
+import { ratePeriod, type PeriodRating, type PricedUnit } from './rate-period.js';
+
+export interface RatedPeriod {
+  period: { start: number; end: number };
+  currency: string;
+  units: PricedUnit[];
+  rating: PeriodRating;
+  /** Raw usage of every metric in the period (no multipliers or weights): what usage limits count. */
+  used: Map<string, Decimal>;
+}
+
+/**
+ * The subscription's period at `now`, rated from the usage aggregates of the calendar months it
+ * overlaps (periods are calendar-aligned, so a period is whole months) and the catalog as it is
+ * now. Shared by the upcoming-invoice preview and entitlement checks, so a budget counts exactly
+ * what the invoice will charge.
+ */
+export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Subscription, now: number): Promise<RatedPeriod> {
+  const period = periodAt(sub, now);
+  const priced = sub.offeringId === null ? null : await loadPricedOffering(deps, tenant, sub.offeringId);
+  const units = priced ? unitsOfOffering(priced) : unitsOfUnitPrices(sub);
+  const rows = await readCustomerAggregates(deps.db, tenant, sub.customerId, monthStartsOverlapping(period.start, period.end));
+  const rating = ratePeriod({
+    currency: sub.currency,
+    entryPrice: priced?.offering.entryPrice ?? null,
+    inTrial: sub.trialEndsAt !== null && period.start < sub.trialEndsAt,
+    units,
+    usage: usageGroupsOf(rows),
+  });
+  const used = new Map<string, Decimal>();
+  for (const r of rows) used.set(r.metricName, (used.get(r.metricName) ?? new Decimal(0)).plus(r.quantitySum));
+  return { period, currency: sub.currency, units, rating, used };
+}

@@ -1,0 +1,61 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
+import { toIso } from '../../lib/clock.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import type { RatedPeriod } from './rate-subscription-period.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const Amount = (description: string) => Type.String({ description: `${description} Decimal text with the currency's minor digits, e.g. "12.50".` });
+
+export const InvoiceLineSchema = Type.Object({
+  type: Type.Union([Type.Literal('entry_price'), Type.Literal('usage'), Type.Literal('minimum_fee')]),
+  description: Type.String(),
+  ratePlanId: Nullable(Type.String()),
+  metricName: Nullable(Type.String()),
+  pricingModel: Nullable(Type.String()),
+  quantity: Nullable(Type.String({ description: 'Units in the period after multipliers (PERCENTAGE: transaction value).' })),
+  freeUnits: Nullable(Type.String({ description: 'Units the free allowance covered.' })),
+  billableQuantity: Nullable(Type.String({ description: 'Units charged for (OUTCOME_BASED: outcome-weighted).' })),
+  rate: Nullable(Type.String({ description: 'The rate after any offering override.' })),
+  amount: Amount('This line, rounded once, half up.'),
+});
+
+export const UpcomingInvoiceSchema = Type.Object({
+  object: Type.Literal('upcoming_invoice'),
+  subscriptionId: Type.String(),
+  customerId: Type.String(),
+  offeringId: Type.Union([Type.String(), Type.Null()]),
+  currency: Type.String(),
+  periodStart: Type.String({ format: 'date-time' }),
+  periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
+  lines: Type.Array(InvoiceLineSchema, { description: 'Entry price, then each unit of each plan (with its minimum-fee top-up after it).' }),
+  entryPrice: Amount('The entry price line (0 in a trial or without one).'),
+  usageAmount: Amount('The usage lines.'),
+  minimumFees: Amount('The minimum-fee top-ups.'),
+  subtotal: Amount('All lines.'),
+  total: Amount('What the invoice will charge; no taxes or discounts yet.'),
+});
+export type UpcomingInvoice = Static<typeof UpcomingInvoiceSchema>;
+
+export function presentUpcomingInvoice(sub: Subscription, rated: RatedPeriod): UpcomingInvoice {
+  const sum = (type: string) =>
+    roundToMinorUnit(
+      rated.rating.lines.filter((l) => l.type === type).reduce((acc, l) => acc.plus(l.amount), new Decimal(0)),
+      rated.currency,
+    );
+  return {
+    object: 'upcoming_invoice',
+    subscriptionId: sub.id,
+    customerId: sub.customerId,
+    offeringId: sub.offeringId,
+    currency: rated.currency,
+    periodStart: toIso(rated.period.start),
+    periodEnd: toIso(rated.period.end),
+    lines: rated.rating.lines,
+    entryPrice: sum('entry_price'),
+    usageAmount: sum('usage'),
+    minimumFees: sum('minimum_fee'),
+    subtotal: rated.rating.subtotal,
+    total: rated.rating.total,
+  };
+}

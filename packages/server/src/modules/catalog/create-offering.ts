@@ -1,0 +1,48 @@
+import { Decimal, toDecimalText } from '@tollgate/pricing';
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import { catalogChanged } from './catalog-changed.js';
+import { checkOffering } from './check-offering.js';
+import type { CreateOfferingInput, Offering } from './offering.js';
+import { insertOffering } from './offering.repository.js';
+
+export async function createOffering(deps: Deps, ctx: OperationContext, input: CreateOfferingInput): Promise<Offering> {
+  const draft = {
+    productId: input.productId,
+    currency: input.currency,
+    billingPeriod: input.billingPeriod,
+    entryPrice: input.entryPrice ?? null,
+    ratePlanIds: input.ratePlanIds ?? [],
+    overrides: input.overrides ?? [],
+  };
+  const overrides = await checkOffering(deps.db, ctx, draft);
+  const now = deps.clock.now();
+  const offering: Offering = {
+    id: deps.ids.next('offering'),
+    environment: ctx.environment,
+    ...draft,
+    // Stored canonical ("49.9"); display code shows two decimals.
+    entryPrice: draft.entryPrice === null ? null : toDecimalText(new Decimal(draft.entryPrice)),
+    overrides,
+    name: input.name,
+    billingMode: input.billingMode ?? 'POSTPAID',
+    trialDays: input.trialDays ?? 0,
+    metadata: input.metadata ?? {},
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await inTransaction(deps.db, async (trx) => {
+    await insertOffering(trx, ctx, offering);
+    await recordAudit(trx, deps, ctx, {
+      eventType: 'offering.created',
+      targetType: 'offering',
+      targetId: offering.id,
+      payload: { name: offering.name, entryPrice: offering.entryPrice, currency: offering.currency, ratePlanIds: offering.ratePlanIds },
+    });
+  });
+  await catalogChanged(deps);
+  return offering;
+}

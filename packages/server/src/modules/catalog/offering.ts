@@ -1,0 +1,113 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { BillingPeriod } from '@tollgate/pricing';
+import { toIso } from '../../lib/clock.js';
+import { Environment, Metadata, Timestamp } from '../../http/schemas.js';
+import type { Environment as Env } from '../../lib/crypto.js';
+import { BillingPeriodSchema, CurrencyCode, DecimalText, NullableDecimal, Quantity } from './catalog-schemas.js';
+
+/** POSTPAID only for now: prepaid credit arrives with invoicing. */
+export const billingModes = ['POSTPAID'] as const;
+export type BillingMode = (typeof billingModes)[number];
+
+/** This offering's own quota or overage rate for one unit of one of its plans; never published. */
+export interface OfferingOverride {
+  ratePlanId: string;
+  metricName: string;
+  includedFree?: number;
+  rate?: string;
+}
+
+/** What a buyer subscribes to: an entry price plus the usage pricing of its rate plans. */
+export interface Offering {
+  id: string;
+  environment: Env;
+  /** What subscribers get access to: entitlement checks and product keys are per product. */
+  productId: string;
+  name: string;
+  billingMode: BillingMode;
+  currency: string;
+  entryPrice: string | null;
+  billingPeriod: BillingPeriod;
+  trialDays: number;
+  ratePlanIds: string[];
+  overrides: OfferingOverride[];
+  metadata: Record<string, string>;
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const OverrideSchema = Type.Object(
+  {
+    ratePlanId: Type.String({ minLength: 1, maxLength: 100 }),
+    metricName: Type.String({ minLength: 1, maxLength: 100, description: 'A unit of that plan.' }),
+    includedFree: Type.Optional(Quantity('Replaces the free units (the quota) for this offering.')),
+    rate: Type.Optional(DecimalText('Replaces the rate (the overage rate) for this offering.')),
+  },
+  { additionalProperties: false },
+);
+const Overrides = Type.Array(OverrideSchema, { maxItems: 100, description: 'Applied by rating and entitlement checks; not published in the headless configuration.' });
+const RatePlanIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'plan_… ids, in display order; each plan must be in the offering\'s currency and billing period.' });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const EntryPrice = NullableDecimal('Fixed price per billing period, in the currency\'s minor unit at most; null: usage-only.');
+const TrialDays = Type.Integer({ minimum: 0, maximum: 730, description: 'Trial length in days; 0: no trial.' });
+const Mode = Type.Union(billingModes.map((m) => Type.Literal(m)), { description: 'POSTPAID: usage is billed after the period.' });
+
+export const OfferingSchema = Type.Object({
+  id: Type.String({ description: 'off_…' }),
+  object: Type.Literal('offering'),
+  environment: Environment,
+  productId: Type.String(),
+  name: Type.String(),
+  billingMode: Mode,
+  currency: CurrencyCode,
+  entryPrice: Type.Union([Type.String(), Type.Null()]),
+  billingPeriod: BillingPeriodSchema,
+  trialDays: Type.Integer(),
+  ratePlanIds: Type.Array(Type.String()),
+  overrides: Type.Array(Type.Object({
+    ratePlanId: Type.String(),
+    metricName: Type.String(),
+    includedFree: Type.Optional(Type.Number()),
+    rate: Type.Optional(Type.String()),
+  })),
+  metadata: Metadata,
+  version: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const CreateOfferingBody = Type.Object(
+  {
+    productId: Type.String({ minLength: 1, maxLength: 100, description: 'prod_…: what subscribers get access to.' }),
+    name: Name,
+    billingMode: Type.Optional(Mode),
+    currency: CurrencyCode,
+    entryPrice: Type.Optional(EntryPrice),
+    billingPeriod: BillingPeriodSchema,
+    trialDays: Type.Optional(TrialDays),
+    ratePlanIds: Type.Optional(RatePlanIds),
+    overrides: Type.Optional(Overrides),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type CreateOfferingInput = Static<typeof CreateOfferingBody>;
+
+/** Product, currency and billing period are fixed at creation: subscriptions rely on them. */
+export const UpdateOfferingBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    entryPrice: Type.Optional(EntryPrice),
+    trialDays: Type.Optional(TrialDays),
+    ratePlanIds: Type.Optional(RatePlanIds),
+    overrides: Type.Optional(Overrides),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateOfferingInput = Static<typeof UpdateOfferingBody>;
+
+export function presentOffering(o: Offering): Static<typeof OfferingSchema> {
+  return { ...o, object: 'offering', createdAt: toIso(o.createdAt), updatedAt: toIso(o.updatedAt) };
+}

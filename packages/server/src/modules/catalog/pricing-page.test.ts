@@ -1,0 +1,389 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { unitPricingWith, type BillingPeriod, type Offering, type RatePlan, type Tier, type UnitPricing } from '@tollgate/pricing';
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../tenancy/create-demo-workspace.js';
+import { createOffering } from './create-offering.js';
+import { createStorefront } from './create-storefront.js';
+import type { StorefrontView } from './headless-config.js';
+import { renderPricingPage, renderPricingPageNotFound } from './pricing-page.js';
+import { publishStorefront } from './publish-storefront.js';
+import { updateStorefront } from './update-storefront.js';
+
+/* ----------------------------------------------------------------------------------------------
+ * Fixtures
+ * -------------------------------------------------------------------------------------------- */
+
+function unit(fields: Partial<UnitPricing> & Pick<UnitPricing, 'pricingModel'>): UnitPricing {
+  return unitPricingWith({ metricId: 'met_1', metricName: 'api_calls', ...fields });
+}
+
+const tier = (tierStart: number, tierEnd: number | null, unitPrice: string | null, flatFee: string | null = null): Tier => ({
+  tierStart,
+  tierEnd,
+  unitPrice,
+  flatFee,
+});
+
+function plan(id: string, metrics: UnitPricing[], fields: Partial<RatePlan> = {}): RatePlan {
+  return { id, name: `Plan ${id}`, currency: 'USD', billingPeriod: 'MONTHLY', metrics, ...fields };
+}
+
+function offering(id: string, fields: Partial<Offering> = {}): Offering {
+  return {
+    id,
+    name: `Offering ${id}`,
+    billingMode: 'POSTPAID',
+    currency: 'USD',
+    entryPrice: null,
+    billingPeriod: 'MONTHLY' as BillingPeriod,
+    trialDays: 0,
+    ratePlanIds: [],
+    ...fields,
+  };
+}
+
+const render = (view: StorefrontView, storefrontName = 'Acme pricing') => renderPricingPage({ storefrontName, view }).html;
+
+/** The text of each element with the class, tags stripped (the markup here is flat enough). */
+function texts(html: string, className: string): string[] {
+  const re = new RegExp(`<(\\w+) class="${className}"[^>]*>([\\s\\S]*?)</\\1>`, 'g');
+  return [...html.matchAll(re)].map((m) => (m[2] as string).replace(/<[^>]+>/g, ''));
+}
+const headings = (html: string, level: number) =>
+  [...html.matchAll(new RegExp(`<h${level}[^>]*>([\\s\\S]*?)</h${level}>`, 'g'))].map((m) => m[1]);
+
+/* ----------------------------------------------------------------------------------------------
+ * renderPricingPage
+ * -------------------------------------------------------------------------------------------- */
+
+describe('renderPricingPage', () => {
+  const cases: Array<{ name: string; view: StorefrontView; includes: string[]; excludes?: string[] }> = [
+    {
+      name: 'no entryPrice and a plan without units: "Contact sales", for the offering and the plan',
+      view: { offerings: [offering('o1', { name: 'Enterprise', ratePlanIds: ['p1'] })], ratePlans: [plan('p1', [], { name: 'Custom' })] },
+      includes: ['<h2 id="offering-1">Enterprise</h2>', '<p class="price">Contact sales</p>', '<h3>Custom</h3>', '<p class="plan-headline">Contact sales</p>'],
+      excludes: ['<ul class="units">'],
+    },
+    {
+      name: 'no entryPrice and no plan found: "Contact sales"',
+      view: { offerings: [offering('o1', { ratePlanIds: ['p_missing'] })], ratePlans: [] },
+      includes: ['<p class="price">Contact sales</p>'],
+      excludes: ['<div class="plan">'],
+    },
+    {
+      name: 'no entryPrice and metered units: "Usage-based" and each unit headline',
+      view: {
+        offerings: [offering('o1', { ratePlanIds: ['p1'] })],
+        ratePlans: [plan('p1', [unit({ pricingModel: 'PER_UNIT', rate: '0.002', includedFree: 1000 }), unit({ metricName: 'payment_volume', pricingModel: 'PERCENTAGE', rate: '2.9' })])],
+      },
+      includes: [
+        '<p class="price">Usage-based</p>',
+        '<span class="metric">Api calls</span>\n<span class="headline">$0.0020 / unit after 1,000 free</span>',
+        '<span class="metric">Payment volume</span>\n<span class="headline">2.9% of transaction value</span>',
+      ],
+    },
+    {
+      name: 'entryPrice 0: "Free", and no per-month line',
+      view: { offerings: [offering('o1', { entryPrice: '0' })], ratePlans: [] },
+      includes: ['<p class="price">Free</p>'],
+      excludes: ['class="per-month"'],
+    },
+    {
+      name: 'an annual price shows its per-month figure; a monthly one does not repeat it',
+      view: { offerings: [offering('o1', { entryPrice: '120', billingPeriod: 'ANNUAL' }), offering('o2', { entryPrice: '49' })], ratePlans: [] },
+      includes: ['<p class="price">$120.00/yr</p>\n<p class="per-month">Equivalent to $10.00/mo</p>', '<p class="price">$49.00/mo</p>\n</section>'],
+    },
+    {
+      name: 'ONE_TIME: "one-time", no per-month line',
+      view: { offerings: [offering('o1', { entryPrice: '49', billingPeriod: 'ONE_TIME' })], ratePlans: [] },
+      includes: ['<p class="price">$49.00 one-time</p>'],
+      excludes: ['class="per-month"'],
+    },
+    {
+      name: 'trial days: the trial text',
+      view: { offerings: [offering('o1', { entryPrice: '199', trialDays: 14 })], ratePlans: [] },
+      includes: ['<p class="trial">14-day free trial</p>'],
+    },
+    {
+      name: 'GRADUATED: a real table with caption and column headers; no flat-fee column without fees',
+      view: {
+        offerings: [offering('o1', { ratePlanIds: ['p1'] })],
+        ratePlans: [plan('p1', [unit({ metricName: 'tokens', pricingModel: 'GRADUATED', tiers: [tier(0, 1000, '0.002'), tier(1000, null, '0.001')] })])],
+      },
+      includes: [
+        '<span class="headline">From $0.0010 / unit</span>',
+        '<table>\n<caption>Tokens: price tiers</caption>\n<thead><tr><th scope="col">Units</th><th scope="col">Per unit</th></tr></thead>',
+        '<tr><td>First 1,000</td><td>$0.0020</td></tr>\n<tr><td>Over 1,000</td><td>$0.0010</td></tr>',
+      ],
+      excludes: ['Flat fee'],
+    },
+    {
+      name: 'VOLUME_TIERED with a flat fee on one band: a flat-fee column, a dash where a band has none',
+      view: {
+        offerings: [offering('o1', { ratePlanIds: ['p1'] })],
+        ratePlans: [plan('p1', [unit({ pricingModel: 'VOLUME_TIERED', tiers: [tier(0, 100, '0.01', '5'), tier(100, null, '0.005')] })])],
+      },
+      includes: [
+        '<thead><tr><th scope="col">Units</th><th scope="col">Per unit</th><th scope="col">Flat fee</th></tr></thead>',
+        '<tr><td>Up to 100</td><td>$0.0100</td><td>$5.00</td></tr>',
+        '<tr><td>Over 100</td><td>$0.0050</td><td>—</td></tr>',
+      ],
+    },
+    {
+      name: 'STAIRCASE: a price column, no per-unit column',
+      view: {
+        offerings: [offering('o1', { ratePlanIds: ['p1'] })],
+        ratePlans: [plan('p1', [unit({ metricName: 'seats', pricingModel: 'STAIRCASE', tiers: [tier(0, 5, null, '10'), tier(5, null, null, '40')] })])],
+      },
+      includes: [
+        '<span class="headline">From $10.00/mo</span>',
+        '<caption>Seats: price tiers</caption>\n<thead><tr><th scope="col">Units</th><th scope="col">Price</th></tr></thead>',
+        '<tr><td>Over 5</td><td>$40.00</td></tr>',
+      ],
+      excludes: ['Per unit'],
+    },
+    {
+      name: 'OUTCOME_BASED: the weights as a list, the minimum and the note',
+      view: {
+        offerings: [offering('o1', { ratePlanIds: ['p1'] })],
+        ratePlans: [
+          plan('p1', [
+            unit({ metricName: 'agent_runs', pricingModel: 'OUTCOME_BASED', rate: '0.05', minFee: '10', outcomeWeights: { ERROR: 0, SUCCESS: 1, PARTIAL: 0.5, TIMEOUT: 0.25 } }),
+          ]),
+        ],
+      },
+      includes: [
+        '<span class="headline">$0.0500 / unit</span>',
+        '<p class="minimum">Minimum $10.00/mo</p>',
+        '<p class="weights-label" id="offering-1-p1-u1-weights">Billed by outcome:</p>\n<ul class="weights" aria-labelledby="offering-1-p1-u1-weights">\n<li>Success: full price</li>\n<li>Partial: half price</li>\n<li>Error: free</li>\n<li>Timeout: 25% of price</li>\n</ul>',
+        '<p class="note">Other statuses bill at full price</p>',
+      ],
+      excludes: ['<table>'],
+    },
+    {
+      name: 'no offerings: says so',
+      view: { offerings: [], ratePlans: [] },
+      includes: ['<p class="empty">No plans are published on this page yet.</p>'],
+      excludes: ['<section'],
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, () => {
+      const html = render(c.view);
+      for (const s of c.includes) assert.ok(html.includes(s), `expected:\n${s}\n--- in ---\n${html}`);
+      for (const s of c.excludes ?? []) assert.ok(!html.includes(s), `not expected: ${s}`);
+      assert.doesNotMatch(html, /<script/i);
+    });
+  }
+
+  it('escapes every piece of catalog text: names, plan names, metric names and statuses', () => {
+    const evil = `<script>alert("x")</script> & 'Co'`;
+    const escaped = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;Co&#39;';
+    const html = render(
+      {
+        offerings: [offering('o1', { name: evil, entryPrice: '10', ratePlanIds: ['p1'] })],
+        ratePlans: [
+          plan('p1', [unit({ metricName: '<img src=x onerror=alert(1)>', pricingModel: 'OUTCOME_BASED', rate: '1', outcomeWeights: { '<b>"LOST"</b>': 0 } })], { name: evil }),
+        ],
+      },
+      evil,
+    );
+    assert.doesNotMatch(html, /<script/i);
+    assert.doesNotMatch(html, /<img/);
+    assert.doesNotMatch(html, /<b>/);
+    assert.ok(html.includes(`<title>${escaped} – Pricing</title>`), 'title');
+    assert.ok(html.includes(`<h1>${escaped}</h1>`), 'h1');
+    assert.ok(html.includes(`<h2 id="offering-1">${escaped}</h2>`), 'h2');
+    assert.ok(html.includes(`<h3>${escaped}</h3>`), 'plan name');
+    assert.ok(html.includes('<span class="metric">&lt;img src=x onerror=alert(1)&gt;</span>'), 'metric name');
+    assert.ok(html.includes('<li>&lt;b&gt;&quot;lost&quot;&lt;/b&gt;: free</li>'), 'status');
+  });
+
+  it('orders offerings as sortOfferingsForDisplay does: cheapest per month first, then the rest as given', () => {
+    const html = render({
+      offerings: [
+        offering('a', { name: 'Usage' }),
+        offering('b', { name: 'Big', entryPrice: '1200', billingPeriod: 'ANNUAL' }),
+        offering('c', { name: 'Small', entryPrice: '49' }),
+        offering('d', { name: 'Once', entryPrice: '5', billingPeriod: 'ONE_TIME' }),
+      ],
+      ratePlans: [],
+    });
+    assert.deepEqual(headings(html, 2), ['Small', 'Big', 'Usage', 'Once']);
+  });
+
+  it('is a whole, accessible document: doctype, lang, viewport, title, one h1, a main, labelled sections', () => {
+    const html = render({ offerings: [offering('o1', { entryPrice: '9' }), offering('o2', { entryPrice: '19' })], ratePlans: [] });
+    assert.ok(html.startsWith('<!doctype html>\n<html lang="en">'));
+    assert.ok(html.includes('<meta name="viewport" content="width=device-width, initial-scale=1">'));
+    assert.ok(html.includes('<meta charset="utf-8">'));
+    assert.ok(html.includes('<title>Acme pricing</title>'));
+    assert.equal(headings(html, 1).length, 1);
+    assert.equal(html.match(/<main>/g)?.length, 1);
+    const sections = [...html.matchAll(/<section class="offering" aria-labelledby="([^"]+)">\n<h2 id="([^"]+)">/g)];
+    assert.equal(sections.length, 2);
+    for (const m of sections) assert.equal(m[1], m[2]);
+    assert.deepEqual(texts(html, 'price'), ['$9.00/mo', '$19.00/mo']);
+  });
+
+  it('has one inline <style>, whose CSP hash is styleHash, and nothing that would load from elsewhere', () => {
+    const { html, styleHash } = renderPricingPage({ storefrontName: 'Acme', view: { offerings: [offering('o1', { entryPrice: '9' })], ratePlans: [] } });
+    const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)];
+    assert.equal(styles.length, 1);
+    const css = styles[0]?.[1] as string;
+    assert.equal(styleHash, `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+    assert.doesNotMatch(html, /<script|@import|url\(|style="|https?:\/\//i);
+    assert.doesNotMatch(css, /@font-face/);
+    assert.match(css, /:focus-visible\{outline/);
+    assert.equal(html.includes('<title>Acme – Pricing</title>'), true);
+  });
+
+  it('is deterministic: the same view gives the same bytes (the ETag depends on it)', () => {
+    const view: StorefrontView = { offerings: [offering('o1', { entryPrice: '9', ratePlanIds: ['p1'] })], ratePlans: [plan('p1', [unit({ pricingModel: 'PER_UNIT', rate: '1' })])] };
+    assert.equal(render(view), render(structuredClone(view)));
+  });
+
+  it('the 404 page is HTML with its own style hash and no script', () => {
+    const { html, styleHash } = renderPricingPageNotFound();
+    assert.ok(html.startsWith('<!doctype html>\n<html lang="en">'));
+    assert.match(html, /<h1>Pricing page not found<\/h1>/);
+    assert.doesNotMatch(html, /<script/i);
+    const css = html.match(/<style>([\s\S]*?)<\/style>/)?.[1] as string;
+    assert.equal(styleHash, `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+  });
+});
+
+/* ----------------------------------------------------------------------------------------------
+ * GET /pricing/:storefrontId
+ * -------------------------------------------------------------------------------------------- */
+
+describe('GET /pricing/:storefrontId', () => {
+  let t: TestApp;
+  let demo: DemoEnvironment;
+  let ctx: OperationContext;
+
+  before(async () => {
+    t = await createTestApp();
+    const created = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'pricing-page-test' });
+    demo = created.environments.test;
+    ctx = { workspaceId: created.workspaceId, environment: 'test', actor: { type: 'OPERATOR', id: 'test' }, correlationId: 'pricing-page-test', source: 'cli' };
+  });
+  after(() => t?.close());
+
+  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+  const cspFor = (html: string) => {
+    const css = html.match(/<style>([\s\S]*?)<\/style>/)?.[1] as string;
+    const hash = `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
+    return `default-src 'none'; style-src ${hash}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *`;
+  };
+
+  it('200 renders the published demo storefront as HTML, with the caching and security headers', async () => {
+    const res = await get(demo.pricingPagePath);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(res.headers['cache-control'], 'public, max-age=60');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.equal(res.headers['content-security-policy'], cspFor(res.body));
+    const etag = `"${createHash('sha256').update(res.body).digest('base64url').slice(0, 27)}"`;
+    assert.equal(res.headers.etag, etag);
+    assert.equal(res.headers['set-cookie'], undefined);
+    assert.ok(res.headers['x-ratelimit-limit'], 'a public route is rate-limited per IP');
+    assert.deepEqual(headings(res.body, 1), ['Demo pricing']);
+    assert.deepEqual(headings(res.body, 2), ['Pro', 'Agents', 'Starter']);
+    assert.deepEqual(texts(res.body, 'price'), ['$49.00/mo', '$199.00/mo', 'Usage-based']);
+    assert.deepEqual(texts(res.body, 'trial'), ['14-day free trial']);
+    assert.ok(texts(res.body, 'headline').includes('$0.0020 / unit after 1,000 free'));
+    assert.doesNotMatch(res.body, /<script/i);
+  });
+
+  it('200 the live environment has its own published page', async () => {
+    const created = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'pricing-page-live' });
+    const res = await get(created.environments.live.pricingPagePath);
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(headings(res.body, 2), ['Pro', 'Agents', 'Starter']);
+  });
+
+  it('304 for a matching If-None-Match (also weak or in a list), with the ETag and no body; 200 for another', async () => {
+    const first = await get(demo.pricingPagePath);
+    const etag = first.headers.etag as string;
+    for (const inm of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+      const res = await get(demo.pricingPagePath, { 'if-none-match': inm });
+      assert.equal(res.statusCode, 304, inm);
+      assert.equal(res.headers.etag, etag);
+      assert.equal(res.headers['cache-control'], 'public, max-age=60');
+      assert.equal(res.body, '');
+    }
+    const other = await get(demo.pricingPagePath, { 'if-none-match': '"something-else"' });
+    assert.equal(other.statusCode, 200);
+    assert.equal(other.body, first.body);
+  });
+
+  it('404 HTML (not JSON) for an unknown storefront id', async () => {
+    for (const id of ['sf_00000000000000000000000000', 'nope', '%3Cscript%3E']) {
+      const res = await get(`/pricing/${id}`);
+      assert.equal(res.statusCode, 404, id);
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      assert.equal(res.headers['content-security-policy'], cspFor(res.body));
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.match(res.body, /^<!doctype html>/);
+      assert.match(res.body, /Pricing page not found/);
+      assert.doesNotMatch(res.body, /<script/i);
+      assert.throws(() => JSON.parse(res.body));
+    }
+  });
+
+  it('404 the same page for a storefront that was never published', async () => {
+    const draft = await createStorefront(t.deps, ctx, { name: 'Secret draft', offeringIds: [demo.offeringId] });
+    const res = await get(`/pricing/${draft.id}`);
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(res.body, (await get('/pricing/sf_unknown')).body);
+    assert.doesNotMatch(res.body, /Secret draft|Pro/);
+  });
+
+  it('shows only published offerings: a draft-only offering appears once published, and the ETag changes', async () => {
+    const offering = await createOffering(t.deps, ctx, { productId: demo.productId, name: 'Draft only', currency: 'USD', billingPeriod: 'MONTHLY', entryPrice: '9' });
+    const before = await get(demo.pricingPagePath);
+    await updateStorefront(t.deps, ctx, demo.storefrontId, { offeringIds: [demo.offeringId, offering.id] });
+    const draftOnly = await get(demo.pricingPagePath);
+    assert.equal(draftOnly.statusCode, 200);
+    assert.doesNotMatch(draftOnly.body, /Draft only/);
+    assert.deepEqual(headings(draftOnly.body, 2), ['Pro', 'Agents', 'Starter']);
+    assert.equal(draftOnly.headers.etag, before.headers.etag);
+
+    await publishStorefront(t.deps, ctx, demo.storefrontId);
+    const published = await get(demo.pricingPagePath);
+    assert.deepEqual(headings(published.body, 2), ['Draft only', 'Pro']);
+    assert.notEqual(published.headers.etag, before.headers.etag);
+    const stale = await get(demo.pricingPagePath, { 'if-none-match': before.headers.etag as string });
+    assert.equal(stale.statusCode, 200);
+  });
+
+  it('escapes an operator-chosen storefront and offering name end to end', async () => {
+    const evil = `<script>alert("x")</script> & 'Co'`;
+    const offering = await createOffering(t.deps, ctx, { productId: demo.productId, name: evil, currency: 'USD', billingPeriod: 'MONTHLY', entryPrice: '5' });
+    const sf = await createStorefront(t.deps, ctx, { name: evil, offeringIds: [offering.id] });
+    await publishStorefront(t.deps, ctx, sf.id);
+    const res = await get(`/pricing/${sf.id}`);
+    assert.equal(res.statusCode, 200);
+    assert.doesNotMatch(res.body, /<script/i);
+    assert.deepEqual(headings(res.body, 1), ['&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;Co&#39;']);
+  });
+
+  it('is documented in OpenAPI under Headless pricing, as text/html', async () => {
+    const doc = (await get('/openapi.json')).json();
+    const op = doc.paths['/pricing/{storefrontId}']?.get;
+    assert.ok(op, 'GET /pricing/{storefrontId} is documented');
+    assert.deepEqual(op.tags, ['Headless pricing']);
+    assert.ok(op.summary);
+    assert.deepEqual(Object.keys(op.responses['200'].content), ['text/html']);
+    assert.deepEqual(Object.keys(op.responses['404'].content), ['text/html']);
+    assert.equal(op.responses['304'].content, undefined);
+    assert.equal(op.security, undefined);
+  });
+});

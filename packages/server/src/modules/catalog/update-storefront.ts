@@ -1,0 +1,26 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { notFound } from '../../lib/errors.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { OperationContext } from '../audit/audit-event.js';
+import { checkStorefrontOfferings } from './check-storefront-offerings.js';
+import type { Storefront, UpdateStorefrontInput } from './storefront.js';
+import { findStorefront, updateStorefrontRow } from './storefront.repository.js';
+
+/** Changes the draft only; what storefront keys read changes on publish. */
+export async function updateStorefront(deps: Deps, ctx: OperationContext, id: string, input: UpdateStorefrontInput): Promise<Storefront> {
+  if (input.offeringIds) await checkStorefrontOfferings(deps.db, ctx, input.offeringIds);
+  return inTransaction(deps.db, async (trx) => {
+    const current = await findStorefront(trx, ctx, id);
+    if (!current) throw notFound('storefront', id);
+    const next: Storefront = {
+      ...current,
+      name: input.name ?? current.name,
+      draftOfferingIds: input.offeringIds ?? current.draftOfferingIds,
+      updatedAt: deps.clock.now(),
+    };
+    await updateStorefrontRow(trx, ctx, next);
+    await recordAudit(trx, deps, ctx, { eventType: 'storefront.updated', targetType: 'storefront', targetId: id, payload: { changed: Object.keys(input) } });
+    return next;
+  });
+}
