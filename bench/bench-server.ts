@@ -27,11 +27,11 @@ const test = demo.environments.test;
 const ctx = { workspaceId: demo.workspaceId, environment: 'test' as const, actor: { type: 'SYSTEM' as const, id: 'bench' }, correlationId: 'bench', source: 'system' as const };
 const customerIds: string[] = [];
 for (let i = 0; i < 100; i++) customerIds.push((await createCustomer(deps, ctx, { externalId: `bench-${i}` })).id);
-// The demo subscription gets a limit and a budget, so checks do the full work.
+// The demo subscription (on the Pro offering: three units rated from the catalog) gets a limit
+// and a budget, so checks do the full work: catalog quota, usage limit and rated spend.
 await updateSubscription(deps, ctx, test.subscriptionId, {
   usageLimits: [{ metricName: 'api_calls', limit: 1_000_000_000, enforcement: 'BLOCK' }],
   spendBudget: { amount: '1000000', enforcement: 'BLOCK' },
-  unitPrices: { api_calls: '0.001' },
 });
 const app = await buildApp(deps);
 app.get('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
