@@ -27,6 +27,8 @@ import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
+import { webhookRoutes } from './modules/plugs/webhook.routes.js';
+import { webhookSourceRoutes } from './modules/plugs/webhook-source.routes.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -114,6 +116,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     await headlessConfigRoutes(a, deps);
     await pricingPageRoutes(a, deps);
     await billingRoutes(a, deps);
+    await webhookRoutes(a, deps);
+    await webhookSourceRoutes(a, deps);
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

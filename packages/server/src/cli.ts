@@ -6,6 +6,8 @@ import { createDemoWorkspace } from './modules/tenancy/create-demo-workspace.js'
 import { createWorkspace } from './modules/tenancy/create-workspace.js';
 import { setWorkspaceRateLimit } from './modules/tenancy/workspace.repository.js';
 import { CREDENTIALS_CHANNEL } from './deps.js';
+import { reencryptSecrets } from './modules/plugs/reencrypt-secrets.js';
+import { formatEncryptionKey, generateEncryptionKey } from './lib/secret-box.js';
 
 const usage = `Usage: tollgate <command> [options]
 
@@ -16,6 +18,9 @@ Commands:
   workspace create --name NAME [--json]   create an empty workspace with its first test and live keys
   workspace set-rate-limit --id WS_ID --per-minute N|default
                                           raise or reset a workspace's requests-per-minute limit
+  secrets re-encrypt [--json]             seal every stored webhook secret with the first key of
+                                          TOLLGATE_ENCRYPTION_KEYS (after adding a new key in front)
+  secrets generate-key [--id ID]          print a new key entry for TOLLGATE_ENCRYPTION_KEYS
 
 Configuration comes from the environment (see the README): DATABASE_URL, DATA_DIR, PORT, …`;
 
@@ -29,7 +34,7 @@ function fail(message: string): never {
 async function main(argv: string[]): Promise<void> {
   const [command, sub] = argv;
   const { values } = parseArgs({
-    args: argv.slice(command === 'workspace' ? 2 : 1),
+    args: argv.slice(command === 'workspace' || command === 'secrets' ? 2 : 1),
     options: {
       json: { type: 'boolean', default: false },
       name: { type: 'string' },
@@ -44,8 +49,17 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   // Before touching the database: a mistyped command must not create or migrate one.
-  const known = ['serve', 'migrate', 'demo'].includes(command) || (command === 'workspace' && ['create', 'set-rate-limit'].includes(sub ?? ''));
+  const known =
+    ['serve', 'migrate', 'demo'].includes(command) ||
+    (command === 'workspace' && ['create', 'set-rate-limit'].includes(sub ?? '')) ||
+    (command === 'secrets' && ['re-encrypt', 'generate-key'].includes(sub ?? ''));
   if (!known) fail(`Unknown command: ${argv.join(' ')}`);
+  if (command === 'secrets' && sub === 'generate-key') {
+    const id = values.id ?? `k${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`;
+    if (!/^[A-Za-z0-9_.-]{1,32}$/.test(id)) fail('--id must be 1-32 letters, digits, _ . or -');
+    process.stdout.write(`${formatEncryptionKey(generateEncryptionKey(id))}\n`);
+    return;
+  }
   const config = loadConfig();
   if (command === 'serve') return serve(config);
 
@@ -72,6 +86,14 @@ async function main(argv: string[]): Promise<void> {
             `  test secret key  ${keys.test.secretKey}\n  live secret key  ${keys.live.secretKey}\n`,
         );
       }
+    } else if (command === 'secrets' && sub === 're-encrypt') {
+      const r = await reencryptSecrets(deps, operator, correlationId);
+      if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);
+      else {
+        process.stdout.write(`${r.reencrypted} of ${r.total} stored secrets re-encrypted with key '${r.currentKeyId}'.\n`);
+        if (r.unreadable.length > 0) process.stderr.write(`No configured key opens the secrets of: ${r.unreadable.join(', ')}. Add back the key that sealed them, then run this again.\n`);
+      }
+      if (r.unreadable.length > 0) process.exitCode = 1;
     } else if (command === 'workspace' && sub === 'set-rate-limit') {
       const raw = values['per-minute'];
       if (!values.id || !raw) fail('workspace set-rate-limit needs --id and --per-minute');

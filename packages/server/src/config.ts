@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseEncryptionKeys, SecretBoxError, type EncryptionKey } from './lib/secret-box.js';
 
 /**
  * Typed configuration from the environment. Every variable is listed in the README's
@@ -37,6 +38,22 @@ export interface Config {
   seedDemo: boolean;
   /** Trust X-Forwarded-For for the client IP (behind a load balancer). */
   trustProxy: boolean;
+  /**
+   * Keys sealing stored webhook secrets; the first seals, all open. Null outside production means
+   * a generated key kept under dataDir; production refuses to start without them.
+   */
+  encryptionKeys: EncryptionKey[] | null;
+  /**
+   * The address providers post to, as they see it (https://api.example.com): Twilio signs the full
+   * URL, and proxies change the host and scheme. Null: taken from the request's Host header.
+   */
+  publicUrl: string | null;
+  /** Development only: accept webhooks without checking signatures. Ignored, with a warning, elsewhere. */
+  webhookVerificationDisabled: boolean;
+  /** Webhook requests processed at once; the excess gets 503 with Retry-After at once. */
+  webhookMaxInFlight: number;
+  /** Days the webhook ingestion log keeps each request (raw body and headers) for replay. */
+  webhookLogRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -68,6 +85,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite database)`);
   }
+  let encryptionKeys: EncryptionKey[] | null = null;
+  if (env.TOLLGATE_ENCRYPTION_KEYS) {
+    try {
+      encryptionKeys = parseEncryptionKeys(env.TOLLGATE_ENCRYPTION_KEYS);
+    } catch (err) {
+      throw new ConfigError((err as SecretBoxError).message);
+    }
+  } else if (profile === 'production') {
+    throw new ConfigError(
+      'TOLLGATE_ENCRYPTION_KEYS is required in the production profile: it seals webhook signing secrets. Generate one with: echo "k1:$(openssl rand -base64 32)"',
+    );
+  }
+  const publicUrl = env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : null;
+  if (publicUrl !== null && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl)) {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) address without query, such as https://api.example.com, got '${env.PUBLIC_URL}'`);
+  }
   return {
     profile,
     host: env.HOST || '127.0.0.1',
@@ -87,5 +120,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadMaxConcurrent: int(env, 'UPLOAD_MAX_CONCURRENT', 2, 1, 100),
     seedDemo: bool(env, 'SEED_DEMO', profile !== 'production'),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    encryptionKeys,
+    publicUrl,
+    webhookVerificationDisabled: bool(env, 'WEBHOOK_VERIFICATION_DISABLED', false),
+    webhookMaxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 256, 1, 100_000),
+    webhookLogRetentionDays: int(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
   };
 }

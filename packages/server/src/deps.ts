@@ -13,6 +13,8 @@ import { createSqliteWorkerWriter } from './modules/usage/sqlite-usage-writer.js
 import type { Credential } from './modules/api-keys/credential.js';
 import { CATALOG_CHANNEL } from './modules/catalog/catalog-changed.js';
 import type { PricedOffering } from './modules/catalog/load-priced-offering.js';
+import { DELIVERY_SOURCE_TTL_MS, PLUGS_CHANNEL, type DeliverySource } from './modules/plugs/delivery-source.js';
+import { loadOrCreateKeyFile, SecretBox } from './lib/secret-box.js';
 
 /** Everything an operation may touch. Domain code gets time and ids from here, never globally. */
 export interface Deps {
@@ -32,6 +34,10 @@ export interface Deps {
   entitlements: TtlCache<string>;
   /** Offerings with their rate plans, as rating and entitlement checks need them (catalog/load-priced-offering.ts). */
   catalog: TtlCache<PricedOffering | null>;
+  /** Webhook sources as the receiver needs them (plugs/delivery-source.ts). */
+  plugs: TtlCache<DeliverySource>;
+  /** Seals and opens stored secrets (webhook signing secrets) with AES-256-GCM. */
+  secrets: SecretBox;
   /** Where checked usage events are written (see modules/usage/usage-writer.ts). */
   usage: UsageWriter;
   /** Drops cached credentials on this node and, through the bus, on every node. */
@@ -75,6 +81,21 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   // a broadcast is lost.
   const catalog = new TtlCache<PricedOffering | null>(clock, CATALOG_CACHE_TTL_MS, 10_000);
   await bus.subscribe(CATALOG_CHANNEL, () => catalog.clear());
+  const plugs = new TtlCache<DeliverySource>(clock, DELIVERY_SOURCE_TTL_MS, 10_000);
+  await bus.subscribe(PLUGS_CHANNEL, () => plugs.clear());
+  let keys = opts.config.encryptionKeys;
+  if (!keys) {
+    const file = loadOrCreateKeyFile(opts.config.dataDir);
+    keys = file.keys;
+    log.warn(
+      { file: file.file, created: file.created },
+      'TOLLGATE_ENCRYPTION_KEYS is not set: webhook signing secrets are sealed with a development key kept in the data directory. Set TOLLGATE_ENCRYPTION_KEYS outside development (the production profile requires it).',
+    );
+  }
+  if (opts.config.webhookVerificationDisabled) {
+    if (opts.config.profile === 'development') log.warn('WEBHOOK_VERIFICATION_DISABLED: webhook signatures are NOT checked (development profile only)');
+    else log.warn({ profile: opts.config.profile }, 'WEBHOOK_VERIFICATION_DISABLED is ignored outside the development profile: webhook signatures are checked');
+  }
   const deps: Deps = {
     db: opts.db,
     dialect: opts.dialect,
@@ -88,6 +109,8 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     credentials,
     entitlements: new TtlCache<string>(clock, opts.config.entitlementCacheTtlMs, 50_000),
     catalog,
+    plugs,
+    secrets: new SecretBox(keys),
     async invalidateCredentials() {
       credentials.clear();
       try {

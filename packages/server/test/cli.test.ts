@@ -9,12 +9,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { backend } from './helpers/test-app.js';
 import { Scratch, call, runCli, type ServeProcess } from './helpers/processes.js';
 import { openDatabase } from '../src/db/database.js';
 import { countWorkspaces, findWorkspace } from '../src/modules/tenancy/workspace.repository.js';
+import { demoDelivery } from './helpers/demo-webhooks.js';
 
 /** Every server, database and temp dir the tests make; the `after` hook below removes them all. */
 const scratch = new Scratch('cli');
@@ -73,7 +74,7 @@ describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh databa
     it('migrate applies the migrations to a new database, then says it is up to date', { timeout: TIMEOUT }, async () => {
       const first = await runCli(['migrate'], store.env);
       assert.equal(first.status, 0, first.stderr);
-      assert.match(first.stdout, /^Applied 0001_initial, 0002_usage, 0003_catalog to /);
+      assert.match(first.stdout, /^Applied 0001_initial, 0002_usage, 0003_catalog, 0004_plugs to /);
       assert.match(first.stdout, store.describe);
       const second = await runCli(['migrate'], store.env);
       assert.equal(second.status, 0, second.stderr);
@@ -151,6 +152,42 @@ describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh databa
       assert.equal(r.stderr, '');
       assert.equal(existsSync(dataDir), false);
     });
+
+    it('secrets re-encrypt seals every webhook secret with the new first key; without the old key it names what it cannot open', { timeout: TIMEOUT }, async () => {
+      const demoRun = await runCli(['demo', '--json'], store.env);
+      assert.equal(demoRun.status, 0, demoRun.stderr);
+      const oldKey = readFileSync(path.join(store.env.DATA_DIR!, 'encryption-keys'), 'utf8').trim();
+      assert.match(oldKey, /^dev1:/, 'development keeps a generated key in DATA_DIR');
+      const generated = await runCli(['secrets', 'generate-key', '--id', 'k2'], store.env);
+      assert.equal(generated.status, 0, generated.stderr);
+      const newKey = generated.stdout.trim();
+      assert.match(newKey, /^k2:[A-Za-z0-9+/]{43}=$/);
+
+      const rotated = await runCli(['secrets', 're-encrypt', '--json'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: `${newKey},${oldKey}` });
+      assert.equal(rotated.status, 0, rotated.stderr);
+      const r = JSON.parse(rotated.stdout);
+      assert.deepEqual({ currentKeyId: r.currentKeyId, total: r.total, reencrypted: r.reencrypted, unreadable: r.unreadable }, { currentKeyId: 'k2', total: 12, reencrypted: 12, unreadable: [] });
+      const opened = store.open();
+      try {
+        const rows = await opened.db.selectFrom('webhookSources').select(['secretKeyId']).execute();
+        assert.deepEqual([...new Set(rows.map((x) => x.secretKeyId))], ['k2']);
+      } finally {
+        await opened.close();
+      }
+      const again = await runCli(['secrets', 're-encrypt', '--json'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: newKey });
+      assert.equal(again.status, 0, again.stderr);
+      assert.equal(JSON.parse(again.stdout).reencrypted, 0);
+
+      const wrong = await runCli(['secrets', 're-encrypt'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: oldKey });
+      assert.equal(wrong.status, 1);
+      assert.match(wrong.stderr, /No configured key opens the secrets of: wsrc_/);
+    });
+
+    it('the production profile refuses to start without TOLLGATE_ENCRYPTION_KEYS, saying how to make one', { timeout: TIMEOUT }, async () => {
+      const r = await runCli(['migrate'], { ...store.env, TOLLGATE_PROFILE: 'production' });
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /TOLLGATE_ENCRYPTION_KEYS is required in the production profile/);
+    });
   });
 
   describe('serve and demo', { concurrency: 1 }, () => {
@@ -215,6 +252,16 @@ describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh databa
         assert.ok(Array.isArray(e.metricNames) && e.metricNames.length > 0, `${env}.metricNames is a non-empty array`);
         for (const n of e.metricNames) assert.equal(typeof n, 'string');
         assert.match(e.storefrontKey, new RegExp(`^pk_${env}_[0-9a-f]{32}$`), `${env}.storefrontKey`);
+        assert.equal(e.customerExternalId, 'acme');
+        assert.deepEqual(Object.keys(e.webhookSources).sort(), ['chat', 'codeHosting', 'custom', 'email', 'messaging', 'payment']);
+        for (const [k, w] of Object.entries<any>(e.webhookSources)) {
+          assert.match(w.id, /^wsrc_[0-9a-z]+$/, `${env}.webhookSources.${k}.id`);
+          assert.equal(w.url, `/v1/ingest/webhook/${w.id}`);
+          assert.ok(typeof w.secret === 'string' && w.secret.length >= 20, `${env}.webhookSources.${k}.secret`);
+          assert.ok(Array.isArray(w.eventFilter));
+          assert.ok(w.fieldMappings.quantity !== undefined && w.fieldMappings.tenant_id && w.fieldMappings.event_id);
+        }
+        assert.match(e.webhookSources.email.secret, /-----BEGIN PRIVATE KEY-----/);
       }
       assert.notEqual(demo.environments.test.customerId, demo.environments.live.customerId);
     });
@@ -277,6 +324,32 @@ describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh databa
         // A key of one environment sees nothing of the other.
         const cross = await call(base, 'GET', `/api/v1/customers/${other.customerId}`, e.secretKey);
         assert.equal(cross.status, 404);
+      }
+    });
+
+    it('a signed request to each demo webhook source, made from demo --json alone, becomes usage once', { timeout: TIMEOUT }, async () => {
+      assert.ok(demo, 'needs the demo workspace created above');
+      const base = server.address;
+      for (const env of ['test', 'live'] as const) {
+        const e = demo.environments[env];
+        for (const key of ['payment', 'messaging', 'email', 'codeHosting', 'chat', 'custom'] as const) {
+          const d = demoDelivery(key, e.webhookSources[key], base, e.customerExternalId, Date.now());
+          const post = () => fetch(base + d.path, { method: 'POST', headers: d.headers, body: d.body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+          const first = await post();
+          assert.equal(first.status, 200, `${env} ${key}: ${JSON.stringify(first.body)}`);
+          const accepted = key === 'email' ? first.body.events[0] : first.body;
+          assert.equal(accepted.status, 'accepted', `${env} ${key}`);
+          assert.equal(accepted.tenant_id, 'acme');
+          assert.equal(accepted.quantity, d.quantity);
+          const again = await post();
+          assert.equal((key === 'email' ? again.body.events[0] : again.body).status, 'duplicate', `${env} ${key} replayed`);
+          const tampered = await fetch(base + d.path, { method: 'POST', headers: d.headers, body: d.body.replace('acme', 'acmf') });
+          assert.equal(tampered.status, 401, `${env} ${key} tampered`);
+        }
+        const log = await call(base, 'GET', '/api/v1/webhook-log?limit=100', e.secretKey);
+        assert.equal(log.status, 200);
+        const counts = (status: string) => log.body.data.filter((x: { status: string }) => x.status === status).length;
+        assert.deepEqual([counts('accepted'), counts('duplicate'), counts('rejected')], [6, 6, 6]);
       }
     });
 

@@ -3,12 +3,14 @@ import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_usage.js';
 import * as m0003 from './migrations/0003_catalog.js';
+import * as m0004 from './migrations/0004_plugs.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['0001_initial', m0001],
   ['0002_usage', m0002],
   ['0003_catalog', m0003],
+  ['0004_plugs', m0004],
 ];
 
 /**

@@ -12,6 +12,8 @@ import type { UsageAggregateTable, UsageEventTable } from '../modules/usage/usag
 import type { RatePlanTable } from '../modules/catalog/rate-plan.table.js';
 import type { OfferingTable } from '../modules/catalog/offering.table.js';
 import type { StorefrontTable } from '../modules/catalog/storefront.table.js';
+import type { WebhookEventIdTable, WebhookSourceTable } from '../modules/plugs/webhook-source.table.js';
+import type { WebhookLogTable } from '../modules/plugs/webhook-log.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {
@@ -31,4 +33,7 @@ export interface Database {
   ratePlans: RatePlanTable;
   offerings: OfferingTable;
   storefronts: StorefrontTable;
+  webhookSources: WebhookSourceTable;
+  webhookEventIds: WebhookEventIdTable;
+  webhookLog: WebhookLogTable;
 }

@@ -19,9 +19,10 @@ const actorTypeOf: Record<Credential['type'], ActorType> = {
 };
 
 type Dimension = 'tenant' | 'storefront key' | 'IP address';
+export const RATE_LIMIT_WINDOW_MS = WINDOW_MS;
 
 /** Counts the request against its bucket and sets the spec's headers; throws 429 when over. */
-async function enforceRateLimit(deps: Deps, reply: FastifyReply, bucket: string, limit: number, per: Dimension) {
+export async function enforceRateLimit(deps: Deps, reply: FastifyReply, bucket: string, limit: number, per: Dimension) {
   let r;
   try {
     r = await deps.limiter.hit(bucket, limit, WINDOW_MS);

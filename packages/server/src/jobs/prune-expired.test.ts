@@ -29,9 +29,9 @@ describe('pruneExpired', () => {
     await api.post('/api/v1/customers', { name: 'fresh' }, { 'idempotency-key': 'fresh' });
     t.clock.advance(24 * 60 * 60 * 1000 - t.deps.config.accessTokenTtlSeconds * 1000 + 1);
 
-    assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 1, accessTokens: 1 });
+    assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 1, accessTokens: 1, webhookEventIds: 0, webhookLogEntries: 0 });
     const left = await t.deps.db.selectFrom('idempotencyKeys').select('key').execute();
     assert.deepEqual(left.map((r) => r.key), ['fresh']);
-    assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 0, accessTokens: 0 });
+    assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 0, accessTokens: 0, webhookEventIds: 0, webhookLogEntries: 0 });
   });
 });

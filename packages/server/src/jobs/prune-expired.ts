@@ -1,18 +1,35 @@
 import type { Deps } from '../deps.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../modules/idempotency/run-idempotent.js';
 import { deleteExpiredAccessTokens } from '../modules/client-credentials/client-credential.repository.js';
+import { deleteExpiredProviderEventIds } from '../modules/plugs/webhook-source.repository.js';
+import { deleteLogEntriesBefore } from '../modules/plugs/webhook-log.repository.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
+const DAY_MS = 24 * HOUR_MS;
+
+export interface Pruned {
+  idempotencyKeys: number;
+  accessTokens: number;
+  /** Webhook provider event ids past their source's dedup window. */
+  webhookEventIds: number;
+  /** Ingestion log entries older than WEBHOOK_LOG_RETENTION_DAYS. */
+  webhookLogEntries: number;
+}
+
 /**
- * Deletes idempotency keys past their 24-hour window and access tokens past their lifetime.
- * Idempotent, so several nodes may run it at once without harm.
+ * Deletes idempotency keys past their 24-hour window, access tokens past their lifetime, webhook
+ * event ids past their dedup window and ingestion log entries past retention. Idempotent, so
+ * several nodes may run it at once without harm. (A late run never widens a dedup window: a
+ * claim takes over an expired row itself.)
  */
-export async function pruneExpired(deps: Deps): Promise<{ idempotencyKeys: number; accessTokens: number }> {
+export async function pruneExpired(deps: Deps): Promise<Pruned> {
   const now = deps.clock.now();
   const r = await deps.db.deleteFrom('idempotencyKeys').where('createdAt', '<=', now - IDEMPOTENCY_WINDOW_MS).executeTakeFirst();
   const accessTokens = await deleteExpiredAccessTokens(deps.db, now);
-  return { idempotencyKeys: Number(r.numDeletedRows), accessTokens };
+  const webhookEventIds = await deleteExpiredProviderEventIds(deps.db, now);
+  const webhookLogEntries = await deleteLogEntriesBefore(deps.db, now - deps.config.webhookLogRetentionDays * DAY_MS);
+  return { idempotencyKeys: Number(r.numDeletedRows), accessTokens, webhookEventIds, webhookLogEntries };
 }
 
 /** Runs on start and hourly; returns a stop function. */

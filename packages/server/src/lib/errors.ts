@@ -19,6 +19,7 @@ export const errorStatus = {
   UNKNOWN_METRIC: 400,
   TOO_MANY_EVENTS: 413,
   UNAUTHENTICATED: 401,
+  WEBHOOK_SIGNATURE_INVALID: 401,
   INSUFFICIENT_SCOPE: 403,
   NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
@@ -30,6 +31,8 @@ export const errorStatus = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
+  // A verified webhook whose content cannot become a usage event (see modules/plugs/README.md).
+  MAPPING_FAILED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,

@@ -19,6 +19,8 @@ export const idPrefixes = {
   offering: 'off',
   storefront: 'sf',
   auditEvent: 'evt',
+  webhookSource: 'wsrc',
+  webhookLogEntry: 'whl',
   request: 'req',
 } as const;
 
@@ -38,6 +40,14 @@ function encodeTime(ms: number): string {
     t = Math.floor(t / 32);
   }
   return out;
+}
+
+/**
+ * The smallest id of this kind made at or after `ms`: ids sort by time, so a time range over a
+ * table keyed by these ids is a range of its primary key, with no index on the time column.
+ */
+export function idFloor(kind: IdKind, ms: number): string {
+  return `${idPrefixes[kind]}_${encodeTime(Math.max(0, ms))}`;
 }
 
 export function createIdGenerator(clock: Clock): IdGenerator {

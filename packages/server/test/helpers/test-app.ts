@@ -10,6 +10,7 @@ import { createDeps, type Deps } from '../../src/deps.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { FrozenClock } from '../../src/lib/clock.js';
+import { generateEncryptionKey } from '../../src/lib/secret-box.js';
 import type { App } from '../../src/http/types.js';
 import { Seeder } from './seed.js';
 
@@ -33,6 +34,8 @@ export interface TestAppOptions {
   clock?: FrozenClock;
   /** SQLite in a temporary file instead of memory: usage then goes through the writer thread. */
   sqliteFile?: boolean;
+  /** Where the app logs; silent by default. */
+  log?: import('pino').Logger;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -41,6 +44,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...base,
     logLevel: 'silent',
     seedDemo: false,
+    // A key per app: nothing is written under ./data.
+    encryptionKeys: [generateEncryptionKey('test1')],
     // Tests ingest and check at one frozen instant; the cache has a test of its own.
     entitlementCacheTtlMs: 0,
     databaseUrl: backend === 'postgres' ? (process.env.TEST_DATABASE_URL ?? null) : null,
@@ -86,7 +91,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     sqliteFile: opened.sqliteFile,
     closeDb: opened.close,
     clock,
-    log: pino({ level: 'silent' }),
+    log: opts.log ?? pino({ level: 'silent' }),
     redisPrefix: `tgtest:${suffix}:`,
   });
   const app = await buildApp(deps);

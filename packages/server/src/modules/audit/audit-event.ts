@@ -4,7 +4,7 @@ import type { Environment } from '../../lib/crypto.js';
 export const severities = ['DEBUG', 'INFO', 'NOTICE', 'WARN', 'ERROR', 'CRITICAL'] as const;
 export type Severity = (typeof severities)[number];
 
-export const actorTypes = ['SYSTEM', 'OPERATOR', 'WORKSPACE_KEY', 'PRODUCT_KEY', 'CLIENT_CREDENTIAL', 'STOREFRONT_KEY', 'ANONYMOUS'] as const;
+export const actorTypes = ['SYSTEM', 'OPERATOR', 'WORKSPACE_KEY', 'PRODUCT_KEY', 'CLIENT_CREDENTIAL', 'STOREFRONT_KEY', 'WEBHOOK_SOURCE', 'ANONYMOUS'] as const;
 export type ActorType = (typeof actorTypes)[number];
 
 /** Where an event came from: the HTTP API, the CLI, or the service itself (jobs, start-up). */

@@ -11,6 +11,7 @@ import { createDemoCatalog, DEMO_CATALOG_METRICS } from '../catalog/create-demo-
 import { pricingPagePath } from '../catalog/storefront.js';
 import { createSubscription } from '../subscriptions/create-subscription.js';
 import { createWorkspace } from './create-workspace.js';
+import { createDemoSources, type DemoSourceKey, type DemoWebhookSource } from '../plugs/create-demo-sources.js';
 
 /**
  * The shape `tollgate demo --json` prints. Checks outside the test suite depend on it: later
@@ -31,6 +32,10 @@ export interface DemoEnvironment {
   pricingPagePath: string;
   /** The offering the demo customer subscribes to (Pro). */
   offeringId: string;
+  /** The demo customer's externalId: what a webhook's tenant_id names. */
+  customerExternalId: string;
+  /** One webhook source per built-in provider, with its secret, so a signed request can be sent at once. */
+  webhookSources: Record<DemoSourceKey, DemoWebhookSource>;
 }
 
 export interface DemoWorkspace {
@@ -42,7 +47,8 @@ export const DEMO_METRICS = Object.keys(DEMO_CATALOG_METRICS) as Array<keyof typ
 
 /**
  * A workspace with, per environment: one API product, a published storefront of three offerings,
- * one customer subscribed to the Pro offering, and every kind of key.
+ * one customer subscribed to the Pro offering, every kind of key, and one webhook source per
+ * built-in provider.
  */
 export async function createDemoWorkspace(
   deps: Deps,
@@ -61,6 +67,7 @@ export async function createDemoWorkspace(
       const subscription = await createSubscription(tx, ctx, { customerId: customer.id, offeringId: catalog.offerings.pro.id });
       const productKey = await createApiKey(tx, ctx, { kind: 'PRODUCT', name: 'Acme production key', subscriptionId: subscription.id }, null);
       const storefrontKey = await createStorefrontKey(tx, ctx, { name: 'Demo website', storefrontId: catalog.storefront.id });
+      const webhookSources = await createDemoSources(tx, ctx);
       out.environments[environment] = {
         secretKey: created.keys[environment].secretKey,
         productKey: productKey.fullToken,
@@ -73,6 +80,8 @@ export async function createDemoWorkspace(
         storefrontId: catalog.storefront.id,
         pricingPagePath: pricingPagePath(catalog.storefront.id),
         offeringId: catalog.offerings.pro.id,
+        customerExternalId: customer.externalId ?? 'acme',
+        webhookSources,
       };
     }
     return out;

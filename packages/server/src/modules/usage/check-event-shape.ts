@@ -15,6 +15,8 @@ export interface ShapeRules {
   now: number;
   /** False for the historical bulk upload, which takes events of any age. */
   enforceMaxAge: boolean;
+  /** The age limit when enforced: 35 days for the API (MAX_EVENT_AGE_MS), 90 days for webhooks. */
+  maxAgeMs?: number;
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -133,8 +135,9 @@ export function checkEventShape(raw: unknown, index: number, at: string, rules: 
   if (t > rules.now + CLOCK_SKEW_MS) {
     return rejection(index, at, 'TIMESTAMP_IN_FUTURE', 'occurredAt', `is more than 5 minutes in the future (${occurredAt as string}).`);
   }
-  if (rules.enforceMaxAge && t < rules.now - MAX_EVENT_AGE_MS) {
-    return rejection(index, at, 'TIMESTAMP_TOO_OLD', 'occurredAt', 'is more than 35 days in the past; send historical usage through the bulk upload.');
+  if (rules.enforceMaxAge && t < rules.now - (rules.maxAgeMs ?? MAX_EVENT_AGE_MS)) {
+    const days = Math.round((rules.maxAgeMs ?? MAX_EVENT_AGE_MS) / 86_400_000);
+    return rejection(index, at, 'TIMESTAMP_TOO_OLD', 'occurredAt', `is more than ${days} days in the past; send historical usage through the bulk upload.`);
   }
   let meta: Record<string, MetadataValue> | null = null;
   if (metadata !== undefined && metadata !== null) {

@@ -8,8 +8,10 @@ import { findAlertSubscriptions, recordLimitAlerts } from './record-limit-alerts
 import { addToAggregates, claimEventIds, insertEvents } from './usage.repository.js';
 import type { EventRejection } from './usage-event.js';
 
+export type UsageSource = 'api' | 'upload' | 'webhook';
+
 export interface IngestOptions {
-  source: 'api' | 'upload';
+  source: UsageSource;
   /** The API refuses events older than 35 days; the historical upload does not. */
   enforceMaxAge: boolean;
   /** How a rejection names an event: `events[3]` in a batch, `body` for a single event. */
@@ -47,17 +49,27 @@ export function rejectedBatch(rejected: EventRejection[]): AppError {
  * eventId, appends the events, adds them to the per-month aggregates, records ALERT crossings and
  * one audit event. The caller commits, and answers only after.
  */
-export async function writeUsage(deps: Deps, ctx: OperationContext, resolved: ResolvedEvent[], source: IngestOptions['source']): Promise<IngestOutcome> {
+export async function writeUsage(
+  deps: Deps,
+  ctx: OperationContext,
+  resolved: ResolvedEvent[],
+  source: UsageSource,
+  // Webhooks deduplicate by (source, provider event id) themselves, and their ingestion log entry
+  // is their record: a per-request audit row would double the rows written.
+  opts: { audit: boolean; dedupByEventId: boolean } = { audit: true, dedupByEventId: true },
+): Promise<IngestOutcome> {
   const now = deps.clock.now();
-  const fresh = await dropDuplicates(deps, ctx, resolved);
+  const fresh = opts.dedupByEventId ? await dropDuplicates(deps, ctx, resolved) : resolved;
   await insertEvents(deps.db, deps.sqlite, ctx, fresh, now, source);
   const deltas = aggregateBatch(fresh);
   const outcome = { accepted: fresh.length, duplicates: resolved.length - fresh.length };
-  await recordAudit(deps.db, deps, ctx, {
-    eventType: 'usage.batch_ingested',
-    targetType: 'usage',
-    payload: { ...outcome, source },
-  });
+  if (opts.audit) {
+    await recordAudit(deps.db, deps, ctx, {
+      eventType: 'usage.batch_ingested',
+      targetType: 'usage',
+      payload: { ...outcome, source },
+    });
+  }
   // The aggregate rows are shared by every batch of the same customers: on PostgreSQL they stay
   // locked from this upsert to the commit, so it comes last, with only what needs its totals.
   const alerting = await findAlertSubscriptions(deps, ctx, deltas);

@@ -3,17 +3,17 @@ import type { Logger } from 'pino';
 import { AppError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
-import type { IngestResult, UsageWriteJob, UsageWriter } from './usage-writer.js';
+import type { IngestResult, UsageWriter, WriterJob } from './usage-writer.js';
 
 /** A job as it crosses to the writer thread: with the caller's clock reading. */
 export interface WorkerRequest {
   id: number;
-  job: UsageWriteJob;
+  work: WriterJob;
   now: number;
 }
 
 export type WorkerReply =
-  | { id: number; ok: true; value: IdempotentOutcome<IngestResult> }
+  | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: { app: boolean; code?: string; message: string; details?: unknown; headers?: Record<string, string> } };
 
 /**
@@ -26,7 +26,7 @@ export type WorkerReply =
 export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger): UsageWriter {
   let nextId = 1;
   let closing = false;
-  const pending = new Map<number, { resolve: (v: IdempotentOutcome<IngestResult>) => void; reject: (e: unknown) => void }>();
+  const pending = new Map<number, { resolve: (v: any) => void; reject: (e: unknown) => void }>();
   const failAll = (err: unknown) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
@@ -59,15 +59,18 @@ export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger
   // Started on the first write: CLI commands that never ingest do not pay for a thread.
   let worker: Worker | null = null;
 
+  function send<T>(work: WriterJob): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      const request: WorkerRequest = { id, work, now: clock.now() };
+      (worker ??= start()).postMessage(request);
+    });
+  }
+
   return {
-    write(job) {
-      return new Promise((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        const request: WorkerRequest = { id, job, now: clock.now() };
-        (worker ??= start()).postMessage(request);
-      });
-    },
+    write: (job) => send<IdempotentOutcome<IngestResult>>({ kind: 'usage', job }),
+    writeWebhook: (job) => send({ kind: 'webhook', job }),
     async close() {
       closing = true;
       await worker?.terminate();

@@ -9,7 +9,7 @@ import { createIdGenerator } from '../../lib/ids.js';
 import { AppError } from '../../lib/errors.js';
 import type { Deps } from '../../deps.js';
 import type { WorkerReply, WorkerRequest } from './sqlite-usage-writer.js';
-import { runWriteJob } from './usage-writer.js';
+import { runWriterJob } from './usage-writer.js';
 
 const opened = openDatabase({ databaseUrl: null, sqlitePath: (workerData as { file: string }).file });
 // Each job runs at the instant its request was made on the main thread (which may be a test's
@@ -38,7 +38,7 @@ parentPort!.on('message', (req: WorkerRequest) => {
   writer
     .run((trx) => {
       clock.set(req.now);
-      return runWriteJob({ ...deps, db: trx }, req.job);
+      return runWriterJob({ ...deps, db: trx }, req.work);
     })
     .then(
       (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),

@@ -4,8 +4,9 @@ import { GroupCommitter } from '../../db/group-commit.js';
 import type { OperationContext } from '../audit/audit-event.js';
 import { runIdempotent, type IdempotentOutcome } from '../idempotency/run-idempotent.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
-import { writeUsage } from './ingest-usage.js';
+import { writeUsage, type UsageSource } from './ingest-usage.js';
 import type { IngestResultSchema } from './usage-event.js';
+import { runWebhookJob, type WebhookWriteJob, type WebhookWriteResult } from '../plugs/write-webhook.js';
 
 export type IngestResult = Static<typeof IngestResultSchema>;
 
@@ -13,7 +14,7 @@ export type IngestResult = Static<typeof IngestResultSchema>;
 export interface UsageWriteJob {
   ctx: OperationContext;
   events: ResolvedEvent[];
-  source: 'api' | 'upload';
+  source: UsageSource;
   /** The request's X-Idempotency-Key (namespaced) and the fingerprint of its body, if it sent one. */
   idempotency: { key: string; fingerprint: string; method: string; route: string } | null;
 }
@@ -24,7 +25,17 @@ export interface UsageWriteJob {
  */
 export interface UsageWriter {
   write(job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>>;
+  /** One webhook request: its usage, dedup claims and ingestion log entry, in one transaction. */
+  writeWebhook(job: WebhookWriteJob): Promise<WebhookWriteResult>;
   close(): Promise<void>;
+}
+
+/** Every kind of job a writer runs, as it crosses to the writer thread. */
+export type WriterJob = { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob };
+
+/** Runs one job inside an open transaction (txDeps.db is one). */
+export function runWriterJob(txDeps: Deps, w: WriterJob): Promise<unknown> {
+  return w.kind === 'usage' ? runWriteJob(txDeps, w.job) : runWebhookJob(txDeps, w.job);
 }
 
 /** One job inside an open transaction (txDeps.db is one), under its idempotency key if it has one. */
@@ -58,6 +69,7 @@ export function createInProcessUsageWriter(deps: Deps, opts: { lanes: number; jo
   let next = 0;
   return {
     write: (job) => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job)),
+    writeWebhook: (job) => committers[next++ % committers.length]!.run((trx) => runWebhookJob({ ...deps, db: trx }, job)),
     async close() {},
   };
 }

@@ -1,0 +1,83 @@
+import type { Deps } from '../../deps.js';
+import { SecretBoxError } from '../../lib/secret-box.js';
+import { compileFieldMappings, compileSource, type CompiledMappings, type CompiledSource } from './field-mapping.js';
+import { signatureSchemeOf } from './provider-templates.js';
+import { signatureHeaderNames, type SignatureScheme } from './signature.js';
+import { secretAssociatedData, type WebhookSource } from './webhook-source.js';
+import { findWebhookSourceForDelivery } from './webhook-source.repository.js';
+
+export const PLUGS_CHANNEL = 'plugs.invalidate';
+export const DELIVERY_SOURCE_TTL_MS = 5_000;
+
+/** A source as the receiver needs it: secret opened, mappings compiled, metric named. */
+export interface DeliverySource {
+  source: WebhookSource;
+  metricName: string;
+  scheme: SignatureScheme;
+  /** Null when none is set or it cannot be opened: verification then fails closed. */
+  secret: string | null;
+  mappings: CompiledMappings;
+  eventType: CompiledSource;
+  signatureHeaders: string[];
+  /** The workspace's own requests-per-minute limit; null: the default. */
+  rateLimitPerMinute: number | null;
+}
+
+/**
+ * Cached for a few seconds (every change clears it on every node through the bus), so a burst
+ * of webhooks decrypts and compiles once. Unknown ids are not cached: random ids cannot push
+ * real sources out.
+ */
+export async function loadDeliverySource(deps: Deps, id: string): Promise<DeliverySource | null> {
+  const cached = deps.plugs.get(id);
+  if (cached) return cached;
+  const generation = deps.plugs.generation;
+  const source = await findWebhookSourceForDelivery(deps.db, id);
+  if (!source) return null;
+  const metric = await deps.db
+    .selectFrom('metrics')
+    .select('name')
+    .where('workspaceId', '=', source.workspaceId)
+    .where('environment', '=', source.environment)
+    .where('id', '=', source.metricId)
+    .executeTakeFirst();
+  if (!metric) return null;
+  const workspace = await deps.db.selectFrom('workspaces').select('rateLimitPerMinute').where('id', '=', source.workspaceId).executeTakeFirst();
+  let secret: string | null = null;
+  if (source.secret) {
+    try {
+      secret = deps.secrets.open(source.secret, secretAssociatedData(source.id));
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      deps.log.error({ sourceId: source.id, err: err.message }, 'webhook signing secret cannot be opened; every request to this source gets 401');
+    }
+  }
+  const scheme = signatureSchemeOf(source.provider, source.signatureOptions);
+  const loaded: DeliverySource = {
+    source,
+    metricName: metric.name,
+    scheme,
+    secret,
+    mappings: compileFieldMappings(source.fieldMappings),
+    eventType: compileSource(source.eventTypeFrom),
+    signatureHeaders: signatureHeaderNames(scheme),
+    rateLimitPerMinute: workspace?.rateLimitPerMinute ?? null,
+  };
+  deps.plugs.set(id, loaded, generation);
+  return loaded;
+}
+
+/** After a committed source change: drop cached sources here and, through the bus, everywhere. */
+export async function webhookSourcesChanged(deps: Deps): Promise<void> {
+  deps.plugs.clear();
+  try {
+    await deps.bus.publish(PLUGS_CHANNEL, 'changed');
+  } catch (err) {
+    deps.log.warn({ err }, 'webhook source invalidation not broadcast; other nodes catch up within 5 seconds');
+  }
+}
+
+/** The development bypass: honoured in the development profile only. */
+export function verificationBypassed(deps: Pick<Deps, 'config'>): boolean {
+  return deps.config.webhookVerificationDisabled && deps.config.profile === 'development';
+}

@@ -1,0 +1,68 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import { idFloor } from '../../lib/ids.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import type { WebhookLogEntry } from './webhook-log.js';
+import type { WebhookLogTable } from './webhook-log.table.js';
+import type { LogStatus, VerificationState } from './webhook-outcome.js';
+
+function toEntry(r: Selectable<WebhookLogTable>): WebhookLogEntry {
+  return {
+    ...r,
+    environment: r.environment as Environment,
+    receivedAt: Number(r.receivedAt),
+    status: r.status as LogStatus,
+    verification: r.verification as VerificationState,
+    httpStatus: Number(r.httpStatus),
+    outcomes: JSON.parse(r.outcomes),
+    headers: JSON.parse(r.headers),
+    bodyEncoding: r.bodyEncoding as 'utf8' | 'base64',
+  };
+}
+
+export async function insertLogEntry(db: Db, e: WebhookLogEntry): Promise<void> {
+  await db
+    .insertInto('webhookLog')
+    .values({ ...e, outcomes: JSON.stringify(e.outcomes), headers: JSON.stringify(e.headers) })
+    .execute();
+}
+
+export async function findLogEntry(db: Db, tenant: Tenant, id: string): Promise<WebhookLogEntry | null> {
+  const r = await db.selectFrom('webhookLog').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
+  return r ? toEntry(r) : null;
+}
+
+export interface LogFilter {
+  sourceId?: string;
+  status?: LogStatus;
+  /** Epoch ms, inclusive. */
+  receivedFrom?: number;
+  /** Epoch ms, exclusive. */
+  receivedTo?: number;
+}
+
+/** Newest first. Ids are time-sortable, so the time range is read from the same index as the order. */
+export async function listLogEntries(db: Db, tenant: Tenant, filter: LogFilter, page: PageParams): Promise<Page<WebhookLogEntry>> {
+  let q = db.selectFrom('webhookLog').selectAll().$call(forTenant(tenant));
+  if (filter.sourceId !== undefined) q = q.where('sourceId', '=', filter.sourceId);
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  if (filter.receivedFrom !== undefined) q = q.where('id', '>=', idFloor('webhookLogEntry', filter.receivedFrom));
+  if (filter.receivedTo !== undefined) q = q.where('id', '<', idFloor('webhookLogEntry', filter.receivedTo));
+  const { items, hasMore } = await pageById(q, 'webhookLog', page);
+  return { items: items.map(toEntry), hasMore };
+}
+
+/** Retention: entries received before the cutoff, every tenant, in chunks so one purge never holds the write lock long. */
+export async function deleteLogEntriesBefore(db: Db, cutoff: number, chunk = 5000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = await db.selectFrom('webhookLog').select('id').where('id', '<', idFloor('webhookLogEntry', cutoff)).limit(chunk).execute();
+    if (ids.length === 0) return total;
+    const r = await db.deleteFrom('webhookLog').where('id', 'in', ids.map((x) => x.id)).executeTakeFirst();
+    total += Number(r.numDeletedRows);
+    if (ids.length < chunk) return total;
+  }
+}

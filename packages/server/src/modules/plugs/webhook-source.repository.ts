@@ -1,0 +1,123 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { Environment } from '../../lib/crypto.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import type { Provider } from './provider-templates.js';
+import type { WebhookSource } from './webhook-source.js';
+import type { WebhookSourceTable } from './webhook-source.table.js';
+
+function toSource(r: Selectable<WebhookSourceTable>): WebhookSource {
+  return {
+    id: r.id,
+    workspaceId: r.workspaceId,
+    environment: r.environment as Environment,
+    provider: r.provider as Provider,
+    displayName: r.displayName,
+    metricId: r.metricId,
+    signatureOptions: JSON.parse(r.signature),
+    eventTypeFrom: r.eventTypeFrom === null ? '$.type' : JSON.parse(r.eventTypeFrom),
+    eventFilter: JSON.parse(r.eventFilter),
+    fieldMappings: JSON.parse(r.fieldMappings),
+    dedupWindowHours: Number(r.dedupWindowHours),
+    secret:
+      r.secretCiphertext === null || r.secretKeyId === null ? null : { ciphertext: r.secretCiphertext, keyId: r.secretKeyId, hint: r.secretHint ?? '' },
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+  };
+}
+
+function toRow(s: WebhookSource): Omit<Selectable<WebhookSourceTable>, 'deletedAt'> {
+  return {
+    id: s.id,
+    workspaceId: s.workspaceId,
+    environment: s.environment,
+    provider: s.provider,
+    displayName: s.displayName,
+    metricId: s.metricId,
+    signature: JSON.stringify(s.signatureOptions),
+    eventTypeFrom: JSON.stringify(s.eventTypeFrom),
+    eventFilter: JSON.stringify(s.eventFilter),
+    fieldMappings: JSON.stringify(s.fieldMappings),
+    dedupWindowHours: s.dedupWindowHours,
+    secretCiphertext: s.secret?.ciphertext ?? null,
+    secretKeyId: s.secret?.keyId ?? null,
+    secretHint: s.secret?.hint ?? null,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+export async function insertWebhookSource(db: Db, s: WebhookSource): Promise<void> {
+  await db.insertInto('webhookSources').values({ ...toRow(s), deletedAt: null }).execute();
+}
+
+export async function findWebhookSource(db: Db, tenant: Tenant, id: string): Promise<WebhookSource | null> {
+  const r = await db.selectFrom('webhookSources').selectAll().$call(forTenant(tenant)).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst();
+  return r ? toSource(r) : null;
+}
+
+/**
+ * The webhook URL carries only the source id, and it alone decides the workspace and the
+ * environment (as the spec asks: no workspace id or key is in the URL). This is the one read
+ * without a tenant filter; everything after it uses the source's tenant.
+ */
+export async function findWebhookSourceForDelivery(db: Db, id: string): Promise<WebhookSource | null> {
+  const r = await db.selectFrom('webhookSources').selectAll().where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst();
+  return r ? toSource(r) : null;
+}
+
+export async function listWebhookSources(db: Db, tenant: Tenant, page: PageParams): Promise<Page<WebhookSource>> {
+  const q = db.selectFrom('webhookSources').selectAll().$call(forTenant(tenant)).where('deletedAt', 'is', null);
+  const { items, hasMore } = await pageById(q, 'webhookSources', page);
+  return { items: items.map(toSource), hasMore };
+}
+
+export async function updateWebhookSourceRow(db: Db, s: WebhookSource): Promise<void> {
+  const { id, workspaceId: _w, environment: _e, createdAt: _c, provider: _p, ...changes } = toRow(s);
+  await db.updateTable('webhookSources').set(changes).$call(forTenant(s)).where('id', '=', id).execute();
+}
+
+export async function markWebhookSourceDeleted(db: Db, tenant: Tenant, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('webhookSources').set({ deletedAt: now, updatedAt: now }).$call(forTenant(tenant)).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Every sealed secret, across tenants: for `tollgate secrets re-encrypt` only. */
+export async function listSealedSecrets(db: Db): Promise<Array<{ id: string; workspaceId: string; environment: string; secretCiphertext: string; secretKeyId: string }>> {
+  const rows = await db
+    .selectFrom('webhookSources')
+    .select(['id', 'workspaceId', 'environment', 'secretCiphertext', 'secretKeyId'])
+    .where('secretCiphertext', 'is not', null)
+    .execute();
+  return rows as Array<{ id: string; workspaceId: string; environment: string; secretCiphertext: string; secretKeyId: string }>;
+}
+
+export async function replaceSealedSecret(db: Db, tenant: Tenant, id: string, sealed: { ciphertext: string; keyId: string }): Promise<void> {
+  await db.updateTable('webhookSources').set({ secretCiphertext: sealed.ciphertext, secretKeyId: sealed.keyId }).$call(forTenant(tenant)).where('id', '=', id).execute();
+}
+
+/**
+ * Claims provider event ids for the source's window, in one statement. Returns the ids claimed
+ * now; the others were seen within the window (duplicates). A row past its expiry is taken over,
+ * so the window holds even before the expiry job has run.
+ */
+export async function claimProviderEventIds(db: Db, tenant: Tenant, sourceId: string, ids: string[], now: number, windowMs: number): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const sorted = [...new Set(ids)].sort(); // one lock order for every writer
+  const rows = await db
+    .insertInto('webhookEventIds')
+    .values(sorted.map((providerEventId) => ({ workspaceId: tenant.workspaceId, environment: tenant.environment, sourceId, providerEventId, expiresAt: now + windowMs })))
+    .onConflict((oc) =>
+      oc.columns(['workspaceId', 'environment', 'sourceId', 'providerEventId']).doUpdateSet({ expiresAt: now + windowMs }).where('webhookEventIds.expiresAt', '<=', now),
+    )
+    .returning('providerEventId')
+    .execute();
+  return new Set(rows.map((r) => r.providerEventId));
+}
+
+export async function deleteExpiredProviderEventIds(db: Db, now: number): Promise<number> {
+  const r = await db.deleteFrom('webhookEventIds').where('expiresAt', '<=', now).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
