@@ -42,6 +42,8 @@ Workspace key scopes: ${Object.entries(scopeDescriptions)
 Errors share one envelope: \`{"success": false, "errors": [{"code", "message", "field"?}]}\`.
 Lists are newest first with cursor pagination (\`limit\`, \`startingAfter\`, \`endingBefore\`) and
 return \`{"object": "list", "data": [...], "hasMore"}\`. Creates accept an \`Idempotency-Key\` header.
+Webhook URLs (\`POST /v1/ingest/webhook/{sourceId}\`) take no key: the provider's signature, verified on the
+raw body, authenticates them, and the source decides the workspace and environment.
 Every workspace gets 300 requests per minute (shared by its test and live environments) unless
 its limit was raised; public routes are limited per IP address.`;
 

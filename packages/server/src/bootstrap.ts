@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createDeps, type Deps } from './deps.js';
 import { openDatabase } from './db/database.js';
@@ -5,7 +6,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { recordAudit } from './modules/audit/audit-event.repository.js';
 
 /** Opens the configured database, applies migrations and builds the dependencies. */
-export async function bootstrap(config: Config): Promise<{ deps: Deps; describe: string; applied: string[] }> {
+export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Promise<{ deps: Deps; describe: string; applied: string[] }> {
   const opened = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   let applied: string[];
   try {
@@ -14,7 +15,7 @@ export async function bootstrap(config: Config): Promise<{ deps: Deps; describe:
     await opened.close();
     throw err;
   }
-  const deps = await createDeps({ config, db: opened.db, dialect: opened.dialect, sqlite: opened.sqlite, sqliteFile: opened.sqliteFile, closeDb: opened.close });
+  const deps = await createDeps({ config, db: opened.db, dialect: opened.dialect, sqlite: opened.sqlite, sqliteFile: opened.sqliteFile, closeDb: opened.close, log: opts.log });
   if (applied.length > 0) {
     await recordAudit(
       deps.db,

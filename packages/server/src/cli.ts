@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { destination, pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { bootstrap } from './bootstrap.js';
 import { serve } from './main.js';
@@ -63,7 +64,8 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   if (command === 'serve') return serve(config);
 
-  const { deps, describe, applied } = await bootstrap(config);
+  // stdout carries the command's output (demo --json is parsed by scripts): logs go to stderr.
+  const { deps, describe, applied } = await bootstrap(config, { log: pino({ level: config.logLevel }, destination(2)) });
   const correlationId = deps.ids.next('request');
   try {
     if (command === 'migrate') {

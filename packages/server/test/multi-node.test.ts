@@ -13,6 +13,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { backend } from './helpers/test-app.js';
 import { Scratch, runCli, type ServeProcess as Node } from './helpers/processes.js';
+import { demoDelivery } from './helpers/demo-webhooks.js';
+import type { DemoWebhookSource } from '../src/modules/plugs/create-demo-sources.js';
 
 const skip: string | false =
   backend !== 'postgres'
@@ -26,6 +28,7 @@ interface DemoEnvironment {
   productKey: string;
   productKeyId: string;
   subscriptionId: string;
+  webhookSources: { payment: DemoWebhookSource };
 }
 interface Demo {
   workspaceId: string;
@@ -225,5 +228,33 @@ describe('two server processes on one PostgreSQL and Redis', () => {
       t.diagnostic(`node ${node.name} applied the new limit within ${ms} ms of the CLI exiting`);
       assert.equal(res!.body.rateLimitPerMinute, 1000);
     }
+  });
+  it('the same signed webhook sent to both nodes at once is stored exactly once; a secret changed on A applies on B at once', { skip, timeout: 60_000 }, async (t: TestContext) => {
+    const e = revoking.environments.test;
+    const source = e.webhookSources.payment;
+    const post = (node: Node, d: { path: string; headers: Record<string, string>; body: string }) =>
+      fetch(node.address + d.path, { method: 'POST', headers: d.headers, body: d.body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const d = demoDelivery('payment', source, a.address, 'acme', Date.now());
+    const answers = await Promise.all([a, b, a, b, a, b, a, b].map((node) => post(node, d)));
+    assert.deepEqual(answers.map((x) => x.status), Array(8).fill(200));
+    assert.deepEqual(answers.map((x) => x.body.status).sort(), ['accepted', ...Array(7).fill('duplicate')], 'the database decides: one node stores it, every other answer is a duplicate');
+    const accepted = await b.call('GET', `/api/v1/webhook-log?sourceId=${source.id}&status=accepted`, e.secretKey);
+    assert.equal(accepted.status, 200);
+    assert.equal(accepted.body.data.length, 1);
+
+    // B caches the source (and its opened secret) from the deliveries above.
+    const newSecret = 'whsec_rotated_on_node_a_0123456789';
+    const patched = await a.call('PATCH', `/api/v1/webhook-sources/${source.id}`, e.secretKey, { signingSecret: newSecret });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    let last = 0;
+    const ms = await within(2000, async () => {
+      last = (await post(b, demoDelivery('payment', source, b.address, 'acme', Date.now()))).status;
+      return last === 401;
+    });
+    assert.notEqual(ms, null, `node B still accepts the old secret (last status ${last})`);
+    t.diagnostic(`node B refused the old secret within ${ms} ms of the change on A`);
+    const fresh = await post(b, demoDelivery('payment', { ...source, secret: newSecret }, b.address, 'acme', Date.now()));
+    assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+    assert.equal(fresh.body.status, 'accepted');
   });
 });
