@@ -37,11 +37,26 @@ export const logStatuses = ['accepted', 'duplicate', 'discarded', 'rejected'] as
 const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 export const REDACTED = '[redacted]';
 
+/**
+ * Every provider's signature headers, redacted whatever the source's scheme: GitHub, for one,
+ * sends its SHA-1 and SHA-256 signatures side by side, and a source verifies only one of them.
+ */
+const KNOWN_SIGNATURE_HEADERS = [
+  'stripe-signature',
+  'x-hub-signature',
+  'x-hub-signature-256',
+  'x-signature-256',
+  'x-twilio-signature',
+  'x-twilio-email-event-webhook-signature',
+  'x-slack-signature',
+];
+
 export function headersForLog(headers: Readonly<Record<string, string | string[] | undefined>>, signatureHeaders: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || DROPPED_HEADERS.has(name)) continue;
-    out[name] = signatureHeaders.includes(name) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+    const secret = signatureHeaders.includes(name) || KNOWN_SIGNATURE_HEADERS.includes(name);
+    out[name] = secret ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
 }

@@ -11,9 +11,11 @@ import { verifySignature } from './signature.js';
 
 const Accepted = Type.Object(
   {
-    status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('discarded')], {
-      description: 'accepted: stored as a usage event. duplicate: the provider event id was seen within the dedup window; dropped. discarded: outside the event filter.',
-    }),
+    status: Type.Optional(
+      Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('discarded')], {
+        description: 'accepted: stored as a usage event. duplicate: the provider event id was seen within the dedup window; dropped. discarded: outside the event filter. (Absent only in the chat challenge answer.)',
+      }),
+    ),
     event_id: Type.Optional(Type.String()),
     metric_id: Type.Optional(Type.String()),
     quantity: Type.Optional(Type.Number()),
