@@ -49,6 +49,8 @@ process.stdout.write(
     customerId: test.customerId,
     productId: test.productId,
     customerIds,
+    // One webhook source per built-in provider (id, URL path, signing secret), for bench/webhooks.ts.
+    webhookSources: Object.fromEntries(Object.entries(test.webhookSources).map(([k, v]) => [k, { id: v.id, url: v.url, secret: v.secret }])),
   })}\n`,
 );
 // Exit normally on a signal, so `--cpu-prof` can write its profile. The ingest benchmark reads the

@@ -16,6 +16,8 @@ export interface BenchServer {
     customerId: string;
     productId: string;
     customerIds: string[];
+    /** The demo workspace's test-environment webhook sources, by provider key (payment, messaging…). */
+    webhookSources: Record<string, { id: string; url: string; secret: string }>;
   };
   stop(): Promise<void>;
   cleanup(): void;
@@ -28,8 +30,17 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });
+  // The server's own log lines (pino JSON, e.g. a start-up warning) may come first: the info line
+  // is the first one with a url; the others go to stderr.
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    const lines = createInterface({ input: child.stdout! });
+    const onLine = (l: string) => {
+      if (l.startsWith('{"url":')) {
+        lines.off('line', onLine);
+        resolve(l);
+      } else process.stderr.write(`${l}\n`);
+    };
+    lines.on('line', onLine);
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

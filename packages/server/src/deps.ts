@@ -15,6 +15,7 @@ import { CATALOG_CHANNEL } from './modules/catalog/catalog-changed.js';
 import type { PricedOffering } from './modules/catalog/load-priced-offering.js';
 import { DELIVERY_SOURCE_TTL_MS, PLUGS_CHANNEL, type DeliverySource } from './modules/plugs/delivery-source.js';
 import { loadOrCreateKeyFile, SecretBox } from './lib/secret-box.js';
+import { CUSTOMER_REF_TTL_MS, CUSTOMERS_CHANNEL } from './modules/customers/customer-refs.js';
 
 /** Everything an operation may touch. Domain code gets time and ids from here, never globally. */
 export interface Deps {
@@ -36,6 +37,8 @@ export interface Deps {
   catalog: TtlCache<PricedOffering | null>;
   /** Webhook sources as the receiver needs them (plugs/delivery-source.ts). */
   plugs: TtlCache<DeliverySource>;
+  /** Customer ids by tenant and reference (id or externalId), hits only (customers/customer-refs.ts). */
+  customerRefs: TtlCache<string>;
   /** Seals and opens stored secrets (webhook signing secrets) with AES-256-GCM. */
   secrets: SecretBox;
   /** Where checked usage events are written (see modules/usage/usage-writer.ts). */
@@ -83,6 +86,8 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   await bus.subscribe(CATALOG_CHANNEL, () => catalog.clear());
   const plugs = new TtlCache<DeliverySource>(clock, DELIVERY_SOURCE_TTL_MS, 10_000);
   await bus.subscribe(PLUGS_CHANNEL, () => plugs.clear());
+  const customerRefs = new TtlCache<string>(clock, CUSTOMER_REF_TTL_MS, 100_000);
+  await bus.subscribe(CUSTOMERS_CHANNEL, () => customerRefs.clear());
   let keys = opts.config.encryptionKeys;
   if (!keys) {
     const file = loadOrCreateKeyFile(opts.config.dataDir);
@@ -110,6 +115,7 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     entitlements: new TtlCache<string>(clock, opts.config.entitlementCacheTtlMs, 50_000),
     catalog,
     plugs,
+    customerRefs,
     secrets: new SecretBox(keys),
     async invalidateCredentials() {
       credentials.clear();

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { openDatabase } from './database.js';
-import { GroupCommitter, isTransient } from './group-commit.js';
+import { BatchCommitter, GroupCommitter, isTransient } from './group-commit.js';
 import { AppError } from '../lib/errors.js';
 
 const deadlock = () => Object.assign(new Error('deadlock detected'), { code: '40P01' });
@@ -77,6 +77,45 @@ describe('db.GroupCommitter', () => {
     assert.equal(err.headers['retry-after'], '1');
     assert.equal(attempts, 3);
     assert.deepEqual(await s.values(), []);
+    await s.close();
+  });
+});
+
+describe('db.BatchCommitter', () => {
+  /** Writes a group with one statement; a negative value makes the whole statement fail. */
+  const writeGroup = async (trx: Parameters<ConstructorParameters<typeof BatchCommitter<number, number>>[1]>[0], jobs: number[]) => {
+    if (jobs.some((v) => v < 0)) throw new Error(`negative value in ${jobs.join(',')}`);
+    await sql`insert into t (v) select value from json_each(${JSON.stringify(jobs)})`.execute(trx);
+    return jobs.map((v) => v * 10);
+  };
+
+  it('writes the jobs that arrive together as one group and answers each in order, after the commit', async () => {
+    const s = await scratch();
+    const groups: number[][] = [];
+    const bc = new BatchCommitter<number, number>(s.db, (trx, jobs) => (groups.push([...jobs]), writeGroup(trx, jobs)));
+    const results = await Promise.all([1, 2, 3].map((v) => bc.run(v)));
+    assert.deepEqual(results, [10, 20, 30]);
+    assert.deepEqual(groups, [[1, 2, 3]]);
+    assert.deepEqual(await s.values(), [1, 2, 3]);
+    await s.close();
+  });
+
+  it('when a group fails, each job runs again alone: only the bad one fails', async () => {
+    const s = await scratch();
+    const bc = new BatchCommitter<number, number>(s.db, writeGroup);
+    const results = await Promise.allSettled([1, -2, 3].map((v) => bc.run(v)));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(await s.values(), [1, 3]);
+    await s.close();
+  });
+
+  it('splits a long queue into groups of at most maxJobsPerCommit', async () => {
+    const s = await scratch();
+    const sizes: number[] = [];
+    const bc = new BatchCommitter<number, number>(s.db, (trx, jobs) => (sizes.push(jobs.length), writeGroup(trx, jobs)), 4);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => bc.run(i)));
+    assert.deepEqual(sizes, [4, 4, 2]);
+    assert.equal((await s.values()).length, 10);
     await s.close();
   });
 });

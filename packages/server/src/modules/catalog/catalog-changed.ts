@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { clearEverywhere } from '../../lib/bus.js';
 
 export const CATALOG_CHANNEL = 'catalog.invalidate';
 
@@ -6,13 +7,14 @@ export const CATALOG_CHANNEL = 'catalog.invalidate';
  * After a committed catalog change: entitlement answers and rated offerings cached on this node
  * are dropped at once, and on every other node through the bus.
  */
-export async function catalogChanged(deps: Deps): Promise<void> {
-  deps.entitlements.clear();
-  deps.catalog.clear();
-  try {
-    await deps.bus.publish(CATALOG_CHANNEL, 'changed');
-  } catch (err) {
-    // Other nodes then catch up when their cache entries expire (CATALOG_CACHE_TTL_MS).
-    deps.log.warn({ err }, 'catalog invalidation not broadcast');
-  }
+export function catalogChanged(deps: Deps): Promise<void> {
+  return clearEverywhere(
+    deps,
+    CATALOG_CHANNEL,
+    () => {
+      deps.entitlements.clear();
+      deps.catalog.clear();
+    },
+    'catalog',
+  );
 }

@@ -7,6 +7,7 @@ import type { OperationContext } from '../audit/audit-event.js';
 import type { Customer, UpdateCustomerInput } from './customer.js';
 import { findCustomer, updateCustomerRow } from './customer.repository.js';
 import { duplicateExternalId } from './create-customer.js';
+import { customerRefsChanged } from './customer-refs.js';
 
 /** Fields present in the body replace the stored ones; null clears them; absent ones stay. */
 export async function updateCustomer(
@@ -16,7 +17,7 @@ export async function updateCustomer(
   input: UpdateCustomerInput,
 ): Promise<Customer> {
   try {
-    return await inTransaction(deps.db, async (trx) => {
+    const updated = await inTransaction(deps.db, async (trx) => {
       const current = await findCustomer(trx, ctx, id);
       if (!current) throw notFound('customer', id);
       const next: Customer = { ...current, ...input, updatedAt: deps.clock.now() } as Customer;
@@ -29,6 +30,9 @@ export async function updateCustomer(
       });
       return next;
     });
+    // Webhooks resolve tenant_id to a customer through a cache of externalIds.
+    if (input.externalId !== undefined) await customerRefsChanged(deps);
+    return updated;
   } catch (err) {
     if (isUniqueViolation(err) && input.externalId) throw duplicateExternalId(input.externalId, err);
     throw err;

@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { SecretBoxError } from '../../lib/secret-box.js';
+import { clearEverywhere } from '../../lib/bus.js';
 import { compileFieldMappings, compileSource, type CompiledMappings, type CompiledSource } from './field-mapping.js';
 import { signatureSchemeOf } from './provider-templates.js';
 import { signatureHeaderNames, type SignatureScheme } from './signature.js';
@@ -68,13 +69,8 @@ export async function loadDeliverySource(deps: Deps, id: string): Promise<Delive
 }
 
 /** After a committed source change: drop cached sources here and, through the bus, everywhere. */
-export async function webhookSourcesChanged(deps: Deps): Promise<void> {
-  deps.plugs.clear();
-  try {
-    await deps.bus.publish(PLUGS_CHANNEL, 'changed');
-  } catch (err) {
-    deps.log.warn({ err }, 'webhook source invalidation not broadcast; other nodes catch up within 5 seconds');
-  }
+export function webhookSourcesChanged(deps: Deps): Promise<void> {
+  return clearEverywhere(deps, PLUGS_CHANNEL, () => deps.plugs.clear(), 'webhook source');
 }
 
 /** The development bypass: honoured in the development profile only. */

@@ -6,7 +6,7 @@ import type { OperationContext } from '../audit/audit-event.js';
 import type { ResolvedEvent } from '../usage/aggregate-batch.js';
 import { checkEventShape, isRejection } from '../usage/check-event-shape.js';
 import { dimensionKeyOf } from '../usage/rating-dimension.js';
-import { resolveCustomerRefs } from '../usage/usage.repository.js';
+import { resolveCustomerRefsCached } from '../customers/customer-refs.js';
 import { MAX_BATCH_EVENTS } from '../usage/usage-event.js';
 import { extractEvent, selectValue } from './field-mapping.js';
 import type { DeliverySource } from './delivery-source.js';
@@ -75,6 +75,7 @@ export async function refuseWebhook(
   refusal: { httpStatus: number; code: string; message: string; errorCode: string },
 ): Promise<WebhookAnswer> {
   await deps.usage.writeWebhook({
+    now: deps.clock.now(),
     ctx: sourceContext(d, r.correlationId),
     sourceId: d.source.id,
     dedupWindowMs: d.source.dedupWindowHours * 3_600_000,
@@ -189,7 +190,7 @@ export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: V
   });
 
   const ctx = sourceContext(d, r.correlationId);
-  const customers = await resolveCustomerRefs(deps.db, ctx, [...new Set(mapped.map((m) => m.tenantId))]);
+  const customers = await resolveCustomerRefsCached(deps, ctx, [...new Set(mapped.map((m) => m.tenantId))]);
   const candidates: WebhookWriteJob['candidates'] = [];
   for (const m of mapped) {
     const customerId = customers.get(m.tenantId);
@@ -230,6 +231,7 @@ function writeJob(
   settled: EventOutcome[],
 ): WebhookWriteJob {
   return {
+    now: r.receivedAt,
     ctx: sourceContext(d, r.correlationId),
     sourceId: d.source.id,
     dedupWindowMs: d.source.dedupWindowHours * 3_600_000,

@@ -98,23 +98,44 @@ export async function replaceSealedSecret(db: Db, tenant: Tenant, id: string, se
   await db.updateTable('webhookSources').set({ secretCiphertext: sealed.ciphertext, secretKeyId: sealed.keyId }).$call(forTenant(tenant)).where('id', '=', id).execute();
 }
 
+export interface ProviderEventClaim {
+  workspaceId: string;
+  environment: string;
+  sourceId: string;
+  providerEventId: string;
+  expiresAt: number;
+}
+
+export const claimKey = (workspaceId: string, environment: string, sourceId: string, providerEventId: string) =>
+  `${workspaceId}\u0000${environment}\u0000${sourceId}\u0000${providerEventId}`;
+
 /**
- * Claims provider event ids for the source's window, in one statement. Returns the ids claimed
- * now; the others were seen within the window (duplicates). A row past its expiry is taken over,
- * so the window holds even before the expiry job has run.
+ * Claims provider event ids (of any sources and tenants: a group of webhook requests) in as few
+ * statements as the parameter limits allow. Returns the claimKeys claimed now; the others were
+ * seen within their window (duplicates). A row past its expiry is taken over, so the window holds
+ * even before the expiry job has run. Each row carries its tenant, which is part of the key.
  */
-export async function claimProviderEventIds(db: Db, tenant: Tenant, sourceId: string, ids: string[], now: number, windowMs: number): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const sorted = [...new Set(ids)].sort(); // one lock order for every writer
-  const rows = await db
-    .insertInto('webhookEventIds')
-    .values(sorted.map((providerEventId) => ({ workspaceId: tenant.workspaceId, environment: tenant.environment, sourceId, providerEventId, expiresAt: now + windowMs })))
-    .onConflict((oc) =>
-      oc.columns(['workspaceId', 'environment', 'sourceId', 'providerEventId']).doUpdateSet({ expiresAt: now + windowMs }).where('webhookEventIds.expiresAt', '<=', now),
-    )
-    .returning('providerEventId')
-    .execute();
-  return new Set(rows.map((r) => r.providerEventId));
+export async function claimProviderEventIds(db: Db, claims: readonly ProviderEventClaim[], now: number): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  if (claims.length === 0) return claimed;
+  const unique = new Map(claims.map((c) => [claimKey(c.workspaceId, c.environment, c.sourceId, c.providerEventId), c]));
+  // One lock order for every writer.
+  const sorted = [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+  for (let i = 0; i < sorted.length; i += 500) {
+    const rows = await db
+      .insertInto('webhookEventIds')
+      .values(sorted.slice(i, i + 500))
+      .onConflict((oc) =>
+        oc
+          .columns(['workspaceId', 'environment', 'sourceId', 'providerEventId'])
+          .doUpdateSet({ expiresAt: (eb) => eb.ref('excluded.expiresAt') })
+          .where('webhookEventIds.expiresAt', '<=', now),
+      )
+      .returning(['workspaceId', 'environment', 'sourceId', 'providerEventId'])
+      .execute();
+    for (const r of rows) claimed.add(claimKey(r.workspaceId, r.environment, r.sourceId, r.providerEventId));
+  }
+  return claimed;
 }
 
 export async function deleteExpiredProviderEventIds(db: Db, now: number): Promise<number> {

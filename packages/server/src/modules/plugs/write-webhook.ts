@@ -4,12 +4,14 @@ import type { OperationContext } from '../audit/audit-event.js';
 import type { ResolvedEvent } from '../usage/aggregate-batch.js';
 import { writeUsage } from '../usage/ingest-usage.js';
 import type { WebhookLogEntry } from './webhook-log.js';
-import { insertLogEntry } from './webhook-log.repository.js';
+import { insertLogEntries } from './webhook-log.repository.js';
 import { summarizeOutcomes, type EventOutcome, type MappedFields, type Summary } from './webhook-outcome.js';
-import { claimProviderEventIds } from './webhook-source.repository.js';
+import { claimKey, claimProviderEventIds } from './webhook-source.repository.js';
 
 /** One webhook request to store: everything the write needs, so it can run on the writer thread. */
 export interface WebhookWriteJob {
+  /** The instant of the request (the writer thread's clock follows the main thread's). */
+  now: number;
   ctx: OperationContext;
   sourceId: string;
   dedupWindowMs: number;
@@ -29,37 +31,56 @@ export interface WebhookWriteResult {
 }
 
 /**
- * Inside the caller's transaction (txDeps.db is one): claims the provider event ids, stores the
- * fresh events through the same path as the API's usage (aggregates, limit alerts), and writes
- * the log entry and, for a rejection, a WARN audit event. Dedup, usage and log commit together:
- * a webhook is never counted without its log entry, nor logged as accepted without its usage.
+ * A group of webhook requests inside the caller's transaction (txDeps.db is one), written with a
+ * handful of multi-row statements whatever the group's size: the provider event id claims, the
+ * fresh events through the same path as the API's usage (writeUsage: events, aggregates, limit
+ * alerts), the log entries, and a WARN audit event per rejection. Dedup, usage and log commit
+ * together: a webhook is never counted without its log entry, nor logged as accepted without its
+ * usage.
  */
-export async function runWebhookJob(txDeps: Deps, job: WebhookWriteJob): Promise<WebhookWriteResult> {
+export async function runWebhookGroup(txDeps: Deps, jobs: readonly WebhookWriteJob[]): Promise<WebhookWriteResult[]> {
   const now = txDeps.clock.now();
-  const claimed = await claimProviderEventIds(
-    txDeps.db,
-    job.ctx,
-    job.sourceId,
-    job.candidates.map((c) => c.fields.eventId),
-    now,
-    job.dedupWindowMs,
+  const claims = jobs.flatMap((job) =>
+    job.candidates.map((c) => ({ workspaceId: job.ctx.workspaceId, environment: job.ctx.environment, sourceId: job.sourceId, providerEventId: c.fields.eventId, expiresAt: now + job.dedupWindowMs })),
   );
-  const outcomes: EventOutcome[] = [...job.settled];
-  const fresh: ResolvedEvent[] = [];
-  for (const c of job.candidates) {
-    // A second event with the same id in one request is a duplicate of the first.
-    const isFresh = claimed.delete(c.fields.eventId);
-    if (isFresh) fresh.push(c.event);
-    outcomes.push({ index: c.index, status: isFresh ? 'accepted' : 'duplicate', customerId: c.customerId, ...c.fields });
+  const claimed = await claimProviderEventIds(txDeps.db, claims, now);
+
+  // Usage per tenant, tenants in one order and each tenant's rows sorted inside writeUsage, so
+  // that concurrent groups on PostgreSQL lock aggregate rows in one global order.
+  const usage = new Map<string, { ctx: OperationContext; events: ResolvedEvent[] }>();
+  const results: WebhookWriteResult[] = [];
+  const entries: WebhookLogEntry[] = [];
+  for (const job of jobs) {
+    const outcomes: EventOutcome[] = [...job.settled];
+    const tenantKey = `${job.ctx.workspaceId}\u0000${job.ctx.environment}`;
+    for (const c of job.candidates) {
+      // A second event with the same id, in this request or this group, is a duplicate of the first.
+      const isFresh = claimed.delete(claimKey(job.ctx.workspaceId, job.ctx.environment, job.sourceId, c.fields.eventId));
+      if (isFresh) {
+        let group = usage.get(tenantKey);
+        if (!group) usage.set(tenantKey, (group = { ctx: job.ctx, events: [] }));
+        // Several sources of one tenant in a group: their limit alerts name the writer, not one source.
+        if (group.ctx.actor.id !== job.ctx.actor.id) group.ctx = { ...group.ctx, actor: { type: 'SYSTEM', id: 'webhook-writer' } };
+        group.events.push(c.event);
+      }
+      outcomes.push({ index: c.index, status: isFresh ? 'accepted' : 'duplicate', customerId: c.customerId, ...c.fields });
+    }
+    outcomes.sort((a, b) => a.index - b.index);
+    const summary: Summary = job.refusal
+      ? { status: 'rejected', httpStatus: job.refusal.httpStatus, reasonCode: job.refusal.code, reasonMessage: job.refusal.message }
+      : summarizeOutcomes(outcomes);
+    entries.push({ ...job.entry, ...summary, outcomes });
+    results.push({ outcomes, summary });
   }
-  outcomes.sort((a, b) => a.index - b.index);
-  if (fresh.length > 0) await writeUsage(txDeps, job.ctx, fresh, 'webhook', { audit: false, dedupByEventId: false });
-  const summary: Summary = job.refusal
-    ? { status: 'rejected', httpStatus: job.refusal.httpStatus, reasonCode: job.refusal.code, reasonMessage: job.refusal.message }
-    : summarizeOutcomes(outcomes);
-  await insertLogEntry(txDeps.db, { ...job.entry, ...summary, outcomes });
-  const refused = outcomes.filter((o) => o.status === 'rejected').length;
-  if (job.refusal || refused > 0) {
+  for (const key of [...usage.keys()].sort()) {
+    const group = usage.get(key)!;
+    await writeUsage(txDeps, group.ctx, group.events, 'webhook', { audit: false, dedupByEventId: false });
+  }
+  await insertLogEntries(txDeps.db, entries);
+  for (const [i, job] of jobs.entries()) {
+    const { outcomes, summary } = results[i]!;
+    const refused = outcomes.filter((o) => o.status === 'rejected').length;
+    if (!job.refusal && refused === 0) continue;
     await recordAudit(txDeps.db, txDeps, job.ctx, {
       eventType: 'webhook.rejected',
       severity: 'WARN',
@@ -76,5 +97,5 @@ export async function runWebhookJob(txDeps: Deps, job: WebhookWriteJob): Promise
       },
     });
   }
-  return { outcomes, summary };
+  return results;
 }

@@ -3,13 +3,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { openDatabase } from '../../db/database.js';
-import { GroupCommitter } from '../../db/group-commit.js';
+import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import { FrozenClock } from '../../lib/clock.js';
 import { createIdGenerator } from '../../lib/ids.js';
 import { AppError } from '../../lib/errors.js';
 import type { Deps } from '../../deps.js';
 import type { WorkerReply, WorkerRequest } from './sqlite-usage-writer.js';
-import { runWriterJob } from './usage-writer.js';
+import { runWriteJob, WEBHOOKS_PER_COMMIT } from './usage-writer.js';
+import { runWebhookGroup, type WebhookWriteJob } from '../plugs/write-webhook.js';
 
 const opened = openDatabase({ databaseUrl: null, sqlitePath: (workerData as { file: string }).file });
 // Each job runs at the instant its request was made on the main thread (which may be a test's
@@ -34,12 +35,26 @@ function replyError(id: number, err: unknown): WorkerReply {
   return { id, ok: false, error: { app: false, message: err instanceof Error ? err.message : String(err) } };
 }
 
+// A group runs at the latest of its requests' instants (each job carries its own).
+const webhooks = new BatchCommitter(
+  opened.db,
+  (trx, jobs: WebhookWriteJob[]) => {
+    clock.set(Math.max(...jobs.map((j) => j.now)));
+    return runWebhookGroup({ ...deps, db: trx }, jobs);
+  },
+  WEBHOOKS_PER_COMMIT,
+);
+
 parentPort!.on('message', (req: WorkerRequest) => {
-  writer
-    .run((trx) => {
-      clock.set(req.now);
-      return runWriterJob({ ...deps, db: trx }, req.work);
-    })
+  const work = req.work;
+  const done: Promise<unknown> =
+    work.kind === 'webhook'
+      ? webhooks.run({ ...work.job, now: req.now })
+      : writer.run((trx) => {
+          clock.set(req.now);
+          return runWriteJob({ ...deps, db: trx }, work.job);
+        });
+  done
     .then(
       (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),
       (err) => parentPort!.postMessage(replyError(req.id, err)),

@@ -1,12 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { GroupCommitter } from '../../db/group-commit.js';
+import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import type { OperationContext } from '../audit/audit-event.js';
 import { runIdempotent, type IdempotentOutcome } from '../idempotency/run-idempotent.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { writeUsage, type UsageSource } from './ingest-usage.js';
 import type { IngestResultSchema } from './usage-event.js';
-import { runWebhookJob, type WebhookWriteJob, type WebhookWriteResult } from '../plugs/write-webhook.js';
+import { runWebhookGroup, type WebhookWriteJob, type WebhookWriteResult } from '../plugs/write-webhook.js';
 
 export type IngestResult = Static<typeof IngestResultSchema>;
 
@@ -33,10 +33,8 @@ export interface UsageWriter {
 /** Every kind of job a writer runs, as it crosses to the writer thread. */
 export type WriterJob = { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob };
 
-/** Runs one job inside an open transaction (txDeps.db is one). */
-export function runWriterJob(txDeps: Deps, w: WriterJob): Promise<unknown> {
-  return w.kind === 'usage' ? runWriteJob(txDeps, w.job) : runWebhookJob(txDeps, w.job);
-}
+/** Webhook requests are written a group at a time (plugs/write-webhook.ts), up to this many a commit. */
+export const WEBHOOKS_PER_COMMIT = 128;
 
 /** One job inside an open transaction (txDeps.db is one), under its idempotency key if it has one. */
 export function runWriteJob(txDeps: Deps, job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>> {
@@ -66,10 +64,11 @@ export function runWriteJob(txDeps: Deps, job: UsageWriteJob): Promise<Idempoten
  */
 export function createInProcessUsageWriter(deps: Deps, opts: { lanes: number; jobsPerCommit: number }): UsageWriter {
   const committers = Array.from({ length: opts.lanes }, () => new GroupCommitter(deps.db, opts.jobsPerCommit));
+  const webhooks = new BatchCommitter(deps.db, (trx, jobs: WebhookWriteJob[]) => runWebhookGroup({ ...deps, db: trx }, jobs), WEBHOOKS_PER_COMMIT);
   let next = 0;
   return {
     write: (job) => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job)),
-    writeWebhook: (job) => committers[next++ % committers.length]!.run((trx) => runWebhookJob({ ...deps, db: trx }, job)),
+    writeWebhook: (job) => webhooks.run(job),
     async close() {},
   };
 }

@@ -1,0 +1,36 @@
+import type { Deps } from '../../deps.js';
+import { clearEverywhere } from '../../lib/bus.js';
+import type { Tenant } from '../tenancy/tenant.js';
+import { resolveCustomerRefs } from '../usage/usage.repository.js';
+
+export const CUSTOMERS_CHANNEL = 'customers.invalidate';
+export const CUSTOMER_REF_TTL_MS = 60_000;
+
+/**
+ * resolveCustomerRefs behind a cache of hits, for webhooks: each names one customer, and the
+ * lookup was a quarter of the receiver's main-thread time. Misses are not cached (a customer
+ * created a moment later must resolve at once); a changed externalId clears the cache on every
+ * node (customerRefsChanged), and the TTL bounds staleness when a broadcast is lost.
+ */
+export async function resolveCustomerRefsCached(deps: Deps, tenant: Tenant, refs: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const missing: string[] = [];
+  const prefix = `${tenant.workspaceId}\u0000${tenant.environment}\u0000`;
+  for (const ref of refs) {
+    const hit = deps.customerRefs.get(prefix + ref);
+    if (hit === undefined) missing.push(ref);
+    else out.set(ref, hit);
+  }
+  if (missing.length === 0) return out;
+  const generation = deps.customerRefs.generation;
+  for (const [ref, id] of await resolveCustomerRefs(deps.db, tenant, missing)) {
+    out.set(ref, id);
+    deps.customerRefs.set(prefix + ref, id, generation);
+  }
+  return out;
+}
+
+/** After a customer's externalId changed (committed): drop cached references here and on every node. */
+export function customerRefsChanged(deps: Deps): Promise<void> {
+  return clearEverywhere(deps, CUSTOMERS_CHANNEL, () => deps.customerRefs.clear(), 'customer reference');
+}
