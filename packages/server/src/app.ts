@@ -28,6 +28,7 @@ import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.j
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { webhookRoutes } from './modules/plugs/webhook.routes.js';
+import { auditEventRoutes } from './modules/audit/audit-event.routes.js';
 import { webhookSourceRoutes } from './modules/plugs/webhook-source.routes.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
@@ -120,6 +121,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     await billingRoutes(a, deps);
     await webhookRoutes(a, deps);
     await webhookSourceRoutes(a, deps);
+    await auditEventRoutes(a, deps);
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -8,6 +8,9 @@ import { createWorkspace } from './modules/tenancy/create-workspace.js';
 import { setWorkspaceRateLimit } from './modules/tenancy/workspace.repository.js';
 import { CREDENTIALS_CHANNEL } from './deps.js';
 import { reencryptSecrets } from './modules/plugs/reencrypt-secrets.js';
+import { auditEventsBetween } from './modules/audit/audit-event.repository.js';
+import { presentAuditEvent } from './modules/audit/audit-event.schema.js';
+import { parseIsoTimestamp } from './modules/usage/check-event-shape.js';
 import { formatEncryptionKey, generateEncryptionKey } from './lib/secret-box.js';
 
 const usage = `Usage: tollgate <command> [options]
@@ -22,6 +25,8 @@ Commands:
   secrets re-encrypt [--json]             seal every stored webhook secret with the first key of
                                           TOLLGATE_ENCRYPTION_KEYS (after adding a new key in front)
   secrets generate-key [--id ID]          print a new key entry for TOLLGATE_ENCRYPTION_KEYS
+  audit export --since ISO [--until ISO]  print audit events of [since, until) as NDJSON, oldest
+                                          first (events are kept 365 days; archive them with this)
 
 Configuration comes from the environment (see the README): DATABASE_URL, DATA_DIR, PORT, …`;
 
@@ -35,12 +40,14 @@ function fail(message: string): never {
 async function main(argv: string[]): Promise<void> {
   const [command, sub] = argv;
   const { values } = parseArgs({
-    args: argv.slice(command === 'workspace' || command === 'secrets' ? 2 : 1),
+    args: argv.slice(['workspace', 'secrets', 'audit'].includes(command ?? '') ? 2 : 1),
     options: {
       json: { type: 'boolean', default: false },
       name: { type: 'string' },
       id: { type: 'string' },
       'per-minute': { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -53,13 +60,23 @@ async function main(argv: string[]): Promise<void> {
   const known =
     ['serve', 'migrate', 'demo'].includes(command) ||
     (command === 'workspace' && ['create', 'set-rate-limit'].includes(sub ?? '')) ||
-    (command === 'secrets' && ['re-encrypt', 'generate-key'].includes(sub ?? ''));
+    (command === 'secrets' && ['re-encrypt', 'generate-key'].includes(sub ?? '')) ||
+    (command === 'audit' && sub === 'export');
   if (!known) fail(`Unknown command: ${argv.join(' ')}`);
   if (command === 'secrets' && sub === 'generate-key') {
     const id = values.id ?? `k${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`;
     if (!/^[A-Za-z0-9_.-]{1,32}$/.test(id)) fail('--id must be 1-32 letters, digits, _ . or -');
     process.stdout.write(`${formatEncryptionKey(generateEncryptionKey(id))}\n`);
     return;
+  }
+  let exportRange: { since: number; until: number } | null = null;
+  if (command === 'audit') {
+    const since = values.since === undefined ? null : parseIsoTimestamp(values.since);
+    const until = values.until === undefined ? Date.now() : parseIsoTimestamp(values.until);
+    if (since === null) fail('audit export needs --since, an ISO 8601 time with a zone such as 2026-01-01T00:00:00Z');
+    if (until === null) fail('--until must be an ISO 8601 time with a zone such as 2026-12-31T00:00:00Z');
+    if (until <= since) fail('--until must be later than --since');
+    exportRange = { since, until };
   }
   const config = loadConfig();
   if (command === 'serve') return serve(config);
@@ -88,6 +105,14 @@ async function main(argv: string[]): Promise<void> {
             `  test secret key  ${keys.test.secretKey}\n  live secret key  ${keys.live.secretKey}\n`,
         );
       }
+    } else if (command === 'audit' && exportRange) {
+      let n = 0;
+      for await (const e of auditEventsBetween(deps.db, exportRange.since, exportRange.until)) {
+        const line = `${JSON.stringify({ ...presentAuditEvent(e), tenantId: e.tenantId, environment: e.environment })}\n`;
+        if (!process.stdout.write(line)) await new Promise((r) => process.stdout.once('drain', r));
+        if (++n % 10_000 === 0) process.stderr.write(`exported ${n} events…\n`);
+      }
+      process.stderr.write(`exported ${n} audit events from ${new Date(exportRange.since).toISOString()} to ${new Date(exportRange.until).toISOString()}\n`);
     } else if (command === 'secrets' && sub === 're-encrypt') {
       const r = await reencryptSecrets(deps, operator, correlationId);
       if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { schedulePruning } from './jobs/prune-expired.js';
+import { scheduleAuditRetention } from './jobs/purge-audit-events.js';
 import { countWorkspaces } from './modules/tenancy/workspace.repository.js';
 import { createDemoWorkspace, type DemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
 
@@ -18,6 +19,7 @@ export async function serve(config: Config): Promise<void> {
   }
   const app = await buildApp(deps);
   const stopPruning = schedulePruning(deps);
+  const stopRetention = scheduleAuditRetention(deps);
   const address = await app.listen({ host: config.host, port: config.port });
   deps.log.info({ address, storage: describe, profile: config.profile }, `Tollgate listening on ${address}`);
   process.stdout.write(`\nTollgate is running at ${address} (${describe}, ${config.profile} profile).\n`);
@@ -30,6 +32,7 @@ export async function serve(config: Config): Promise<void> {
     closing = true;
     deps.log.info({ signal }, 'shutting down');
     stopPruning();
+    stopRetention();
     await app.close();
     await deps.close();
     process.exit(0);

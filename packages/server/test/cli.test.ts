@@ -183,6 +183,24 @@ describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh databa
       assert.match(wrong.stderr, /No configured key opens the secrets of: wsrc_/);
     });
 
+    it('audit export --since prints the events of the range as NDJSON, oldest first; without --since it exits 2', { timeout: TIMEOUT }, async () => {
+      const r = await runCli(['audit', 'export', '--since', '2000-01-01T00:00:00Z'], store.env);
+      assert.equal(r.status, 0, r.stderr);
+      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      assert.ok(lines.length > 10, `events of the workspaces made above, got ${lines.length}`);
+      const ids = lines.map((e) => e.eventId);
+      assert.deepEqual(ids, [...ids].sort(), 'oldest first');
+      assert.ok(lines.some((e) => e.eventType === 'system.secrets_reencrypted'));
+      for (const e of lines) assert.match(e.eventId, /^evt_/);
+      assert.match(r.stderr, new RegExp(`exported ${lines.length} audit events from 2000-01-01T00:00:00.000Z`));
+      const none = await runCli(['audit', 'export', '--since', '2000-01-01T00:00:00Z', '--until', '2000-01-02T00:00:00Z'], store.env);
+      assert.equal(none.status, 0, none.stderr);
+      assert.equal(none.stdout, '');
+      const missing = await runCli(['audit', 'export'], store.env);
+      assert.equal(missing.status, 2);
+      assert.match(missing.stderr, /audit export needs --since/);
+    });
+
     it('the production profile refuses to start without TOLLGATE_ENCRYPTION_KEYS, saying how to make one', { timeout: TIMEOUT }, async () => {
       const r = await runCli(['migrate'], { ...store.env, TOLLGATE_PROFILE: 'production' });
       assert.equal(r.status, 2);

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { runOnStartAndEvery } from './schedule.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../modules/idempotency/run-idempotent.js';
 import { deleteExpiredAccessTokens } from '../modules/client-credentials/client-credential.repository.js';
 import { deleteExpiredProviderEventIds } from '../modules/plugs/webhook-source.repository.js';
@@ -34,12 +35,5 @@ export async function pruneExpired(deps: Deps): Promise<Pruned> {
 
 /** Runs on start and hourly; returns a stop function. */
 export function schedulePruning(deps: Deps): () => void {
-  const run = () =>
-    pruneExpired(deps)
-      .then((n) => deps.log.debug(n, 'pruned expired rows'))
-      .catch((err) => deps.log.error({ err }, 'pruning expired rows failed'));
-  void run();
-  const timer = setInterval(run, HOUR_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runOnStartAndEvery(deps, HOUR_MS, 'pruned expired rows', () => pruneExpired(deps));
 }

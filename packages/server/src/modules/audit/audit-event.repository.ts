@@ -1,7 +1,12 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import type { Actor, AuditEventInput, AuditSource } from './audit-event.js';
+import type { Actor, AuditEvent, AuditEventInput, AuditSource } from './audit-event.js';
+import type { AuditEventTable } from './audit-event.table.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import { idFloor } from '../../lib/ids.js';
+import type { Tenant } from '../tenancy/tenant.js';
 
 type Executor = Kysely<Database>;
 
@@ -43,3 +48,55 @@ export async function recordAudit(
   return id;
 }
 
+
+function toAuditEvent(r: Selectable<AuditEventTable>): AuditEvent {
+  return {
+    eventId: r.id,
+    tenantId: r.workspaceId,
+    environment: r.environment as AuditEvent['environment'],
+    eventType: r.eventType,
+    source: r.source,
+    severity: r.severity as AuditEvent['severity'],
+    actorType: r.actorType as AuditEvent['actorType'],
+    actorId: r.actorId,
+    targetType: r.targetType,
+    targetId: r.targetId,
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+    correlationId: r.correlationId,
+    createdAt: Number(r.createdAt),
+  };
+}
+
+/** A tenant's events, newest first, by the time-sortable id (the tenant index serves it). */
+export async function listAuditEvents(db: Executor, tenant: Tenant, page: PageParams): Promise<Page<AuditEvent>> {
+  const { items, hasMore } = await pageById(db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant)), 'auditEvents', page);
+  return { items: items.map(toAuditEvent), hasMore };
+}
+
+/**
+ * Every tenant's events in [since, until), oldest first, a page at a time: for the NDJSON
+ * export. The range is a range of the primary key (ids sort by time).
+ */
+export async function* auditEventsBetween(db: Executor, since: number, until: number, pageSize = 1000): AsyncGenerator<AuditEvent> {
+  let after = idFloor('auditEvent', since);
+  const before = idFloor('auditEvent', until);
+  for (;;) {
+    const rows = await db.selectFrom('auditEvents').selectAll().where('id', '>=', after).where('id', '<', before).orderBy('id').limit(pageSize).execute();
+    for (const r of rows) yield toAuditEvent(r);
+    if (rows.length < pageSize) return;
+    after = `${rows[rows.length - 1]!.id}\u0000`;
+  }
+}
+
+/** Deletes events created before the cutoff, every tenant, in chunks so no delete holds the write lock long. */
+export async function deleteAuditEventsBefore(db: Executor, cutoff: number, chunk = 5000): Promise<number> {
+  const floor = idFloor('auditEvent', cutoff);
+  let total = 0;
+  for (;;) {
+    const ids = await db.selectFrom('auditEvents').select('id').where('id', '<', floor).orderBy('id').limit(chunk).execute();
+    if (ids.length === 0) return total;
+    const r = await db.deleteFrom('auditEvents').where('id', 'in', ids.map((x) => x.id)).executeTakeFirst();
+    total += Number(r.numDeletedRows);
+    if (ids.length < chunk) return total;
+  }
+}

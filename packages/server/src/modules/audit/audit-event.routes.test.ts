@@ -87,3 +87,77 @@ describe('audit events for failed authentication', () => {
     assert.equal(JSON.parse(rows[0]!.payload).reason, 'revoked');
   });
 });
+
+describe('GET /v1/events', () => {
+  it("200 lists the key's workspace events newest first, with the spec's fields", async () => {
+    const w = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    await key.post('/api/v1/customers', { name: 'one' }, { 'x-correlation-id': 'corr-events-1' });
+    const res = await key.get(`/v1/events?tenant_id=${w.workspaceId}&limit=100`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.object, 'list');
+    const ids = res.body.data.map((e: { eventId: string }) => e.eventId);
+    assert.deepEqual(ids, [...ids].sort().reverse(), 'newest first');
+    const created = res.body.data.find((e: { eventType: string }) => e.eventType === 'customer.created');
+    assert.ok(created, 'the create is listed');
+    assert.deepEqual(Object.keys(created).sort(), [
+      'actorId', 'actorType', 'correlationId', 'createdAt', 'environment', 'eventId', 'eventType', 'object', 'payload', 'severity', 'source', 'targetId', 'targetType', 'tenantId',
+    ]);
+    assert.equal(created.tenantId, w.workspaceId);
+    assert.equal(created.environment, 'test');
+    assert.equal(created.correlationId, 'corr-events-1');
+    assert.equal(created.actorType, 'WORKSPACE_KEY');
+    assert.equal(typeof created.payload, 'object');
+  });
+
+  it('200 pages with startingAfter and endingBefore, every event once', async () => {
+    const w = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    for (let i = 0; i < 5; i++) await key.post('/api/v1/customers', { name: `c${i}` });
+    const all = (await key.get('/v1/events?limit=100')).body.data.map((e: { eventId: string }) => e.eventId);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await key.get(`/v1/events?limit=2${cursor ? `&startingAfter=${cursor}` : ''}`);
+      assert.equal(page.status, 200);
+      seen.push(...page.body.data.map((e: { eventId: string }) => e.eventId));
+      if (!page.body.hasMore) break;
+      cursor = seen[seen.length - 1];
+    }
+    assert.deepEqual(seen, all);
+    const back = await key.get(`/v1/events?limit=2&endingBefore=${all[2]}`);
+    assert.deepEqual(back.body.data.map((e: { eventId: string }) => e.eventId), all.slice(0, 2));
+  });
+
+  it("404 for any tenant_id but the key's own, the same for one that does not exist: nothing is revealed", async () => {
+    const w = await t.seed.workspace();
+    const other = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    const foreign = await key.get(`/v1/events?tenant_id=${other.workspaceId}`);
+    const missing = await key.get('/v1/events?tenant_id=ws_doesnotexist');
+    assert.equal(foreign.status, 404);
+    assert.equal(missing.status, 404);
+    assert.equal(foreign.body.errors[0].code, missing.body.errors[0].code);
+    assert.equal(foreign.body.errors[0].field, 'query.tenant_id');
+  });
+
+  it("never lists another workspace's or environment's events", async () => {
+    const w = await t.seed.workspace();
+    const other = await t.seed.workspace();
+    await t.seed.client(other.test.secretKey).post('/api/v1/customers', { name: 'theirs' });
+    await t.seed.client(w.test.secretKey).post('/api/v1/customers', { name: 'test only' });
+    const live = await t.seed.client(w.live.secretKey).get('/v1/events?limit=100');
+    assert.equal(live.status, 200);
+    for (const e of live.body.data) assert.deepEqual([e.tenantId, e.environment], [w.workspaceId, 'live']);
+    const test = await t.seed.client(w.test.secretKey).get('/v1/events?limit=100');
+    for (const e of test.body.data) assert.deepEqual([e.tenantId, e.environment], [w.workspaceId, 'test']);
+  });
+
+  it('403 without the events:read scope; 200 with it alone', async () => {
+    const w = await t.seed.workspace();
+    const ingestOnly = await t.seed.workspaceKey(w.test, ['ingest']);
+    const reader = await t.seed.workspaceKey(w.test, ['events:read']);
+    assert.equal((await t.seed.client(ingestOnly.token).get('/v1/events')).status, 403);
+    assert.equal((await t.seed.client(reader.token).get('/v1/events')).status, 200);
+  });
+});

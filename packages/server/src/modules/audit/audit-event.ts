@@ -34,3 +34,20 @@ export interface AuditEventInput {
   targetId?: string | null;
   payload?: Record<string, unknown>;
 }
+
+/** The spec's audit event, as the API shows it. */
+export interface AuditEvent {
+  eventId: string;
+  tenantId: string | null;
+  environment: Environment | null;
+  eventType: string;
+  source: string;
+  severity: Severity;
+  actorType: ActorType;
+  actorId: string;
+  targetType: string | null;
+  targetId: string | null;
+  payload: Record<string, unknown>;
+  correlationId: string;
+  createdAt: number;
+}
