@@ -7,6 +7,7 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import { idFloor } from '../../lib/ids.js';
 import type { Tenant } from '../tenancy/tenant.js';
+import { prefixRange, type AuditFilter } from './audit-filter.js';
 
 type Executor = Kysely<Database>;
 
@@ -67,9 +68,26 @@ function toAuditEvent(r: Selectable<AuditEventTable>): AuditEvent {
   };
 }
 
-/** A tenant's events, newest first, by the time-sortable id (the tenant index serves it). */
-export async function listAuditEvents(db: Executor, tenant: Tenant, page: PageParams): Promise<Page<AuditEvent>> {
-  const { items, hasMore } = await pageById(db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant)), 'auditEvents', page);
+/**
+ * A tenant's events matching every filter, newest first, by the time-sortable id (the tenant
+ * index serves the order and the time range; the other filters are checked on the rows it walks).
+ */
+export async function listAuditEvents(db: Executor, tenant: Tenant, filter: AuditFilter, page: PageParams): Promise<Page<AuditEvent>> {
+  let q = db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant));
+  if (filter.eventType && 'exact' in filter.eventType) q = q.where('eventType', '=', filter.eventType.exact);
+  if (filter.eventType && 'prefix' in filter.eventType) {
+    const [lo, hi] = prefixRange(filter.eventType.prefix);
+    q = q.where('eventType', '>=', lo).where('eventType', '<', hi);
+  }
+  if (filter.severities) q = q.where('severity', 'in', filter.severities);
+  if (filter.actorType) q = q.where('actorType', '=', filter.actorType);
+  if (filter.actorId) q = q.where('actorId', '=', filter.actorId);
+  if (filter.targetType) q = q.where('targetType', '=', filter.targetType);
+  if (filter.targetId) q = q.where('targetId', '=', filter.targetId);
+  if (filter.correlationId) q = q.where('correlationId', '=', filter.correlationId);
+  if (filter.createdFrom !== undefined) q = q.where('id', '>=', idFloor('auditEvent', filter.createdFrom));
+  if (filter.createdTo !== undefined) q = q.where('id', '<', idFloor('auditEvent', filter.createdTo));
+  const { items, hasMore } = await pageById(q, 'auditEvents', page);
   return { items: items.map(toAuditEvent), hasMore };
 }
 

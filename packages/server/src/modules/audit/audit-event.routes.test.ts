@@ -161,3 +161,54 @@ describe('GET /v1/events', () => {
     assert.equal((await t.seed.client(reader.token).get('/v1/events')).status, 200);
   });
 });
+
+describe('GET /v1/events filters', () => {
+  it('finds a key rotation by type, by type prefix, by actor, by target and by correlation id; filters combine with AND', async () => {
+    const w = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    const product = await t.seed.productKey(w.test);
+    const rotated = await key.post(`/api/v1/api-keys/${product.id}/rotate`, undefined, { 'x-correlation-id': 'rotate-42' });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const types = async (query: string) => {
+      const res = await key.get(`/v1/events?limit=100&${query}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data.map((e: { eventType: string }) => e.eventType);
+    };
+    assert.deepEqual(await types('type=api_key.rotated'), ['api_key.rotated']);
+    assert.ok((await types('type=api_key.*')).every((x: string) => x.startsWith('api_key.')));
+    assert.ok((await types('type=api_key.*')).includes('api_key.rotated'));
+    assert.deepEqual(await types('correlationId=rotate-42'), ['api_key.rotated']);
+    assert.deepEqual(await types(`targetType=api_key&targetId=${product.id}&type=api_key.rotated`), ['api_key.rotated']);
+    assert.ok((await types(`actorType=WORKSPACE_KEY&actorId=${w.test.keyId}`)).includes('api_key.rotated'));
+    assert.deepEqual(await types('type=api_key.rotated&correlationId=someone-else'), []);
+  });
+
+  it('severity=WARN lists WARN and above only; a time range is to the second', async () => {
+    const w = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    const product = await t.seed.productKey(w.test);
+    await key.delete(`/api/v1/api-keys/${product.id}`);
+    // A revoked key's failed call is recorded in its own workspace at WARN.
+    assert.equal((await t.seed.client(product.token).get(`/api/v1/api-keys/${product.id}`)).status, 401);
+    const warn = await key.get('/v1/events?limit=100&severity=WARN');
+    assert.equal(warn.status, 200);
+    assert.ok(warn.body.data.length >= 1);
+    for (const e of warn.body.data) assert.ok(['WARN', 'ERROR', 'CRITICAL'].includes(e.severity), e.severity);
+    const now = new Date(t.clock.now());
+    now.setUTCMilliseconds(0);
+    const from = now.toISOString().replace('.000Z', 'Z');
+    const to = new Date(now.getTime() + 1000).toISOString().replace('.000Z', 'Z');
+    const inRange = await key.get(`/v1/events?limit=100&createdFrom=${from}&createdTo=${to}`);
+    assert.equal(inRange.status, 200);
+    assert.ok(inRange.body.data.length >= 1);
+    const before = await key.get(`/v1/events?limit=100&createdTo=${from}`);
+    assert.deepEqual(before.body.data.filter((e: { createdAt: string }) => Date.parse(e.createdAt) >= now.getTime()), []);
+  });
+
+  it('400 names each bad filter', async () => {
+    const w = await t.seed.workspace();
+    const res = await t.seed.client(w.test.secretKey).get('/v1/events?type=BAD TYPE&severity=LOUD');
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['query.type', 'query.severity']);
+  });
+});
