@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_usage.js';
 import * as m0003 from './migrations/0003_catalog.js';
 import * as m0004 from './migrations/0004_plugs.js';
+import * as m0005 from './migrations/0005_audit_presets.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
@@ -11,6 +12,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0002_usage', m0002],
   ['0003_catalog', m0003],
   ['0004_plugs', m0004],
+  ['0005_audit_presets', m0005],
 ];
 
 /**

@@ -14,6 +14,7 @@ import type { OfferingTable } from '../modules/catalog/offering.table.js';
 import type { StorefrontTable } from '../modules/catalog/storefront.table.js';
 import type { WebhookEventIdTable, WebhookSourceTable } from '../modules/plugs/webhook-source.table.js';
 import type { WebhookLogTable } from '../modules/plugs/webhook-log.table.js';
+import type { AuditSearchPresetTable } from '../modules/audit/audit-search-preset.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {
@@ -36,4 +37,5 @@ export interface Database {
   webhookSources: WebhookSourceTable;
   webhookEventIds: WebhookEventIdTable;
   webhookLog: WebhookLogTable;
+  auditSearchPresets: AuditSearchPresetTable;
 }

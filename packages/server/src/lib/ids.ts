@@ -21,6 +21,7 @@ export const idPrefixes = {
   auditEvent: 'evt',
   webhookSource: 'wsrc',
   webhookLogEntry: 'whl',
+  auditSearchPreset: 'asp',
   request: 'req',
 } as const;
 

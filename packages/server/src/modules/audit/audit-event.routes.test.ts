@@ -212,3 +212,46 @@ describe('GET /v1/events filters', () => {
     assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['query.type', 'query.severity']);
   });
 });
+
+describe('saved audit searches', () => {
+  it('create, list, run and delete; a run applies the saved filters', async () => {
+    const w = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    const product = await t.seed.productKey(w.test);
+    await key.post(`/api/v1/api-keys/${product.id}/rotate`);
+    const created = await key.post('/api/v1/events/presets', { name: 'Key changes', filters: { type: 'api_key.*' } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.match(created.body.id, /^asp_/);
+    assert.deepEqual(created.body.filters, { type: 'api_key.*' });
+    const listed = await key.get('/api/v1/events/presets');
+    assert.deepEqual(listed.body.data.map((p: { name: string }) => p.name), ['Key changes']);
+    const run = await key.get(`/api/v1/events/presets/${created.body.id}/events?limit=100`);
+    assert.equal(run.status, 200);
+    assert.ok(run.body.data.length >= 1);
+    for (const e of run.body.data) assert.match(e.eventType, /^api_key\./);
+    assert.ok(run.body.data.some((e: { eventType: string }) => e.eventType === 'api_key.rotated'));
+    const deleted = await key.delete(`/api/v1/events/presets/${created.body.id}`);
+    assert.deepEqual(deleted.body, { id: created.body.id, object: 'audit_search_preset', deleted: true });
+    assert.equal((await key.get(`/api/v1/events/presets/${created.body.id}/events`)).status, 404);
+    assert.equal((await key.delete(`/api/v1/events/presets/${created.body.id}`)).status, 404);
+  });
+
+  it('400 names a bad saved filter; 409 for a name in use; presets are per workspace and environment', async () => {
+    const w = await t.seed.workspace();
+    const other = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    const bad = await key.post('/api/v1/events/presets', { name: 'Bad', filters: { severity: 'LOUD' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.errors[0].field, 'body.filters.severity');
+    const first = await key.post('/api/v1/events/presets', { name: 'Warnings', filters: { severity: 'WARN' } });
+    assert.equal(first.status, 200);
+    const again = await key.post('/api/v1/events/presets', { name: 'Warnings', filters: {} });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.errors[0].field, 'body.name');
+    assert.equal((await t.seed.client(w.live.secretKey).get(`/api/v1/events/presets/${first.body.id}/events`)).status, 404);
+    assert.equal((await t.seed.client(other.test.secretKey).get(`/api/v1/events/presets/${first.body.id}/events`)).status, 404);
+    assert.deepEqual((await t.seed.client(w.live.secretKey).get('/api/v1/events/presets')).body.data, []);
+    // The same name is free in the live environment.
+    assert.equal((await t.seed.client(w.live.secretKey).post('/api/v1/events/presets', { name: 'Warnings', filters: {} })).status, 200);
+  });
+});

@@ -4,7 +4,13 @@ import { bearerSecurity, errors, ListOf, ListQuery } from '../../http/schemas.js
 import type { App } from '../../http/types.js';
 import { AppError } from '../../lib/errors.js';
 import { listAuditEvents } from './audit-event.repository.js';
-import { parseAuditFilter } from './audit-filter.js';
+import { filterErrors } from './audit-filter.js';
+import { AuditFiltersSchema, AuditSearchPresetSchema, CreateAuditSearchPresetBody, presentPreset } from './audit-search-preset.js';
+import { findPreset, listPresets } from './audit-search-preset.repository.js';
+import { createPreset, removePreset } from './save-audit-search-preset.js';
+import { IdParams, IdempotencyHeaders } from '../../http/schemas.js';
+import { idempotent } from '../../http/idempotent.js';
+import { notFound } from '../../lib/errors.js';
 import { AuditEventSchema, presentAuditEvent } from './audit-event.schema.js';
 
 /** The audit event log. Read with a workspace key holding events:read (admin holds every scope). */
@@ -21,15 +27,7 @@ export async function auditEventRoutes(app: App, deps: Deps): Promise<void> {
         {
           ...ListQuery,
           tenant_id: Type.Optional(Type.String({ maxLength: 100, description: "The workspace (ws_…): the key's own." })),
-          type: Type.Optional(Type.String({ description: 'An event type (api_key.rotated) or every type under a prefix (api_key.*).' })),
-          severity: Type.Optional(Type.String({ description: 'This severity and every higher one: DEBUG, INFO, NOTICE, WARN, ERROR, CRITICAL.' })),
-          actorType: Type.Optional(Type.String()),
-          actorId: Type.Optional(Type.String()),
-          targetType: Type.Optional(Type.String()),
-          targetId: Type.Optional(Type.String()),
-          correlationId: Type.Optional(Type.String()),
-          createdFrom: Type.Optional(Type.String({ description: 'ISO 8601 to the second; inclusive.' })),
-          createdTo: Type.Optional(Type.String({ description: 'ISO 8601 to the second; exclusive.' })),
+          ...AuditFiltersSchema.properties,
         },
         { additionalProperties: false },
       ),
@@ -40,14 +38,61 @@ export async function auditEventRoutes(app: App, deps: Deps): Promise<void> {
       if (tenantId !== undefined && tenantId !== req.ctx.workspaceId) {
         throw new AppError('NOT_FOUND', `No tenant '${tenantId}' is readable with this key.`, { field: 'query.tenant_id' });
       }
-      const filter = parseAuditFilter(filters);
-      if (!filter.ok) {
-        throw new AppError('VALIDATION_FAILED', filter.errors.map((e) => `${e.field} ${e.message}`).join(' '), {
-          details: filter.errors.map((e) => ({ code: 'VALIDATION_FAILED' as const, message: `${e.field} ${e.message}`, field: e.field })),
-        });
-      }
-      const result = await listAuditEvents(deps.db, req.ctx, filter.value, { limit, startingAfter, endingBefore });
+      const result = await listAuditEvents(deps.db, req.ctx, filterErrors(filters, 'query'), { limit, startingAfter, endingBefore });
       return { object: 'list' as const, data: result.items.map(presentAuditEvent), hasMore: result.hasMore };
+    },
+  });
+
+  const presets = { tags: ['Audit events'], security: bearerSecurity };
+  const reader = { auth: { kind: 'workspace', scope: 'events:read' } } as const;
+  app.post('/api/v1/events/presets', {
+    config: reader,
+    schema: {
+      ...presets,
+      summary: 'Save an audit search',
+      description: 'A name (unique in the workspace and environment) and the filters of GET /v1/events, checked the same way.',
+      headers: IdempotencyHeaders,
+      body: CreateAuditSearchPresetBody,
+      response: { 200: AuditSearchPresetSchema, ...errors(403, 409) },
+    },
+    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentPreset(await createPreset(tx, req.ctx, req.body))),
+  });
+  app.get('/api/v1/events/presets', {
+    config: reader,
+    schema: { ...presets, summary: 'List saved audit searches, newest first', querystring: Type.Object(ListQuery, { additionalProperties: false }), response: { 200: ListOf(AuditSearchPresetSchema), ...errors(403) } },
+    handler: async (req) => {
+      const page = await listPresets(deps.db, req.ctx, req.query);
+      return { object: 'list' as const, data: page.items.map(presentPreset), hasMore: page.hasMore };
+    },
+  });
+  app.get('/api/v1/events/presets/:id/events', {
+    config: reader,
+    schema: {
+      ...presets,
+      summary: 'Run a saved audit search',
+      description: 'The events matching the saved filters, newest first, paged like GET /v1/events.',
+      params: IdParams,
+      querystring: Type.Object(ListQuery, { additionalProperties: false }),
+      response: { 200: ListOf(AuditEventSchema), ...errors(403, 404) },
+    },
+    handler: async (req) => {
+      const preset = await findPreset(deps.db, req.ctx, req.params.id);
+      if (!preset) throw notFound('saved search', req.params.id);
+      const result = await listAuditEvents(deps.db, req.ctx, filterErrors(preset.filters, 'filters'), req.query);
+      return { object: 'list' as const, data: result.items.map(presentAuditEvent), hasMore: result.hasMore };
+    },
+  });
+  app.delete('/api/v1/events/presets/:id', {
+    config: reader,
+    schema: {
+      ...presets,
+      summary: 'Delete a saved audit search',
+      params: IdParams,
+      response: { 200: Type.Object({ id: Type.String(), object: Type.Literal('audit_search_preset'), deleted: Type.Literal(true) }), ...errors(403, 404) },
+    },
+    handler: async (req) => {
+      await removePreset(deps, req.ctx, req.params.id);
+      return { id: req.params.id, object: 'audit_search_preset' as const, deleted: true as const };
     },
   });
 }
