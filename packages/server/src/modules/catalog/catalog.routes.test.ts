@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, Response, TenantHandle } from '../../../test/helpers/seed.js';
+import { ok, rejects } from '../../../test/helpers/expect.js';
 
 let t: TestApp;
 let ws: TenantHandle;
@@ -22,32 +23,6 @@ after(() => t.close());
 const ids = (res: Response) => (res.body.data as { id: string }[]).map((x) => x.id);
 const now = () => new Date(t.clock.now()).toISOString();
 
-async function ok(p: Promise<Response>) {
-  const res = await p;
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
-
-/**
- * A 400 in the envelope {success:false, errors:[{code:'VALIDATION_FAILED', field, message}]}
- * (never a 500) that names `field`; returns that error.
- */
-async function rejects(p: Promise<Response>, field: string): Promise<{ code: string; field: string; message: string }> {
-  const res = await p;
-  assert.equal(res.status, 400, JSON.stringify(res.body));
-  assert.deepEqual(Object.keys(res.body), ['success', 'errors']);
-  assert.equal(res.body.success, false);
-  assert.ok(Array.isArray(res.body.errors) && res.body.errors.length > 0);
-  for (const e of res.body.errors) {
-    assert.equal(e.code, 'VALIDATION_FAILED', JSON.stringify(e));
-    assert.equal(typeof e.field, 'string', JSON.stringify(e));
-    assert.equal(typeof e.message, 'string', JSON.stringify(e));
-    assert.ok(e.message.length > 0);
-  }
-  const hit = res.body.errors.find((e: { field: string }) => e.field === field);
-  assert.ok(hit, `expected an error on ${field}, got ${JSON.stringify(res.body.errors)}`);
-  return hit;
-}
 
 /** The normalised unit with every default, as the operator API shows it. */
 function unitOut(name: string, fields: Record<string, unknown>) {

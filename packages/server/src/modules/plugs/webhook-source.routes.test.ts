@@ -7,6 +7,7 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import Stripe from 'stripe';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, Response, TenantHandle } from '../../../test/helpers/seed.js';
+import { ok, rejects } from '../../../test/helpers/expect.js';
 
 let t: TestApp;
 let ws: TenantHandle;
@@ -28,26 +29,6 @@ after(() => t.close());
 const now = () => new Date(t.clock.now()).toISOString();
 const ids = (res: Response) => (res.body.data as { id: string }[]).map((x) => x.id);
 
-async function ok(p: Promise<Response>) {
-  const res = await p;
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
-
-/** A 400 VALIDATION_FAILED envelope naming `field`; returns that error. */
-async function rejects(p: Promise<Response>, field: string): Promise<{ code: string; field: string; message: string }> {
-  const res = await p;
-  assert.equal(res.status, 400, JSON.stringify(res.body));
-  assert.deepEqual(Object.keys(res.body), ['success', 'errors']);
-  assert.equal(res.body.success, false);
-  for (const e of res.body.errors) {
-    assert.equal(e.code, 'VALIDATION_FAILED', JSON.stringify(e));
-    assert.equal(typeof e.message, 'string');
-  }
-  const hit = res.body.errors.find((e: { field?: string }) => e.field === field);
-  assert.ok(hit, `expected an error on ${field}, got ${JSON.stringify(res.body.errors)}`);
-  return hit;
-}
 
 const create = (body: Record<string, unknown>, client: Client = api, headers?: Record<string, string>) =>
   client.post('/api/v1/webhook-sources', { displayName: 'Source', metricName: 'webhook_units', ...body }, headers);
