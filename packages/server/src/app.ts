@@ -30,6 +30,7 @@ import { billingRoutes } from './modules/billing/billing.routes.js';
 import { webhookRoutes } from './modules/plugs/webhook.routes.js';
 import { auditEventRoutes } from './modules/audit/audit-event.routes.js';
 import { webhookSourceRoutes } from './modules/plugs/webhook-source.routes.js';
+import { apiRequestRecorder, scheduleApiRequestSummaries } from './modules/audit/record-api-requests.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -69,6 +70,13 @@ export async function buildApp(deps: Deps): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onRequest', authenticationHook(deps));
+
+  // Request traffic goes to the audit log as a per-tenant summary a minute (audit/README.md).
+  const requests = apiRequestRecorder(deps);
+  app.addHook('onResponse', requests.onResponse);
+  app.decorate('flushRequestSummaries', requests.flush);
+  const stopRequestSummaries = scheduleApiRequestSummaries(requests);
+  app.addHook('onClose', async () => stopRequestSummaries());
 
   await app.register(swagger, {
     openapi: {

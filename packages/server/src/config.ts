@@ -54,6 +54,18 @@ export interface Config {
   webhookMaxInFlight: number;
   /** Days the webhook ingestion log keeps each request (raw body and headers) for replay. */
   webhookLogRetentionDays: number;
+  /** Live audit streams a workspace (both environments) may hold open on one server. */
+  auditStreamMaxPerTenant: number;
+  /** Live audit streams one server holds open in all. */
+  auditStreamMaxConnections: number;
+  /** Bytes a slow stream client may leave unread before the server ends its stream. */
+  auditStreamBufferBytes: number;
+  /** Interval of the keep-alive comment on idle streams; 15 s keeps common proxies from closing them. */
+  auditStreamHeartbeatMs: number;
+  /** The retry: field sent to stream clients: how long they wait before reconnecting. */
+  auditStreamRetryMs: number;
+  /** How often the stream's tail reads without a commit signal (signals can be lost; CLI commands send none). */
+  auditStreamPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -125,5 +137,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookVerificationDisabled: bool(env, 'WEBHOOK_VERIFICATION_DISABLED', false),
     webhookMaxInFlight: int(env, 'WEBHOOK_MAX_IN_FLIGHT', 256, 1, 100_000),
     webhookLogRetentionDays: int(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
+    auditStreamMaxPerTenant: int(env, 'AUDIT_STREAM_MAX_PER_TENANT', 100, 1, 100_000),
+    auditStreamMaxConnections: int(env, 'AUDIT_STREAM_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    auditStreamBufferBytes: int(env, 'AUDIT_STREAM_BUFFER_BYTES', 1_048_576, 1024, 256 * 1_048_576),
+    auditStreamHeartbeatMs: int(env, 'AUDIT_STREAM_HEARTBEAT_MS', 15_000, 10, 300_000),
+    auditStreamRetryMs: int(env, 'AUDIT_STREAM_RETRY_MS', 3_000, 100, 600_000),
+    auditStreamPollMs: int(env, 'AUDIT_STREAM_POLL_MS', 1_000, 10, 3_600_000),
   };
 }

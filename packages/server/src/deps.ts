@@ -16,6 +16,8 @@ import type { PricedOffering } from './modules/catalog/load-priced-offering.js';
 import { DELIVERY_SOURCE_TTL_MS, PLUGS_CHANNEL, type DeliverySource } from './modules/plugs/delivery-source.js';
 import { loadOrCreateKeyFile, SecretBox } from './lib/secret-box.js';
 import { CUSTOMER_REF_TTL_MS, CUSTOMERS_CHANNEL } from './modules/customers/customer-refs.js';
+import { AuditFeed } from './modules/audit/audit-feed.js';
+import { signalAuditCommitted } from './modules/audit/audit-commit-signal.js';
 
 /** Everything an operation may touch. Domain code gets time and ids from here, never globally. */
 export interface Deps {
@@ -43,6 +45,8 @@ export interface Deps {
   secrets: SecretBox;
   /** Where checked usage events are written (see modules/usage/usage-writer.ts). */
   usage: UsageWriter;
+  /** The live audit stream's subscribers on this node and the tail that feeds them. */
+  auditFeed: AuditFeed;
   /** Drops cached credentials on this node and, through the bus, on every node. */
   invalidateCredentials(): Promise<void>;
   close(): Promise<void>;
@@ -127,7 +131,9 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
       }
     },
     usage: null as unknown as UsageWriter, // set below: the writer needs the finished deps
+    auditFeed: null as unknown as AuditFeed, // set below, like usage
     async close() {
+      deps.auditFeed.close();
       await deps.usage.close();
       await bus.close();
       await limiter.close();
@@ -135,12 +141,16 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     },
   };
   deps.usage = opts.sqliteFile
-    ? createSqliteWorkerWriter(opts.sqliteFile, clock, log)
+    ? // Its thread writes audit events (usage.batch_ingested) on its own connection: each reply
+      // comes after a commit.
+      createSqliteWorkerWriter(opts.sqliteFile, clock, log, signalAuditCommitted)
     : opts.dialect === 'postgres'
       ? // One job per transaction: a group of several jobs would lock aggregate rows out of order
         // and deadlock with another lane (PostgreSQL waits a second before it notices). Concurrent
         // commits on several connections share WAL flushes anyway.
         createInProcessUsageWriter(deps, { lanes: 4, jobsPerCommit: 1 })
       : createInProcessUsageWriter(deps, { lanes: 1, jobsPerCommit: 32 });
+  deps.auditFeed = new AuditFeed(deps);
+  await deps.auditFeed.listen();
   return deps;
 }

@@ -74,7 +74,7 @@ describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh databa
     it('migrate applies the migrations to a new database, then says it is up to date', { timeout: TIMEOUT }, async () => {
       const first = await runCli(['migrate'], store.env);
       assert.equal(first.status, 0, first.stderr);
-      assert.match(first.stdout, /^Applied 0001_initial, 0002_usage, 0003_catalog, 0004_plugs, 0005_audit_presets to /);
+      assert.match(first.stdout, /^Applied 0001_initial, 0002_usage, 0003_catalog, 0004_plugs, 0005_audit_presets, 0006_audit_stream_search to /);
       assert.match(first.stdout, store.describe);
       const second = await runCli(['migrate'], store.env);
       assert.equal(second.status, 0, second.stderr);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { AppError } from '../lib/errors.js';
+import { transaction } from './transaction.js';
 
 interface Job {
   work: (trx: Db) => Promise<unknown>;
@@ -84,7 +85,7 @@ export class GroupCommitter {
 export async function transactionWithRetry<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(work);
+      return await transaction(db, work);
     } catch (err) {
       if (!isTransient(err)) throw err;
       if (attempt >= MAX_ATTEMPTS) {

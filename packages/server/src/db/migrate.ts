@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002_usage.js';
 import * as m0003 from './migrations/0003_catalog.js';
 import * as m0004 from './migrations/0004_plugs.js';
 import * as m0005 from './migrations/0005_audit_presets.js';
+import * as m0006 from './migrations/0006_audit_stream_search.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
@@ -13,6 +14,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0003_catalog', m0003],
   ['0004_plugs', m0004],
   ['0005_audit_presets', m0005],
+  ['0006_audit_stream_search', m0006],
 ];
 
 /**

@@ -24,6 +24,7 @@ export const errorStatus = {
   NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  NOT_ACCEPTABLE: 406,
   CONFLICT: 409,
   KEY_NOT_ACTIVE: 409,
   SUBSCRIPTION_NOT_ACTIVE: 409,
@@ -34,6 +35,8 @@ export const errorStatus = {
   // A verified webhook whose content cannot become a usage event (see modules/plugs/README.md).
   MAPPING_FAILED: 422,
   RATE_LIMITED: 429,
+  // Sent inside a live stream (never as a status: EventSource clients stop for good on one).
+  TOO_MANY_STREAMS: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import type { Actor, AuditEvent, AuditEventInput, AuditSource } from './audit-event.js';
@@ -8,6 +8,9 @@ import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import { idFloor } from '../../lib/ids.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import { prefixRange, type AuditFilter } from './audit-filter.js';
+import { auditSearchText, ftsMatchExpression, ftsTenantToken, tsQueryExpression, type TextQuery } from './audit-search-text.js';
+import { auditWritten } from './audit-commit-signal.js';
+import type { AuditCursor } from './audit-cursor.js';
 
 type Executor = Kysely<Database>;
 
@@ -20,7 +23,12 @@ export interface EventOrigin {
   source: AuditSource;
 }
 
-/** Writes one audit event with the caller's executor, so it commits or rolls back with the change. */
+const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * Writes one audit event with the caller's executor, so it commits or rolls back with the change,
+ * with its search words: a tsvector column on PostgreSQL, a row of the FTS5 table on SQLite.
+ */
 export async function recordAudit(
   db: Executor,
   deps: Pick<Deps, 'clock' | 'ids'>,
@@ -28,9 +36,12 @@ export async function recordAudit(
   event: AuditEventInput,
 ): Promise<string> {
   const id = deps.ids.next('auditEvent');
-  await db
+  const text = auditSearchText({ eventType: event.eventType, targetType: event.targetType ?? null, payload: event.payload ?? {} });
+  const postgres = isPostgres(db);
+  const row = await db
     .insertInto('auditEvents')
     .values({
+      ...(postgres ? ({ search: sql`to_tsvector('simple', ${text})` } as object) : {}),
       id,
       workspaceId: origin.workspaceId,
       environment: origin.environment,
@@ -45,12 +56,17 @@ export async function recordAudit(
       correlationId: origin.correlationId,
       createdAt: deps.clock.now(),
     })
-    .execute();
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  if (!postgres) {
+    await sql`insert into audit_events_fts (rowid, tenant, body) values (${row.seq}, ${ftsTenantToken(origin.workspaceId, origin.environment)}, ${text})`.execute(db);
+  }
+  auditWritten(db);
   return id;
 }
 
 
-function toAuditEvent(r: Selectable<AuditEventTable>): AuditEvent {
+export function toAuditEvent(r: Selectable<AuditEventTable>): AuditEvent {
   return {
     eventId: r.id,
     tenantId: r.workspaceId,
@@ -68,26 +84,100 @@ function toAuditEvent(r: Selectable<AuditEventTable>): AuditEvent {
   };
 }
 
-/**
- * A tenant's events matching every filter, newest first, by the time-sortable id (the tenant
- * index serves the order and the time range; the other filters are checked on the rows it walks).
- */
-export async function listAuditEvents(db: Executor, tenant: Tenant, filter: AuditFilter, page: PageParams): Promise<Page<AuditEvent>> {
-  let q = db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant));
-  if (filter.eventType && 'exact' in filter.eventType) q = q.where('eventType', '=', filter.eventType.exact);
+/** The filters that are plain column tests, for both the list and the full-text path. */
+function applyFilters<QB extends { where: (...args: any[]) => QB }>(qb: QB, filter: AuditFilter): QB {
+  let q = qb as any;
+  if (filter.eventType && 'exact' in filter.eventType) q = q.where('auditEvents.eventType', '=', filter.eventType.exact);
   if (filter.eventType && 'prefix' in filter.eventType) {
     const [lo, hi] = prefixRange(filter.eventType.prefix);
-    q = q.where('eventType', '>=', lo).where('eventType', '<', hi);
+    q = q.where('auditEvents.eventType', '>=', lo).where('auditEvents.eventType', '<', hi);
   }
-  if (filter.severities) q = q.where('severity', 'in', filter.severities);
-  if (filter.actorType) q = q.where('actorType', '=', filter.actorType);
-  if (filter.actorId) q = q.where('actorId', '=', filter.actorId);
-  if (filter.targetType) q = q.where('targetType', '=', filter.targetType);
-  if (filter.targetId) q = q.where('targetId', '=', filter.targetId);
-  if (filter.correlationId) q = q.where('correlationId', '=', filter.correlationId);
-  if (filter.createdFrom !== undefined) q = q.where('id', '>=', idFloor('auditEvent', filter.createdFrom));
-  if (filter.createdTo !== undefined) q = q.where('id', '<', idFloor('auditEvent', filter.createdTo));
+  if (filter.severities) q = q.where('auditEvents.severity', 'in', filter.severities);
+  if (filter.actorType) q = q.where('auditEvents.actorType', '=', filter.actorType);
+  if (filter.actorId) q = q.where('auditEvents.actorId', '=', filter.actorId);
+  if (filter.targetType) q = q.where('auditEvents.targetType', '=', filter.targetType);
+  if (filter.targetId) q = q.where('auditEvents.targetId', '=', filter.targetId);
+  if (filter.correlationId) q = q.where('auditEvents.correlationId', '=', filter.correlationId);
+  if (filter.createdFrom !== undefined) q = q.where('auditEvents.id', '>=', idFloor('auditEvent', filter.createdFrom));
+  if (filter.createdTo !== undefined) q = q.where('auditEvents.id', '<', idFloor('auditEvent', filter.createdTo));
+  return q as QB;
+}
+
+/**
+ * A tenant's events matching every filter, newest first.
+ *
+ * The index plan (bench/audit-search.ts measures it over ten million events):
+ * - no text: the tenant index (workspace, environment, id) walks newest first, or the
+ *   correlation, actor or target index when that filter is given; the time range is an id range.
+ * - text on PostgreSQL: the GIN index on the tsvector, or the tenant index with the match checked
+ *   per row, whichever the planner finds cheaper.
+ * - text on SQLite: the FTS5 index drives (see listByText), unless an id filter (correlation,
+ *   actor, target) is more selective: then its b-tree index drives and each row is checked
+ *   against the FTS5 index by rowid.
+ */
+export async function listAuditEvents(db: Executor, tenant: Tenant, filter: AuditFilter, page: PageParams): Promise<Page<AuditEvent>> {
+  const text = filter.text;
+  if (text && !isPostgres(db) && !filter.correlationId && !filter.actorId && !filter.targetId) {
+    return listByText(db, tenant, filter, text, page);
+  }
+  let q = applyFilters(db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant)), filter);
+  if (text && isPostgres(db)) q = q.where(sql<boolean>`search @@ to_tsquery('simple', ${tsQueryExpression(text)})`);
+  if (text && !isPostgres(db)) {
+    q = q.where(sql<boolean>`exists (select 1 from audit_events_fts where audit_events_fts match ${ftsMatchExpression(ftsTenantToken(tenant.workspaceId, tenant.environment), text)} and rowid = audit_events.seq)`);
+  }
   const { items, hasMore } = await pageById(q, 'auditEvents', page);
+  return { items: items.map(toAuditEvent), hasMore };
+}
+
+/** Rows the FTS5 index is read ahead by, per round trip. */
+const FTS_CHUNK = 200;
+/**
+ * How much later than its id an event may commit. The FTS5 walk goes in commit order (rowid =
+ * seq) and stops once it reaches rows older than createdFrom by more than this; transactions
+ * are far shorter.
+ */
+const COMMIT_SLACK_MS = 60 * 60 * 1000;
+
+/**
+ * Full text on SQLite: FTS5 returns the tenant's matching rowids newest first (its own order,
+ * no sort), a chunk at a time; the other filters are checked on each chunk's rows until the page
+ * is full. Pages follow commit order; the cursors are still event ids.
+ */
+async function listByText(db: Executor, tenant: Tenant, filter: AuditFilter, text: TextQuery, page: PageParams): Promise<Page<AuditEvent>> {
+  const limit = page.limit ?? 10;
+  const backwards = page.endingBefore !== undefined;
+  const anchorId = page.endingBefore ?? page.startingAfter;
+  let bound: number | null = null;
+  if (anchorId !== undefined) {
+    const anchor = await db.selectFrom('auditEvents').select('seq').$call(forTenant(tenant)).where('id', '=', anchorId).executeTakeFirst();
+    // An unknown cursor starts from the newest (or oldest) end, as the id-ordered list would.
+    bound = anchor ? anchor.seq : null;
+  }
+  const match = ftsMatchExpression(ftsTenantToken(tenant.workspaceId, tenant.environment), text);
+  const stopBelow = filter.createdFrom !== undefined ? filter.createdFrom - COMMIT_SLACK_MS : null;
+  const rows: Array<Selectable<AuditEventTable>> = [];
+  for (;;) {
+    const order = backwards ? sql`asc` : sql`desc`;
+    const range = bound === null ? sql`` : backwards ? sql`and rowid > ${bound}` : sql`and rowid < ${bound}`;
+    const { rows: ids } = await sql<{ rowid: number }>`select rowid from audit_events_fts where audit_events_fts match ${match} ${range} order by rowid ${order} limit ${FTS_CHUNK}`.execute(db);
+    if (ids.length === 0) break;
+    bound = ids[ids.length - 1]!.rowid;
+    const found = await applyFilters(
+      db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant)).where('seq', 'in', ids.map((r) => r.rowid)),
+      filter,
+    )
+      .orderBy('seq', backwards ? 'asc' : 'desc')
+      .execute();
+    rows.push(...found);
+    if (rows.length > limit || ids.length < FTS_CHUNK) break;
+    if (!backwards && stopBelow !== null) {
+      const oldest = await db.selectFrom('auditEvents').select('createdAt').where('seq', '=', bound).executeTakeFirst();
+      if (oldest && Number(oldest.createdAt) < stopBelow) break;
+    }
+  }
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  if (backwards) items.reverse();
   return { items: items.map(toAuditEvent), hasMore };
 }
 
@@ -117,4 +207,70 @@ export async function deleteAuditEventsBefore(db: Executor, cutoff: number, chun
     total += Number(r.numDeletedRows);
     if (ids.length < chunk) return total;
   }
+}
+
+/** An event as the live stream reads it: with its cursor. */
+export interface CursoredAuditEvent {
+  cursor: AuditCursor;
+  event: AuditEvent;
+}
+
+/**
+ * Whether a row's transaction is behind every transaction still running, so that no row can
+ * later appear before it in cursor order. On SQLite every committed row is (one writer at a time).
+ */
+function settledExpression(db: Executor) {
+  return isPostgres(db) ? sql<boolean>`(tx < pg_snapshot_xmin(pg_current_snapshot())::text::bigint)` : sql<boolean>`1`;
+}
+
+const cursorOf = (r: { tx: number | string; seq: number | string }): AuditCursor => ({ tx: Number(r.tx), seq: Number(r.seq) });
+
+/**
+ * Every tenant's events after `after` in cursor order, settled ones only (see settledExpression),
+ * and whether unsettled rows wait behind them (then the reader looks again shortly).
+ */
+export async function readFeed(db: Executor, after: AuditCursor, limit: number): Promise<{ events: CursoredAuditEvent[]; waiting: boolean }> {
+  const rows = await db
+    .selectFrom('auditEvents')
+    .selectAll()
+    .select(settledExpression(db).as('settled'))
+    .where(sql<boolean>`(tx, seq) > (${after.tx}, ${after.seq})`)
+    .orderBy('tx')
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  const events: CursoredAuditEvent[] = [];
+  for (const r of rows) {
+    if (!r.settled || (r.settled as unknown) === 0) return { events, waiting: true };
+    events.push({ cursor: cursorOf(r), event: toAuditEvent(r) });
+  }
+  return { events, waiting: false };
+}
+
+/** The cursor of the newest settled event (the start of a stream without Last-Event-ID). */
+export async function feedHead(db: Executor): Promise<AuditCursor> {
+  const r = await db
+    .selectFrom('auditEvents')
+    .select(['tx', 'seq'])
+    .where(settledExpression(db))
+    .orderBy('tx', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return r ? cursorOf(r) : { tx: 0, seq: 0 };
+}
+
+/** A tenant's events in (after, upTo], in cursor order: a reconnecting subscriber catching up. */
+export async function readTenantFeed(db: Executor, tenant: Tenant, after: AuditCursor, upTo: AuditCursor, limit: number): Promise<CursoredAuditEvent[]> {
+  const rows = await db
+    .selectFrom('auditEvents')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where(sql<boolean>`(tx, seq) > (${after.tx}, ${after.seq})`)
+    .where(sql<boolean>`(tx, seq) <= (${upTo.tx}, ${upTo.seq})`)
+    .orderBy('tx')
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ cursor: cursorOf(r), event: toAuditEvent(r) }));
 }

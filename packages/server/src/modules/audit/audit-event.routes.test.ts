@@ -213,6 +213,74 @@ describe('GET /v1/events filters', () => {
   });
 });
 
+describe('GET /v1/events full-text search (q)', () => {
+  it('finds a key rotation by type, by actor and by a word of its payload', async () => {
+    const w = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    const product = await t.seed.productKey(w.test);
+    const rotated = await key.post(`/api/v1/api-keys/${product.id}/rotate`);
+    assert.equal(rotated.status, 200);
+    const ids = async (query: string) => {
+      const res = await key.get(`/v1/events?limit=100&${query}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data.map((e: { eventType: string; targetId: string }) => `${e.eventType} ${e.targetId}`);
+    };
+    const expected = [`api_key.rotated ${product.id}`];
+    assert.deepEqual(await ids('type=api_key.rotated'), expected);
+    assert.deepEqual(await ids(`type=api_key.rotated&actorId=${w.test.keyId}`), expected);
+    // The payload names the successor key: one of its words finds the event.
+    assert.deepEqual(await ids(`q=${encodeURIComponent(rotated.body.id)}`), expected);
+    assert.deepEqual(await ids('q=rotated'), expected, 'the words of the event type are searched too');
+    assert.deepEqual(await ids(`q=rotated&actorId=${w.test.keyId}`), expected, 'with an id filter the b-tree index drives');
+  });
+
+  it('every word must appear, case-insensitively; a trailing * is a prefix; other filters combine with AND', async () => {
+    const w = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    const names = ['Quokka Logistics', 'Quokka Bakery', 'Wombat Logistics'];
+    for (const name of names) assert.equal((await key.post('/api/v1/customers', { name })).status, 200);
+    const found = async (q: string, extra = '') => {
+      const res = await key.get(`/v1/events?limit=100&q=${encodeURIComponent(q)}${extra}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data.map((e: { payload: { name: string } }) => e.payload.name);
+    };
+    assert.deepEqual(await found('quokka'), ['Quokka Bakery', 'Quokka Logistics']);
+    assert.deepEqual(await found('QUOKKA logistics'), ['Quokka Logistics']);
+    assert.deepEqual(await found('quok*'), ['Quokka Bakery', 'Quokka Logistics']);
+    assert.deepEqual(await found('quok'), [], 'whole words without *');
+    assert.deepEqual(await found('logistics', '&type=customer.*'), ['Wombat Logistics', 'Quokka Logistics']);
+    assert.deepEqual(await found('logistics', '&type=product.*'), []);
+    assert.deepEqual(await found('logistics', '&severity=WARN'), []);
+  });
+
+  it("pages a search with startingAfter and endingBefore, and never shows another tenant's events", async () => {
+    const w = await t.seed.workspace();
+    const stranger = await t.seed.workspace();
+    const key = t.seed.client(w.test.secretKey);
+    for (let i = 0; i < 5; i++) assert.equal((await key.post('/api/v1/customers', { name: `Pangolin ${i}` })).status, 200);
+    assert.equal((await t.seed.client(stranger.test.secretKey).post('/api/v1/customers', { name: 'Pangolin stranger' })).status, 200);
+    assert.equal((await t.seed.client(w.live.secretKey).post('/api/v1/customers', { name: 'Pangolin live' })).status, 200);
+    const page = async (query: string) => {
+      const res = await key.get(`/v1/events?q=pangolin&limit=2${query}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return { names: res.body.data.map((e: { payload: { name: string } }) => e.payload.name), ids: res.body.data.map((e: { eventId: string }) => e.eventId), hasMore: res.body.hasMore };
+    };
+    const p1 = await page('');
+    const p2 = await page(`&startingAfter=${p1.ids[1]}`);
+    const p3 = await page(`&startingAfter=${p2.ids[1]}`);
+    assert.deepEqual([...p1.names, ...p2.names, ...p3.names], ['Pangolin 4', 'Pangolin 3', 'Pangolin 2', 'Pangolin 1', 'Pangolin 0']);
+    assert.deepEqual([p1.hasMore, p2.hasMore, p3.hasMore], [true, true, false]);
+    const back = await page(`&endingBefore=${p3.ids[0]}`);
+    assert.deepEqual(back.names, ['Pangolin 2', 'Pangolin 1']);
+  });
+
+  it('400 names q when it holds no word', async () => {
+    const res = await api.get('/v1/events?q=%2A%2A');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors[0].field, 'query.q');
+  });
+});
+
 describe('saved audit searches', () => {
   it('create, list, run and delete; a run applies the saved filters', async () => {
     const w = await t.seed.workspace();

@@ -12,15 +12,17 @@ import { IdParams, IdempotencyHeaders } from '../../http/schemas.js';
 import { idempotent } from '../../http/idempotent.js';
 import { notFound } from '../../lib/errors.js';
 import { AuditEventSchema, presentAuditEvent } from './audit-event.schema.js';
+import { auditStreamRoutes } from './audit-stream.routes.js';
 
 /** The audit event log. Read with a workspace key holding events:read (admin holds every scope). */
 export async function auditEventRoutes(app: App, deps: Deps): Promise<void> {
+  await auditStreamRoutes(app, deps);
   app.get('/v1/events', {
     config: { auth: { kind: 'workspace', scope: 'events:read' } },
     schema: {
       summary: "List the workspace's audit events, newest first",
       description:
-        "The key's workspace and environment decide what is listed; the filters (type, severity and above, actor, target, correlation id, a time range to the second) combine with AND. tenant_id, when given, must be the key's own workspace: any other value gets 404, the same answer as a workspace that does not exist. Page with startingAfter (the eventId of the last item) and endingBefore; events are kept 365 days.",
+        "The key's workspace and environment decide what is listed; the filters (full text q, type, severity and above, actor, target, correlation id, a time range to the second) combine with AND. tenant_id, when given, must be the key's own workspace: any other value gets 404, the same answer as a workspace that does not exist. Page with startingAfter (the eventId of the last item) and endingBefore; events are kept 365 days.",
       tags: ['Audit events'],
       security: bearerSecurity,
       querystring: Type.Object(

@@ -1,12 +1,15 @@
 import { AppError } from '../../lib/errors.js';
 import { parseIsoTimestamp } from '../usage/check-event-shape.js';
-import { actorTypes, severities, type ActorType, type Severity } from './audit-event.js';
+import { actorTypes, severities, type ActorType, type AuditEvent, type Severity } from './audit-event.js';
+import { auditSearchText, matchesText, parseTextQuery, type TextQuery } from './audit-search-text.js';
 
 /**
- * Filters of the audit log, combined with AND. Pure: the list endpoint parses them here, and the
- * search and live stream of the rest of issue 6 are meant to share the same parser.
+ * Filters of the audit log, combined with AND. Pure: the list endpoint, saved searches and the
+ * live stream parse them here; the stream checks them in memory with matchesAuditFilter.
  */
 export interface AuditFilter {
+  /** Full text: every word (or prefix) among the event's names and payload values. */
+  text?: TextQuery;
   /** Exact type, or every type under a prefix (`api_key.*`). */
   eventType?: { exact: string } | { prefix: string };
   /** This severity and every higher one. */
@@ -23,6 +26,7 @@ export interface AuditFilter {
 }
 
 export interface AuditFilterQuery {
+  q?: string;
   type?: string;
   severity?: string;
   actorType?: string;
@@ -39,6 +43,11 @@ const EVENT_TYPE = /^[a-z0-9_]+(\.[a-z0-9_]+)*$/;
 export function parseAuditFilter(q: AuditFilterQuery, at = 'query'): { ok: true; value: AuditFilter } | { ok: false; errors: Array<{ field: string; message: string }> } {
   const errors: Array<{ field: string; message: string }> = [];
   const value: AuditFilter = {};
+  if (q.q !== undefined) {
+    const text = q.q.length <= 200 ? parseTextQuery(q.q) : null;
+    if (text === null) errors.push({ field: `${at}.q`, message: 'must hold at least one word (letters or digits) and at most 200 characters; end a word with * to match it as a prefix.' });
+    else value.text = text;
+  }
   if (q.type !== undefined) {
     const prefix = q.type.endsWith('.*') ? q.type.slice(0, -2) : null;
     const name = prefix ?? q.type;
@@ -89,4 +98,29 @@ export function filterErrors(q: AuditFilterQuery, at: string): AuditFilter {
   throw new AppError('VALIDATION_FAILED', r.errors.map((e) => `${e.field} ${e.message}`).join(' '), {
     details: r.errors.map((e) => ({ code: 'VALIDATION_FAILED' as const, message: `${e.field} ${e.message}`, field: e.field })),
   });
+}
+
+/**
+ * The same filters, checked on one event in memory: the live stream's test. Events carry their
+ * search words only when a text filter needs them (made once per event by the caller).
+ */
+export function matchesAuditFilter(f: AuditFilter, e: AuditEvent, searchText?: () => string): boolean {
+  if (f.eventType) {
+    if ('exact' in f.eventType) {
+      if (e.eventType !== f.eventType.exact) return false;
+    } else {
+      const [lo, hi] = prefixRange(f.eventType.prefix);
+      if (!(e.eventType >= lo && e.eventType < hi)) return false;
+    }
+  }
+  if (f.severities && !f.severities.includes(e.severity)) return false;
+  if (f.actorType && e.actorType !== f.actorType) return false;
+  if (f.actorId && e.actorId !== f.actorId) return false;
+  if (f.targetType && e.targetType !== f.targetType) return false;
+  if (f.targetId && e.targetId !== f.targetId) return false;
+  if (f.correlationId && e.correlationId !== f.correlationId) return false;
+  if (f.createdFrom !== undefined && e.createdAt < f.createdFrom) return false;
+  if (f.createdTo !== undefined && e.createdAt >= f.createdTo) return false;
+  if (f.text && !matchesText(f.text, searchText ? searchText() : auditSearchText(e))) return false;
+  return true;
 }

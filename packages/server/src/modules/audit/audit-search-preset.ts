@@ -11,6 +11,12 @@ export interface AuditSearchPreset {
 }
 
 const filterFields = {
+  q: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'Full text: every word must appear among the event type, actor, target and payload values (not keys); case-insensitive whole words; end a word with * for a prefix (rot*).',
+    }),
+  ),
   type: Type.Optional(Type.String({ description: 'An event type (api_key.rotated) or a prefix (api_key.*).' })),
   severity: Type.Optional(Type.String({ description: 'This severity and every higher one.' })),
   actorType: Type.Optional(Type.String()),

@@ -23,7 +23,7 @@ export type WorkerReply =
  * commits; WAL lets the main connection keep reading meanwhile, and SQLite's write lock (with a
  * busy timeout) orders the two connections' writes. A job settles after its commit.
  */
-export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger): UsageWriter {
+export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger, onCommitted: () => void = () => undefined): UsageWriter {
   let nextId = 1;
   let closing = false;
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: unknown) => void }>();
@@ -38,7 +38,10 @@ export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger
       const p = pending.get(reply.id);
       if (!p) return;
       pending.delete(reply.id);
-      if (reply.ok) p.resolve(reply.value);
+      if (reply.ok) {
+        onCommitted();
+        p.resolve(reply.value);
+      }
       else if (reply.error.app) {
         const e = reply.error;
         p.reject(new AppError(e.code as never, e.message, { details: e.details as never, headers: e.headers }));
