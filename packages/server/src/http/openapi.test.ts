@@ -62,6 +62,8 @@ describe('GET /openapi.json', () => {
       ['get', '/api/v1/portal/headless/config'],
       ['get', '/pricing/{storefrontId}'],
       ['get', '/api/v1/subscriptions/{id}/upcoming-invoice'],
+      ['get', '/v1/events'],
+      ['get', '/api/v1/events/stream'],
     ];
     for (const [method, path] of expected) {
       const op = doc.paths[path]?.[method];
@@ -72,6 +74,9 @@ describe('GET /openapi.json', () => {
     const err = rotate.responses['401'].content['application/json'].schema;
     assert.deepEqual(Object.keys(err.properties).sort(), ['errors', 'success']);
     assert.deepEqual(Object.keys(rotate.responses['200'].content['application/json'].schema.properties).slice(0, 3), ['id', 'fullToken', 'status']);
+    const stream = doc.paths['/api/v1/events/stream'].get;
+    assert.ok(stream.responses['200'].content['text/event-stream'], 'the stream documents its media type');
+    assert.equal(stream.responses['429'], undefined, 'limits are answered inside the stream, never as 429');
     const headless = doc.paths['/api/v1/portal/headless/config'].get;
     assert.deepEqual(headless.security, [{ storefrontKey: [] }]);
     assert.ok(headless.responses['304'], 'the 304 is documented');
