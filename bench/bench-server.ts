@@ -42,6 +42,8 @@ const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(
   `${JSON.stringify({
     url,
+    // The demo workspace (ws_…): the X-Tenant-Id of the audit stream (bench/audit-stream.ts).
+    workspaceId: demo.workspaceId,
     dataDir,
     databaseFile: deps.dialect === 'sqlite' ? path.join(dataDir, 'tollgate.db') : null,
     secretKey: test.secretKey,

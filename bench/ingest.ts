@@ -5,10 +5,9 @@
 //      BENCH_DATABASE_URL=postgres://… npm run bench:ingest   a scratch database on that server
 // About 50 s; 127.0.0.1 only; stops by itself.
 import { performance } from 'node:perf_hooks';
-import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { closedLoop, percentile, startBenchServer } from './lib.js';
+import { closedLoop, percentile, scratchPostgres, startBenchServer } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BATCH = 1000;
@@ -74,22 +73,9 @@ async function pgCeiling(url: string, rows: number): Promise<number> {
   return rows / seconds;
 }
 
-async function scratchDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `tg_bench_${randomBytes(4).toString('hex')}`;
-  const admin = async (q: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(q).finally(() => c.end());
-  };
-  await admin(`create database ${name}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return { url: u.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}
-
 async function main() {
   const adminUrl = process.env.BENCH_DATABASE_URL;
-  const scratch = adminUrl ? await scratchDatabase(adminUrl) : null;
+  const scratch = adminUrl ? await scratchPostgres(adminUrl) : null;
   const server = await startBenchServer({
     INGEST_MAX_IN_FLIGHT: process.env.INGEST_MAX_IN_FLIGHT ?? '4',
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),

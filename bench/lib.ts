@@ -1,7 +1,7 @@
 // Shared by the benchmark scripts: start bench-server.ts as a child and read its one JSON line,
 // a bounded closed-loop HTTP load generator, and percentiles.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 
@@ -9,6 +9,8 @@ export interface BenchServer {
   child: ChildProcess;
   info: {
     url: string;
+    /** The demo workspace (ws_…). */
+    workspaceId: string;
     dataDir: string;
     databaseFile: string | null;
     secretKey: string;
@@ -57,6 +59,46 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
       if (info.dataDir.includes('tollgate-bench-')) rmSync(info.dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A scratch database on a PostgreSQL server (BENCH_DATABASE_URL=postgres://…), dropped by `drop`.
+ * pg is loaded only when asked for.
+ */
+export async function scratchPostgres(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `tg_bench_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = async (q: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(q).finally(() => c.end());
+  };
+  await admin(`create database ${name}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return { url: u.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+}
+
+/** A process's resident set (VmRSS) in bytes, read from /proc; null where there is no /proc. */
+export function rssOf(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A process's CPU time so far (user + system) in seconds, from /proc/<pid>/stat; null without /proc. */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, so split after its closing paren).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return null;
+  }
 }
 
 export function percentile(sorted: number[], p: number): number {
