@@ -5,7 +5,7 @@
 // machine's clock), the server's memory (VmRSS) and CPU, and a check that every subscriber got
 // every event of the run exactly once. The ceiling, in the same run: the same ingest load with no
 // subscriber (batches/s) and the delay to one subscriber.
-// Run: npm run bench:audit-stream   (about 60 s; 127.0.0.1 only; stops by itself)
+// Run: npm run bench:audit-stream   (about 45 s; 127.0.0.1 only; stops by itself)
 //      BENCH_SUBSCRIBERS (default 1000), BENCH_SECONDS (load with the subscribers, default 15),
 //      BENCH_CEILING_SECONDS (each ceiling run, default 8), BENCH_INGEST_CONNECTIONS (default 4),
 //      BENCH_BATCH (events per ingested batch, default 10), BENCH_CLIENT_THREADS (worker threads
@@ -71,6 +71,7 @@ function runClient(): void {
     req: http.ClientRequest | null;
     buf: string;
     counts: Uint8Array;
+    lastTx: number;
     lastSeq: number;
   }
   const subs: Sub[] = [];
@@ -106,8 +107,12 @@ function runClient(): void {
       note(errors, `unparsable message: ${data.slice(0, 200)}`);
       return;
     }
-    const seq = Number(id);
-    if (!(seq > sub.lastSeq)) outOfOrder += 1;
+    // The cursor: `<seq>` on SQLite, `<tx>-<seq>` on PostgreSQL; each stream's must increase.
+    const dash = id.indexOf('-');
+    const tx = dash < 0 ? 0 : Number(id.slice(0, dash));
+    const seq = Number(id.slice(dash + 1));
+    if (!(tx > sub.lastTx || (tx === sub.lastTx && seq > sub.lastSeq))) outOfOrder += 1;
+    sub.lastTx = tx;
     sub.lastSeq = seq;
     let i = index.get(eventId);
     if (i === undefined) {
@@ -161,7 +166,7 @@ function runClient(): void {
 
   function open(url: string, headers: Record<string, string>): Promise<string | null> {
     return new Promise((resolve) => {
-      const sub: Sub = { req: null, buf: '', counts: new Uint8Array(0), lastSeq: 0 };
+      const sub: Sub = { req: null, buf: '', counts: new Uint8Array(0), lastTx: -1, lastSeq: 0 };
       const req = http.get(url, { agent, headers }, (res) => {
         if (res.statusCode !== 200) {
           res.setEncoding('utf8');
@@ -250,7 +255,8 @@ function runClient(): void {
 
 class ClientThread {
   private readonly worker: Worker;
-  private waiting: Array<{ type: string; resolve: (m: any) => void }> = [];
+  private waiting: Array<{ type: string; resolve: (m: any) => void; reject: (err: Error) => void }> = [];
+  private failed: Error | null = null;
   constructor() {
     // Node 20 does not apply the main thread's --import tsx hooks to workers: the worker registers
     // tsx itself, then loads this file.
@@ -261,11 +267,18 @@ class ClientThread {
       const i = this.waiting.findIndex((w) => w.type === m.type);
       if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(m);
     });
-    this.worker.on('error', (err) => console.error('client thread failed:', err));
+    // A thread that fails fails the run (instead of leaving it waiting for an answer).
+    const fail = (err: Error) => {
+      this.failed ??= err;
+      for (const w of this.waiting.splice(0)) w.reject(err);
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`client thread exited with code ${code}`)));
   }
   private ask<T extends FromClient['type']>(msg: ToClient, type: T): Promise<Extract<FromClient, { type: T }>> {
-    return new Promise((resolve) => {
-      this.waiting.push({ type, resolve });
+    return new Promise((resolve, reject) => {
+      if (this.failed) return reject(this.failed);
+      this.waiting.push({ type, resolve, reject });
       this.worker.postMessage(msg);
     });
   }
@@ -282,7 +295,7 @@ class ClientThread {
     return this.ask({ cmd: 'collect' }, 'collected');
   }
   async close() {
-    await Promise.race([this.ask({ cmd: 'close' }, 'closed'), new Promise((r) => setTimeout(r, 5_000))]);
+    if (!this.failed) await Promise.race([this.ask({ cmd: 'close' }, 'closed').catch(() => undefined), new Promise((r) => setTimeout(r, 5_000))]);
     await this.worker.terminate();
   }
 }
@@ -334,7 +347,10 @@ async function main(): Promise<void> {
   const hardStop = setTimeout(() => {
     console.error(`audit-stream: still running after ${HARD_LIMIT_MS / 1000} s; stopping the server and exiting`);
     server.child.kill('SIGTERM');
-    process.exit(2);
+    setTimeout(() => {
+      server.cleanup();
+      process.exit(2);
+    }, 2_000);
   }, HARD_LIMIT_MS);
   hardStop.unref();
 
