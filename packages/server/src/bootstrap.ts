@@ -10,7 +10,14 @@ export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Pr
   const opened = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   let applied: string[];
   try {
-    applied = await migrateToLatest(opened.db);
+    applied = await migrateToLatest(opened.db, {
+      // A migration that re-indexes a large table says how far it is; before the server logs.
+      progress: (e) => {
+        const line = `migration ${e.migration}: ${e.done.toLocaleString('en-US')} of ${e.total.toLocaleString('en-US')} ${e.what}`;
+        if (opts.log) opts.log.info(e, line);
+        else process.stderr.write(`${line}\n`);
+      },
+    });
   } catch (err) {
     await opened.close();
     throw err;

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { backend } from './helpers/test-app.js';
 import { Scratch, call, runCli, type ServeProcess } from './helpers/processes.js';
 import { openDatabase } from '../src/db/database.js';
+import { migrations } from '../src/db/migrate.js';
 import { countWorkspaces, findWorkspace } from '../src/modules/tenancy/workspace.repository.js';
 import { demoDelivery } from './helpers/demo-webhooks.js';
 
@@ -74,7 +75,8 @@ describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh databa
     it('migrate applies the migrations to a new database, then says it is up to date', { timeout: TIMEOUT }, async () => {
       const first = await runCli(['migrate'], store.env);
       assert.equal(first.status, 0, first.stderr);
-      assert.match(first.stdout, /^Applied 0001_initial, 0002_usage, 0003_catalog, 0004_plugs, 0005_audit_presets, 0006_audit_stream_search to /);
+      assert.ok(first.stdout.startsWith(`Applied ${migrations.map(([name]) => name).join(', ')} to `), first.stdout);
+      assert.ok(first.stdout.startsWith('Applied 0001_initial, 0002_usage, '), 'in order');
       assert.match(first.stdout, store.describe);
       const second = await runCli(['migrate'], store.env);
       assert.equal(second.status, 0, second.stderr);

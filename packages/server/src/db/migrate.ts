@@ -6,6 +6,8 @@ import * as m0003 from './migrations/0003_catalog.js';
 import * as m0004 from './migrations/0004_plugs.js';
 import * as m0005 from './migrations/0005_audit_presets.js';
 import * as m0006 from './migrations/0006_audit_stream_search.js';
+import * as m0007 from './migrations/0007_audit_search_scoped.js';
+import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
@@ -15,6 +17,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0004_plugs', m0004],
   ['0005_audit_presets', m0005],
   ['0006_audit_stream_search', m0006],
+  ['0007_audit_search_scoped', m0007],
 ];
 
 /**
@@ -29,7 +32,16 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
  * write lock before anything is read. DDL is transactional on both, so a failed migration leaves
  * nothing half-applied.
  */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest(db: Db, opts: { progress?: MigrationProgressReporter } = {}): Promise<string[]> {
+  setMigrationProgressReporter(opts.progress ?? null);
+  try {
+    return await applyPending(db);
+  } finally {
+    setMigrationProgressReporter(null);
+  }
+}
+
+async function applyPending(db: Db): Promise<string[]> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.connection().execute(async (conn) => {
     await sql.raw(postgres ? 'begin' : 'begin immediate').execute(conn);

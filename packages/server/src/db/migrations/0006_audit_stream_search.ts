@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { auditSearchText, ftsTenantToken } from '../../modules/audit/audit-search-text.js';
+import { auditSearchText, words } from '../../modules/audit/audit-search-text.js';
 
 /**
  * The audit log's live stream and full-text search.
@@ -57,7 +57,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       delete from audit_events_fts where rowid = old.seq;
     end`.execute(db);
     await backfillSearch(db, async (row, text) => {
-      await sql`insert into audit_events_fts (rowid, tenant, body) values (${row.seq}, ${ftsTenantToken(row.workspace_id, row.environment)}, ${text})`.execute(db);
+      await sql`insert into audit_events_fts (rowid, tenant, body) values (${row.seq}, ${ftsTenantToken(row.workspaceId, row.environment)}, ${text})`.execute(db);
     });
   }
   // The live tail reads every tenant's new rows in cursor order; a subscriber catching up reads
@@ -71,13 +71,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
 }
 
+/** A row as the connection returns it: its CamelCasePlugin renames result columns. */
 interface Row {
   id: string;
   seq: number;
-  workspace_id: string | null;
+  workspaceId: string | null;
   environment: string | null;
-  event_type: string;
-  target_type: string | null;
+  eventType: string;
+  targetType: string | null;
   payload: string;
 }
 
@@ -87,11 +88,21 @@ async function backfillSearch(db: Kysely<any>, write: (row: Row, text: string) =
     const { rows } = await sql<Row>`select id, seq, workspace_id, environment, event_type, target_type, payload
       from audit_events where id > ${after} order by id limit 1000`.execute(db);
     for (const r of rows) {
-      await write(r, auditSearchText({ eventType: r.event_type, targetType: r.target_type, payload: JSON.parse(r.payload) as unknown }));
+      await write(r, auditSearchText({ eventType: r.eventType, targetType: r.targetType, payload: JSON.parse(r.payload) as unknown }));
     }
     if (rows.length < 1000) return;
     after = rows[rows.length - 1]!.id;
   }
+}
+
+/**
+ * The tenant as one FTS5 word in the `tenant` column, as this migration's table held it.
+ * Migration 0007 replaced the column with tenant-scoped words; kept here so this migration
+ * still builds what it built, and 0007's down builds it again.
+ */
+export function ftsTenantToken(workspaceId: string | null, environment: string | null): string {
+  if (workspaceId === null) return 'platform';
+  return `t${words(`${workspaceId}${environment ?? ''}`).join('')}`;
 }
 
 async function isPostgres(db: Kysely<any>): Promise<boolean> {

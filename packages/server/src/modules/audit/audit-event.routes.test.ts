@@ -251,6 +251,11 @@ describe('GET /v1/events full-text search (q)', () => {
     assert.deepEqual(await found('logistics', '&type=customer.*'), ['Wombat Logistics', 'Quokka Logistics']);
     assert.deepEqual(await found('logistics', '&type=product.*'), []);
     assert.deepEqual(await found('logistics', '&severity=WARN'), []);
+    assert.deepEqual(await found('logistics', '&type=customer.created&severity=INFO'), ['Wombat Logistics', 'Quokka Logistics'], 'an exact type and a severity met');
+    assert.deepEqual(await found('logistics', '&type=customer.created&severity=NOTICE'), []);
+    const minuteAgo = new Date(Math.floor(t.clock.now() / 1000) * 1000 - 60_000).toISOString();
+    assert.deepEqual(await found('logistics', `&createdFrom=${minuteAgo}`), ['Wombat Logistics', 'Quokka Logistics'], 'a time range bounds the walk');
+    assert.deepEqual(await found('logistics', `&createdTo=${minuteAgo}`), []);
   });
 
   it("pages a search with startingAfter and endingBefore, and never shows another tenant's events", async () => {
