@@ -41,9 +41,9 @@ import { openDatabase, type OpenedDatabase } from '../packages/server/src/db/dat
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { createDeps } from '../packages/server/src/deps.js';
 import { createIdGenerator, idFloor } from '../packages/server/src/lib/ids.js';
-import { listAuditEvents } from '../packages/server/src/modules/audit/audit-event.repository.js';
+import { listAuditEvents } from '../packages/server/src/modules/audit/audit-search.repository.js';
 import { filterErrors, type AuditFilterQuery } from '../packages/server/src/modules/audit/audit-filter.js';
-import { auditSearchText, ftsDocument, ftsScope } from '../packages/server/src/modules/audit/audit-search-text.js';
+import { auditSearchText, ftsDocument, ftsScope, tsDocument } from '../packages/server/src/modules/audit/audit-search-text.js';
 import { scratchPostgres } from './lib.js';
 import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
 import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
@@ -366,7 +366,7 @@ async function createStore(loc: Location): Promise<Sidecar> {
  * The events to write, oldest first: each event's columns (id to created_at, as EVENT_COLUMNS
  * names them) and its search words. The same seed gives the same events on either backend.
  */
-function eventSource(side: Sidecar): () => { values: unknown[]; text: string; eventType: string; severity: string } {
+function eventSource(side: Sidecar): () => { values: unknown[]; text: string; eventType: string; severity: string; idMs: number } {
   const next = generator(model(), side.spanStart);
   let t = side.spanStart;
   const step = SPAN_MS / EVENTS;
@@ -390,6 +390,7 @@ function eventSource(side: Sidecar): () => { values: unknown[]; text: string; ev
       text,
       eventType: r.eventType,
       severity: r.severity,
+      idMs: ms,
     };
   };
 }
@@ -474,7 +475,7 @@ function generate(file: string, side: Sidecar, sidecarFile: string | null): { se
 }
 
 /**
- * The same events into PostgreSQL, with the tsvector recordAudit writes: multi-row inserts on two
+ * The same events into PostgreSQL, with the tsvector recordAudit writes (tsDocument's lexemes): multi-row inserts on two
  * connections (PostgreSQL's two backends use both cores), asynchronous commit while generating,
  * then VACUUM ANALYZE so the planner has the statistics a live database gathers by itself.
  */
@@ -490,9 +491,10 @@ async function generatePg(url: string, side: Sidecar): Promise<{ seconds: number
   );
   const statement = (n: number) =>
     `insert into audit_events (${EVENT_COLUMNS}, search) values ` +
-    Array.from({ length: n }, (_, r) => `(${Array.from({ length: 13 }, (_, k) => `$${r * 14 + k + 1}`).join(', ')}, to_tsvector('simple', $${r * 14 + 14}))`).join(', ');
+    Array.from({ length: n }, (_, r) => `(${Array.from({ length: 13 }, (_, k) => `$${r * 14 + k + 1}`).join(', ')}, array_to_tsvector(string_to_array($${r * 14 + 14}, ' ')))`).join(', ');
   const full = statement(PG_ROWS_PER_STATEMENT);
   const nextEvent = eventSource(side);
+  const scope = ftsScope(side.workspaceId, side.environment);
   const inFlight: Array<Promise<unknown>> = [Promise.resolve(), Promise.resolve()];
   const t0 = performance.now();
   const progress = generationProgress(t0);
@@ -505,7 +507,7 @@ async function generatePg(url: string, side: Sidecar): Promise<{ seconds: number
       const params: unknown[] = [];
       for (let i = 0; i < n; i++) {
         const e = nextEvent();
-        params.push(...e.values, e.text);
+        params.push(...e.values, tsDocument(scope, e).join(' '));
       }
       const k = batch++ % 2;
       await inFlight[k];

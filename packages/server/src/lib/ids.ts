@@ -51,6 +51,19 @@ export function idFloor(kind: IdKind, ms: number): string {
   return `${idPrefixes[kind]}_${encodeTime(Math.max(0, ms))}`;
 }
 
+/** The millisecond an id was made in (its first ten digits after the prefix); NaN if it is not one of ours. */
+export function idTime(id: string): number {
+  const digits = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11);
+  if (digits.length !== 10) return NaN;
+  let ms = 0;
+  for (const c of digits) {
+    const v = ALPHABET.indexOf(c);
+    if (v < 0) return NaN;
+    ms = ms * 32 + v;
+  }
+  return ms;
+}
+
 export function createIdGenerator(clock: Clock): IdGenerator {
   let lastMs = -1;
   // 80 random bits as 16 base32 digits; incremented within one millisecond for monotonicity.

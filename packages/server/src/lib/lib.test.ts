@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { ErrorObject } from 'ajv';
 import { FrozenClock } from './clock.js';
 import { addMonthsUtc, calendarPeriodEnd, calendarPeriodStart, monthStartsOverlapping, type BillingPeriod } from './periods.js';
-import { createIdGenerator, idPrefixes, type IdKind } from './ids.js';
+import { createIdGenerator, idFloor, idPrefixes, idTime, type IdKind } from './ids.js';
 import { decimalAdd, formatDecimal, isDecimalString, money, roundTo } from './money.js';
 import { stableStringify } from './stable-json.js';
 import { TtlCache } from './ttl-cache.js';
@@ -76,9 +76,6 @@ describe('periods.calendarPeriodStart and calendarPeriodEnd', () => {
 });
 
 describe('ids.createIdGenerator', () => {
-  const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-  const decodeTime = (body: string) => [...body.slice(0, 10)].reduce((n, ch) => n * 32 + ALPHABET.indexOf(ch), 0);
-
   for (const [kind, prefix] of Object.entries(idPrefixes)) {
     it(`${kind} ids read ${prefix}_ then 26 lowercase Crockford base32 characters`, () => {
       const id = createIdGenerator(new FrozenClock()).next(kind as IdKind);
@@ -89,8 +86,17 @@ describe('ids.createIdGenerator', () => {
   it('the first 10 characters encode the clock millisecond', () => {
     const clock = new FrozenClock(utc(2026, 3, 1, 8, 15, 30, 123));
     const id = createIdGenerator(clock).next('customer');
-    assert.equal(decodeTime(id.slice('cus_'.length)), clock.now());
+    assert.equal(idTime(id), clock.now());
   });
+
+  const times: Array<[string, string, number]> = [
+    ['an id gives back its millisecond', createIdGenerator(new FrozenClock(utc(2026, 11, 24, 12, 0, 0, 7))).next('auditEvent'), utc(2026, 11, 24, 12, 0, 0, 7)],
+    ['a floor gives back its millisecond', idFloor('workspace', utc(2025, 1, 1)), utc(2025, 1, 1)],
+    ['the epoch', idFloor('request', 0), 0],
+    ['too short', 'evt_01ab', NaN],
+    ['not base32 (u)', 'evt_01abcdefgu', NaN],
+  ];
+  for (const [name, id, ms] of times) it(`idTime: ${name}`, () => assert.equal(idTime(id), ms));
 
   it('1,000 ids made within one frozen millisecond strictly increase', () => {
     const clock = new FrozenClock();

@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { auditSearchText, ftsDocument, ftsScope } from '../../modules/audit/audit-search-text.js';
 import { ftsTenantToken } from './0006_audit_stream_search.js';
-import { reportMigrationProgress } from '../migration-progress.js';
+import { forEachAuditEventBatch, type ReindexRow } from './audit-reindex.js';
 
 /**
  * SQLite full text, re-indexed with tenant-scoped words (PostgreSQL is unchanged).
@@ -41,37 +41,13 @@ async function createFtsTable(db: Kysely<any>, columns: string): Promise<void> {
   end`.execute(db);
 }
 
-/** A row as the connection returns it: its CamelCasePlugin renames result columns. */
-interface Row {
-  seq: number;
-  workspaceId: string | null;
-  environment: string | null;
-  eventType: string;
-  severity: string;
-  targetType: string | null;
-  payload: string;
-}
-
-const BATCH = 1000;
-
-async function reindex(db: Kysely<any>, columns: string, values: (row: Row, text: string) => string[]): Promise<void> {
-  const { rows: counted } = await sql<{ n: number }>`select count(*) as n from audit_events`.execute(db);
-  const total = Number(counted[0]?.n ?? 0);
-  const progress = reportMigrationProgress('0007_audit_search_scoped', 'audit events re-indexed', total);
-  let after = 0;
-  let done = 0;
-  for (;;) {
-    const { rows } = await sql<Row>`select seq, workspace_id, environment, event_type, severity, target_type, payload
-      from audit_events where seq > ${after} order by seq limit ${BATCH}`.execute(db);
+async function reindex(db: Kysely<any>, columns: string, values: (row: ReindexRow, text: string) => string[]): Promise<void> {
+  await forEachAuditEventBatch(db, '0007_audit_search_scoped', async (rows) => {
     for (const r of rows) {
       const text = auditSearchText({ eventType: r.eventType, targetType: r.targetType, payload: JSON.parse(r.payload) as unknown });
       await sql`insert into audit_events_fts (rowid, ${sql.raw(columns)}) values (${sql.join([r.seq, ...values(r, text)])})`.execute(db);
     }
-    done += rows.length;
-    progress(done);
-    if (rows.length < BATCH) break;
-    after = rows[rows.length - 1]!.seq;
-  }
+  });
 }
 
 async function isPostgres(db: Kysely<any>): Promise<boolean> {

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { bearerSecurity, errors, ListOf, ListQuery } from '../../http/schemas.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../lib/errors.js';
-import { listAuditEvents } from './audit-event.repository.js';
+import { listAuditEvents } from './audit-search.repository.js';
 import { filterErrors } from './audit-filter.js';
 import { AuditFiltersSchema, AuditSearchPresetSchema, CreateAuditSearchPresetBody, presentPreset } from './audit-search-preset.js';
 import { findPreset, listPresets } from './audit-search-preset.repository.js';

@@ -11,6 +11,12 @@ import { createHash } from 'node:crypto';
 
 /** Words indexed per event at most: a huge payload does not make a huge index entry. */
 export const MAX_INDEXED_WORDS = 2000;
+/**
+ * Longer words are not indexed: they are tokens and encoded blobs nobody types into a search,
+ * and PostgreSQL refuses a lexeme over 2,046 bytes (a scoped word of 200 characters is at most
+ * 814).
+ */
+export const MAX_WORD_LENGTH = 200;
 /** Words in one query at most. */
 export const MAX_QUERY_WORDS = 16;
 
@@ -37,7 +43,7 @@ export function auditSearchText(e: SearchableEvent): string {
   const add = (s: string) => {
     for (const w of words(s)) {
       if (out.length >= MAX_INDEXED_WORDS) return;
-      out.push(w);
+      if (w.length <= MAX_WORD_LENGTH) out.push(w);
     }
   };
   add(e.eventType);
@@ -78,7 +84,7 @@ export function matchesText(query: TextQuery, indexedText: string): boolean {
   return query.terms.every((t) => (t.prefix ? have.some((w) => w.startsWith(t.word)) : set.has(t.word)));
 }
 
-/** What an event's FTS5 document is made of: its words, and its type and severity as facets. */
+/** What an event's search document is made of: its words, and its type and severity as facets. */
 export interface FtsEvent {
   /** auditSearchText of the event. */
   text: string;
@@ -87,28 +93,51 @@ export interface FtsEvent {
 }
 
 /**
- * The FTS5 document of an event (SQLite). Every term carries its tenant's scope, so a term's list
- * of rows holds one tenant's events: a search reads only its own tenant's matches, however many
- * other tenants share the database, and never intersects with a list of all the tenant's rows.
+ * The terms an event is indexed by, on both backends (SQLite's FTS5 document, PostgreSQL's
+ * tsvector). Every term carries its tenant's scope, so a term's list of rows holds one tenant's
+ * events: a search reads only its own tenant's matches, however many other tenants share the
+ * database, and never intersects with a list of all the tenant's rows.
  *
  * - each word as `w<scope><word>`;
  * - the event type as a facet term `t<scope><its words run together>` (`api_key.rotated` is
  *   `t<scope>apikeyrotated`), and its first segment as `c<scope><words>` (`c<scope>apikey`), so
- *   an exact type and a type prefix (`api_key.*`) are each one term. A prefix is not queried as
- *   an FTS5 prefix term: without a prefix index FTS5 merges the whole list of every matching term
+ *   an exact type and a type prefix (`api_key.*`) are each one term. A type prefix is not queried
+ *   as a prefix term: without a prefix index FTS5 merges the whole list of every matching term
  *   first, 30 to 90 ms for a common category over ten million events;
  * - the severity as `v<scope><severity>`.
  *
- * The facets let FTS5 intersect full text with type and severity inside the index, instead of
- * fetching each matching row to test its columns (a few thousand random reads for a common word
- * and a rare type). The leading letter keeps words and facets apart. The facets may match more
- * than the filter (`apikey.x` runs together like `api_key.x`; a prefix of two segments is looked
- * up by its first): the query still tests the columns.
+ * The facets let the index intersect full text with type and severity, instead of fetching each
+ * matching row to test its columns (a few thousand random reads for a common word and a rare
+ * type). The leading letter keeps words and facets apart. The facets may match more than the
+ * filter (`apikey.x` runs together like `api_key.x`; a prefix of two segments is looked up by
+ * its first): the queries still test the columns.
  */
-export function ftsDocument(scope: string, e: FtsEvent): string {
+export function documentTerms(scope: string, e: FtsEvent): string[] {
   const terms = e.text === '' ? [] : e.text.split(' ').map((w) => `w${scope}${w}`);
   terms.push(`t${scope}${words(e.eventType).join('')}`, `c${scope}${category(e.eventType)}`, `v${scope}${e.severity.toLowerCase()}`);
-  return terms.join(' ');
+  return terms;
+}
+
+/** The FTS5 document of an event (SQLite): documentTerms, space-separated. */
+export function ftsDocument(scope: string, e: FtsEvent): string {
+  return documentTerms(scope, e).join(' ');
+}
+
+/**
+ * The lexemes of an event's tsvector (PostgreSQL; written with array_to_tsvector, so no text
+ * parser touches them): documentTerms, and the UTC month its id was made in, `m<scope><yyyymm>`.
+ * The month term lets a search read GIN's matches a month at a time, newest first
+ * (audit-text-search.repository.ts): GIN returns matches in no order, so without it a search
+ * would fetch every match of the year to sort them.
+ */
+export function tsDocument(scope: string, e: FtsEvent & { idMs: number }): string[] {
+  return [...documentTerms(scope, e), monthTerm(scope, e.idMs)];
+}
+
+/** The month term of the UTC month holding `ms`. */
+export function monthTerm(scope: string, ms: number): string {
+  const d = new Date(ms);
+  return `m${scope}${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
 /** The first segment of a dotted type, its words run together: `api_key.rotated` gives `apikey`. */
@@ -116,32 +145,48 @@ function category(eventType: string): string {
   return words(eventType.split('.')[0] ?? '').join('');
 }
 
-/** A search as FTS5 sees it: the words, and the type and severity filters if given. */
+/** A search as the indexes see it: the words, and the type and severity filters if given. */
 export interface FtsQuery {
   text: TextQuery;
   eventType?: { exact: string } | { prefix: string };
   severities?: string[];
 }
 
-/**
- * FTS5 query for a tenant, the terms scoped as ftsDocument scopes them, each quoted so nothing
- * the user typed is FTS5 syntax. A prefix stays a prefix: the scope has a fixed width, so
- * `"w<scope>rot"*` matches exactly this tenant's words that begin with rot.
- */
-export function ftsMatchExpression(scope: string, q: FtsQuery): string {
-  const parts = q.text.terms.map((t) => `"w${scope}${t.word}"${t.prefix ? '*' : ''}`);
-  if (q.eventType && 'exact' in q.eventType) parts.push(`"t${scope}${words(q.eventType.exact).join('')}"`);
-  if (q.eventType && 'prefix' in q.eventType) parts.push(`"c${scope}${category(q.eventType.prefix)}"`);
-  if (q.severities && q.severities.length > 0) {
-    const any = q.severities.map((v) => `"v${scope}${v.toLowerCase()}"`);
-    parts.push(any.length === 1 ? any[0]! : `(${any.join(' OR ')})`);
-  }
-  return parts.join(' AND ');
+/** One condition of a search: any of its terms (a term with `prefix` matches what begins so). */
+type Condition = Array<{ term: string; prefix: boolean }>;
+
+/** The conditions a search's events must all meet, scoped as documentTerms scopes them. */
+function conditions(scope: string, q: FtsQuery): Condition[] {
+  const out: Condition[] = q.text.terms.map((t) => [{ term: `w${scope}${t.word}`, prefix: t.prefix }]);
+  if (q.eventType && 'exact' in q.eventType) out.push([{ term: `t${scope}${words(q.eventType.exact).join('')}`, prefix: false }]);
+  if (q.eventType && 'prefix' in q.eventType) out.push([{ term: `c${scope}${category(q.eventType.prefix)}`, prefix: false }]);
+  if (q.severities && q.severities.length > 0) out.push(q.severities.map((v) => ({ term: `v${scope}${v.toLowerCase()}`, prefix: false })));
+  return out;
 }
 
-/** PostgreSQL to_tsquery text: terms joined by &, prefixes as :*. Words hold no operator characters. */
-export function tsQueryExpression(q: TextQuery): string {
-  return q.terms.map((t) => (t.prefix ? `${t.word}:*` : t.word)).join(' & ');
+/**
+ * FTS5 query for a tenant, each term quoted so nothing the user typed is FTS5 syntax. A prefix
+ * stays a prefix: the scope has a fixed width, so `"w<scope>rot"*` matches exactly this tenant's
+ * words that begin with rot.
+ */
+export function ftsMatchExpression(scope: string, q: FtsQuery): string {
+  return conditions(scope, q)
+    .map((any) => {
+      const terms = any.map((t) => `"${t.term}"${t.prefix ? '*' : ''}`);
+      return terms.length === 1 ? terms[0]! : `(${terms.join(' OR ')})`;
+    })
+    .join(' AND ');
+}
+
+/**
+ * PostgreSQL tsquery texts for a tenant, one per condition, each compared on its own (`search @@
+ * $n::tsquery`). GIN takes each comparison as a scan key of its own and intersects the keys by
+ * skipping ahead in each posting list, where terms joined with & in one tsquery are walked item
+ * by item along the rarest term's whole list. Terms are quoted lexemes: words hold only letters
+ * and digits, so nothing the user typed is tsquery syntax.
+ */
+export function tsQueryConditions(scope: string, q: FtsQuery): string[] {
+  return conditions(scope, q).map((any) => any.map((t) => `'${t.term}'${t.prefix ? ':*' : ''}`).join(' | '));
 }
 
 /**

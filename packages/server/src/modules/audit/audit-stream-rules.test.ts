@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareCursors, formatCursor, parseCursor } from './audit-cursor.js';
 import SQLite from 'better-sqlite3';
-import { auditSearchText, ftsDocument, ftsMatchExpression, ftsScope, matchesText, parseTextQuery, tsQueryExpression, words, type FtsEvent, type FtsQuery } from './audit-search-text.js';
+import { auditSearchText, ftsDocument, ftsMatchExpression, ftsScope, MAX_WORD_LENGTH, matchesText, monthTerm, parseTextQuery, tsDocument, tsQueryConditions, words, type FtsEvent, type FtsQuery } from './audit-search-text.js';
+import { monthsBetween } from './audit-search.repository.js';
 import { matchesAuditFilter, parseAuditFilter } from './audit-filter.js';
 import type { AuditEvent } from './audit-event.js';
 
@@ -48,12 +49,12 @@ describe('audit.searchText', () => {
 });
 
 describe('audit.textQuery', () => {
-  const cases: Array<[string, string, { fts: string; ts: string } | null]> = [
-    ['one word', 'Rotated', { fts: '"wSrotated"', ts: 'rotated' }],
-    ['two words: both must appear', 'key rotated', { fts: '"wSkey" AND "wSrotated"', ts: 'key & rotated' }],
-    ['a prefix', 'rot*', { fts: '"wSrot"*', ts: 'rot:*' }],
-    ['syntax characters are only separators', 'a" OR b) NEAR(c', { fts: '"wSa" AND "wSor" AND "wSb" AND "wSnear" AND "wSc"', ts: 'a & or & b & near & c' }],
-    ['an id', 'key_01ab', { fts: '"wSkey" AND "wS01ab"', ts: 'key & 01ab' }],
+  const cases: Array<[string, string, { fts: string; ts: string[] } | null]> = [
+    ['one word', 'Rotated', { fts: '"wSrotated"', ts: ["'wSrotated'"] }],
+    ['two words: both must appear', 'key rotated', { fts: '"wSkey" AND "wSrotated"', ts: ["'wSkey'", "'wSrotated'"] }],
+    ['a prefix', 'rot*', { fts: '"wSrot"*', ts: ["'wSrot':*"] }],
+    ['syntax characters are only separators', "a' OR b) NEAR(c & !d", { fts: '"wSa" AND "wSor" AND "wSb" AND "wSnear" AND "wSc" AND "wSd"', ts: ["'wSa'", "'wSor'", "'wSb'", "'wSnear'", "'wSc'", "'wSd'"] }],
+    ['an id', 'key_01ab', { fts: '"wSkey" AND "wS01ab"', ts: ["'wSkey'", "'wS01ab'"] }],
     ['nothing to search', '*** ---', null],
   ];
   for (const [name, text, expected] of cases) {
@@ -62,7 +63,7 @@ describe('audit.textQuery', () => {
       if (expected === null) return assert.equal(q, null);
       assert.ok(q);
       assert.equal(ftsMatchExpression('S', { text: q }), expected.fts);
-      assert.equal(tsQueryExpression(q), expected.ts);
+      assert.deepEqual(tsQueryConditions('S', { text: q }), expected.ts);
     });
   }
   const matching: Array<[string, string, boolean]> = [
@@ -84,6 +85,26 @@ describe('audit.textQuery', () => {
     ['no words: the facets only', { text: '', eventType: 'x', severity: 'INFO' }, 'tSx cSx vSinfo'],
   ];
   for (const [name, e, expected] of documents) it(`ftsDocument: ${name}`, () => assert.equal(ftsDocument('S', e), expected));
+  it('tsDocument: the same terms, and the month of the id, in UTC', () => {
+    const e = { text: 'api key', eventType: 'api_key.rotated', severity: 'NOTICE', idMs: Date.UTC(2026, 0, 31, 23, 59, 59, 999) };
+    assert.deepEqual(tsDocument('S', e), [...ftsDocument('S', e).split(' '), 'mS202601']);
+  });
+  const months: Array<[string, number, string]> = [
+    ['the first millisecond of a month', Date.UTC(2026, 10, 1), 'mS202611'],
+    ['the last millisecond of a year', Date.UTC(2025, 11, 31, 23, 59, 59, 999), 'mS202512'],
+  ];
+  for (const [name, ms, expected] of months) it(`monthTerm: ${name}`, () => assert.equal(monthTerm('S', ms), expected));
+  const spans: Array<[string, number, number, string[]]> = [
+    ['newest first across a year end', Date.UTC(2026, 1, 3), Date.UTC(2025, 11, 31), ['2026-02', '2026-01', '2025-12']],
+    ['oldest first', Date.UTC(2025, 11, 31), Date.UTC(2026, 1, 3), ['2025-12', '2026-01', '2026-02']],
+    ['one month', Date.UTC(2026, 4, 20), Date.UTC(2026, 4, 1), ['2026-05']],
+  ];
+  for (const [name, a, b, expected] of spans) {
+    it(`monthsBetween: ${name}`, () => assert.deepEqual(monthsBetween(a, b).map((ms) => new Date(ms).toISOString().slice(0, 7)), expected));
+  }
+  it(`words longer than ${MAX_WORD_LENGTH} characters are not indexed`, () => {
+    assert.equal(auditSearchText({ eventType: 'x.y', targetType: null, payload: { blob: 'a'.repeat(MAX_WORD_LENGTH + 1), ok: 'b'.repeat(MAX_WORD_LENGTH) } }), `x y ${'b'.repeat(MAX_WORD_LENGTH)}`);
+  });
   const queries: Array<[string, FtsQuery, string]> = [
     ['a type', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { exact: 'api_key.rotated' } }, '"wSx" AND "tSapikeyrotated"'],
     ['a type prefix: its category term', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { prefix: 'api_key' } }, '"wSx" AND "cSapikey"'],
@@ -92,6 +113,9 @@ describe('audit.textQuery', () => {
     ['severities: any of them', { text: { terms: [{ word: 'x', prefix: false }] }, severities: ['ERROR', 'CRITICAL'] }, '"wSx" AND ("vSerror" OR "vScritical")'],
   ];
   for (const [name, q, expected] of queries) it(`ftsMatchExpression: ${name}`, () => assert.equal(ftsMatchExpression('S', q), expected));
+  it('tsQueryConditions: one condition per term, severities as one condition of alternatives', () => {
+    assert.deepEqual(tsQueryConditions('S', { text: { terms: [{ word: 'x', prefix: true }] }, eventType: { prefix: 'api_key' }, severities: ['ERROR', 'CRITICAL'] }), ["'wSx':*", "'cSapikey'", "'vSerror' | 'vScritical'"]);
+  });
 });
 
 // The documents and queries above, run by SQLite's FTS5 itself: what each search finds.
