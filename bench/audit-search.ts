@@ -641,6 +641,12 @@ function cases(m: Model, side: Sidecar, samples: { actors: string[]; correlation
         return { q: common[i % common.length], createdFrom: iso(from), createdTo: iso(from + DAY) };
       },
     },
+    { key: 'j', name: 'full text, two common words', filters: (i) => ({ q: `${common[i % common.length]} ${common[(i * 7 + 3) % common.length]}` }) },
+    {
+      key: 'k',
+      name: 'full text (common word) + a type prefix whose events never hold it (no match)',
+      filters: (i) => ({ q: common[i % common.length], type: 'auth.*' }),
+    },
   ];
 }
 

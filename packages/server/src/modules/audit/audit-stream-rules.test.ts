@@ -81,8 +81,9 @@ describe('audit.textQuery', () => {
     assert.equal(ftsScope('ws_01ab', 'test'), ftsScope('ws_01ab', 'test'));
   });
   const documents: Array<[string, FtsEvent, string]> = [
-    ['words, then the type and severity facets', { text: 'api key rotated', eventType: 'api_key.rotated', severity: 'NOTICE' }, 'wSapi wSkey wSrotated tSapikeyrotated cSapikey vSnotice'],
-    ['no words: the facets only', { text: '', eventType: 'x', severity: 'INFO' }, 'tSx cSx vSinfo'],
+    ['words, the words in their category, then the type and severity facets', { text: 'api key rotated', eventType: 'api_key.rotated', severity: 'NOTICE' }, 'wSapi wSkey wSrotated xS06apikeyapi xS06apikeykey xS06apikeyrotated tSapikeyrotated vSnotice'],
+    ['no words: the facets only', { text: '', eventType: 'x', severity: 'INFO' }, 'tSx vSinfo'],
+    ['a category of more than 99 characters is cut there', { text: 'w', eventType: `${'a'.repeat(120)}.b`, severity: 'INFO' }, `wSw xS99${'a'.repeat(99)}w tS${'a'.repeat(120)}b vSinfo`],
   ];
   for (const [name, e, expected] of documents) it(`ftsDocument: ${name}`, () => assert.equal(ftsDocument('S', e), expected));
   it('tsDocument: the same terms, and the month of the id, in UTC', () => {
@@ -106,15 +107,15 @@ describe('audit.textQuery', () => {
     assert.equal(auditSearchText({ eventType: 'x.y', targetType: null, payload: { blob: 'a'.repeat(MAX_WORD_LENGTH + 1), ok: 'b'.repeat(MAX_WORD_LENGTH) } }), `x y ${'b'.repeat(MAX_WORD_LENGTH)}`);
   });
   const queries: Array<[string, FtsQuery, string]> = [
-    ['a type', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { exact: 'api_key.rotated' } }, '"wSx" AND "tSapikeyrotated"'],
-    ['a type prefix: its category term', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { prefix: 'api_key' } }, '"wSx" AND "cSapikey"'],
-    ['a prefix of two segments: the category term of its first', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { prefix: 'usage.limit' } }, '"wSx" AND "cSusage"'],
+    ['a type: the word in its category, and the type', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { exact: 'api_key.rotated' } }, '"xS06apikeyx" AND "tSapikeyrotated"'],
+    ['a type prefix: the words in the category', { text: { terms: [{ word: 'x', prefix: false }, { word: 'ro', prefix: true }] }, eventType: { prefix: 'api_key' } }, '"xS06apikeyx" AND "xS06apikeyro"*'],
+    ['a prefix of two segments: the category of its first', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { prefix: 'usage.limit' } }, '"xS05usagex"'],
     ['one severity', { text: { terms: [{ word: 'x', prefix: false }] }, severities: ['CRITICAL'] }, '"wSx" AND "vScritical"'],
     ['severities: any of them', { text: { terms: [{ word: 'x', prefix: false }] }, severities: ['ERROR', 'CRITICAL'] }, '"wSx" AND ("vSerror" OR "vScritical")'],
   ];
   for (const [name, q, expected] of queries) it(`ftsMatchExpression: ${name}`, () => assert.equal(ftsMatchExpression('S', q), expected));
   it('tsQueryConditions: one condition per term, severities as one condition of alternatives', () => {
-    assert.deepEqual(tsQueryConditions('S', { text: { terms: [{ word: 'x', prefix: true }] }, eventType: { prefix: 'api_key' }, severities: ['ERROR', 'CRITICAL'] }), ["'wSx':*", "'cSapikey'", "'vSerror' | 'vScritical'"]);
+    assert.deepEqual(tsQueryConditions('S', { text: { terms: [{ word: 'x', prefix: true }, { word: 'y', prefix: false }] }, eventType: { prefix: 'api_key' }, severities: ['ERROR', 'CRITICAL'] }), ["'xS06apikeyx':*", "'xS06apikeyy'", "'vSerror' | 'vScritical'"]);
   });
 });
 
@@ -135,6 +136,7 @@ describe('audit.fts5 (documents and queries in a real FTS5 table)', () => {
     [3, a, event('customer.deleted', 'NOTICE', { reason: 'nightly cleanup' })],
     [4, b, event('api_key.rotated', 'NOTICE', { name: 'nightly' })],
     [5, a, event('apikey.rotated', 'INFO', { name: 'nightly' })],
+    [6, a, event('apik.created', 'INFO', { name: 'eyrotated' })],
   ];
   const insert = db.prepare('insert into fts (rowid, body) values (?, ?)');
   for (const [rowid, scope, e] of docs) insert.run(rowid, ftsDocument(scope, e));
@@ -152,6 +154,11 @@ describe('audit.fts5 (documents and queries in a real FTS5 table)', () => {
     ['severities', a, { text: text('nightly'), severities: ['WARN', 'ERROR', 'CRITICAL'] }, [2]],
     ['type and severity', a, { text: text('nightly'), eventType: { prefix: 'api_key' }, severities: ['NOTICE', 'WARN'] }, [1, 2]],
     ['a word spelled like a facet term is only a word', a, { text: text(`t${a}apikeyrotated`) }, []],
+    ['a word spelled like a joined term is only a word', a, { text: text(`x${a}06apikeynightly`) }, []],
+    ['a word outside the type prefix is not found', a, { text: text('cleanup'), eventType: { prefix: 'api_key' } }, []],
+    ['the length of the category keeps apik + eyrotated apart from apikey + rotated', a, { text: text('rotated'), eventType: { prefix: 'api_key' } }, [1, 5]],
+    ['and the other way round', a, { text: text('eyrotated'), eventType: { prefix: 'apik' } }, [6]],
+    ['a word prefix within a type prefix', a, { text: text('night*'), eventType: { prefix: 'customer' } }, [3]],
   ];
   for (const [name, scope, q, expected] of cases) {
     it(name, () => {
