@@ -66,6 +66,8 @@ export interface Config {
   auditStreamRetryMs: number;
   /** How often the stream's tail reads without a commit signal (signals can be lost; CLI commands send none). */
   auditStreamPollMs: number;
+  /** How long live events may wait to share one socket write per stream; 0 writes each at once. */
+  auditStreamFlushMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -143,5 +145,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditStreamHeartbeatMs: int(env, 'AUDIT_STREAM_HEARTBEAT_MS', 15_000, 10, 300_000),
     auditStreamRetryMs: int(env, 'AUDIT_STREAM_RETRY_MS', 3_000, 100, 600_000),
     auditStreamPollMs: int(env, 'AUDIT_STREAM_POLL_MS', 1_000, 10, 3_600_000),
+    auditStreamFlushMs: int(env, 'AUDIT_STREAM_FLUSH_MS', 10, 0, 1_000),
   };
 }

@@ -4,9 +4,15 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { SseStream, type SseEndReason } from './sse.js';
 
-/** A response that keeps what is written; `unread` plays the bytes a slow client has not read. */
+/**
+ * A response that keeps what is written; `unread` plays the bytes a slow client has not read.
+ * Corked writes wait in `held`, and `flushes` counts what reaches the socket as one write.
+ */
 class FakeResponse extends EventEmitter {
   written = '';
+  held = '';
+  corked = 0;
+  flushes = 0;
   unread = 0;
   status = 0;
   headers: Record<string, unknown> = {};
@@ -17,8 +23,21 @@ class FakeResponse extends EventEmitter {
     this.headers = headers;
   }
   write(chunk: string) {
-    this.written += chunk;
+    if (this.corked > 0) this.held += chunk;
+    else {
+      this.written += chunk;
+      this.flushes += 1;
+    }
     return true;
+  }
+  cork() {
+    this.corked += 1;
+  }
+  uncork() {
+    if (this.corked === 0 || --this.corked > 0 || this.held === '') return;
+    this.written += this.held;
+    this.held = '';
+    this.flushes += 1;
   }
   get writableLength() {
     return this.unread;
@@ -97,6 +116,19 @@ describe('http.SseStream', () => {
     res.emit('close');
     assert.deepEqual(reasons, ['client_closed']);
     assert.equal(stream.isOpen, false);
+  });
+
+  it('hold() keeps messages until release(), then they leave in one write', () => {
+    const { res, stream } = open();
+    const before = res.flushes;
+    stream.hold();
+    stream.send({ id: '1', data: 'a' });
+    stream.send({ id: '2', data: 'b' });
+    assert.equal(res.written, 'retry: 3000\n\n', 'nothing leaves while held');
+    stream.release();
+    assert.equal(res.written, 'retry: 3000\n\nid: 1\ndata: a\n\nid: 2\ndata: b\n\n');
+    assert.equal(res.flushes - before, 1);
+    stream.end('server_closing');
   });
 
   it('drained() waits for the client to read, or for the end', async () => {

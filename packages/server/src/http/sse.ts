@@ -11,6 +11,25 @@ export interface SseOptions {
   headers?: Record<string, string | number | string[]>;
 }
 
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data: string;
+  retryMs?: number;
+}
+
+/** One message as SSE fields, ending with the blank line. */
+export function sseFrame(message: SseMessage): string {
+  let frame = '';
+  if (message.retryMs !== undefined) frame += `retry: ${message.retryMs}\n`;
+  if (message.id !== undefined) frame += `id: ${message.id}\n`;
+  if (message.event !== undefined) frame += `event: ${message.event}\n`;
+  // A data value may not hold a line break; JSON.stringify output never does, but each line
+  // would need its own field.
+  for (const line of message.data.split('\n')) frame += `data: ${line}\n`;
+  return `${frame}\n`;
+}
+
 export type SseEndReason = 'client_closed' | 'buffer_limit' | 'server_closing' | 'refused' | 'failed';
 
 /**
@@ -53,21 +72,34 @@ export class SseStream {
    * Writes one message. False when the stream has ended, or ends now because the client left
    * more than the limit unread: holding more for it would let one slow reader take the memory.
    */
-  send(message: { id?: string; event?: string; data: string; retryMs?: number }): boolean {
+  send(message: SseMessage): boolean {
+    return this.sendFrame(sseFrame(message));
+  }
+
+  /**
+   * Writes a message framed by sseFrame: a live event goes to every subscriber as the same
+   * bytes, framed and encoded once.
+   */
+  sendFrame(frame: string | Buffer): boolean {
     if (this.ended) return false;
-    let frame = '';
-    if (message.retryMs !== undefined) frame += `retry: ${message.retryMs}\n`;
-    if (message.id !== undefined) frame += `id: ${message.id}\n`;
-    if (message.event !== undefined) frame += `event: ${message.event}\n`;
-    // A data value may not hold a line break; JSON.stringify output never does, but each line
-    // would need its own field.
-    for (const line of message.data.split('\n')) frame += `data: ${line}\n`;
-    this.res.write(`${frame}\n`);
+    this.res.write(frame);
     if (this.res.writableLength > this.opts.maxBufferedBytes) {
       this.end('buffer_limit');
       return false;
     }
     return true;
+  }
+
+  /**
+   * Holds writes in the socket's buffer until release(), so that several messages leave in one
+   * write (one system call) instead of one each. The buffer limit still counts what is held.
+   */
+  hold(): void {
+    if (!this.ended) this.res.cork();
+  }
+
+  release(): void {
+    if (!this.ended) this.res.uncork();
   }
 
   comment(text: string): void {

@@ -10,8 +10,9 @@ import { forEachAuditEventBatch, type ReindexRow } from './audit-reindex.js';
  * rows holds every event of the tenant, so with ten million events each search step spent up to
  * a tenth of a second intersecting with it. Now every term carries the tenant's scope
  * (ftsScope, ftsDocument): a term's list holds one tenant's rows only, and a query names only
- * its own terms. The event type (whole and its first segment) and the severity are indexed as
- * terms too, so full text combined with them is answered inside the index.
+ * its own terms. The words are indexed again joined to their event's category, and the event
+ * type and the severity are terms too, so full text combined with them is answered inside the
+ * index (documentTerms says how).
  * bench/audit-search.ts measures it.
  *
  * The FTS5 table is contentless, so the words are made again from each event's payload, in
