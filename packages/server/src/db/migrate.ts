@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { isPostgres } from './database.js';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_initial.js';
 import * as m0002 from './migrations/0002_usage.js';
@@ -44,7 +45,7 @@ export async function migrateToLatest(db: Db, opts: { progress?: MigrationProgre
 }
 
 async function applyPending(db: Db): Promise<string[]> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   return db.connection().execute(async (conn) => {
     await sql.raw(postgres ? 'begin' : 'begin immediate').execute(conn);
     try {

@@ -1,7 +1,7 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Deps } from '../deps.js';
 import { runOnStartAndEvery } from './schedule.js';
-import type { Db } from '../db/database.js';
+import { isPostgres, type Db } from '../db/database.js';
 import { deleteAuditEventsBefore, recordAudit } from '../modules/audit/audit-event.repository.js';
 
 /** The spec's retention: audit events older than this are purged. Longer archiving: `tollgate audit export`. */
@@ -18,7 +18,7 @@ export type PurgeResult = { purged: number; cutoff: number } | { skipped: string
  */
 export async function purgeAuditEvents(deps: Deps): Promise<PurgeResult> {
   const cutoff = deps.clock.now() - AUDIT_RETENTION_DAYS * DAY_MS;
-  const postgres = deps.db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(deps.db);
   const purge = async (db: Db): Promise<PurgeResult> => {
     const purged = await deleteAuditEventsBefore(db, cutoff);
     await recordAudit(

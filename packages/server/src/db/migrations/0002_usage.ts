@@ -1,4 +1,5 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { isPostgres } from '../database.js';
 
 /**
  * Usage events and their per-month aggregates, and the plain per-subscription limits, budget and
@@ -9,7 +10,7 @@ import { PostgresAdapter, type Kysely } from 'kysely';
  * up to date. Quantities and sums are decimal text so that no sum is ever rounded.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   await db.schema
     .createTable('usage_events')
     .addColumn('seq', postgres ? 'bigint' : 'integer', (c) =>

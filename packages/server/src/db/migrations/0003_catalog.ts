@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../database.js';
 
 /**
  * The pricing catalog (rate plans, offerings, storefronts), storefront keys bound to a
@@ -13,7 +14,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
  * can change a primary key in place, so the table is rebuilt and its rows copied.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = isPostgres(db);
   const tenantIndex = async (table: string) =>
     db.schema.createIndex(`${table}_tenant_id`).on(table).columns(['workspace_id', 'environment', 'id']).execute();
 

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../database.js';
 import { auditSearchText, words } from '../../modules/audit/audit-search-text.js';
 
 /**
@@ -19,7 +20,7 @@ import { auditSearchText, words } from '../../modules/audit/audit-search-text.js
  * Both hold the same words, made by auditSearchText, so a query finds the same events on either.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (await isPostgres(db)) {
+  if (isPostgres(db)) {
     await sql`alter table audit_events add column seq bigserial`.execute(db);
     await sql`alter table audit_events add column tx bigint not null default (pg_current_xact_id()::text::bigint)`.execute(db);
     await sql`alter table audit_events add column search tsvector`.execute(db);
@@ -105,16 +106,12 @@ export function ftsTenantToken(workspaceId: string | null, environment: string |
   return `t${words(`${workspaceId}${environment ?? ''}`).join('')}`;
 }
 
-async function isPostgres(db: Kysely<any>): Promise<boolean> {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
-
 /** Drops the search index and the cursor columns on PostgreSQL; on SQLite the rebuilt table stays. */
 export async function down(db: Kysely<any>): Promise<void> {
   for (const name of ['cursor', 'tenant_cursor', 'tenant_correlation', 'tenant_actor', 'tenant_target']) {
     await sql`drop index if exists ${sql.raw(`audit_events_${name}`)}`.execute(db);
   }
-  if (await isPostgres(db)) {
+  if (isPostgres(db)) {
     await sql`alter table audit_events drop column search, drop column tx, drop column seq`.execute(db);
   } else {
     await sql`drop trigger if exists audit_events_fts_delete`.execute(db);

@@ -1,7 +1,8 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { auditSearchText, ftsDocument, ftsScope } from '../../modules/audit/audit-search-text.js';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../database.js';
+import { ftsDocument, ftsScope } from '../../modules/audit/audit-search-text.js';
 import { ftsTenantToken } from './0006_audit_stream_search.js';
-import { forEachAuditEventBatch, type ReindexRow } from './audit-reindex.js';
+import { forEachAuditEventBatch, reindexSearchText, type ReindexRow } from './audit-reindex.js';
 
 /**
  * SQLite full text, re-indexed with tenant-scoped words (PostgreSQL is unchanged).
@@ -19,7 +20,7 @@ import { forEachAuditEventBatch, type ReindexRow } from './audit-reindex.js';
  * batches, with progress reported for a large log.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (await isPostgres(db)) return;
+  if (isPostgres(db)) return;
   await sql`drop trigger if exists audit_events_fts_delete`.execute(db);
   await sql`drop table if exists audit_events_fts`.execute(db);
   await createFtsTable(db, 'body');
@@ -28,7 +29,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 /** Back to 0006's table: the tenant token in a column of its own and the words unscoped. */
 export async function down(db: Kysely<any>): Promise<void> {
-  if (await isPostgres(db)) return;
+  if (isPostgres(db)) return;
   await sql`drop trigger if exists audit_events_fts_delete`.execute(db);
   await sql`drop table if exists audit_events_fts`.execute(db);
   await createFtsTable(db, 'tenant, body');
@@ -45,12 +46,7 @@ async function createFtsTable(db: Kysely<any>, columns: string): Promise<void> {
 async function reindex(db: Kysely<any>, columns: string, values: (row: ReindexRow, text: string) => string[]): Promise<void> {
   await forEachAuditEventBatch(db, '0007_audit_search_scoped', async (rows) => {
     for (const r of rows) {
-      const text = auditSearchText({ eventType: r.eventType, targetType: r.targetType, payload: JSON.parse(r.payload) as unknown });
-      await sql`insert into audit_events_fts (rowid, ${sql.raw(columns)}) values (${sql.join([r.seq, ...values(r, text)])})`.execute(db);
+      await sql`insert into audit_events_fts (rowid, ${sql.raw(columns)}) values (${sql.join([r.seq, ...values(r, reindexSearchText(r))])})`.execute(db);
     }
   });
-}
-
-async function isPostgres(db: Kysely<any>): Promise<boolean> {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -1,7 +1,8 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { auditSearchText, ftsScope, tsDocument } from '../../modules/audit/audit-search-text.js';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../database.js';
+import { ftsScope, tsDocument } from '../../modules/audit/audit-search-text.js';
 import { idTime } from '../../lib/ids.js';
-import { forEachAuditEventBatch, type ReindexRow } from './audit-reindex.js';
+import { forEachAuditEventBatch, reindexSearchText, type ReindexRow } from './audit-reindex.js';
 
 /**
  * PostgreSQL full text, re-indexed with the terms SQLite has had since 0007 (SQLite is unchanged).
@@ -16,20 +17,20 @@ import { forEachAuditEventBatch, type ReindexRow } from './audit-reindex.js';
  * The GIN index is dropped while the rows are rewritten, a batch at a time, and built once after.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (!(await isPostgres(db))) return;
+  if (!isPostgres(db)) return;
   await rewrite(db, '0008_audit_search_postgres', (r) => {
-    const text = searchText(r);
+    const text = reindexSearchText(r);
     return tsDocument(ftsScope(r.workspaceId, r.environment), { text, eventType: r.eventType, severity: r.severity, idMs: idTime(r.id) }).join(' ');
   });
 }
 
 /** Back to 0006's tsvector: the plain words, parsed by the 'simple' configuration. */
 export async function down(db: Kysely<any>): Promise<void> {
-  if (!(await isPostgres(db))) return;
+  if (!isPostgres(db)) return;
   await sql`drop index if exists audit_events_search`.execute(db);
   await forEachAuditEventBatch(db, '0008_audit_search_postgres (down)', async (rows) => {
     await sql`update audit_events as a set search = to_tsvector('simple', v.doc)
-      from unnest(${rows.map((r) => r.id)}::text[], ${rows.map(searchText)}::text[]) as v(id, doc) where a.id = v.id`.execute(db);
+      from unnest(${rows.map((r) => r.id)}::text[], ${rows.map(reindexSearchText)}::text[]) as v(id, doc) where a.id = v.id`.execute(db);
   });
   await sql`create index audit_events_search on audit_events using gin (search)`.execute(db);
 }
@@ -42,12 +43,4 @@ async function rewrite(db: Kysely<any>, migration: string, lexemes: (r: ReindexR
       from unnest(${rows.map((r) => r.id)}::text[], ${rows.map(lexemes)}::text[]) as v(id, doc) where a.id = v.id`.execute(db);
   });
   await sql`create index audit_events_search on audit_events using gin (search)`.execute(db);
-}
-
-function searchText(r: ReindexRow): string {
-  return auditSearchText({ eventType: r.eventType, targetType: r.targetType, payload: JSON.parse(r.payload) as unknown });
-}
-
-async function isPostgres(db: Kysely<any>): Promise<boolean> {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

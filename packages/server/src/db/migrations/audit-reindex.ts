@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { reportMigrationProgress } from '../migration-progress.js';
+import { auditSearchText } from '../../modules/audit/audit-search-text.js';
 
 /** An audit event as a re-indexing migration reads it (the connection's CamelCasePlugin names). */
 export interface ReindexRow {
@@ -33,4 +34,9 @@ export async function forEachAuditEventBatch(db: Kysely<any>, migration: string,
     if (rows.length < BATCH) return;
     after = Number(rows[rows.length - 1]!.seq);
   }
+}
+
+/** The words of a re-indexed event, as recordAudit makes them from a new one. */
+export function reindexSearchText(r: ReindexRow): string {
+  return auditSearchText({ eventType: r.eventType, targetType: r.targetType, payload: JSON.parse(r.payload) as unknown });
 }

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { isPostgres } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import type { Actor, AuditEvent, AuditEventInput, AuditSource } from './audit-event.js';
@@ -20,8 +21,6 @@ export interface EventOrigin {
   correlationId: string;
   source: AuditSource;
 }
-
-const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * Writes one audit event with the caller's executor, so it commits or rolls back with the change,
@@ -68,7 +67,6 @@ export async function recordAudit(
   auditWritten(db);
   return id;
 }
-
 
 export function toAuditEvent(r: Selectable<AuditEventTable>): AuditEvent {
   return {

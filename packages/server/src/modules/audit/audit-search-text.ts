@@ -131,7 +131,7 @@ export function ftsDocument(scope: string, e: FtsEvent): string {
  * The lexemes of an event's tsvector (PostgreSQL; written with array_to_tsvector, so no text
  * parser touches them): documentTerms, and the UTC month its id was made in, `m<scope><yyyymm>`.
  * The month term lets a search read GIN's matches a month at a time, newest first
- * (audit-text-search.repository.ts): GIN returns matches in no order, so without it a search
+ * (audit-search.repository.ts): GIN returns matches in no order, so without it a search
  * would fetch every match of the year to sort them.
  */
 export function tsDocument(scope: string, e: FtsEvent & { idMs: number }): string[] {

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { isPostgres } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
@@ -16,8 +17,6 @@ import { ftsMatchExpression, ftsScope, monthTerm, tsQueryConditions, type TextQu
  */
 
 type Executor = Kysely<Database>;
-
-const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * The filters that are plain column tests, for both the list and the full-text path. `byRowid`
