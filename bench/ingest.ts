@@ -7,25 +7,9 @@
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { closedLoop, percentile, scratchPostgres, startBenchServer } from './lib.js';
+import { BATCH, batchBodies, closedLoop, percentile, scratchPostgres, startBenchServer } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const BATCH = 1000;
-
-function bodies(customerIds: string[], count: number): string[] {
-  const now = Date.now();
-  return Array.from({ length: count }, (_, b) =>
-    JSON.stringify({
-      events: Array.from({ length: BATCH }, (_, i) => ({
-        customerId: customerIds[(b * 7 + i) % customerIds.length],
-        metricName: i % 5 === 0 ? 'tokens' : 'api_calls',
-        quantity: i % 5 === 0 ? 512 : 1,
-        occurredAt: new Date(now - ((b * BATCH + i) % 600_000)).toISOString(),
-        metadata: { method: 'GET', path: '/v1/search', statusCode: 200, latencyMs: 12 },
-      })),
-    }),
-  );
-}
 
 function rawInsertCeiling(file: string, rows: number): number {
   const db = new SQLite(file);
@@ -81,7 +65,7 @@ async function main() {
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
   });
   const { url, secretKey, customerIds, databaseFile } = server.info;
-  const payloads = bodies(customerIds, 16);
+  const payloads = batchBodies(customerIds, 16);
   const request = (i: number) => ({
     url: `${url}/v1/ingest/batch`,
     init: { method: 'POST', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: payloads[i % payloads.length] },

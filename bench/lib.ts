@@ -151,3 +151,22 @@ export async function closedLoop(opts: {
   r.latenciesOk.sort((a, b) => a - b);
   return r;
 }
+
+/** Events per ingestion batch in the benchmarks. */
+export const BATCH = 1000;
+
+/** `count` different 1,000-event batch bodies over the given customers, as a gateway would send them. */
+export function batchBodies(customerIds: string[], count: number): string[] {
+  const now = Date.now();
+  return Array.from({ length: count }, (_, b) =>
+    JSON.stringify({
+      events: Array.from({ length: BATCH }, (_, i) => ({
+        customerId: customerIds[(b * 7 + i) % customerIds.length],
+        metricName: i % 5 === 0 ? 'tokens' : 'api_calls',
+        quantity: i % 5 === 0 ? 512 : 1,
+        occurredAt: new Date(now - ((b * BATCH + i) % 600_000)).toISOString(),
+        metadata: { method: 'GET', path: '/v1/search', statusCode: 200, latencyMs: 12 },
+      })),
+    }),
+  );
+}

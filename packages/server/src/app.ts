@@ -2,12 +2,13 @@ import Fastify, { LogController } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { Deps } from './deps.js';
 import { AppError } from './lib/errors.js';
 import { errorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerBodyParsers } from './http/body-parsers.js';
+import { healthRoutes } from './http/health.routes.js';
+import { clearBodyDeadline, startBodyDeadline } from './http/slow-clients.js';
 import { authenticationHook } from './http/authenticate.js';
 import type { App } from './http/types.js';
 import { customerRoutes } from './modules/customers/customer.routes.js';
@@ -60,6 +61,9 @@ export async function buildApp(deps: Deps): Promise<App> {
     trustProxy: deps.config.trustProxy,
     genReqId: () => deps.ids.next('request'),
     routerOptions: { ignoreTrailingSlash: true },
+    // Slow clients: headers within HTTP_HEADERS_TIMEOUT_MS (checked every second, not Node's
+    // default 30 s); bodies by the hooks below.
+    http: { headersTimeout: deps.config.httpHeadersTimeoutMs, connectionsCheckingInterval: Math.min(1_000, deps.config.httpHeadersTimeoutMs) },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -69,6 +73,9 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', startBodyDeadline(deps.config.httpBodyTimeoutMs));
+  app.addHook('preValidation', clearBodyDeadline);
+  app.addHook('onResponse', clearBodyDeadline);
   app.addHook('onRequest', authenticationHook(deps));
 
   // Request traffic goes to the audit log as a per-tenant summary a minute (audit/README.md).
@@ -96,18 +103,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     throw new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`);
   });
 
-  app.get('/health', {
-    config: { rateLimited: false },
-    schema: {
-      summary: 'Liveness and database check',
-      tags: ['System'],
-      response: { 200: Type.Object({ status: Type.Literal('ok'), database: Type.String() }) },
-    },
-    handler: async () => {
-      await deps.db.selectFrom('workspaces').select('id').limit(1).execute();
-      return { status: 'ok' as const, database: deps.dialect };
-    },
-  });
+  await healthRoutes(app, deps);
 
   await app.register(async (scoped) => {
     const a = scoped as unknown as App;

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { destination, pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
-import { bootstrap } from './bootstrap.js';
+import { bootstrap, StartupError } from './bootstrap.js';
 import { serve } from './main.js';
 import { createDemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
 import { createWorkspace } from './modules/tenancy/create-workspace.js';
@@ -139,6 +139,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof StartupError) {
+    process.stderr.write(`tollgate: ${err.message}\n`);
+    process.exit(1);
+  }
   if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) fail((err as Error).message);
   process.stderr.write(`tollgate: ${(err as Error).stack ?? err}\n`);
   process.exit(1);

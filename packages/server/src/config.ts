@@ -68,6 +68,26 @@ export interface Config {
   auditStreamPollMs: number;
   /** How long live events may wait to share one socket write per stream; 0 writes each at once. */
   auditStreamFlushMs: number;
+  /** PostgreSQL: how long opening a connection (or waiting for a free one in the pool) may take. */
+  databaseConnectTimeoutMs: number;
+  /** PostgreSQL: the longest a statement may run (statement_timeout, and a client-side read timeout just past it for a frozen network). */
+  databaseQueryTimeoutMs: number;
+  /** PostgreSQL: a transaction left idle this long is ended by the server (idle_in_transaction_session_timeout). */
+  databaseIdleInTransactionTimeoutMs: number;
+  /** How long `tollgate serve` keeps retrying an unreachable database at start-up before it gives up. */
+  databaseStartupRetrySeconds: number;
+  /** Redis: how long one command may take before it counts as failed (the request then goes on without Redis). */
+  redisCommandTimeoutMs: number;
+  /** The key cache's TTL while Redis is unreachable: without invalidation messages, this bounds how late a revocation bites on other nodes. */
+  keyCacheDegradedTtlMs: number;
+  /** How long a client may take to send a request's headers. */
+  httpHeadersTimeoutMs: number;
+  /** How long a client may take to send a whole request body (uploads excepted: they stream). */
+  httpBodyTimeoutMs: number;
+  /** An upload whose client sends nothing for this long is ended. */
+  uploadIdleTimeoutMs: number;
+  /** SQLite: how long a write waits for the other connection's write lock before answering 503 DATABASE_BUSY. */
+  sqliteBusyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -146,5 +166,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditStreamRetryMs: int(env, 'AUDIT_STREAM_RETRY_MS', 3_000, 100, 600_000),
     auditStreamPollMs: int(env, 'AUDIT_STREAM_POLL_MS', 1_000, 10, 3_600_000),
     auditStreamFlushMs: int(env, 'AUDIT_STREAM_FLUSH_MS', 10, 0, 1_000),
+    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    databaseQueryTimeoutMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
+    databaseIdleInTransactionTimeoutMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, 3_600_000),
+    databaseStartupRetrySeconds: int(env, 'DATABASE_STARTUP_RETRY_SECONDS', 120, 0, 86_400),
+    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 50, 5, 60_000),
+    keyCacheDegradedTtlMs: int(env, 'KEY_CACHE_DEGRADED_TTL_MS', 2_000, 0, 3_600_000),
+    httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpBodyTimeoutMs: int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', 5_000, 0, 600_000),
   };
 }

@@ -6,6 +6,7 @@ import type { Db, DialectName } from './db/database.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createIdGenerator, type IdGenerator } from './lib/ids.js';
 import { createLocalBus, createRedisBus, type Bus } from './lib/bus.js';
+import { RedisLink } from './lib/redis.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
 import { TtlCache } from './lib/ttl-cache.js';
 import { createInProcessUsageWriter, type UsageWriter } from './modules/usage/usage-writer.js';
@@ -54,6 +55,8 @@ export interface Deps {
 
 export const CREDENTIALS_CHANNEL = 'credentials.invalidate';
 export const CATALOG_CACHE_TTL_MS = 5_000;
+/** How long a starting node waits for Redis before it starts without it. */
+const REDIS_STARTUP_WAIT_MS = 3_000;
 
 export interface CreateDepsOptions {
   config: Config;
@@ -73,14 +76,14 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? pino({ level: opts.config.logLevel });
   const prefix = opts.redisPrefix ?? 'tollgate:';
-  const onRedisError = (err: Error) => log.error({ err }, 'redis error');
-  const bus = opts.config.redisUrl ? createRedisBus(opts.config.redisUrl, prefix, onRedisError) : createLocalBus();
-  const limiter = opts.config.redisUrl
-    ? createRedisRateLimiter(opts.config.redisUrl, prefix, clock, onRedisError)
-    : createMemoryRateLimiter(clock);
-  const credentials = new TtlCache<Credential | null>(clock, opts.config.keyCacheTtlMs);
-  // Our own messages come back too; the origin tag only saves a second clear().
+  // Our own messages come back too; the origin tag only saves a second clear(). It also names this node to Redis.
   const origin = randomBytes(8).toString('hex');
+  const redis = opts.config.redisUrl
+    ? new RedisLink({ url: opts.config.redisUrl, prefix, commandTimeoutMs: opts.config.redisCommandTimeoutMs, nodeId: origin, log })
+    : null;
+  const bus = redis ? createRedisBus(redis) : createLocalBus();
+  const limiter = redis ? createRedisRateLimiter(redis, clock) : createMemoryRateLimiter(clock);
+  const credentials = new TtlCache<Credential | null>(clock, opts.config.keyCacheTtlMs);
   await bus.subscribe(CREDENTIALS_CHANNEL, (message) => {
     if (message !== origin) credentials.clear();
   });
@@ -91,7 +94,21 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   const plugs = new TtlCache<DeliverySource>(clock, DELIVERY_SOURCE_TTL_MS, 10_000);
   await bus.subscribe(PLUGS_CHANNEL, () => plugs.clear());
   const customerRefs = new TtlCache<string>(clock, CUSTOMER_REF_TTL_MS, 100_000);
+  const entitlements = new TtlCache<string>(clock, opts.config.entitlementCacheTtlMs, 50_000);
   await bus.subscribe(CUSTOMERS_CHANNEL, () => customerRefs.clear());
+  if (redis) {
+    // Without Redis no invalidation reaches this node: keep keys a short while only, so a
+    // revocation elsewhere bites within KEY_CACHE_DEGRADED_TTL_MS. Either way round, messages may
+    // have been missed: every cache starts afresh.
+    credentials.setTtl(opts.config.keyCacheDegradedTtlMs);
+    redis.onChange((up) => {
+      credentials.setTtl(up ? opts.config.keyCacheTtlMs : opts.config.keyCacheDegradedTtlMs);
+      for (const cache of [credentials, catalog, plugs, customerRefs, entitlements]) cache.clear();
+    });
+    // Shared limits and invalidation from the first request when Redis is there; without it the
+    // node starts anyway, degraded, and catches up when Redis comes.
+    if (!(await redis.whenUp(REDIS_STARTUP_WAIT_MS))) log.warn('redis not reachable at start: starting in degraded mode (per-node rate limits, short key cache)');
+  }
   let keys = opts.config.encryptionKeys;
   if (!keys) {
     const file = loadOrCreateKeyFile(opts.config.dataDir);
@@ -116,7 +133,7 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     bus,
     limiter,
     credentials,
-    entitlements: new TtlCache<string>(clock, opts.config.entitlementCacheTtlMs, 50_000),
+    entitlements,
     catalog,
     plugs,
     customerRefs,
@@ -137,13 +154,14 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
       await deps.usage.close();
       await bus.close();
       await limiter.close();
+      await redis?.close();
       await opts.closeDb();
     },
   };
   deps.usage = opts.sqliteFile
     ? // Its thread writes audit events (usage.batch_ingested) on its own connection: each reply
       // comes after a commit.
-      createSqliteWorkerWriter(opts.sqliteFile, clock, log, signalAuditCommitted)
+      createSqliteWorkerWriter(opts.sqliteFile, opts.config.sqliteBusyTimeoutMs, clock, log, signalAuditCommitted)
     : opts.dialect === 'postgres'
       ? // One job per transaction: a group of several jobs would lock aggregate rows out of order
         // and deadlock with another lane (PostgreSQL waits a second before it notices). Concurrent

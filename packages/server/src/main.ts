@@ -17,7 +17,12 @@ export async function serve(config: Config): Promise<void> {
       correlationId: deps.ids.next('request'),
     });
   }
+  // A node survives what it cannot prevent (a database restart mid-query, say); a promise
+  // nobody awaited must not end it. Such a rejection is a bug, logged as one.
+  process.on('unhandledRejection', (err) => deps.log.error({ err }, 'unhandled promise rejection (a bug: please report it)'));
   const app = await buildApp(deps);
+  // Before the first request: the first batch after a start costs what any other does.
+  await deps.usage.warm().catch((err: unknown) => deps.log.warn({ err }, 'usage writer not warm yet; /ready says so until it is'));
   const stopPruning = schedulePruning(deps);
   const stopRetention = scheduleAuditRetention(deps);
   const address = await app.listen({ host: config.host, port: config.port });

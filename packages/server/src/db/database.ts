@@ -5,6 +5,7 @@ import pg from 'pg';
 import { CamelCasePlugin, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { decimalAdd } from '../lib/money.js';
+import { classifyDatabaseError } from './errors.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -38,6 +39,16 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL schema to use instead of public (tests isolate themselves this way). */
   pgSchema?: string;
   poolSize?: number;
+  /** PostgreSQL timeouts (config.ts has their defaults and meaning); unset: none. */
+  timeouts?: DatabaseTimeouts;
+  /** SQLite: how long a write waits for another connection's write lock before SQLITE_BUSY (default 5 s). */
+  sqliteBusyTimeoutMs?: number;
+}
+
+export interface DatabaseTimeouts {
+  connectMs: number;
+  queryMs: number;
+  idleInTransactionMs: number;
 }
 
 // bigint columns hold epoch milliseconds, which fit a JS number exactly; node-postgres would
@@ -62,7 +73,12 @@ function withStatementCache(sqlite: SQLite.Database) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare(text: string): SQLite.Statement {
+    prepare(sqlText: string): SQLite.Statement {
+      // Kysely begins transactions with a plain BEGIN, which takes the write lock only at the
+      // first write: if another connection (the usage writer thread) writes meanwhile, the upgrade
+      // fails at once with SQLITE_BUSY, busy timeout or not. BEGIN IMMEDIATE takes the lock up
+      // front and waits for it, so two connections' writes queue instead of failing.
+      const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
       let stmt = cache.get(text);
       if (stmt === undefined) {
         stmt = sqlite.prepare(text);
@@ -74,18 +90,68 @@ function withStatementCache(sqlite: SQLite.Database) {
   };
 }
 
+/**
+ * The pool as Kysely sees it, made safe for a database that restarts or a network that freezes:
+ * - every client gets an 'error' listener for its whole life: pg-pool listens only while a client
+ *   is idle, so a connection killed while checked out (mid-transaction, between two queries)
+ *   would otherwise raise an unhandled 'error' and end the process;
+ * - a client whose query failed because its connection broke or timed out is destroyed on
+ *   release instead of going back to the pool, where it would fail (or hang) the next request.
+ */
+function guardedPool(pool: pg.Pool) {
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  // An idle client's error (the server restarting, say) must not crash the process either.
+  pool.on('error', () => undefined);
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let broken = false;
+      return {
+        query(...args: unknown[]) {
+          return (client.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
+            if (classifyDatabaseError(err) !== null) broken = true;
+            throw err;
+          });
+        },
+        release() {
+          client.release(broken ? new Error('connection broken or timed out') : undefined);
+        },
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+/** PostgreSQL session settings: the schema (tests isolate themselves) and the server-side timeouts. */
+function pgOptions(opts: OpenDatabaseOptions): string | undefined {
+  const settings: string[] = [];
+  if (opts.pgSchema) settings.push(`-c search_path=${opts.pgSchema}`);
+  if (opts.timeouts) {
+    settings.push(`-c statement_timeout=${opts.timeouts.queryMs}`);
+    settings.push(`-c idle_in_transaction_session_timeout=${opts.timeouts.idleInTransactionMs}`);
+  }
+  return settings.length > 0 ? settings.join(' ') : undefined;
+}
+
 export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   const plugins = [new CamelCasePlugin()];
   if (opts.databaseUrl) {
+    const t = opts.timeouts;
+    const options = pgOptions(opts);
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
       types: pgTypes as unknown as pg.CustomTypesConfig,
-      ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+      // A dead peer is noticed by the OS, not only when a query times out.
+      keepAlive: true,
+      ...(options ? { options } : {}),
+      // Also bounds the wait for a free client when every one is stuck.
+      ...(t ? { connectionTimeoutMillis: t.connectMs } : {}),
+      // The server's statement_timeout ends a slow statement; this ends the wait when the network
+      // itself is frozen and no answer can come.
+      ...(t && t.queryMs > 0 ? { query_timeout: t.queryMs + 1_000 } : {}),
     });
-    // An idle client's error (the server restarting, say) must not crash the process.
-    pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) as never }), plugins });
     const url = new URL(opts.databaseUrl);
     return {
       db,
@@ -106,7 +172,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   sqlite.pragma('journal_mode = WAL');
   // FULL: a commit is on disk before we acknowledge it (usage must never be lost).
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${Math.trunc(opts.sqliteBusyTimeoutMs ?? 5_000)}`);
   // Exact decimal addition for usage sums, which SQLite cannot do natively (PostgreSQL's numeric can).
   sqlite.function('dec_add', { deterministic: true }, (a: unknown, b: unknown) => decimalAdd(String(a), String(b)));
   sqlite.aggregate('dec_sum', {

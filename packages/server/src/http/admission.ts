@@ -5,6 +5,11 @@ import { AppError } from '../lib/errors.js';
  * Admission control: at most `limit` requests of a kind in process at once; the excess is
  * answered at once with 503 and Retry-After. Queueing without bound turns a burst into seconds of
  * latency for everyone. Spread the returned hooks into the routes' options.
+ *
+ * A request counts from preHandler on, once its body has been read: counted from its headers, a
+ * few clients sending their bodies slowly held every slot while the server sat idle. (A streamed
+ * upload's body is read by its handler, so it counts from the start, watched by
+ * http/slow-clients.ts.)
  */
 export function admission(limit: () => number, what: string) {
   let inFlight = 0;
@@ -13,7 +18,7 @@ export function admission(limit: () => number, what: string) {
     if (admitted.delete(req)) inFlight -= 1;
   };
   return {
-    onRequest: async (req: FastifyRequest, reply: FastifyReply) => {
+    preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
       if (inFlight >= limit()) {
         reply.header('retry-after', '1');
         throw new AppError('SERVICE_UNAVAILABLE', `This server is processing ${inFlight} ${what}; retry after 1 second.`);

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, envelope, type ErrorCode, type ErrorDetail } from '../lib/errors.js';
 import { describeValidationErrors } from './validation.js';
+import { databaseFailureError } from '../db/errors.js';
 
 // Fastify's own errors (body parsing, limits) mapped to our codes, so none of them becomes a 500.
 const fastifyCodes: Record<string, { code: ErrorCode; message: (e: FastifyError) => string }> = {
@@ -15,6 +16,8 @@ const fastifyCodes: Record<string, { code: ErrorCode; message: (e: FastifyError)
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_REQUEST', message: () => 'Content-Length does not match the body.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: () => 'The body is empty; send a JSON object.' },
 };
+
+let lastDatabaseWarning = 0;
 
 export function sendError(reply: FastifyReply, status: number, details: ErrorDetail[], headers: Record<string, string> = {}) {
   reply.headers(headers);
@@ -36,6 +39,16 @@ export function errorHandler(error: FastifyError | AppError | Error, request: Fa
   if (status >= 400 && status < 500) {
     const code: ErrorCode = status === 404 ? 'ROUTE_NOT_FOUND' : status === 405 ? 'METHOD_NOT_ALLOWED' : 'INVALID_REQUEST';
     return sendError(reply, status, [{ code, message: fe.message }]);
+  }
+  // A database that is down, unreachable or locked is a 503 the client may retry, not a bug.
+  const unavailable = databaseFailureError(error);
+  if (unavailable) {
+    // During an outage every request fails alike: one line a second says so without flooding the log.
+    if (Date.now() - lastDatabaseWarning >= 1_000) {
+      lastDatabaseWarning = Date.now();
+      request.log.warn({ err: error, code: unavailable.code }, 'database unavailable: answering 503');
+    }
+    return sendError(reply, unavailable.status, unavailable.details, unavailable.headers);
   }
   // 5xx: log the cause, tell the client only how to refer to it.
   request.log.error({ err: error }, 'unhandled error');

@@ -27,13 +27,14 @@ const errorDescriptions: Record<number, string> = {
   415: 'Unsupported Content-Type.',
   422: 'The Idempotency-Key was used with a different request.',
   429: 'Rate limit exceeded; see Retry-After.',
-  503: 'Too many requests in flight on this server; retry after Retry-After seconds.',
+  503: 'Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds.',
 };
 
 /** Error responses for a route: the common ones plus those named. */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const s of [400, 401, 429, ...statuses]) {
+  // Any route may meet a database outage (503 with Retry-After).
+  for (const s of [400, 401, 429, 503, ...statuses]) {
     out[s] = Type.Object(ErrorEnvelope.properties, { description: errorDescriptions[s] ?? 'Error.' });
   }
   return out;

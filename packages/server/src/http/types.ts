@@ -31,6 +31,8 @@ declare module 'fastify' {
      * EventSource clients stop reconnecting for good on a 429).
      */
     rateLimited?: boolean | 'in_stream';
+    /** The route reads its body as a stream (uploads): no body deadline, an idle watch instead (http/slow-clients.ts). */
+    streamsBody?: boolean;
   }
   interface FastifyRequest {
     credential: Credential | null;

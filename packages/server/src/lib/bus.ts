@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
+import type { RedisLink } from './redis.js';
 
 /**
  * Messages between server processes: cache invalidation now, the live audit stream later.
@@ -29,33 +29,13 @@ export function createLocalBus(): Bus {
   };
 }
 
-export function createRedisBus(url: string, prefix: string, onError: (err: Error) => void): Bus {
-  const pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  const sub = new Redis(url, { lazyConnect: false });
-  pub.on('error', onError);
-  sub.on('error', onError);
-  const handlers = new Map<string, Array<(message: string) => void>>();
-  sub.on('message', (channel: string, message: string) => {
-    for (const h of handlers.get(channel) ?? []) h(message);
-  });
+/** Across processes: Redis pub/sub through the server's link (lib/redis.ts), which resubscribes after a reconnect. */
+export function createRedisBus(link: RedisLink): Bus {
   return {
-    async publish(channel, message) {
-      await pub.publish(prefix + channel, message);
-    },
-    async subscribe(channel, handler) {
-      const full = prefix + channel;
-      const list = handlers.get(full);
-      if (list) list.push(handler);
-      else {
-        handlers.set(full, [handler]);
-        await sub.subscribe(full);
-      }
-    },
-    async close() {
-      handlers.clear();
-      sub.disconnect();
-      await pub.quit().catch(() => pub.disconnect());
-    },
+    publish: (channel, message) => link.publish(channel, message),
+    subscribe: (channel, handler) => link.subscribe(channel, handler),
+    // The link is closed by its owner (deps), after everything that uses it.
+    async close() {},
   };
 }
 

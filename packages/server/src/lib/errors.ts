@@ -37,8 +37,13 @@ export const errorStatus = {
   RATE_LIMITED: 429,
   // Sent inside a live stream (never as a status: EventSource clients stop for good on one).
   TOO_MANY_STREAMS: 429,
+  REQUEST_TIMEOUT: 408,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  // A dependency failed (db/errors.ts); always with Retry-After, never a 500.
+  DATABASE_UNAVAILABLE: 503,
+  DATABASE_BUSY: 503,
+  NOT_READY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

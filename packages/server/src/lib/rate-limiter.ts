@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { RedisLink } from './redis.js';
 import type { Clock } from './clock.js';
 
 /**
@@ -65,19 +65,28 @@ redis.call('PEXPIRE', KEYS[1], win * 2)
 return {count, reset}
 `;
 
-export function createRedisRateLimiter(url: string, prefix: string, clock: Clock, onError: (err: Error) => void): RateLimiter {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
-  redis.on('error', onError);
+/**
+ * Shared counters in Redis; while Redis is away (or failing: lib/redis.ts stops asking for a
+ * second after a failure), each node counts in memory and allows its share of the limit, the
+ * limit divided by the live nodes last counted, so the cluster as a whole stays near the limit
+ * instead of dropping it. X-RateLimit-Limit then shows the share.
+ */
+export function createRedisRateLimiter(link: RedisLink, clock: Clock): RateLimiter {
+  const local = createMemoryRateLimiter(clock);
   return {
     async hit(bucket, limit, windowMs) {
-      const [count, resetAt] = (await redis.eval(HIT_SCRIPT, 1, `${prefix}rl:${bucket}`, clock.now(), windowMs)) as [
-        number,
-        number,
-      ];
-      return result(Number(count), limit, Number(resetAt));
+      if (link.up) {
+        try {
+          const [count, resetAt] = (await link.run((r) => r.eval(HIT_SCRIPT, 1, `${link.prefix}rl:${bucket}`, clock.now(), windowMs))) as [number, number];
+          return result(Number(count), limit, Number(resetAt));
+        } catch {
+          // Counted locally below; the link has noted the failure.
+        }
+      }
+      return local.hit(bucket, Math.max(1, Math.ceil(limit / link.nodes)), windowMs);
     },
     async close() {
-      await redis.quit().catch(() => redis.disconnect());
+      await local.close();
     },
   };
 }

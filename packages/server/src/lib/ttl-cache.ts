@@ -12,7 +12,7 @@ export class TtlCache<V> {
 
   constructor(
     private readonly clock: Clock,
-    private readonly ttlMs: number,
+    private ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
 
@@ -37,6 +37,11 @@ export class TtlCache<V> {
       this.entries.delete(this.entries.keys().next().value as string);
     }
     this.entries.set(key, { value, expiresAt: this.clock.now() + this.ttlMs });
+  }
+
+  /** Changes the TTL of entries stored from now on (the key cache shortens it while Redis is away). */
+  setTtl(ms: number): void {
+    this.ttlMs = ms;
   }
 
   clear(): void {

@@ -20,7 +20,9 @@ const bin = path.join(root, 'packages/server/bin/tollgate.js');
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[k]) env[k] = process.env[k];
-  return { ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', TOLLGATE_PROFILE: 'development', ...extra };
+  // A busy test machine can stall a child longer than production's 50 ms Redis command timeout;
+  // fault tests that want the real one pass it in extra.
+  return { ...env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', TOLLGATE_PROFILE: 'development', REDIS_COMMAND_TIMEOUT_MS: '2000', ...extra };
 }
 
 /** Sends `sig` to `pid` alone; a process that is already gone is not an error. */
@@ -135,11 +137,11 @@ export class ServeProcess {
     return this.name ? `tollgate serve (${this.name})` : 'tollgate serve';
   }
 
-  /** Resolves with the first match of `re` on stdout; fails if the process exits or time runs out. */
-  async waitFor(re: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+  /** Resolves with the first match of `re` on stdout (or stderr); fails if the process exits or time runs out. */
+  async waitFor(re: RegExp, timeoutMs = 30_000, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const m = re.exec(this.stdout);
+      const m = re.exec(this[stream]);
       if (m) return m;
       if (this.hasExited) throw new Error(`${this.label} exited before printing ${re}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
       if (Date.now() > deadline) throw new Error(`${this.label} did not print ${re} in ${timeoutMs} ms\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
@@ -208,9 +210,14 @@ export class Scratch {
 
   /** Starts `tollgate serve` and waits for its banner; the process is stopped by cleanup() if not before. */
   serve(env: Record<string, string>, name?: string): Promise<ServeProcess> {
+    return this.spawn(env, name).started();
+  }
+
+  /** Starts `tollgate serve` without waiting for it (a test watches it start); stopped by cleanup(). */
+  spawn(env: Record<string, string>, name?: string): ServeProcess {
     const server = new ServeProcess(env, name);
     this.servers.add(server);
-    return server.started();
+    return server;
   }
 
   /**

@@ -50,6 +50,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     entitlementCacheTtlMs: 0,
     databaseUrl: backend === 'postgres' ? (process.env.TEST_DATABASE_URL ?? null) : null,
     redisUrl: backend === 'postgres' ? (process.env.REDIS_URL || null) : null,
+    // A busy test machine can stall a process for longer than production's 50 ms; the fault
+    // tests set their own.
+    redisCommandTimeoutMs: 2_000,
     ...overrides,
   };
 }
@@ -81,6 +84,13 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     sqlitePath: dir ? path.join(dir, 'tollgate.db') : ':memory:',
     pgSchema: schema,
     poolSize: 4,
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    // The server's own timeouts, as bootstrap sets them (fault tests shorten them).
+    timeouts: {
+      connectMs: config.databaseConnectTimeoutMs,
+      queryMs: config.databaseQueryTimeoutMs,
+      idleInTransactionMs: config.databaseIdleInTransactionTimeoutMs,
+    },
   });
   await migrateToLatest(opened.db);
   const deps = await createDeps({

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../../app.js';
+import { AppError } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { TenantHandle } from '../../../test/helpers/seed.js';
@@ -126,6 +127,10 @@ describe('api.request_failed', () => {
     boom.get('/test/public-boom', { config: { auth: { kind: 'none' } } }, async () => {
       throw new Error('boom');
     });
+    // What admission control answers when a server is full.
+    boom.get('/test/shed', { config: { auth: { kind: 'workspace', scope: 'events:read' } } }, async () => {
+      throw new AppError('SERVICE_UNAVAILABLE', 'full', { headers: { 'retry-after': '1' } });
+    });
     await boom.ready();
   });
   after(() => boom.close());
@@ -181,6 +186,22 @@ describe('api.request_failed', () => {
     assert.equal(e.actorType, 'ANONYMOUS');
     assert.equal(e.actorId, '10.9.9.9');
     assert.equal(e.correlationId, requestId);
+  });
+
+  it('a shed 503 is not written on its own: it is counted as shed in the summary, and costs no audit row', async () => {
+    const ws = await t.seed.workspace();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await boom.inject({ method: 'GET', url: '/test/shed', headers: { authorization: `Bearer ${ws.test.secretKey}` } })).statusCode);
+    }
+    assert.deepEqual(statuses, [503, 503, 503]);
+    await boom.flushRequestSummaries(); // waits for failure events still being written
+    const failed = await t.deps.db.selectFrom('auditEvents').select('id').where('eventType', '=', 'api.request_failed').where('workspaceId', '=', ws.workspaceId).execute();
+    assert.equal(failed.length, 0);
+    const [summary] = await summariesOf(ws.workspaceId);
+    const route = JSON.parse(summary!.payload).routes['GET /test/shed'];
+    assert.equal(route.shed, 3);
+    assert.equal(route['5xx'], undefined);
   });
 
   it('a 4xx is not written on its own', async () => {

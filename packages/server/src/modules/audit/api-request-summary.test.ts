@@ -32,10 +32,17 @@ describe('ApiRequestSummaryAccumulator', () => {
   const cases: { name: string; samples: RequestSample[]; routeCap?: number; expected: TenantSummary[] }[] = [
     { name: 'a window with no traffic yields no summary', samples: [], expected: [] },
     {
-      name: 'counts per status class, only the classes that occurred (3xx with 2xx)',
-      samples: [sample(), sample({ status: 304 }), sample({ status: 404 }), sample({ status: 503 })],
+      name: 'counts per status class, only the classes that occurred (3xx with 2xx, 503 as shed)',
+      samples: [sample(), sample({ status: 304 }), sample({ status: 404 }), sample({ status: 500 }), sample({ status: 503 }), sample({ status: 503 })],
       expected: [
-        { workspaceId: 'ws_a', environment: 'test', windowStart: START, windowEnd: END, total: 4, routes: { 'GET /api/v1/customers': { '2xx': 2, '4xx': 1, '5xx': 1, p50Ms: 10, p99Ms: 10 } } },
+        {
+          workspaceId: 'ws_a',
+          environment: 'test',
+          windowStart: START,
+          windowEnd: END,
+          total: 6,
+          routes: { 'GET /api/v1/customers': { '2xx': 2, '4xx': 1, '5xx': 1, shed: 2, p50Ms: 10, p99Ms: 10 } },
+        },
       ],
     },
     {
@@ -139,7 +146,8 @@ describe('percentile', () => {
 });
 
 describe('which requests are written at once', () => {
-  const cases: [number, boolean][] = [[200, false], [404, false], [429, false], [499, false], [500, true], [503, true]];
+  // 503 is shed load or a dependency away: counted as `shed`, never an ERROR row each.
+  const cases: [number, boolean][] = [[200, false], [404, false], [429, false], [499, false], [500, true], [502, true], [503, false], [504, true]];
   for (const [status, immediate] of cases) {
     it(`${status} ${immediate ? 'is' : 'is not'} written as its own api.request_failed event`, () => assert.equal(isServerError(status), immediate));
   }

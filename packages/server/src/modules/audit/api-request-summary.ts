@@ -13,7 +13,8 @@ export interface RequestSample {
   elapsedMs: number;
 }
 
-export type StatusClass = '2xx' | '4xx' | '5xx';
+/** `shed`: 503s, requests turned away on purpose (admission control, a database outage), counted apart from failures. */
+export type StatusClass = '2xx' | '4xx' | '5xx' | 'shed';
 
 /** Only the status classes that occurred are present. */
 export type RouteStats = Partial<Record<StatusClass, number>> & { p50Ms: number; p99Ms: number };
@@ -33,14 +34,19 @@ export const OTHER_ROUTE = 'other';
 
 /** 1xx and 3xx are counted with 2xx: neither is a failure a reader of the log looks for. */
 export function statusClass(status: number): StatusClass {
+  if (status === 503) return 'shed';
   if (status >= 500) return '5xx';
   if (status >= 400) return '4xx';
   return '2xx';
 }
 
-/** A server error is written at once as its own event, not only counted. */
+/**
+ * A server error is written at once as its own event, not only counted. A 503 is not one: it is
+ * load being shed or a dependency away (logged once a second), and writing an ERROR row for each
+ * made shedding cost as much as serving; it is counted as `shed` instead.
+ */
 export function isServerError(status: number): boolean {
-  return status >= 500;
+  return status >= 500 && status !== 503;
 }
 
 /**
@@ -108,7 +114,7 @@ export class ApiRequestSummaryAccumulator {
       const routes: Record<string, RouteStats> = {};
       for (const [name, r] of t.routes) {
         const classes: Partial<Record<StatusClass, number>> = {};
-        for (const cls of ['2xx', '4xx', '5xx'] as const) {
+        for (const cls of ['2xx', '4xx', '5xx', 'shed'] as const) {
           const n = r.byClass.get(cls);
           if (n) classes[cls] = n;
         }

@@ -23,7 +23,7 @@ export type WorkerReply =
  * commits; WAL lets the main connection keep reading meanwhile, and SQLite's write lock (with a
  * busy timeout) orders the two connections' writes. A job settles after its commit.
  */
-export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger, onCommitted: () => void = () => undefined): UsageWriter {
+export function createSqliteWorkerWriter(file: string, busyTimeoutMs: number, clock: Clock, log: Logger, onCommitted: () => void = () => undefined): UsageWriter {
   let nextId = 1;
   let closing = false;
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: unknown) => void }>();
@@ -33,7 +33,7 @@ export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger
   };
 
   function start(): Worker {
-    const w = new Worker(new URL('./sqlite-usage-writer.worker-entry.js', import.meta.url), { workerData: { file } });
+    const w = new Worker(new URL('./sqlite-usage-writer.worker-entry.js', import.meta.url), { workerData: { file, busyTimeoutMs } });
     w.on('message', (reply: WorkerReply) => {
       const p = pending.get(reply.id);
       if (!p) return;
@@ -45,7 +45,7 @@ export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger
       else if (reply.error.app) {
         const e = reply.error;
         p.reject(new AppError(e.code as never, e.message, { details: e.details as never, headers: e.headers }));
-      } else p.reject(new Error(`usage writer: ${reply.error.message}`));
+      } else p.reject(Object.assign(new Error(`usage writer: ${reply.error.message}`), { code: reply.error.code }));
     });
     w.on('error', (err) => log.error({ err }, 'usage writer thread failed'));
     w.on('exit', (code) => {
@@ -59,8 +59,9 @@ export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger
     });
     return w;
   }
-  // Started on the first write: CLI commands that never ingest do not pay for a thread.
+  // Started on the first write (or by warm()): CLI commands that never ingest do not pay for a thread.
   let worker: Worker | null = null;
+  let warming: Promise<void> | null = null;
 
   function send<T>(work: WriterJob): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -73,6 +74,15 @@ export function createSqliteWorkerWriter(file: string, clock: Clock, log: Logger
 
   return {
     write: (job) => send<IdempotentOutcome<IngestResult>>({ kind: 'usage', job }),
+    // Once per thread: a thread started again after a crash is warmed by its first job.
+    warm: () =>
+      (warming ??= send<null>({ kind: 'warm' }).then(
+        () => undefined,
+        (err: unknown) => {
+          warming = null;
+          throw err;
+        },
+      )),
     writeWebhook: (job) => send({ kind: 'webhook', job }),
     async close() {
       closing = true;

@@ -12,7 +12,8 @@ import type { WorkerReply, WorkerRequest } from './sqlite-usage-writer.js';
 import { runWriteJob, WEBHOOKS_PER_COMMIT } from './usage-writer.js';
 import { runWebhookGroup, type WebhookWriteJob } from '../plugs/write-webhook.js';
 
-const opened = openDatabase({ databaseUrl: null, sqlitePath: (workerData as { file: string }).file });
+const { file, busyTimeoutMs } = workerData as { file: string; busyTimeoutMs: number };
+const opened = openDatabase({ databaseUrl: null, sqlitePath: file, sqliteBusyTimeoutMs: busyTimeoutMs });
 // Each job runs at the instant its request was made on the main thread (which may be a test's
 // frozen clock), so audit rows and idempotency windows read the same time there and here.
 const clock = new FrozenClock(Date.now());
@@ -28,11 +29,23 @@ const deps = {
   async invalidateCredentials() {},
 } as unknown as Deps;
 
+/**
+ * Readiness: this thread has loaded its code and can take the write lock (a write transaction
+ * that changes nothing), so the first batch after a start costs what any other does.
+ */
+async function warm(): Promise<null> {
+  opened.sqlite!.prepare('begin immediate').run();
+  opened.sqlite!.prepare('rollback').run();
+  return null;
+}
+
 function replyError(id: number, err: unknown): WorkerReply {
   if (err instanceof AppError) {
     return { id, ok: false, error: { app: true, code: err.code, message: err.message, details: err.details, headers: err.headers } };
   }
-  return { id, ok: false, error: { app: false, message: err instanceof Error ? err.message : String(err) } };
+  // The code (SQLITE_BUSY, say) lets the main thread answer 503 rather than 500 (db/errors.ts).
+  const code = (err as { code?: unknown } | null)?.code;
+  return { id, ok: false, error: { app: false, message: err instanceof Error ? err.message : String(err), ...(typeof code === 'string' ? { code } : {}) } };
 }
 
 // A group runs at the latest of its requests' instants (each job carries its own).
@@ -48,7 +61,9 @@ const webhooks = new BatchCommitter(
 parentPort!.on('message', (req: WorkerRequest) => {
   const work = req.work;
   const done: Promise<unknown> =
-    work.kind === 'webhook'
+    work.kind === 'warm'
+      ? warm()
+      : work.kind === 'webhook'
       ? webhooks.run({ ...work.job, now: req.now })
       : writer.run((trx) => {
           clock.set(req.now);

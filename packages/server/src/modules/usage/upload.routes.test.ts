@@ -273,7 +273,7 @@ describe('POST /api/v1/usage/uploads', () => {
     const doc = (await api.get('/openapi.json')).body;
     const op = doc.paths[URL].post;
     assert.deepEqual(Object.keys(op.requestBody.content).sort(), ['application/x-ndjson', 'text/csv']);
-    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '403', '415', '429']);
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '401', '403', '415', '429', '503']);
     assert.ok(op.responses['200'].content['application/json'].schema.properties.errorsTruncated);
     assert.match(op.description, /eventId/);
   });

@@ -3,6 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { admission } from '../../http/admission.js';
+import { watchUploadProgress } from '../../http/slow-clients.js';
+import { databaseFailureError } from '../../db/errors.js';
 import { AppError, envelope } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, Environment, errors } from '../../http/schemas.js';
@@ -72,7 +74,8 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
     });
 
     scope.post('/api/v1/usage/uploads', {
-      config: { auth: { kind: 'workspace', scope: 'admin' } },
+      // Streamed for as long as the file takes: no body deadline, but it must keep sending.
+      config: { auth: { kind: 'workspace', scope: 'admin' }, streamsBody: true },
       // An upload holds its slot for as long as the file takes: a cap of its own, apart from the API's.
       ...admission(() => deps.config.uploadMaxConcurrent, 'uploads'),
       // The body is streamed in bounded memory, so its size is not limited (Fastify does not apply
@@ -112,6 +115,7 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
       },
       handler: async (req, reply) => {
         if (!isUploadBody(req.body)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the file as the request body, with ${TYPES}.`);
+        watchUploadProgress(req.raw, reply.raw, deps.config.uploadIdleTimeoutMs);
         const lines = await openUpload(req.body.format, req.body.stream);
         const summary = (r: UploadReport): UploadSummary => ({ object: 'usage_upload', environment: req.ctx.environment, ...r });
         if (!wantsProgress(req)) return summary(await uploadUsage(deps, req.ctx, lines));
@@ -126,6 +130,8 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
           .then((report) => writeLine(summary(report)))
           .catch((err: unknown) => {
             if (err instanceof AppError) return writeLine(envelope(err.details));
+            const unavailable = databaseFailureError(err);
+            if (unavailable) return writeLine(envelope(unavailable.details));
             req.log.error({ err }, 'upload failed after its response began');
             writeLine(envelope([{ code: 'INTERNAL_ERROR', message: `An internal error occurred. Quote request id ${req.id} when reporting it.` }]));
           })

@@ -27,11 +27,13 @@ export interface UsageWriter {
   write(job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>>;
   /** One webhook request: its usage, dedup claims and ingestion log entry, in one transaction. */
   writeWebhook(job: WebhookWriteJob): Promise<WebhookWriteResult>;
+  /** Resolves once the writer can take a write at full speed (a thread started, its code loaded); /ready waits for it. */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Every kind of job a writer runs, as it crosses to the writer thread. */
-export type WriterJob = { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob };
+export type WriterJob = { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob } | { kind: 'warm' };
 
 /** Webhook requests are written a group at a time (plugs/write-webhook.ts), up to this many a commit. */
 export const WEBHOOKS_PER_COMMIT = 128;
@@ -69,6 +71,7 @@ export function createInProcessUsageWriter(deps: Deps, opts: { lanes: number; jo
   return {
     write: (job) => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job)),
     writeWebhook: (job) => webhooks.run(job),
+    async warm() {},
     async close() {},
   };
 }
