@@ -103,24 +103,23 @@ describe('the audit stream on two server processes (PostgreSQL and Redis)', () =
     try {
       // Each client is live once it has seen an event; rotating through the other node proves
       // the signal crosses. Repeat until both are live (a stream starts with events from now on).
+      // The bound (150 tries, 30 s at least) only stops a broken run; a loaded machine needs more tries.
       for (let i = 0; onA.events.length === 0 || onB.events.length === 0; i++) {
-        assert.ok(i < 50, 'both streams became live');
+        assert.ok(i < 150, 'both streams became live');
         await rotate(i % 2 === 0 ? a.address : b.address);
         await new Promise((r) => setTimeout(r, 200));
       }
       const countA = onA.events.length;
       const countB = onB.events.length;
-      const started = Date.now();
       const rotated = await rotate(a.address);
-      await until(() => onA.events.length > countA && onB.events.length > countB, 'the rotation on both nodes', 5_000);
-      const elapsed = Date.now() - started;
+      // The fallback poll is ten minutes: only the Redis signal delivers within this (generous) bound.
+      await until(() => onA.events.length > countA && onB.events.length > countB, 'the rotation on both nodes', 30_000);
       for (const c of [onA, onB]) {
         const e = c.events.at(-1)!.data;
         assert.equal(e.eventType, 'api_key.rotated');
         assert.equal(e.targetId, rotated.retired);
         assert.equal(e.payload.newKeyId, rotated.successor);
       }
-      assert.ok(elapsed < 5_000, `delivered in ${elapsed} ms, well before the ten-minute poll`);
       assert.equal(onA.events.at(-1)!.id, onB.events.at(-1)!.id, 'the same cursor on both nodes');
     } finally {
       onA.close();

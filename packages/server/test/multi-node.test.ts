@@ -41,7 +41,10 @@ async function demo(env: Record<string, string>): Promise<Demo> {
   return JSON.parse(r.stdout) as Demo;
 }
 
-/** Polls `probe` every 20 ms until it returns true or `ms` pass; returns the milliseconds taken, or null. */
+/**
+ * Polls `probe` every 20 ms until it returns true or `ms` pass; returns the milliseconds taken, or
+ * null. The bound is what a loaded machine may need, not a speed the test asserts.
+ */
 async function within(ms: number, probe: () => Promise<boolean>): Promise<number | null> {
   const start = Date.now();
   for (;;) {
@@ -118,7 +121,7 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     assert.equal(other.status, 200);
   });
 
-  it('a key revoked on node A stops working on node B at once, although B had it cached', { skip, timeout: 30_000 }, async (t: TestContext) => {
+  it('a key revoked on node A stops working on node B at once, although B had it cached', { skip, timeout: 60_000 }, async (t: TestContext) => {
     const { secretKey, productKey, productKeyId } = revoking.environments.test;
 
     // Node B resolves the product key and caches it, both as a key to verify and as a bearer.
@@ -137,13 +140,14 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     // Node A itself refuses at once.
     assert.equal((await a.call('GET', `/api/v1/api-keys/${productKeyId}`, productKey)).status, 401);
 
-    // Node B: the Redis message arrives in milliseconds; allow up to 2 s.
+    // Node B: the Redis message arrives in milliseconds. Allow up to 30 s for a loaded machine:
+    // KEY_CACHE_TTL_MS is ten minutes here, so only the message can do it within that.
     let last: { status: number; body: any } | undefined;
-    const ms = await within(2000, async () => {
+    const ms = await within(30_000, async () => {
       last = await b.call('GET', `/api/v1/api-keys/${productKeyId}`, productKey);
       return last.status === 401;
     });
-    assert.notEqual(ms, null, `node B still accepted the revoked key 2 s later (last status ${last?.status})`);
+    assert.notEqual(ms, null, `node B still accepted the revoked key 30 s later (last status ${last?.status})`);
     t.diagnostic(`node B refused the revoked key ${ms} ms after node A's DELETE returned`);
     assert.equal(last!.body.errors[0].code, 'UNAUTHENTICATED');
     assert.equal(last!.body.errors[0].message, 'This key has been revoked.');
@@ -155,7 +159,7 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     assert.equal(after.body.keyId, productKeyId);
   });
 
-  it('a key rotated on node A keeps working on node B for its grace period, and the new key works on B at once', { skip, timeout: 30_000 }, async (t: TestContext) => {
+  it('a key rotated on node A keeps working on node B for its grace period, and the new key works on B at once', { skip, timeout: 60_000 }, async (t: TestContext) => {
     const { secretKey, subscriptionId } = revoking.environments.test;
     // A fresh product key on the demo subscription (the demo's own one was revoked above).
     const made = await a.call('POST', '/api/v1/api-keys', secretKey, { kind: 'PRODUCT', name: 'to rotate', subscriptionId });
@@ -169,18 +173,21 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     assert.equal(cached.body.valid, true);
     assert.equal(cached.body.expiresAt, null);
 
+    const beforeRotate = Date.now();
     const rotated = await a.call('POST', `/api/v1/api-keys/${oldId}/rotate`, secretKey);
+    const afterRotate = Date.now();
     assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
     const newKey = rotated.body.fullToken as string;
     const newId = rotated.body.id as string;
     assert.equal(rotated.body.previousKeyId, oldId);
     const graceEnd = Date.parse(rotated.body.previousKeyExpiresAt);
-    assert.ok(Math.abs(graceEnd - (Date.now() + 300_000)) < 10_000, `grace ends about 300 s from now: ${rotated.body.previousKeyExpiresAt}`);
+    // Bracketed by the clock around the call (same machine), so no tolerance for a slow response is needed.
+    assert.ok(graceEnd >= beforeRotate + 300_000 && graceEnd <= afterRotate + 300_000, `grace ends 300 s after the rotation: ${rotated.body.previousKeyExpiresAt}`);
 
     // Node B learns of the rotation (its answer gains the grace period's end) and still accepts
     // the old key.
     let seen: any;
-    const ms = await within(2000, async () => {
+    const ms = await within(30_000, async () => {
       seen = (await b.call('POST', '/v1/keys/verify', secretKey, { key: oldKey })).body;
       return seen.expiresAt !== null;
     });
@@ -204,7 +211,7 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     assert.equal(verifiedNew.body.keyId, newId);
     assert.equal(verifiedNew.body.subscriptionId, subscriptionId);
   });
-  it('a limit set with `tollgate workspace set-rate-limit` reaches both running nodes at once', { skip, timeout: 60_000 }, async (t: TestContext) => {
+  it('a limit set with `tollgate workspace set-rate-limit` reaches both running nodes at once', { skip, timeout: 90_000 }, async (t: TestContext) => {
     const key = revoking.environments.live.secretKey;
     // Both nodes hold the workspace's credential, with its limit, in their caches.
     for (const node of [a, b]) {
@@ -220,7 +227,7 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     assert.equal(r.status, 0, r.stderr);
     for (const node of [a, b]) {
       let res: { status: number; headers: Headers; body: any } | undefined;
-      const ms = await within(2000, async () => {
+      const ms = await within(30_000, async () => {
         res = await node.call('GET', '/api/v1/workspace', key);
         return res.headers.get('x-ratelimit-limit') === '1000';
       });

@@ -434,6 +434,37 @@ describe('DELETE /api/v1/api-keys/:id', () => {
     assert.equal((await verify(admin, pk.token)).body.code, 'REVOKED');
   });
 
+  it('200 a key holding only keys:write may revoke a key whose scopes it holds', async () => {
+    const { ws } = await tenant();
+    const writer = await t.seed.workspaceKey(ws.test, ['keys:write']);
+    const peer = await t.seed.workspaceKey(ws.test, ['keys:write']);
+    const res = await t.seed.client(writer.token).delete(`/api/v1/api-keys/${peer.id}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'REVOKED');
+  });
+
+  it('403 a key holding only keys:write cannot revoke an admin key, which keeps working', async () => {
+    const { ws, admin } = await tenant();
+    const writer = await t.seed.workspaceKey(ws.test, ['keys:write']);
+    const target = await t.seed.workspaceKey(ws.test, ['admin']);
+    const res = await t.seed.client(writer.token).delete(`/api/v1/api-keys/${target.id}`);
+    assert.equal(res.status, 403);
+    assert.equal(res.body.errors[0].code, 'INSUFFICIENT_SCOPE');
+    assert.match(res.body.errors[0].message, /revoke.*: admin\.$/);
+    assert.equal((await selfCheck(target.token, target.id)).status, 200);
+    assert.equal((await admin.get(`/api/v1/api-keys/${target.id}`)).body.status, 'ACTIVE');
+  });
+
+  it('403 names every scope of the target the caller lacks', async () => {
+    const { ws, admin } = await tenant();
+    const writer = await t.seed.workspaceKey(ws.test, ['keys:write', 'ingest']);
+    const target = await t.seed.workspaceKey(ws.test, ['ingest', 'entitlements:read', 'keys:verify']);
+    const res = await t.seed.client(writer.token).delete(`/api/v1/api-keys/${target.id}`);
+    assert.equal(res.status, 403);
+    assert.match(res.body.errors[0].message, /: entitlements:read, keys:verify\.$/);
+    assert.equal((await admin.get(`/api/v1/api-keys/${target.id}`)).body.status, 'ACTIVE');
+  });
+
   it("404 for another workspace's key or another product key, which keep working", async () => {
     const { ws } = await tenant();
     const pk = await t.seed.productKey(ws.test);

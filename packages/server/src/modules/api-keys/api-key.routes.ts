@@ -119,7 +119,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
     config: selfOrKeysWrite,
     schema: {
       summary: 'Revoke a key at once',
-      description: `No grace period; every node stops accepting it immediately. Revoking a revoked key returns it unchanged. ${selfNote}`,
+      description: `No grace period; every node stops accepting it immediately. Revoking a revoked key returns it unchanged. A workspace key may revoke only keys whose scopes it holds (403 INSUFFICIENT_SCOPE otherwise). ${selfNote}`,
       tags,
       security: bearerSecurity,
       params: IdParams,

@@ -15,15 +15,16 @@ export interface IssuedApiKey {
   fullToken: string;
 }
 
-/** A key may only hand out scopes it holds itself. */
-export function assertCanGrant(caller: Credential | null, wanted: readonly Scope[]): void {
+/**
+ * A workspace key may only hand out (create, rotate, roll) or take away (revoke) scopes it holds
+ * itself: otherwise keys:write would be a way to mint, or to lock out, an admin key.
+ */
+export function assertHoldsScopes(caller: Credential | null, wanted: readonly Scope[], action: 'grant' | 'rotate' | 'roll' | 'revoke'): void {
   if (!caller || caller.type !== 'workspace_key') return;
   const missing = wanted.filter((s) => !hasScope(caller.scopes, s));
-  if (missing.length > 0) {
-    throw new AppError('INSUFFICIENT_SCOPE', `This key cannot grant scopes it does not hold: ${missing.join(', ')}.`, {
-      field: 'body.scopes',
-    });
-  }
+  if (missing.length === 0) return;
+  const what = action === 'grant' ? 'grant scopes' : `${action} a key with scopes`;
+  throw new AppError('INSUFFICIENT_SCOPE', `This key cannot ${what} it does not hold: ${missing.join(', ')}.`, action === 'grant' ? { field: 'body.scopes' } : {});
 }
 
 export async function createApiKey(
@@ -44,7 +45,7 @@ export async function createApiKey(
           field: 'body.subscriptionId',
         });
       }
-      assertCanGrant(caller, input.scopes);
+      assertHoldsScopes(caller, input.scopes, 'grant');
       binding = { subscriptionId: null, customerId: null, productId: null, scopes: input.scopes };
     } else {
       if (input.scopes !== undefined) {

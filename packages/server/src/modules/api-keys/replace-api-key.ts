@@ -6,7 +6,7 @@ import type { OperationContext } from '../audit/audit-event.js';
 import type { ApiKey } from './api-key.js';
 import { findApiKey, insertApiKey, retireActiveKey } from './api-key.repository.js';
 import type { Credential } from './credential.js';
-import { assertCanGrant } from './create-api-key.js';
+import { assertHoldsScopes } from './create-api-key.js';
 import { newBearerKey } from './secrets.js';
 
 export interface ReplacedApiKey {
@@ -40,7 +40,7 @@ export async function replaceApiKey(
   const result = await inTransaction(deps.db, async (trx) => {
     const txDeps = { ...deps, db: trx };
     const old = await findKeyForCaller(txDeps, ctx, id, caller);
-    assertCanGrant(caller, old.scopes);
+    assertHoldsScopes(caller, old.scopes, mode);
     if (old.status !== 'ACTIVE') {
       throw new AppError('KEY_NOT_ACTIVE', `Key '${id}' is ${old.status.toLowerCase()}; only an active key can be ${mode === 'rotate' ? 'rotated' : 'rolled'}.`);
     }

@@ -4,17 +4,19 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../audit/audit-event.js';
 import type { ApiKey } from './api-key.js';
 import { findApiKey, revokeApiKeyRow } from './api-key.repository.js';
+import { assertHoldsScopes } from './create-api-key.js';
 import type { Credential } from './credential.js';
 import { findKeyForCaller } from './replace-api-key.js';
 
 /**
  * Revokes at once, with no grace period, on every node. Revoking a revoked key is a no-op that
- * returns it (DELETE is idempotent).
+ * returns it (DELETE is idempotent). A workspace key may revoke only keys whose scopes it holds.
  */
 export async function revokeApiKey(deps: Deps, ctx: OperationContext, id: string, caller: Credential | null): Promise<ApiKey> {
   const key = await inTransaction(deps.db, async (trx) => {
     const txDeps = { ...deps, db: trx };
-    await findKeyForCaller(txDeps, ctx, id, caller);
+    const target = await findKeyForCaller(txDeps, ctx, id, caller);
+    assertHoldsScopes(caller, target.scopes, 'revoke');
     const changed = await revokeApiKeyRow(trx, ctx, id, deps.clock.now());
     if (changed) {
       await recordAudit(trx, deps, ctx, { eventType: 'api_key.revoked', targetType: 'api_key', targetId: id, payload: { reason: 'requested' } });

@@ -5,6 +5,7 @@ import { AppError } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { TenantHandle } from '../../../test/helpers/seed.js';
+import { until } from '../../../test/helpers/sse-client.js';
 
 let t: TestApp;
 
@@ -138,14 +139,12 @@ describe('api.request_failed', () => {
   const failures = (requestId: string) =>
     t.deps.db.selectFrom('auditEvents').selectAll().where('eventType', '=', 'api.request_failed').execute()
       .then((rows) => rows.filter((r) => JSON.parse(r.payload).requestId === requestId));
-  // The event is written once the response has gone out, so shortly after inject() resolves.
+  // The event is written once the response has gone out, so shortly after inject() resolves:
+  // wait for it with a generous bound (a loaded machine may take a while), never a fixed time.
   const failuresSoon = async (requestId: string) => {
-    for (let i = 0; i < 50; i++) {
-      const rows = await failures(requestId);
-      if (rows.length > 0) return rows;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return [];
+    let rows: Awaited<ReturnType<typeof failures>> = [];
+    await until(async () => (rows = await failures(requestId)).length > 0, `the api.request_failed event of ${requestId}`);
+    return rows;
   };
 
   it("a 5xx is written at once, as ERROR, with the caller as actor and the request's correlation id", async () => {

@@ -59,21 +59,31 @@ const createCustomer = async (name: string, client = api) => {
   return res.body.id as string;
 };
 
-/** The raw response of a stream request, read for `ms` (or until the server ends it). */
-async function rawStream(headers: Record<string, string>, query = '', ms = 400): Promise<{ status: number; contentType: string | null; text: string }> {
+/**
+ * The raw response of a stream request, read until `enough(text)` holds or the server ends it.
+ * The bound is generous (10 s): it only stops a broken stream from hanging the test, and is
+ * never how long the test expects to wait.
+ */
+async function rawStream(headers: Record<string, string>, enough: (text: string) => boolean, timeoutMs = 10_000): Promise<{ status: number; contentType: string | null; text: string }> {
   const ac = new AbortController();
-  const res = await fetch(`${base}/api/v1/events/stream${query}`, { headers, signal: ac.signal });
+  const timer = setTimeout(() => ac.abort(), timeoutMs);
   let text = '';
-  const timer = setTimeout(() => ac.abort(), ms);
   try {
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
-  } catch {
-    // aborted after ms: what was read is the answer
+    const res = await fetch(`${base}/api/v1/events/stream`, { headers, signal: ac.signal });
+    try {
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        text += decoder.decode(chunk, { stream: true });
+        if (enough(text)) break;
+      }
+    } catch {
+      // aborted at the bound: the assertions on what was read say what is missing
+    }
+    return { status: res.status, contentType: res.headers.get('content-type'), text };
   } finally {
     clearTimeout(timer);
+    ac.abort();
   }
-  return { status: res.status, contentType: res.headers.get('content-type'), text };
 }
 
 const auth = (key = ws.test.secretKey, tenantId = ws.workspaceId) => ({ authorization: `Bearer ${key}`, 'x-tenant-id': tenantId, accept: 'text/event-stream' });
@@ -117,8 +127,10 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     assert.equal(new Set(ids).size, ids.length, 'no event twice');
     const cursors = ids.map((i) => Number(i.split('-').pop()));
     assert.deepEqual([...cursors].sort((a, b) => a - b), cursors, 'ids increase');
-    await new Promise((r) => setTimeout(r, 150));
-    assert.equal(c.events.length, 5, 'nothing more arrived');
+    // Events arrive in order: once a later one has, nothing else came in between (no sleep).
+    const sentinel = await createCustomer('Sentinel');
+    await until(() => c.events.length >= 6, 'the sentinel event');
+    assert.deepEqual(c.events.slice(5).map((e) => e.data.targetId), [sentinel], 'nothing more arrived before the sentinel');
     done(c);
   });
 
@@ -139,9 +151,10 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     await createCustomer('Old news');
     const c = await connect('?type=customer.*');
     const fresh = await createCustomer('Fresh');
-    await until(() => c.events.length === 1, 'the fresh event');
-    await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(c.events.map((e) => e.data.targetId), [fresh]);
+    const sentinel = await createCustomer('Sentinel');
+    // Events arrive in order, so the sentinel's arrival means nothing older is still coming.
+    await until(() => c.events.length >= 2, 'the fresh and sentinel events');
+    assert.deepEqual(c.events.map((e) => e.data.targetId), [fresh, sentinel]);
     done(c);
   });
 
@@ -175,7 +188,7 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
 
 describe('GET /api/v1/events/stream: the protocol', () => {
   it('opens with text/event-stream and a retry field, then keep-alive comments', async () => {
-    const r = await rawStream(auth(), '', 500);
+    const r = await rawStream(auth(), (text) => text.includes(': keep-alive\n\n'));
     assert.equal(r.status, 200);
     assert.match(r.contentType ?? '', /^text\/event-stream/);
     assert.ok(r.text.startsWith('retry: 100\n\n'), r.text);

@@ -193,3 +193,32 @@ describe('GET /v1/entitlements/check with a catalog', () => {
     assert.equal(over.reason, 'BUDGET_EXHAUSTED');
   });
 });
+
+describe('a subscription stored with a currency pricing cannot rate (written before it was checked)', () => {
+  async function storedInXau() {
+    const ws = await t.seed.workspace();
+    const { customer, product, subscription } = await t.seed.subscription(ws.test);
+    await t.deps.db.updateTable('subscriptions').set({ currency: 'XAU' }).where('id', '=', subscription.id).execute();
+    return { api: t.seed.client(ws.test.secretKey), customerId: customer.id, productId: product.id, subscriptionId: subscription.id };
+  }
+
+  it('409 GET upcoming-invoice names the currency and how to fix it, never a 500', async () => {
+    const s = await storedInXau();
+    const res = await s.api.get(`/api/v1/subscriptions/${s.subscriptionId}/upcoming-invoice`);
+    assert.equal(res.status, 409, JSON.stringify(res.body));
+    assert.equal(res.body.errors[0].code, 'CONFLICT');
+    assert.match(res.body.errors[0].message, /'XAU'.*currency/);
+  });
+
+  it('409 GET /v1/entitlements/check says the same; after a PATCH to USD both answer 200', async () => {
+    const s = await storedInXau();
+    const check = () => s.api.get(`/v1/entitlements/check?accessorId=${s.customerId}&productId=${s.productId}`);
+    const refused = await check();
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.errors[0].code, 'CONFLICT');
+    assert.match(refused.body.errors[0].message, /'XAU'/);
+    assert.equal((await s.api.patch(`/api/v1/subscriptions/${s.subscriptionId}`, { currency: 'USD' })).status, 200);
+    assert.equal((await check()).status, 200);
+    assert.equal((await s.api.get(`/api/v1/subscriptions/${s.subscriptionId}/upcoming-invoice`)).status, 200);
+  });
+});

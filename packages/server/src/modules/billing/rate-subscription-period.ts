@@ -1,5 +1,6 @@
-import { Decimal } from '@tollgate/pricing';
+import { Decimal, isCurrencyCode } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
 import { monthStartsOverlapping } from '../../lib/periods.js';
 import { loadPricedOffering } from '../catalog/load-priced-offering.js';
 import { periodAt, type Subscription } from '../subscriptions/subscription.js';
@@ -24,6 +25,14 @@ export interface RatedPeriod {
  * what the invoice will charge.
  */
 export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Subscription, now: number): Promise<RatedPeriod> {
+  // Rows written before currencies were checked may hold a code with no minor unit (XAU):
+  // a clear conflict the operator can fix with a PATCH, rather than a RangeError and a 500.
+  if (!isCurrencyCode(sub.currency)) {
+    throw new AppError(
+      'CONFLICT',
+      `Subscription '${sub.id}' bills in '${sub.currency}', which is not an ISO 4217 currency with a minor unit, so its usage cannot be rated; set its currency (or its offering's) to one such as USD.`,
+    );
+  }
   const period = periodAt(sub, now);
   const priced = sub.offeringId === null ? null : await loadPricedOffering(deps, tenant, sub.offeringId);
   const units = priced ? unitsOfOffering(priced) : unitsOfUnitPrices(sub);

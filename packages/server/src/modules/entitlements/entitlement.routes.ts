@@ -21,7 +21,7 @@ export async function entitlementRoutes(app: App, deps: Deps): Promise<void> {
         },
         { additionalProperties: false },
       ),
-      response: { 200: EntitlementResultSchema, ...errors(403, 404) },
+      response: { 200: EntitlementResultSchema, ...errors(403, 404, 409) },
     },
     handler: async (req, reply) => {
       // A few hundred milliseconds of reuse at most: a gateway asks the same question many times a

@@ -1,28 +1,35 @@
 import type { Db } from '../../db/database.js';
 import { AppError, type ErrorDetail } from '../../lib/errors.js';
+import { checkCurrency } from '../catalog/check-rate-plan-units.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import type { UsageLimit } from './subscription.js';
 
 /**
- * Limits and prices must name metrics that exist (exactly, as events send them), and a metric
- * may have one limit: a misspelt name would otherwise never match any usage.
+ * The currency must be one pricing can round to (an ISO 4217 code with a minor unit), or every
+ * later rating of the subscription would fail. Limits and prices must name metrics that exist
+ * (exactly, as events send them), and a metric may have one limit: a misspelt name would
+ * otherwise never match any usage.
  */
 export async function checkEntitlementConfig(
   db: Db,
   tenant: Tenant,
-  input: { usageLimits?: UsageLimit[]; unitPrices?: Record<string, string> },
+  input: { currency?: string; usageLimits?: UsageLimit[]; unitPrices?: Record<string, string> },
 ): Promise<void> {
-  const named = [...(input.usageLimits ?? []).map((l) => l.metricName), ...Object.keys(input.unitPrices ?? {})];
-  if (named.length === 0) return;
-  const rows = await db
-    .selectFrom('metrics')
-    .select('name')
-    .where('workspaceId', '=', tenant.workspaceId)
-    .where('environment', '=', tenant.environment)
-    .where('name', 'in', [...new Set(named)])
-    .execute();
-  const known = new Set(rows.map((r) => r.name));
   const details: ErrorDetail[] = [];
+  const badCurrency = input.currency === undefined ? null : checkCurrency(input.currency, 'body.currency');
+  if (badCurrency) details.push(badCurrency);
+  const named = [...(input.usageLimits ?? []).map((l) => l.metricName), ...Object.keys(input.unitPrices ?? {})];
+  const rows =
+    named.length === 0
+      ? []
+      : await db
+          .selectFrom('metrics')
+          .select('name')
+          .where('workspaceId', '=', tenant.workspaceId)
+          .where('environment', '=', tenant.environment)
+          .where('name', 'in', [...new Set(named)])
+          .execute();
+  const known = new Set(rows.map((r) => r.name));
   const seen = new Set<string>();
   (input.usageLimits ?? []).forEach((l, i) => {
     if (!known.has(l.metricName)) {

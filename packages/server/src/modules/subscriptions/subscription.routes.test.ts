@@ -144,6 +144,22 @@ describe('POST /api/v1/subscriptions', () => {
     assert.match(res.body.errors[0].message, /MONTHLY, QUARTERLY, ANNUAL/);
   });
 
+  it('200 keeps the ISO 4217 currency sent, whatever its minor unit (JPY 0, KWD 3)', async () => {
+    for (const currency of ['JPY', 'KWD']) assert.equal((await subscribe({ currency })).currency, currency);
+  });
+
+  it('400 names body.currency for three capitals pricing cannot rate (XAU, XXX, ABC), subscribing nothing', async () => {
+    for (const currency of ['XAU', 'XXX', 'ABC']) {
+      const { customerId, productId } = await customerAndProduct();
+      const res = await api.post('/api/v1/subscriptions', { customerId, productId, currency });
+      assert.equal(res.status, 400, currency);
+      assert.equal(res.body.errors[0].code, 'VALIDATION_FAILED');
+      assert.equal(res.body.errors[0].field, 'body.currency');
+      assert.match(res.body.errors[0].message, new RegExp(`'${currency}'.*ISO 4217`));
+      assert.deepEqual((await api.get(`/api/v1/subscriptions?customerId=${customerId}`)).body.data, []);
+    }
+  });
+
   it('400 names a missing customerId', async () => {
     const res = await api.post('/api/v1/subscriptions', {});
     assert.equal(res.status, 400);
@@ -237,6 +253,26 @@ describe('GET /api/v1/subscriptions/:id', () => {
     const res = await t.seed.client(other.test.secretKey).get(`/api/v1/subscriptions/${sub.id}`);
     assert.equal(res.status, 404);
     assert.equal(res.body.errors[0].code, 'NOT_FOUND');
+  });
+});
+
+describe('PATCH /api/v1/subscriptions/:id', () => {
+  it('200 changes the currency of a subscription without an offering', async () => {
+    const sub = await subscribe();
+    const res = await api.patch(`/api/v1/subscriptions/${sub.id}`, { currency: 'EUR' });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.currency, 'EUR');
+    assert.equal(res.body.version, 2);
+  });
+
+  it('400 names body.currency for XAU (no minor unit), changing nothing', async () => {
+    const sub = await subscribe({ currency: 'EUR' });
+    const res = await api.patch(`/api/v1/subscriptions/${sub.id}`, { currency: 'XAU' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors[0].code, 'VALIDATION_FAILED');
+    assert.equal(res.body.errors[0].field, 'body.currency');
+    assert.match(res.body.errors[0].message, /'XAU'.*ISO 4217/);
+    assert.deepEqual((await api.get(`/api/v1/subscriptions/${sub.id}`)).body, sub);
   });
 });
 

@@ -4,16 +4,22 @@ import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { dimensionKeyOf } from './rating-dimension.js';
-import { checkEventShape, isRejection, type ShapeRules } from './check-event-shape.js';
+import { checkEventShape, isRejection, listEventProblems, type RefChecks, type ShapeRules } from './check-event-shape.js';
 import { findMetricNames, listMetricNames, resolveCustomerRefs } from './usage.repository.js';
-import type { CheckedEvent, EventRejection } from './usage-event.js';
+import { MAX_BATCH_EVENTS, type CheckedEvent, type EventRejection } from './usage-event.js';
 
 export interface CheckedBatch {
   /** In batch order, for the events that passed every check. */
   resolved: ResolvedEvent[];
-  /** Sorted by index. */
+  /**
+   * Every problem of every rejected event, by index then field order: at most
+   * MAX_PROBLEMS_PER_EVENT per event and MAX_REPORTED_PROBLEMS in all (see capProblems).
+   */
   rejected: EventRejection[];
 }
+
+/** As many as a batch has events, so a refused batch's answer is no larger than before. */
+export const MAX_REPORTED_PROBLEMS = MAX_BATCH_EVENTS;
 
 /** A known metric that differs only in case or separators, to say "did you mean". */
 function suggestion(name: string, known: string[]): string {
@@ -22,10 +28,32 @@ function suggestion(name: string, known: string[]): string {
   return match ? ` Did you mean '${match}'? Names match exactly.` : '';
 }
 
+/** A customerId or metricName sent as usable text (otherwise its shape problem is reported). */
+function refOf(raw: unknown, field: 'customerId' | 'metricName'): string | null {
+  const v = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
+  return typeof v === 'string' && v.length > 0 ? v : null;
+}
+
+/**
+ * Pure: keeps the first problem of every rejected event (a batch has at most 1,000), then the
+ * others in index order while the total stays within `max`.
+ */
+export function capProblems(perEvent: readonly EventRejection[][], max = MAX_REPORTED_PROBLEMS): EventRejection[] {
+  let extra = max - perEvent.length;
+  const out: EventRejection[] = [];
+  for (const problems of perEvent) {
+    const rest = extra > 0 ? problems.slice(1, 1 + extra) : [];
+    extra -= rest.length;
+    out.push(problems[0]!, ...rest);
+  }
+  return out;
+}
+
 /**
  * Checks every event of a batch: its shape (pure), then its customer and metric (two queries for
  * the whole batch). Metric names must match exactly: a misspelt name is refused, never counted
- * under a new name.
+ * under a new name. The accepting path stops at an event's first problem; only when some event
+ * is rejected are the rejected ones inspected again for all their problems.
  */
 export async function checkBatch(
   db: Db,
@@ -34,16 +62,24 @@ export async function checkBatch(
   rules: ShapeRules,
   at: (index: number) => string,
 ): Promise<CheckedBatch> {
-  const rejected: EventRejection[] = [];
+  const rejectedAt: number[] = [];
   const shaped: Array<{ index: number; event: CheckedEvent }> = [];
   raw.forEach((r, index) => {
     const v = checkEventShape(r, index, at(index), rules);
-    if (isRejection(v)) rejected.push(v);
+    if (isRejection(v)) rejectedAt.push(index);
     else shaped.push({ index, event: v });
   });
-  const customers = await resolveCustomerRefs(db, tenant, [...new Set(shaped.map((s) => s.event.customerRef))]);
-  const metrics = await findMetricNames(db, tenant, [...new Set(shaped.map((s) => s.event.metricName))]);
-  let allMetricNames: string[] | null = null;
+  const customerRefs = new Set(shaped.map((s) => s.event.customerRef));
+  const metricNames = new Set(shaped.map((s) => s.event.metricName));
+  // A malformed event may still name an unknown customer or metric: look those up too.
+  for (const index of rejectedAt) {
+    const customerRef = refOf(raw[index], 'customerId');
+    const metricName = refOf(raw[index], 'metricName');
+    if (customerRef !== null) customerRefs.add(customerRef);
+    if (metricName !== null) metricNames.add(metricName);
+  }
+  const customers = await resolveCustomerRefs(db, tenant, [...customerRefs]);
+  const metrics = await findMetricNames(db, tenant, [...metricNames]);
   const resolved: ResolvedEvent[] = [];
   // Most events of a batch fall in one month: reuse its bounds instead of computing a calendar
   // date per event.
@@ -54,23 +90,8 @@ export async function checkBatch(
   };
   for (const { index, event } of shaped) {
     const customerId = customers.get(event.customerRef);
-    if (customerId === undefined) {
-      rejected.push({
-        index,
-        code: 'UNKNOWN_CUSTOMER',
-        field: `${at(index)}.customerId`,
-        message: `${at(index)}.customerId: no customer with id or externalId '${event.customerRef}' exists in this environment.`,
-      });
-      continue;
-    }
-    if (!metrics.has(event.metricName)) {
-      allMetricNames ??= await listMetricNames(db, tenant);
-      rejected.push({
-        index,
-        code: 'UNKNOWN_METRIC',
-        field: `${at(index)}.metricName`,
-        message: `${at(index)}.metricName: '${event.metricName}' is not a billable metric of this workspace and environment.${suggestion(event.metricName, allMetricNames)}`,
-      });
+    if (customerId === undefined || !metrics.has(event.metricName)) {
+      rejectedAt.push(index);
       continue;
     }
     resolved.push({
@@ -85,6 +106,13 @@ export async function checkBatch(
       dimension: dimensionKeyOf(event.metadata),
     });
   }
-  rejected.sort((a, b) => a.index - b.index);
-  return { resolved, rejected };
+  if (rejectedAt.length === 0) return { resolved, rejected: [] };
+  const allMetricNames = [...metricNames].some((n) => !metrics.has(n)) ? await listMetricNames(db, tenant) : [];
+  const refs: RefChecks = {
+    customer: (ref) => (customers.has(ref) ? null : `'${ref}' is neither the id nor the externalId of a customer in this environment.`),
+    metric: (name) =>
+      metrics.has(name) ? null : `'${name}' is not a billable metric of this workspace and environment.${suggestion(name, allMetricNames)}`,
+  };
+  rejectedAt.sort((a, b) => a - b);
+  return { resolved, rejected: capProblems(rejectedAt.map((index) => listEventProblems(raw[index], index, at(index), rules, refs))) };
 }

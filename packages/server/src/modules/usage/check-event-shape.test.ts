@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkEventShape, isRejection, parseIsoTimestamp, type ShapeRules } from './check-event-shape.js';
+import { checkEventShape, isRejection, listEventProblems, MAX_PROBLEMS_PER_EVENT, parseIsoTimestamp, type RefChecks, type ShapeRules } from './check-event-shape.js';
 import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, type CheckedEvent } from './usage-event.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -170,6 +170,86 @@ describe('usage.checkEventShape', () => {
       metadata: null,
       eventId: 'evt_9',
     });
+  });
+});
+
+describe('usage.listEventProblems', () => {
+  const rules: ShapeRules = { now: NOW, enforceMaxAge: true };
+  const refs: RefChecks = {
+    customer: (ref) => (ref === 'cus_123' ? null : `'${ref}' is no customer.`),
+    metric: (name) => (name === 'api_calls' ? null : `'${name}' is no metric.`),
+  };
+  const old = iso(NOW - MAX_EVENT_AGE_MS - 1);
+  const listCases: Array<{ rule: string; raw: unknown; refs?: RefChecks | null; expect: Array<[string, string]> }> = [
+    { rule: 'a valid event has no problem', raw: BASE, expect: [] },
+    { rule: 'a valid event naming a known customer and metric has no problem', raw: BASE, refs, expect: [] },
+    {
+      rule: 'an unknown customer, quantity -1 and an old date are three problems, in field order',
+      raw: withFields({ customerId: 'ghost', quantity: -1, occurredAt: old }),
+      refs,
+      expect: [
+        ['UNKNOWN_CUSTOMER', 'customerId'],
+        ['NEGATIVE_QUANTITY', 'quantity'],
+        ['TIMESTAMP_TOO_OLD', 'occurredAt'],
+      ],
+    },
+    {
+      rule: 'without look-ups, an unknown customer is not a problem of shape',
+      raw: withFields({ customerId: 'ghost', quantity: -1 }),
+      expect: [['NEGATIVE_QUANTITY', 'quantity']],
+    },
+    { rule: 'an unknown customer and an unknown metric are both named', raw: withFields({ customerId: 'ghost', metricName: 'x' }), refs, expect: [['UNKNOWN_CUSTOMER', 'customerId'], ['UNKNOWN_METRIC', 'metricName']] },
+    { rule: 'a malformed customerId is a shape problem and is not looked up', raw: withFields({ customerId: 42 }), refs, expect: [['INVALID_EVENT', 'customerId']] },
+    {
+      rule: 'unknown fields come first, then every missing required field',
+      raw: { cost: 1 },
+      expect: [
+        ['INVALID_EVENT', 'cost'],
+        ['INVALID_EVENT', 'customerId'],
+        ['INVALID_EVENT', 'metricName'],
+        ['INVALID_QUANTITY', 'quantity'],
+        ['INVALID_TIMESTAMP', 'occurredAt'],
+      ],
+    },
+    {
+      rule: 'each bad metadata value is its own problem, and a bad eventId after them',
+      raw: withFields({ metadata: { a: {}, ok: 1, b: [1], ['k'.repeat(41)]: 1 }, eventId: '' }),
+      expect: [
+        ['INVALID_METADATA', 'metadata.a'],
+        ['INVALID_METADATA', 'metadata.b'],
+        ['INVALID_METADATA', `metadata.${'k'.repeat(40)}…`],
+        ['INVALID_EVENT', 'eventId'],
+      ],
+    },
+    { rule: 'too many metadata keys is one problem', raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS + 5) }), expect: [['INVALID_METADATA', 'metadata']] },
+    { rule: 'a future date and a quantity string', raw: withFields({ quantity: '5', occurredAt: iso(NOW + CLOCK_SKEW_MS + 1) }), expect: [['INVALID_QUANTITY', 'quantity'], ['TIMESTAMP_IN_FUTURE', 'occurredAt']] },
+    { rule: 'a value that is not an object is one problem', raw: [BASE], refs, expect: [['INVALID_EVENT', '']] },
+    {
+      rule: `at most ${MAX_PROBLEMS_PER_EVENT} problems are listed`,
+      raw: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x${i}`, i])),
+      expect: Array.from({ length: MAX_PROBLEMS_PER_EVENT }, (_, i): [string, string] => ['INVALID_EVENT', `x${i}`]),
+    },
+  ];
+  for (const c of listCases) {
+    it(c.rule, () => {
+      const problems = listEventProblems(c.raw, INDEX, AT, rules, c.refs ?? null);
+      assert.deepEqual(
+        problems.map((p) => [p.code, p.field]),
+        c.expect.map(([code, field]) => [code, field ? `${AT}.${field}` : AT]),
+      );
+      for (const p of problems) {
+        assert.equal(p.index, INDEX);
+        assert.ok(p.message.startsWith(`${p.field} `), p.message);
+      }
+    });
+  }
+
+  it('the first problem listed is the one checkEventShape returns, for every refused case above', () => {
+    for (const { rule, raw, expect, rules: over } of cases) {
+      if ('ok' in expect) continue;
+      const r = { now: NOW, enforceMaxAge: true, ...over };
+      assert.deepEqual(listEventProblems(raw, INDEX, AT, r, null)[0], checkEventShape(raw, INDEX, AT, r), rule);
+    }
   });
 });
 

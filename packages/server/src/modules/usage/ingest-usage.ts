@@ -38,7 +38,8 @@ async function dropDuplicates(deps: Deps, ctx: OperationContext, events: Resolve
 
 /** Thrown when any event is rejected: the batch is refused whole and nothing is written. */
 export function rejectedBatch(rejected: EventRejection[]): AppError {
-  const n = rejected.length;
+  // One entry per problem, and an event may have several.
+  const n = new Set(rejected.map((r) => r.index)).size;
   return new AppError('VALIDATION_FAILED', `${n} event${n === 1 ? ' was' : 's were'} rejected; nothing was stored.`, {
     details: rejected.map((r) => ({ code: r.code, message: r.message, field: r.field, index: r.index })),
   });

@@ -7,7 +7,7 @@ import type { UploadLine } from './upload-format.js';
 
 /** Lines checked and written together: one API batch's worth, so a chunk costs what a batch does. */
 export const UPLOAD_CHUNK_LINES = MAX_BATCH_EVENTS;
-/** The report keeps this many line errors and counts the rest, so its size does not grow with the file. */
+/** The report keeps this many line errors and counts the rejected lines, so its size does not grow with the file. */
 export const MAX_REPORTED_ERRORS = 1000;
 export const PROGRESS_EVERY_LINES = 10_000;
 
@@ -27,7 +27,7 @@ export interface UploadProgress {
 }
 
 export interface UploadReport extends UploadProgress {
-  /** The first MAX_REPORTED_ERRORS rejected lines, in line order. */
+  /** The first MAX_REPORTED_ERRORS problems of rejected lines, in line order (a line may have several). */
   errors: UploadLineError[];
   errorsTruncated: boolean;
 }
@@ -73,7 +73,8 @@ export async function uploadUsage(deps: Deps, ctx: OperationContext, lines: Asyn
       if (report.errors.length < MAX_REPORTED_ERRORS) report.errors.push(e);
       else report.errorsTruncated = true;
     }
-    report.rejected += errors.length;
+    // A line may have several problems: rejected counts lines.
+    report.rejected += new Set(errors.map((e) => e.line)).size;
     const before = report.lines;
     report.lines += chunk.length;
     if (opts.onProgress && Math.floor(report.lines / PROGRESS_EVERY_LINES) > Math.floor(before / PROGRESS_EVERY_LINES)) {

@@ -217,6 +217,22 @@ describe('POST /api/v1/usage/uploads', () => {
     assert.deepEqual(out[2].errors.map((e: { line: number; code: string }) => [e.line, e.code]), [[17_001, 'INVALID_QUANTITY']]);
   });
 
+  it('200 names every problem of a bad line, and counts the line once in rejected', async () => {
+    const c = await t.seed.customer(ws.test);
+    const res = await api.post(URL, [line(c.id), line('ghost', { metricName: 'api_callz', quantity: -1 })].join('\n'), NDJSON);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.accepted, 1);
+    assert.equal(res.body.rejected, 1);
+    assert.deepEqual(
+      res.body.errors.map((e: { line: number; code: string }) => [e.line, e.code]),
+      [
+        [2, 'UNKNOWN_CUSTOMER'],
+        [2, 'UNKNOWN_METRIC'],
+        [2, 'NEGATIVE_QUANTITY'],
+      ],
+    );
+  });
+
   it('200 but nothing stored for a live key naming test customers: the key decides the environment', async () => {
     const c = await t.seed.customer(ws.test, { externalId: 'test-only' });
     await createMetric(t.deps, ws.live.ctx, { name: 'api_calls' });

@@ -29,9 +29,9 @@ const UploadSummarySchema = Type.Object({
       message: Type.String(),
       field: Type.String({ description: 'Such as `line 12.quantity`, or `line 12` for the whole line.' }),
     }),
-    { description: `The first ${MAX_REPORTED_ERRORS} rejected lines, in line order.` },
+    { description: `The first ${MAX_REPORTED_ERRORS} problems of rejected lines, in line order; a line with several problems has one entry for each.` },
   ),
-  errorsTruncated: Type.Boolean({ description: `True when more than ${MAX_REPORTED_ERRORS} lines were rejected; rejected has the full count.` }),
+  errorsTruncated: Type.Boolean({ description: `True when errors stops short (more than ${MAX_REPORTED_ERRORS} problems); rejected has the full count of lines.` }),
 });
 const UploadProgressSchema = Type.Object({ object: Type.Literal('usage_upload_progress'), ...counts });
 
@@ -94,7 +94,7 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
           '',
           '**Safe to send again.** Give each line an eventId: an event whose eventId was seen in the last 24 hours is skipped and counted in duplicates, so re-uploading a file after an interruption stores nothing twice. Lines without an eventId are stored every time they are sent.',
           '',
-          `**Size and memory.** The size of an upload is unlimited (BODY_LIMIT_BYTES does not apply): the body is streamed, never held whole. A line (or CSV record) may be at most 64 KiB. The report keeps the first ${MAX_REPORTED_ERRORS} line errors and counts all of them.`,
+          `**Size and memory.** The size of an upload is unlimited (BODY_LIMIT_BYTES does not apply): the body is streamed, never held whole. A line (or CSV record) may be at most 64 KiB. The report keeps the first ${MAX_REPORTED_ERRORS} line errors (every problem of a line) and counts every rejected line.`,
           '',
           `**Response.** 200 when the upload ends, even if lines were rejected: \`{"object": "usage_upload", "environment", "lines", "accepted", "duplicates", "rejected", "errors": [{"line", "code", "message", "field"}], "errorsTruncated"}\`. With \`Accept: application/x-ndjson\` the response is streamed as NDJSON instead: a \`{"object": "usage_upload_progress", "lines", "accepted", "duplicates", "rejected"}\` line after every ${PROGRESS_EVERY_LINES.toLocaleString('en-US')} lines, then the summary as the last line. If the upload fails after a streamed response has begun, the last line is the error envelope instead of the summary. No audit event of its own: each chunk records usage.batch_ingested with source upload.`,
         ].join('\n'),

@@ -22,6 +22,8 @@ async function metrics(env: EnvHandle, ...names: string[]) {
   for (const name of names) await createMetric(t.deps, env.ctx, { name });
 }
 
+/** The problems of a refused batch as [index, code, field]. */
+const listed = (res: { body: { errors: Array<{ index: number; code: string; field: string }> } }) => res.body.errors.map((e) => [e.index, e.code, e.field]);
 const aggregates = (cid: string) =>
   t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', cid).orderBy('metricName').execute();
 const eventCount = async (cid: string) =>
@@ -177,6 +179,57 @@ describe('POST /v1/ingest/batch', () => {
         [3, 'UNKNOWN_CUSTOMER'],
       ],
     );
+  });
+
+  it('400 names every problem of an event, in field order: unknown customer, quantity -1 and a 2020 date', async () => {
+    const res = await api.post('/v1/ingest/batch', { events: [ev(), ev({ customerId: 'ghost', quantity: -1, occurredAt: '2020-03-01T00:00:00Z' })] });
+    assert.equal(res.status, 400);
+    assert.deepEqual(listed(res), [
+      [1, 'UNKNOWN_CUSTOMER', 'events[1].customerId'],
+      [1, 'NEGATIVE_QUANTITY', 'events[1].quantity'],
+      [1, 'TIMESTAMP_TOO_OLD', 'events[1].occurredAt'],
+    ]);
+    assert.match(res.body.errors[0].message, /^events\[1\]\.customerId 'ghost'/);
+  });
+
+  it('400 names both an unknown customer and an unknown metric of one event, and each shape problem', async () => {
+    const res = await api.post('/v1/ingest/batch', {
+      events: [ev({ customerId: 'ghost', metricName: 'API_CALLS' }), ev({ cost: 1, customerId: '', quantity: '5', metadata: { a: {}, b: [] } })],
+    });
+    assert.equal(res.status, 400);
+    assert.deepEqual(listed(res), [
+      [0, 'UNKNOWN_CUSTOMER', 'events[0].customerId'],
+      [0, 'UNKNOWN_METRIC', 'events[0].metricName'],
+      [1, 'INVALID_EVENT', 'events[1].cost'],
+      [1, 'INVALID_EVENT', 'events[1].customerId'],
+      [1, 'INVALID_QUANTITY', 'events[1].quantity'],
+      [1, 'INVALID_METADATA', 'events[1].metadata.a'],
+      [1, 'INVALID_METADATA', 'events[1].metadata.b'],
+    ]);
+    assert.match(res.body.errors[1].message, /Did you mean 'api_calls'\?/);
+  });
+
+  it('400 lists at most 10 problems of one event', async () => {
+    const unknownFields = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`extra${i}`, i]));
+    const res = await api.post('/v1/ingest/batch', { events: [ev(unknownFields)] });
+    assert.equal(res.status, 400);
+    assert.deepEqual(listed(res), Array.from({ length: 10 }, (_, i) => [0, 'INVALID_EVENT', `events[0].extra${i}`]));
+  });
+
+  it('400 lists at most 1,000 problems in all, and every rejected event keeps its first', async () => {
+    const bad = () => ev({ customerId: 'ghost', quantity: -1, occurredAt: '2020-03-01T00:00:00Z' });
+    // 600 rejected events with 3 problems each: 600 first problems, then 400 more in index order.
+    const res = await api.post('/v1/ingest/batch', { events: [...Array.from({ length: 600 }, bad), ...Array.from({ length: 400 }, () => ev())] });
+    assert.equal(res.status, 400);
+    const errors: Array<{ index: number; code: string }> = res.body.errors;
+    assert.equal(errors.length, 1000);
+    const perEvent = new Map<number, string[]>();
+    for (const e of errors) perEvent.set(e.index, [...(perEvent.get(e.index) ?? []), e.code]);
+    assert.deepEqual([...perEvent.keys()], Array.from({ length: 600 }, (_, i) => i), 'every rejected event, in index order');
+    assert.deepEqual(perEvent.get(0), ['UNKNOWN_CUSTOMER', 'NEGATIVE_QUANTITY', 'TIMESTAMP_TOO_OLD']);
+    assert.deepEqual(perEvent.get(199), ['UNKNOWN_CUSTOMER', 'NEGATIVE_QUANTITY', 'TIMESTAMP_TOO_OLD']);
+    assert.deepEqual(perEvent.get(200), ['UNKNOWN_CUSTOMER']);
+    assert.deepEqual(perEvent.get(599), ['UNKNOWN_CUSTOMER']);
   });
 
   it('400 for a body without events, an empty batch, or another field', async () => {

@@ -100,7 +100,7 @@ export async function usageRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       summary: 'Ingest a batch of 1 to 1,000 usage events',
       description:
-        'All or nothing: if any event is rejected, the batch is refused with 400 naming every rejected event by index (`index`, `field` such as events[3].quantity, a code and a message), and nothing is stored. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.',
+        'All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.',
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeader,
@@ -132,7 +132,7 @@ export async function usageRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       summary: 'Connectivity check: what a batch would do, storing nothing',
       description:
-        'Non-billable, whatever the key (test or live): checks the body exactly like POST /v1/ingest/batch and answers 200 with what would have happened (accepted, duplicates, each rejected event) and the environment the key belongs to. Nothing is stored and nothing is counted.',
+        'Non-billable, whatever the key (test or live): checks the body exactly like POST /v1/ingest/batch and answers 200 with what would have happened (accepted, duplicates, every problem of each rejected event, as a refused batch lists them) and the environment the key belongs to. Nothing is stored and nothing is counted.',
       tags,
       security: bearerSecurity,
       body: BatchBody,
