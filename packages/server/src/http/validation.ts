@@ -87,6 +87,19 @@ function pathOf(part: string, instancePath: string, extra?: string): string {
   return [partNames[part] ?? part, ...segs].join('.');
 }
 
+function lengthMessage(field: string, keyword: string, limit: number): string {
+  if (keyword === 'maxLength') return `${field} must be at most ${limit} characters long.`;
+  return limit === 1 ? `${field} must not be empty.` : `${field} must be at least ${limit} characters long.`;
+}
+
+/** A key refused by propertyNames: Ajv names the object, and the key apart. */
+function keyMessage(field: string, key: string, keyword: string, limit: number): string {
+  const shown = key.length > 60 ? `${key.slice(0, 60)}…` : key;
+  return keyword === 'maxLength'
+    ? `${field} has a key of ${key.length} characters ('${shown}'); a key has at most ${limit}.`
+    : `${field} has a key of ${key.length} characters ('${shown}'); a key has at least ${limit}.`;
+}
+
 /** Turns ajv's errors into our details, each naming the field and saying what is wrong in words. */
 export function describeValidationErrors(part: string, errors: ErrorObject[]): ErrorDetail[] {
   // A union of literals fails once per branch with a `const` error; gathered per field, they
@@ -129,10 +142,8 @@ export function describeValidationErrors(part: string, errors: ErrorObject[]): E
         message = `${field} must be a valid ${p.format}.`;
         break;
       case 'minLength':
-        message = p.limit === 1 ? `${field} must not be empty.` : `${field} must be at least ${p.limit} characters long.`;
-        break;
       case 'maxLength':
-        message = `${field} must be at most ${p.limit} characters long.`;
+        message = e.propertyName !== undefined ? keyMessage(field, e.propertyName, e.keyword, p.limit) : lengthMessage(field, e.keyword, p.limit);
         break;
       case 'pattern':
         message = `${field} has an invalid format (expected ${p.pattern}).`;
@@ -151,9 +162,9 @@ export function describeValidationErrors(part: string, errors: ErrorObject[]): E
       default:
         message = `${field} ${e.message ?? 'is invalid'}.`;
     }
-    // anyOf/oneOf repeat themselves per branch, and `if` (boundsFirst's guard) only says its
-    // `then` failed; one line per field and message is enough.
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    // anyOf/oneOf repeat themselves per branch, `if` (boundsFirst's guard) only says its `then`
+    // failed and propertyNames that a key did (described on its own); one line is enough.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if' || e.keyword === 'propertyNames') continue;
     const k = `${field}|${message}`;
     if (seen.has(k)) continue;
     seen.add(k);

@@ -18,12 +18,12 @@ const OAuthError = Type.Object({
 
 const TokenBody = Type.Object(
   {
-    grant_type: Type.Optional(Type.String({ description: 'client_credentials' })),
-    client_id: Type.Optional(Type.String()),
-    client_secret: Type.Optional(Type.String()),
-    scope: Type.Optional(Type.String({ description: 'Accepted and ignored: the credential’s subscription decides access.' })),
+    grant_type: Type.Optional(Type.String({ maxLength: 100, description: 'client_credentials' })),
+    client_id: Type.Optional(Type.String({ maxLength: 100 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+    scope: Type.Optional(Type.String({ maxLength: 1000, description: 'Accepted and ignored: the credential’s subscription decides access.' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, maxProperties: 20 },
 );
 
 function oauthError(reply: FastifyReply, status: number, error: string, description: string, field?: string) {
