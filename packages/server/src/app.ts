@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from './deps.js';
 import { AppError } from './lib/errors.js';
-import { errorHandler } from './http/error-handler.js';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { authenticationHook } from './http/authenticate.js';
@@ -60,6 +60,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     trustProxy: deps.config.trustProxy,
     genReqId: () => deps.ids.next('request'),
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);

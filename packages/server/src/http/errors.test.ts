@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import type { Client } from '../../test/helpers/seed.js';
 
@@ -61,6 +62,43 @@ describe('the error envelope', () => {
     assert.equal(unauth.status, 401);
     assert.match(String(unauth.headers['x-request-id']), /^req_/);
     assert.equal(unauth.headers['www-authenticate'], 'Bearer');
+  });
+
+  it('400 for a malformed percent-encoding in the path, in the envelope, naming the path', async () => {
+    for (const url of ['/api/v1/customers/%E0%A4%A', '/pricing/%ZZ', '/api/v1/customers/%FF%FE']) {
+      const res = await api.get(url);
+      assert.equal(res.status, 400, url);
+      assert.deepEqual(Object.keys(res.body), ['success', 'errors']);
+      assert.equal(res.body.errors[0].code, 'VALIDATION_FAILED');
+      assert.equal(res.body.errors[0].field, 'path');
+      assert.match(res.body.errors[0].message, /percent-encod/);
+      assert.match(String(res.headers['x-request-id']), /^req_/);
+    }
+  });
+
+  it('400 for a path parameter over 100 characters, in the envelope', async () => {
+    const res = await api.get(`/api/v1/customers/${'x'.repeat(101)}`);
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.errors, [
+      { code: 'VALIDATION_FAILED', field: 'path', message: 'A path parameter is longer than 100 characters; no id is that long.' },
+    ]);
+  });
+
+  it('400 in the envelope for a request Node cannot parse (a bad request line), on a real socket', async () => {
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = new URL(address);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => (text += d.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.match(answer, /content-type: application\/json; charset=utf-8/i);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    assert.equal(body.success, false);
+    assert.equal(body.errors[0].code, 'INVALID_REQUEST');
   });
 
   it('401 for a malformed Authorization header, a non-Bearer scheme and an unknown key', async () => {

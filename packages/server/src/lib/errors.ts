@@ -29,6 +29,10 @@ export const errorStatus = {
   KEY_NOT_ACTIVE: 409,
   SUBSCRIPTION_NOT_ACTIVE: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  // Answered by Node's HTTP parser before any route: a request that took too long to arrive, or
+  // whose headers are too large.
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
