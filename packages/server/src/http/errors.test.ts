@@ -2,15 +2,18 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
-import type { Client } from '../../test/helpers/seed.js';
+import type { Client, TenantHandle } from '../../test/helpers/seed.js';
 
 let t: TestApp;
 let api: Client;
+let key: string;
+let ws: TenantHandle;
 
 before(async () => {
   t = await createTestApp({ config: { bodyLimitBytes: 2048 } });
-  const ws = await t.seed.workspace();
-  api = t.seed.client(ws.test.secretKey);
+  ws = await t.seed.workspace();
+  key = ws.test.secretKey;
+  api = t.seed.client(key);
 });
 after(() => t.close());
 
@@ -33,6 +36,30 @@ describe('the error envelope', () => {
     const res = await api.post('/api/v1/customers', 'name=x', { 'content-type': 'text/plain' });
     assert.equal(res.status, 415);
     assert.equal(res.body.errors[0].code, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('415 naming Content-Type: application/json for a form body on a JSON endpoint (what curl -d sends)', async () => {
+    const res = await api.post('/v1/ingest/batch', '{"events":[]}', { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(res.status, 415);
+    assert.deepEqual(Object.keys(res.body), ['success', 'errors']);
+    assert.equal(res.body.errors[0].code, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.match(res.body.errors[0].message, /send it with Content-Type: application\/json/);
+    assert.match(res.body.errors[0].message, /curl -d/);
+  });
+
+  it('415 naming Content-Type: application/json for a body without a Content-Type', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/customers', headers: { authorization: `Bearer ${key}` }, payload: Buffer.from('{"name":"x"}') });
+    assert.equal(res.statusCode, 415);
+    assert.match(res.json().errors[0].message, /send it with Content-Type: application\/json \(the request has no Content-Type\)/);
+  });
+
+  it('an empty form body still reads as no body, and an unknown route with a form body is a 404', async () => {
+    const sub = await t.seed.subscription(ws.test);
+    const keyId = (await t.seed.productKey(ws.test, sub.subscription.id)).id;
+    const rotated = await api.post(`/api/v1/api-keys/${keyId}/rotate`, '', { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const missing = await api.post('/api/v1/nothing-here', 'a=1', { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(missing.status, 404);
   });
 
   it('400 for a prototype-poisoning key', async () => {
