@@ -6,9 +6,11 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from './deps.js';
 import { AppError } from './lib/errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/error-handler.js';
-import { validatorCompiler } from './http/validation.js';
+import { MAX_REPORTED_ERRORS, validatorCompiler } from './http/validation.js';
+import { MAX_JSON_DEPTH } from './lib/json-limits.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { authenticationHook } from './http/authenticate.js';
+import { refuseNulInUrl } from './http/refuse-nul.js';
 import type { App } from './http/types.js';
 import { customerRoutes } from './modules/customers/customer.routes.js';
 import { productRoutes } from './modules/products/product.routes.js';
@@ -42,6 +44,8 @@ Workspace key scopes: ${Object.entries(scopeDescriptions)
   .join('; ')}.
 
 Errors share one envelope: \`{"success": false, "errors": [{"code", "message", "field"?}]}\`.
+JSON bodies need \`Content-Type: application/json\` (else 415), nest at most ${MAX_JSON_DEPTH} levels and hold no NUL
+character; nor may a path or query value. A 400 lists at most ${MAX_REPORTED_ERRORS} problems and counts the rest.
 Lists are newest first with cursor pagination (\`limit\`, \`startingAfter\`, \`endingBefore\`) and
 return \`{"object": "list", "data": [...], "hasMore"}\`. Creates accept an \`Idempotency-Key\` header.
 Webhook URLs (\`POST /v1/ingest/webhook/{sourceId}\`) take no key: the provider's signature, verified on the
@@ -71,6 +75,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', refuseNulInUrl);
   app.addHook('onRequest', authenticationHook(deps));
 
   // Request traffic goes to the audit log as a per-tenant summary a minute (audit/README.md).

@@ -1,11 +1,13 @@
 import secureJson from 'secure-json-parse';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/errors.js';
+import { describeJsonProblem, findJsonProblem } from '../lib/json-limits.js';
 
 /**
  * JSON: an empty body reads as "no body" (POST …/rotate takes none, and some clients still send
  * Content-Type: application/json), prototype-poisoning keys are refused, and a syntax error says
- * where it is. Any other body (a form, as curl -d sends, or none declared) gets a 415 saying to
+ * where it is; the body may nest at most MAX_JSON_DEPTH levels and hold no NUL character
+ * (lib/json-limits.ts). Any other body (a form, as curl -d sends, or none declared) gets a 415 saying to
  * send Content-Type: application/json, rather than a form parsed into nonsense field names.
  */
 export function registerBodyParsers(app: FastifyInstance): void {
@@ -15,11 +17,18 @@ export function registerBodyParsers(app: FastifyInstance): void {
     // Kept for fingerprints: an ingestion retry is "the same body" byte for byte.
     (_req as { rawBody?: string }).rawBody = text;
     if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch (err) {
-      done(new AppError('INVALID_JSON', `The body is not valid JSON: ${(err as Error).message}.`), undefined);
+      return done(new AppError('INVALID_JSON', `The body is not valid JSON: ${(err as Error).message}.`), undefined);
     }
+    const problem = findJsonProblem(value, 'body');
+    if (problem) {
+      const { field, message } = describeJsonProblem(problem, 'body');
+      return done(new AppError(problem.kind === 'too_deep' ? 'INVALID_JSON' : 'VALIDATION_FAILED', message, { field }), undefined);
+    }
+    done(null, value);
   });
   app.addContentTypeParser('*', (req, _payload, done) => {
     // An empty body (curl -X POST -d '') is no body; an unknown route answers 404, not 415.
