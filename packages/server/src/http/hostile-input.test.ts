@@ -41,6 +41,19 @@ describe('NUL characters (PostgreSQL text cannot hold them)', () => {
     await rejects(api.get('/api/v1/customers?a%00b=1'), 'query');
   });
 
+  it('400 names headers.<name> for a NUL in a header value (the HTTP parser refuses it; app.inject and other transports do not)', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/customers',
+      headers: { authorization: `Bearer ${ws.test.secretKey}`, 'content-type': 'application/json', 'idempotency-key': 'k\u0000' },
+      payload: '{"name":"x"}',
+    });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json().errors, [
+      { code: 'VALIDATION_FAILED', field: 'headers.idempotency-key', message: 'The idempotency-key header contains a NUL character (byte 0, %00 in a URL), which cannot be stored; remove it.' },
+    ]);
+  });
+
   it('400 names body.<field> for \\u0000 in a body string or key; nothing is stored', async () => {
     const e = await rejects(api.post('/api/v1/customers', { name: 'a\u0000b' }), 'body.name');
     assert.equal(e.message, 'body.name contains a NUL character (\\u0000), which cannot be stored; remove it.');
