@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import type { Client } from '../../test/helpers/seed.js';
-import { boundsFirst, describeValidationErrors, MAX_REPORTED_ERRORS } from './validation.js';
+import { MAX_REPORTED_ERRORS } from '../lib/errors.js';
+import { boundsFirst, describeValidationErrors } from './validation.js';
 
 let t: TestApp;
 let api: Client;
@@ -37,6 +38,34 @@ describe('validation of huge input', () => {
       field: 'body',
       message: `10 more problems were found in body; fix these ${MAX_REPORTED_ERRORS} and send the request again to see them.`,
     });
+  });
+});
+
+describe('problems found by the operations themselves', () => {
+  it(`400 for a webhook source with 100 empty event types lists ${MAX_REPORTED_ERRORS} and counts the rest`, async () => {
+    const res = await api.post('/api/v1/webhook-sources', { provider: 'custom', displayName: 'x', eventFilter: Array.from({ length: 100 }, () => '') });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors.length, MAX_REPORTED_ERRORS + 1);
+    assert.equal(res.body.errors[0].field, 'body.eventFilter.0');
+    assert.match(res.body.errors[MAX_REPORTED_ERRORS].message, /^80 more problems were found in body;/);
+  });
+
+  it('400 for a bad field mapping names the field once in its message', async () => {
+    const res = await api.post('/api/v1/webhook-sources', { provider: 'custom', displayName: 'x', fieldMappings: { quantity: { head: 'x' } } });
+    assert.equal(res.status, 400);
+    assert.deepEqual(
+      res.body.errors.map((e: { message: string }) => e.message.split(' ')[1]),
+      ['is', 'is'],
+      JSON.stringify(res.body.errors),
+    );
+  });
+
+  it(`400 for a rate plan with 50 units of unknown metrics lists ${MAX_REPORTED_ERRORS} and counts the rest`, async () => {
+    const metrics = Array.from({ length: 50 }, (_, i) => ({ metricName: `nope${i}`, pricingModel: 'PER_UNIT', rate: '1' }));
+    const res = await api.post('/api/v1/rate-plans', { name: 'x', currency: 'USD', billingPeriod: 'MONTHLY', metrics });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors.length, MAX_REPORTED_ERRORS + 1);
+    assert.match(res.body.errors[MAX_REPORTED_ERRORS].message, /^30 more problems were found in body;/);
   });
 });
 

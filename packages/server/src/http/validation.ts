@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { ErrorDetail } from '../lib/errors.js';
+import { capDetails, MAX_REPORTED_ERRORS, type ErrorDetail } from '../lib/errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -24,9 +24,6 @@ function build(coerce: boolean): Ajv {
 
 const bodyAjv = build(false);
 const textAjv = build(true);
-
-/** One answer describes at most this many problems, then says how many more it found. */
-export const MAX_REPORTED_ERRORS = 20;
 
 /** The keywords that look inside a value, checked only once the value's size bound holds. */
 const INSIDE: Array<[bound: string, keywords: string[]]> = [
@@ -171,12 +168,6 @@ export function describeValidationErrors(part: string, errors: ErrorObject[]): E
     if (out.length < MAX_REPORTED_ERRORS) out.push({ code: 'VALIDATION_FAILED', field, message });
   }
   const name = partNames[part] ?? part;
-  if (seen.size > MAX_REPORTED_ERRORS) {
-    out.push({
-      code: 'VALIDATION_FAILED',
-      field: name,
-      message: `${seen.size - MAX_REPORTED_ERRORS} more problems were found in ${name}; fix these ${MAX_REPORTED_ERRORS} and send the request again to see them.`,
-    });
-  }
-  return out.length > 0 ? out : [{ code: 'VALIDATION_FAILED', message: `The request ${name} is invalid.` }];
+  if (out.length === 0) return [{ code: 'VALIDATION_FAILED', message: `The request ${name} is invalid.` }];
+  return capDetails(out, name, seen.size);
 }

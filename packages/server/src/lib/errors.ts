@@ -87,3 +87,24 @@ export function envelope(details: ErrorDetail[]): ErrorEnvelope {
 
 export const notFound = (what: string, id: string): AppError =>
   new AppError('NOT_FOUND', `No ${what} with id '${id}' exists in this workspace and environment.`, { field: 'id' });
+
+/** One answer describes at most this many problems, then says how many more were found. */
+export const MAX_REPORTED_ERRORS = 20;
+
+/**
+ * The first MAX_REPORTED_ERRORS details, and a last one counting the rest, so that an answer
+ * stays small whatever was sent (a 1 MB array once produced a 144 MB 400). `found` is the number
+ * of problems when more were found than are given; `where` names the part (body, query).
+ */
+export function capDetails(details: ErrorDetail[], where: string, found = details.length): ErrorDetail[] {
+  if (found <= MAX_REPORTED_ERRORS) return details;
+  const more = found - MAX_REPORTED_ERRORS;
+  return [
+    ...details.slice(0, MAX_REPORTED_ERRORS),
+    {
+      code: 'VALIDATION_FAILED',
+      field: where,
+      message: `${more} more problems were found in ${where}; fix these ${MAX_REPORTED_ERRORS} and send the request again to see them.`,
+    },
+  ];
+}
