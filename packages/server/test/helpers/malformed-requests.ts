@@ -141,6 +141,16 @@ const HEADER_VALUES: Array<[string, string]> = [
   ['control', 'a\u0001\u007fb'],
 ];
 
+const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
+/** Credentials that are not quite credentials: each operation gets them instead of its own. */
+const AUTHORIZATION_VALUES: Array<[string, string]> = [
+  ['Basic with NUL', basic('cid_a\u0000b:secret')],
+  ['Basic with %00', basic('cid_a%00b:s%FF')],
+  ['Basic without a colon', basic('x'.repeat(2_000))],
+  ['Bearer of 10,000 characters', `Bearer sk_test_${'a'.repeat(10_000)}`],
+  ['Bearer injection', `Bearer ${INJECTION}`],
+];
+
 function schemaOf(op: any, mediaType = 'application/json'): Schema | undefined {
   return op.requestBody?.content?.[mediaType]?.schema;
 }
@@ -277,6 +287,7 @@ export function malformedRequests(target: OperationTarget, opts: GenerateOptions
   for (const name of headerParams) {
     for (const [label, v] of HEADER_VALUES) add(`header ${name}=${label}`, { headers: { [name]: v } });
   }
+  for (const [label, v] of AUTHORIZATION_VALUES) add(`Authorization: ${label}`, { headers: { authorization: v } });
 
   if (jsonSchema && sample !== undefined) {
     for (const field of fieldPaths(sample, 4)) {
