@@ -10,7 +10,7 @@ import { validatorCompiler } from './http/validation.js';
 import { MAX_JSON_DEPTH } from './lib/json-limits.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { authenticationHook } from './http/authenticate.js';
-import { refuseNul } from './http/refuse-nul.js';
+import { checkUrlAndHeaders } from './http/check-url-and-headers.js';
 import type { App } from './http/types.js';
 import { customerRoutes } from './modules/customers/customer.routes.js';
 import { productRoutes } from './modules/products/product.routes.js';
@@ -75,7 +75,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('onRequest', refuseNul);
+  app.addHook('onRequest', checkUrlAndHeaders);
   app.addHook('onRequest', authenticationHook(deps));
 
   // Request traffic goes to the audit log as a per-tenant summary a minute (audit/README.md).

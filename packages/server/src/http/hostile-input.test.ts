@@ -21,7 +21,7 @@ after(() => t.close());
 /** `levels` objects, one inside the other. */
 const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 
-describe('NUL characters (PostgreSQL text cannot hold them)', () => {
+describe('text a database cannot store: NUL characters and invalid percent-encoding', () => {
   it('400 names path for %00 in a path, before any lookup, with or without a key', async () => {
     for (const [client, url] of [
       [anonymous, '/pricing/%00'],
@@ -39,6 +39,19 @@ describe('NUL characters (PostgreSQL text cannot hold them)', () => {
     await rejects(api.get('/api/v1/customers?startingAfter=cus_%00'), 'query.startingAfter');
     await rejects(api.get('/api/v1/customers?externalId=a%00b'), 'query.externalId');
     await rejects(api.get('/api/v1/customers?a%00b=1'), 'query');
+  });
+
+  it('400 names query.<name> for a query value that is not percent-encoded UTF-8 (it was read as the literal text %FF)', async () => {
+    for (const [url, field] of [
+      ['/api/v1/customers?externalId=%FF', 'query.externalId'],
+      ['/api/v1/customers?limit=5&externalId=a%E0%A4%A', 'query.externalId'],
+      ['/pricing/sf_1?x=%ZZ', 'query.x'],
+    ] as const) {
+      const e = await rejects(api.get(url), field);
+      assert.match(e.message, /percent-encod/, url);
+    }
+    // An encoded é, a + and an encoded % are all fine.
+    assert.equal((await api.get('/api/v1/customers?externalId=caf%C3%A9+x%25')).status, 200);
   });
 
   it('400 names headers.<name> for a NUL in a header value (the HTTP parser refuses it; app.inject and other transports do not)', async () => {
