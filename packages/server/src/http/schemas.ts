@@ -84,7 +84,7 @@ export const ListQuery = {
 export function ListOf<T extends TSchema>(item: T) {
   return Type.Object({
     object: Type.Literal('list'),
-    data: Type.Array(item, { maxItems: 100 }),
+    data: Type.Array(item),
     hasMore: Type.Boolean({ description: 'More items exist beyond this page in the direction of travel.' }),
   });
 }
