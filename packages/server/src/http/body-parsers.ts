@@ -7,8 +7,8 @@ import { describeJsonProblem, findJsonProblem } from '../lib/json-limits.js';
  * JSON: an empty body reads as "no body" (POST …/rotate takes none, and some clients still send
  * Content-Type: application/json), prototype-poisoning keys are refused, and a syntax error says
  * where it is; the body may nest at most MAX_JSON_DEPTH levels and hold no NUL character
- * (lib/json-limits.ts). Any other body (a form, as curl -d sends, or none declared) gets a 415 saying to
- * send Content-Type: application/json, rather than a form parsed into nonsense field names.
+ * (lib/json-limits.ts). Any other body (a form, as curl -d sends, or none declared) gets a 415
+ * saying to send Content-Type: application/json, rather than a form read as nonsense fields.
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);

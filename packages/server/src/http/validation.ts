@@ -7,8 +7,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /**
  * Two validators: bodies are checked strictly (no type coercion, unknown fields refused, every
- * problem reported at once), while query strings, path parameters and headers, which are always
- * text on the wire, are coerced to the declared types.
+ * problem found at once, the first MAX_REPORTED_ERRORS described), while query strings, path
+ * parameters and headers, which are always text on the wire, are coerced to the declared types.
  */
 function build(coerce: boolean): Ajv {
   const ajv = new Ajv({
