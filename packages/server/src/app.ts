@@ -3,13 +3,15 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './deps.js';
-import { AppError } from './lib/errors.js';
-import { errorHandler } from './http/error-handler.js';
+import { AppError, MAX_REPORTED_ERRORS } from './lib/errors.js';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
+import { MAX_JSON_DEPTH } from './lib/json-limits.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { healthRoutes } from './http/health.routes.js';
 import { clearBodyDeadline, startBodyDeadline } from './http/slow-clients.js';
 import { authenticationHook } from './http/authenticate.js';
+import { checkUrlAndHeaders } from './http/check-url-and-headers.js';
 import type { App } from './http/types.js';
 import { customerRoutes } from './modules/customers/customer.routes.js';
 import { productRoutes } from './modules/products/product.routes.js';
@@ -43,6 +45,8 @@ Workspace key scopes: ${Object.entries(scopeDescriptions)
   .join('; ')}.
 
 Errors share one envelope: \`{"success": false, "errors": [{"code", "message", "field"?}]}\`.
+JSON bodies need \`Content-Type: application/json\` (else 415), nest at most ${MAX_JSON_DEPTH} levels and hold no NUL
+character; nor may a path or query value. A 400 lists at most ${MAX_REPORTED_ERRORS} problems and counts the rest.
 Lists are newest first with cursor pagination (\`limit\`, \`startingAfter\`, \`endingBefore\`) and
 return \`{"object": "list", "data": [...], "hasMore"}\`. Creates accept an \`Idempotency-Key\` header.
 Webhook URLs (\`POST /v1/ingest/webhook/{sourceId}\`) take no key: the provider's signature, verified on the
@@ -64,6 +68,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     // Slow clients: headers within HTTP_HEADERS_TIMEOUT_MS (checked every second, not Node's
     // default 30 s); bodies by the hooks below.
     http: { headersTimeout: deps.config.httpHeadersTimeoutMs, connectionsCheckingInterval: Math.min(1_000, deps.config.httpHeadersTimeoutMs) },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -76,6 +82,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.addHook('onRequest', startBodyDeadline(deps.config.httpBodyTimeoutMs));
   app.addHook('preValidation', clearBodyDeadline);
   app.addHook('onResponse', clearBodyDeadline);
+  app.addHook('onRequest', checkUrlAndHeaders);
   app.addHook('onRequest', authenticationHook(deps));
 
   // Request traffic goes to the audit log as a per-tenant summary a minute (audit/README.md).

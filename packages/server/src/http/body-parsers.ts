@@ -1,11 +1,14 @@
 import secureJson from 'secure-json-parse';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/errors.js';
+import { describeJsonProblem, findJsonProblem } from '../lib/json-limits.js';
 
 /**
  * JSON: an empty body reads as "no body" (POST …/rotate takes none, and some clients still send
  * Content-Type: application/json), prototype-poisoning keys are refused, and a syntax error says
- * where it is. Form bodies serve the OAuth token endpoint (RFC 6749 requires them).
+ * where it is; the body may nest at most MAX_JSON_DEPTH levels and hold no NUL character
+ * (lib/json-limits.ts). Any other body (a form, as curl -d sends, or none declared) gets a 415
+ * saying to send Content-Type: application/json, rather than a form read as nonsense fields.
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -14,12 +17,39 @@ export function registerBodyParsers(app: FastifyInstance): void {
     // Kept for fingerprints: an ingestion retry is "the same body" byte for byte.
     (_req as { rawBody?: string }).rawBody = text;
     if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch (err) {
-      done(new AppError('INVALID_JSON', `The body is not valid JSON: ${(err as Error).message}.`), undefined);
+      return done(new AppError('INVALID_JSON', `The body is not valid JSON: ${(err as Error).message}.`), undefined);
     }
+    const problem = findJsonProblem(value, 'body');
+    if (problem) {
+      const { field, message } = describeJsonProblem(problem, 'body');
+      return done(new AppError(problem.kind === 'too_deep' ? 'INVALID_JSON' : 'VALIDATION_FAILED', message, { field }), undefined);
+    }
+    done(null, value);
   });
+  app.addContentTypeParser('*', (req, _payload, done) => {
+    // An empty body (curl -X POST -d '') is no body; an unknown route answers 404, not 415.
+    const length = req.headers['content-length'];
+    const empty = length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined);
+    if (empty || (req as { is404?: boolean }).is404) return done(null, undefined);
+    done(new AppError('UNSUPPORTED_MEDIA_TYPE', unsupportedMediaType(req.headers['content-type'], req.routeOptions.schema?.consumes)));
+  });
+}
+
+function unsupportedMediaType(got: string | undefined, consumes: readonly string[] | undefined): string {
+  const wanted = consumes && consumes.length > 0 ? consumes.join(' or ') : 'application/json';
+  const head = `This endpoint takes ${consumes ? 'a body' : 'a JSON body'}: send it with Content-Type: ${wanted}`;
+  if (!got) return `${head} (the request has no Content-Type).`;
+  const type = got.split(';')[0]!.trim().slice(0, 100);
+  if (type.toLowerCase() === 'application/x-www-form-urlencoded') return `${head}, not ${type} (curl -d sends that unless you add -H 'Content-Type: application/json').`;
+  return `${head}, not ${type}.`;
+}
+
+/** Form bodies, for the one endpoint that takes them (RFC 6749's token endpoint), in its own scope. */
+export function registerFormParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     const out: Record<string, string> = {};
     for (const [k, v] of new URLSearchParams(body as string)) out[k] = v;

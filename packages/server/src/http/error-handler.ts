@@ -1,5 +1,7 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, envelope, type ErrorCode, type ErrorDetail } from '../lib/errors.js';
+import { AppError, envelope, errorStatus, type ErrorCode, type ErrorDetail } from '../lib/errors.js';
 import { describeValidationErrors } from './validation.js';
 import { databaseFailureError } from '../db/errors.js';
 
@@ -55,4 +57,49 @@ export function errorHandler(error: FastifyError | AppError | Error, request: Fa
   return sendError(reply, 500, [
     { code: 'INTERNAL_ERROR', message: `An internal error occurred. Quote request id ${request.id} when reporting it.` },
   ]);
+}
+
+/** Fastify's answers before routing, which would otherwise bypass the envelope and the handler. */
+const beforeRouting: Record<string, ErrorDetail> = {
+  FST_ERR_BAD_URL: {
+    code: 'VALIDATION_FAILED',
+    field: 'path',
+    message: 'The path has an invalid percent-encoding (such as %ZZ, or bytes that are not UTF-8); percent-encode each path segment as UTF-8.',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 'VALIDATION_FAILED',
+    field: 'path',
+    message: 'A path parameter is longer than 100 characters; no id is that long.',
+  },
+};
+
+/** Fastify's frameworkErrors: the same envelope and X-Request-Id as every other answer. */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  const detail = beforeRouting[error.code];
+  if (detail) return sendError(reply, errorStatus[detail.code], [detail]);
+  return errorHandler(error, request, reply);
+}
+
+const clientErrors: Record<string, ErrorDetail> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'REQUEST_TIMEOUT', message: 'The request did not arrive in time; send it again.' },
+  HPE_HEADER_OVERFLOW: { code: 'HEADERS_TOO_LARGE', message: 'The request headers are larger than this server accepts (16 KB).' },
+};
+
+/**
+ * Requests Node's HTTP parser refuses (a malformed request line or header, headers too large,
+ * too slow) never reach Fastify: the answer is written to the socket here, in the envelope.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const detail = clientErrors[err.code ?? ''] ?? { code: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1 (a malformed request line or header).' };
+  const status = errorStatus[detail.code];
+  const body = JSON.stringify(envelope([detail]));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

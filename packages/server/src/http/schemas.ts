@@ -40,8 +40,21 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
   return out;
 }
 
-export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
-  maxProperties: 50,
+/**
+ * An object of the caller's own keys. TypeBox drops the bounds of a Record's key schema (the
+ * keys become patternProperties "^(.*)$"), so the key bounds go into propertyNames here.
+ */
+export function MapOf<V extends TSchema>(value: V, o: { maxKeys: number; maxKeyLength: number; minKeyLength?: number; description: string }) {
+  return Type.Record(Type.String(), value, {
+    maxProperties: o.maxKeys,
+    propertyNames: { maxLength: o.maxKeyLength, ...(o.minKeyLength ? { minLength: o.minKeyLength } : {}) },
+    description: o.description,
+  });
+}
+
+export const Metadata = MapOf(Type.String({ maxLength: 500 }), {
+  maxKeys: 50,
+  maxKeyLength: 40,
   description: 'Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500.',
 });
 
@@ -65,8 +78,8 @@ export const IdempotencyHeaders = Type.Object({
 
 export const ListQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Page size, 1 to 100.' })),
-  startingAfter: Type.Optional(Type.String({ description: 'Cursor: the id of the last item of the previous page.' })),
-  endingBefore: Type.Optional(Type.String({ description: 'Cursor: the id of the first item of the next page, to page back.' })),
+  startingAfter: Type.Optional(Type.String({ maxLength: 100, description: 'Cursor: the id of the last item of the previous page.' })),
+  endingBefore: Type.Optional(Type.String({ maxLength: 100, description: 'Cursor: the id of the first item of the next page, to page back.' })),
 };
 
 export function ListOf<T extends TSchema>(item: T) {

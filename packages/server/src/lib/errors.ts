@@ -29,6 +29,10 @@ export const errorStatus = {
   KEY_NOT_ACTIVE: 409,
   SUBSCRIPTION_NOT_ACTIVE: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  // Answered by Node's HTTP parser before any route: a request that took too long to arrive, or
+  // whose headers are too large.
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
@@ -37,7 +41,6 @@ export const errorStatus = {
   RATE_LIMITED: 429,
   // Sent inside a live stream (never as a status: EventSource clients stop for good on one).
   TOO_MANY_STREAMS: 429,
-  REQUEST_TIMEOUT: 408,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
   // A dependency failed (db/errors.ts); always with Retry-After, never a 500.
@@ -88,3 +91,24 @@ export function envelope(details: ErrorDetail[]): ErrorEnvelope {
 
 export const notFound = (what: string, id: string): AppError =>
   new AppError('NOT_FOUND', `No ${what} with id '${id}' exists in this workspace and environment.`, { field: 'id' });
+
+/** One answer describes at most this many problems, then says how many more were found. */
+export const MAX_REPORTED_ERRORS = 20;
+
+/**
+ * The first MAX_REPORTED_ERRORS details, and a last one counting the rest, so that an answer
+ * stays small whatever was sent (a 1 MB array once produced a 144 MB 400). `found` is the number
+ * of problems when more were found than are given; `where` names the part (body, query).
+ */
+export function capDetails(details: ErrorDetail[], where: string, found = details.length): ErrorDetail[] {
+  if (found <= MAX_REPORTED_ERRORS) return details;
+  const more = found - MAX_REPORTED_ERRORS;
+  return [
+    ...details.slice(0, MAX_REPORTED_ERRORS),
+    {
+      code: 'VALIDATION_FAILED',
+      field: where,
+      message: `${more} more problems were found in ${where}; fix these ${MAX_REPORTED_ERRORS} and send the request again to see them.`,
+    },
+  ];
+}

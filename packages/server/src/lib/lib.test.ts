@@ -7,6 +7,7 @@ import { addMonthsUtc, calendarPeriodEnd, calendarPeriodStart, monthStartsOverla
 import { createIdGenerator, idFloor, idPrefixes, idTime, type IdKind } from './ids.js';
 import { decimalAdd, formatDecimal, isDecimalString, money, roundTo } from './money.js';
 import { stableStringify } from './stable-json.js';
+import { findJsonProblem, MAX_JSON_DEPTH } from './json-limits.js';
 import { TtlCache } from './ttl-cache.js';
 import { createMemoryRateLimiter } from './rate-limiter.js';
 import { describeValidationErrors } from '../http/validation.js';
@@ -227,6 +228,24 @@ describe('money.roundTo (half up, ties away from zero)', () => {
   }
 });
 
+describe('findJsonProblem', () => {
+  const levels = (n: number): unknown => JSON.parse('['.repeat(n) + ']'.repeat(n));
+  const cases: Array<[string, unknown, ReturnType<typeof findJsonProblem>]> = [
+    ['a plain batch', { events: [{ customerId: 'c', metadata: { a: 'b' } }] }, null],
+    [`${MAX_JSON_DEPTH} levels`, levels(MAX_JSON_DEPTH), null],
+    [`${MAX_JSON_DEPTH + 1} levels`, levels(MAX_JSON_DEPTH + 1), { kind: 'too_deep' }],
+    ['100,000 levels, without overflowing', levels(100_000), { kind: 'too_deep' }],
+    ['NUL in a top-level string', { name: 'a\u0000' }, { kind: 'nul_in_value', field: 'body.name' }],
+    ['NUL in an array item', { tags: ['ok', 'b\u0000'] }, { kind: 'nul_in_value', field: 'body.tags.1' }],
+    ['NUL in a nested key names its object', { metadata: { 'k\u0000': 'v' } }, { kind: 'nul_in_key', field: 'body.metadata' }],
+    ['the first NUL in document order', { a: { b: 'x\u0000' }, c: '\u0000' }, { kind: 'nul_in_value', field: 'body.a.b' }],
+    ['a long key is cut in the field name', { ['k'.repeat(100)]: '\u0000' }, { kind: 'nul_in_value', field: `body.${'k'.repeat(40)}…` }],
+    ['a string body', '\u0000', { kind: 'nul_in_value', field: 'body' }],
+    ['numbers, booleans and null', { a: 1, b: [true, null, 2.5] }, null],
+  ];
+  for (const [rule, value, expected] of cases) it(rule, () => assert.deepEqual(findJsonProblem(value, 'body'), expected));
+});
+
 describe('stableStringify', () => {
   it('gives the same text whatever the key order, at every depth', () => {
     assert.equal(stableStringify({ b: 1, a: { d: [1, 2], c: 'x' } }), stableStringify({ a: { c: 'x', d: [1, 2] }, b: 1 }));
@@ -236,6 +255,23 @@ describe('stableStringify', () => {
   it('drops undefined properties, as JSON does', () => {
     assert.equal(stableStringify({ a: 1, b: undefined }), stableStringify({ a: 1 }));
     assert.equal(stableStringify({ a: 1, b: undefined }), '{"a":1}');
+  });
+
+  it('writes a 100,000-deep value without overflowing the stack (it fingerprints request bodies)', () => {
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+    assert.equal(stableStringify(deep), '['.repeat(100_000) + ']'.repeat(100_000));
+    let nested: unknown = 1;
+    for (let i = 0; i < 100_000; i++) nested = { b: nested, a: i % 2 === 0 ? null : 'x' };
+    assert.ok(stableStringify(nested).startsWith('{"a":"x","b":{"a":null,"b":{"a":"x",'));
+  });
+
+  it('reads back as the value it wrote, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        assert.deepEqual(JSON.parse(stableStringify(v)), JSON.parse(JSON.stringify(v)));
+      }),
+      { seed: 14, numRuns: 300 },
+    );
   });
 
   it('keeps array order, and writes undefined in an array as null, as JSON does', () => {

@@ -53,7 +53,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
           ...ListQuery,
           kind: Type.Optional(Type.Union([Type.Literal('WORKSPACE'), Type.Literal('PRODUCT')])),
           status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('ROTATED'), Type.Literal('REVOKED')])),
-          subscriptionId: Type.Optional(Type.String()),
+          subscriptionId: Type.Optional(Type.String({ maxLength: 100 })),
         },
         { additionalProperties: false },
       ),

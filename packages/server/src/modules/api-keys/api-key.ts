@@ -62,7 +62,12 @@ export const CreateApiKeyBody = Type.Object(
     kind: Type.Union([Type.Literal('WORKSPACE'), Type.Literal('PRODUCT')]),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     scopes: Type.Optional(
-      Type.Array(ScopeSchema, { minItems: 1, uniqueItems: true, description: 'Required for WORKSPACE keys; not allowed for PRODUCT keys.' }),
+      Type.Array(ScopeSchema, {
+        minItems: 1,
+        maxItems: scopes.length,
+        uniqueItems: true,
+        description: 'Required for WORKSPACE keys; not allowed for PRODUCT keys. Each scope at most once.',
+      }),
     ),
     subscriptionId: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: 'Required for PRODUCT keys: the subscription the key is bound to.' }),

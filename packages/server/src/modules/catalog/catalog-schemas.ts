@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MapOf } from '../../http/schemas.js';
 import { billingPeriods, pricingModels } from '@tollgate/pricing';
 
 /**
@@ -18,8 +19,10 @@ export const BillingPeriodSchema = Type.Union(billingPeriods.map((p) => Type.Lit
 export const NullableDecimal = (description: string) => Type.Union([DecimalText(description), Type.Null()]);
 export const Quantity = (description: string) => Type.Number({ minimum: 0, description });
 const FactorMap = (what: string) =>
-  Type.Record(Type.String({ minLength: 1, maxLength: 200 }), DecimalText('Factor.'), {
-    maxProperties: 100,
+  MapOf(DecimalText('Factor.'), {
+    maxKeys: 100,
+    minKeyLength: 1,
+    maxKeyLength: 200,
     description: `Rating only, never published: usage whose metadata.${what} equals a key counts as quantity × factor.`,
   });
 
@@ -38,7 +41,7 @@ export const UnitPricingBody = Type.Object(
     metricId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'mtr_…; or give metricName.' })),
     metricName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'As usage events send it; or give metricId.' })),
     pricingModel: PricingModelSchema,
-    currency: Type.Optional(Type.String({ description: "Optional; must equal the plan's currency." })),
+    currency: Type.Optional(Type.String({ maxLength: 3, description: "Optional; must equal the plan's currency." })),
     rate: Type.Optional(DecimalText('Price per unit; FLAT_RATE: fee per period; PERCENTAGE: percent (2.9 = 2.9%); tiered models: omit (prices are on tiers).')),
     includedFree: Type.Optional(Type.Union([Quantity('Free units each period; default 0.'), Type.Null()])),
     blockSize: Type.Optional(Type.Union([Type.Integer({ minimum: 1, description: 'INCLUDED_QUOTA: overage billed in whole blocks of this many units (rate per block).' }), Type.Null()])),
@@ -46,8 +49,11 @@ export const UnitPricingBody = Type.Object(
     tiers: Type.Optional(Type.Union([Type.Array(TierSchema, { maxItems: 50 }), Type.Null()])),
     outcomeWeights: Type.Optional(
       Type.Union([
-        Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 1 }), {
-          description: 'OUTCOME_BASED: metadata.executionStatus -> weight 0..1; unlisted statuses bill at 1.',
+        MapOf(Type.Number({ minimum: 0, maximum: 1 }), {
+          maxKeys: 100,
+          minKeyLength: 1,
+          maxKeyLength: 200,
+          description: 'OUTCOME_BASED: metadata.executionStatus -> weight 0..1 (up to 100 statuses); unlisted statuses bill at 1.',
         }),
         Type.Null(),
       ]),

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { isCurrencyCode, normaliseUnitPricing, prefixFieldErrors, type CatalogUnitPricing } from '@tollgate/pricing';
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
-import { AppError, type ErrorDetail } from '../../lib/errors.js';
+import { AppError, capDetails, type ErrorDetail } from '../../lib/errors.js';
 import type { Tenant } from '../tenancy/tenant.js';
 import type { UnitPricingBody } from './catalog-schemas.js';
 
@@ -10,7 +10,7 @@ type UnitInput = Static<typeof UnitPricingBody>;
 
 /** Throws one VALIDATION_FAILED naming every offending field, the first one in the message. */
 export function failValidation(details: ErrorDetail[]): never {
-  throw new AppError('VALIDATION_FAILED', `${details[0]!.field}: ${details[0]!.message}`, { field: details[0]!.field, details });
+  throw new AppError('VALIDATION_FAILED', `${details[0]!.field}: ${details[0]!.message}`, { field: details[0]!.field, details: capDetails(details, 'body') });
 }
 
 export function checkCurrency(currency: string, field: string): ErrorDetail | null {

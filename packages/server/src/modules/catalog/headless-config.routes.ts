@@ -47,8 +47,8 @@ export async function headlessConfigRoutes(app: App, deps: Deps): Promise<void> 
         { additionalProperties: false },
       ),
       headers: Type.Object({
-        'x-storefront-key': Type.Optional(Type.String({ description: 'pk_test_… or pk_live_…' })),
-        'if-none-match': Type.Optional(Type.String({ description: 'The etag of a configuration you hold.' })),
+        'x-storefront-key': Type.Optional(Type.String({ maxLength: 100, description: 'pk_test_… or pk_live_…' })),
+        'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'The etag of a configuration you hold.' })),
       }),
       response: {
         200: HeadlessConfigSchema,

@@ -45,9 +45,9 @@ export async function pricingPageRoutes(app: App, deps: Deps): Promise<void> {
       description:
         "A server-rendered HTML page of the storefront's published offerings: for each, its price, trial and every billable unit's wording and tiers, worded by the same display rules a client widget uses. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.",
       tags: ['Headless pricing'],
-      params: Type.Object({ storefrontId: Type.String({ description: 'sf_…' }) }),
+      params: Type.Object({ storefrontId: Type.String({ maxLength: 100, description: 'sf_…' }) }),
       headers: Type.Object({
-        'if-none-match': Type.Optional(Type.String({ description: 'The ETag of a page you hold.' })),
+        'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'The ETag of a page you hold.' })),
       }),
       response: {
         200: Html('The pricing page.'),

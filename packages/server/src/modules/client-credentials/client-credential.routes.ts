@@ -49,7 +49,7 @@ export async function clientCredentialRoutes(app: App, deps: Deps): Promise<void
       summary: 'List client credentials (never their secrets), newest first',
       tags,
       security: bearerSecurity,
-      querystring: Type.Object({ ...ListQuery, subscriptionId: Type.Optional(Type.String()) }, { additionalProperties: false }),
+      querystring: Type.Object({ ...ListQuery, subscriptionId: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }),
       response: { 200: ListOf(ClientCredentialSchema), ...errors(403) },
     },
     handler: async (req) => {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
+import { registerFormParser } from '../../http/body-parsers.js';
 import { errorHandler } from '../../http/error-handler.js';
 import type { App } from '../../http/types.js';
 import { describeValidationErrors } from '../../http/validation.js';
@@ -18,12 +19,12 @@ const OAuthError = Type.Object({
 
 const TokenBody = Type.Object(
   {
-    grant_type: Type.Optional(Type.String({ description: 'client_credentials' })),
-    client_id: Type.Optional(Type.String()),
-    client_secret: Type.Optional(Type.String()),
-    scope: Type.Optional(Type.String({ description: 'Accepted and ignored: the credential’s subscription decides access.' })),
+    grant_type: Type.Optional(Type.String({ maxLength: 100, description: 'client_credentials' })),
+    client_id: Type.Optional(Type.String({ maxLength: 100 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 200 })),
+    scope: Type.Optional(Type.String({ maxLength: 1000, description: 'Accepted and ignored: the credential’s subscription decides access.' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, maxProperties: 20 },
 );
 
 function oauthError(reply: FastifyReply, status: number, error: string, description: string, field?: string) {
@@ -82,6 +83,12 @@ function presentedCredentials(req: FastifyRequest<{ Body: Record<string, string 
 }
 
 export async function oauthRoutes(app: App, deps: Deps): Promise<void> {
+  // Its own scope: the form parser RFC 6749 requires serves this endpoint only.
+  await app.register(async (scope) => tokenRoute(scope as unknown as App, deps));
+}
+
+function tokenRoute(app: App, deps: Deps): void {
+  registerFormParser(app);
   app.post('/oauth/token', {
     config: { auth: { kind: 'none' } },
     schema: {

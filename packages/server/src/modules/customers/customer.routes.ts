@@ -33,7 +33,7 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
       summary: 'List customers, newest first',
       tags,
       security: bearerSecurity,
-      querystring: Type.Object({ ...ListQuery, externalId: Type.Optional(Type.String()) }, { additionalProperties: false }),
+      querystring: Type.Object({ ...ListQuery, externalId: Type.Optional(Type.String({ maxLength: 255 })) }, { additionalProperties: false }),
       response: { 200: ListOf(CustomerSchema), ...errors(403) },
     },
     handler: async (req) => {

@@ -33,7 +33,7 @@ export async function metricRoutes(app: App, deps: Deps): Promise<void> {
       tags,
       security: bearerSecurity,
       querystring: Type.Object(
-        { ...ListQuery, name: Type.Optional(Type.String({ description: 'Exact metric name.' })) },
+        { ...ListQuery, name: Type.Optional(Type.String({ maxLength: 100, description: 'Exact metric name.' })) },
         { additionalProperties: false },
       ),
       response: { 200: ListOf(MetricSchema), ...errors(403) },

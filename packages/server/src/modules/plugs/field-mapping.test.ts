@@ -372,6 +372,24 @@ describe('extractEvent', () => {
     });
   });
 
+  it('fails, never throws, on a 10,000-deep value in the timestamp or a property (the message shows its start)', () => {
+    const deepArray = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000));
+    let deepObject: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deepObject = { a: deepObject };
+    for (const deep of [deepArray, deepObject]) {
+      assertExtracted(extract({ ...base, timestamp: '$.t' }, { ...doc, t: deep }), {
+        code: 'INVALID_TIMESTAMP',
+        field: 'field_mappings.timestamp',
+        message: /^field_mappings\.timestamp selected [[{]/,
+      });
+      assertExtracted(extract({ ...base, properties: { p: '$.p' } }, { ...doc, p: deep }), {
+        code: 'MAPPING_FAILED',
+        field: 'field_mappings.properties.p',
+        message: /field_mappings\.properties\.p selected a value nested too deeply to keep as a property/,
+      });
+    }
+  });
+
   it('does not change the document or the headers', () => {
     const document = { amount: '2', customer: 7, id: 'e', o: { x: 1 } };
     const headers = { 'x-a': 'b' };

@@ -338,15 +338,38 @@ function describeSource(source: CompiledSource): string {
   return s.kind === 'header' ? `the request has no ${s.name} header` : `in the payload (${s.kind === 'path' ? s.text : s.value})`;
 }
 
+/** JSON text, or undefined for a value nested too deeply for JSON.stringify (it overflows the stack). */
+function jsonText(v: unknown): string | undefined {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The start of a value's JSON text, found by following first children (never recursively). */
+function startOf(v: unknown, max: number): string {
+  let text = '';
+  let node = v;
+  while (text.length < max && typeof node === 'object' && node !== null) {
+    if (Array.isArray(node)) {
+      text += '[';
+      node = node[0];
+    } else {
+      const key = Object.keys(node)[0];
+      if (key === undefined) return `${text}{}…`;
+      text += `{${JSON.stringify(key)}:`;
+      node = (node as Record<string, unknown>)[key];
+    }
+  }
+  return `${text.slice(0, max)}…`;
+}
+
 /** The value as it appears in a message: its JSON text, cut short. */
 function shown(v: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(v);
-  } catch {
-    text = undefined;
-  }
-  return preview(text ?? String(v), 60);
+  const text = jsonText(v);
+  if (text !== undefined) return preview(text, 60);
+  return typeof v === 'object' && v !== null ? startOf(v, 60) : String(v);
 }
 
 function describeValue(v: unknown): string {
@@ -402,7 +425,11 @@ function idOf(v: unknown, field: string): string {
 function propertyOf(v: unknown, field: string): MetadataValue {
   if (typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'object' && v !== null) return JSON.stringify(v);
+  if (typeof v === 'object' && v !== null) {
+    const text = jsonText(v);
+    if (text === undefined) throw mappingFailed(field, 'selected a value nested too deeply to keep as a property; map a field inside it instead');
+    return text;
+  }
   throw mappingFailed(field, `selected ${describeValue(v)}; expected a string, a number, a boolean, an object or an array`);
 }
 

@@ -1,5 +1,6 @@
 import secureJson from 'secure-json-parse';
 import type { Deps } from '../../deps.js';
+import { describeJsonProblem, findJsonProblem } from '../../lib/json-limits.js';
 import { numberToDecimal } from '../../lib/money.js';
 import { monthStart } from '../../lib/periods.js';
 import type { OperationContext } from '../audit/audit-event.js';
@@ -72,7 +73,7 @@ export async function refuseWebhook(
   deps: Deps,
   d: DeliverySource,
   r: VerifiedRequest,
-  refusal: { httpStatus: number; code: string; message: string; errorCode: string },
+  refusal: { httpStatus: number; code: string; message: string; errorCode: string; field?: string },
 ): Promise<WebhookAnswer> {
   await deps.usage.writeWebhook({
     now: deps.clock.now(),
@@ -84,15 +85,29 @@ export async function refuseWebhook(
     entry: logEntryBase(d, r, null),
     refusal: { httpStatus: refusal.httpStatus, code: refusal.code, message: refusal.message },
   });
-  return { status: refusal.httpStatus, body: { success: false, errors: [{ code: refusal.errorCode, message: refusal.message }] }, logId: r.logId };
+  const error = { code: refusal.errorCode, message: refusal.message, ...(refusal.field ? { field: refusal.field } : {}) };
+  return { status: refusal.httpStatus, body: { success: false, errors: [error] }, logId: r.logId };
 }
+
+type ParsedBody = { ok: true; value: unknown } | { ok: false; errorCode: 'INVALID_JSON' | 'VALIDATION_FAILED'; message: string; field?: string };
 
 /**
  * The body after verification: form-encoded bodies (the messaging provider, Slack's slash
  * commands) become an object of strings; anything else must be JSON, whatever its Content-Type
- * says. Prototype-poisoning keys are refused like everywhere else.
+ * says. Prototype-poisoning keys are refused like everywhere else, and so are, as for the API's
+ * bodies, nesting beyond MAX_JSON_DEPTH and NUL characters (lib/json-limits.ts): mapped values
+ * reach PostgreSQL, and recursive code the mapped values.
  */
-export function parseWebhookBody(body: Buffer, contentType: string | null): { ok: true; value: unknown } | { ok: false; message: string } {
+export function parseWebhookBody(body: Buffer, contentType: string | null): ParsedBody {
+  const parsed = parseBodyText(body, contentType);
+  if (!parsed.ok) return parsed;
+  const problem = findJsonProblem(parsed.value, 'body');
+  if (!problem) return parsed;
+  const { field, message } = describeJsonProblem(problem, 'body');
+  return { ok: false, errorCode: problem.kind === 'too_deep' ? 'INVALID_JSON' : 'VALIDATION_FAILED', message, field };
+}
+
+function parseBodyText(body: Buffer, contentType: string | null): ParsedBody {
   const text = body.toString('utf8');
   if (contentType !== null && contentType.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
     const out: Record<string, string | string[]> = {};
@@ -105,7 +120,7 @@ export function parseWebhookBody(body: Buffer, contentType: string | null): { ok
   try {
     return { ok: true, value: secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }) };
   } catch (err) {
-    return { ok: false, message: `The body is neither form-encoded nor valid JSON: ${(err as Error).message}.` };
+    return { ok: false, errorCode: 'INVALID_JSON', message: `The body is neither form-encoded nor valid JSON: ${(err as Error).message}.` };
   }
 }
 
@@ -132,7 +147,10 @@ const eventTypeText = (v: unknown): string | null => (typeof v === 'string' ? v 
  */
 export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: VerifiedRequest): Promise<WebhookAnswer> {
   const parsed = parseWebhookBody(r.body, r.contentType);
-  if (!parsed.ok) return refuseWebhook(deps, d, r, { httpStatus: 400, code: 'INVALID_BODY', errorCode: 'INVALID_JSON', message: parsed.message });
+  if (!parsed.ok) {
+    const { errorCode, message, field } = parsed;
+    return refuseWebhook(deps, d, r, { httpStatus: 400, code: 'INVALID_BODY', errorCode, message, ...(field ? { field } : {}) });
+  }
   const doc = parsed.value;
   // Slack checks a new Events API URL with a signed challenge that must be echoed.
   if (d.source.provider === 'chat' && isObject(doc) && doc.type === 'url_verification' && typeof doc.challenge === 'string') {

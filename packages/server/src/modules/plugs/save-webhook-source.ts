@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
-import { AppError, notFound } from '../../lib/errors.js';
+import { AppError, capDetails, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../audit/audit-event.js';
 import type { Tenant } from '../tenancy/tenant.js';
@@ -27,9 +27,10 @@ import { findWebhookSource, insertWebhookSource, markWebhookSourceDeleted, updat
  */
 
 function invalid(errors: MappingError[]): AppError {
-  const first = errors[0]!;
-  return new AppError('VALIDATION_FAILED', errors.length === 1 ? `${first.field} ${first.message}` : `${errors.length} fields are invalid; see errors.`, {
-    details: errors.map((e) => ({ code: 'VALIDATION_FAILED' as const, message: `${e.field} ${e.message}`, field: e.field })),
+  // Mapping errors (field-mapping.ts) already start with their field; the source's own do not.
+  const details = errors.map((e) => ({ code: 'VALIDATION_FAILED' as const, message: e.message.startsWith(e.field) ? e.message : `${e.field} ${e.message}`, field: e.field }));
+  return new AppError('VALIDATION_FAILED', errors.length === 1 ? details[0]!.message : `${errors.length} fields are invalid; see errors.`, {
+    details: capDetails(details, 'body'),
   });
 }
 

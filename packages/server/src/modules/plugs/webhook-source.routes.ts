@@ -100,10 +100,10 @@ export async function webhookSourceRoutes(app: App, deps: Deps): Promise<void> {
       querystring: Type.Object(
         {
           ...ListQuery,
-          sourceId: Type.Optional(Type.String({ description: 'Only this source (wsrc_…).' })),
+          sourceId: Type.Optional(Type.String({ maxLength: 100, description: 'Only this source (wsrc_…).' })),
           status: Type.Optional(Type.Union(logStatuses.map((s) => Type.Literal(s)))),
-          receivedFrom: Type.Optional(Type.String({ description: 'ISO 8601; inclusive.' })),
-          receivedTo: Type.Optional(Type.String({ description: 'ISO 8601; exclusive.' })),
+          receivedFrom: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; inclusive.' })),
+          receivedTo: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; exclusive.' })),
         },
         { additionalProperties: false },
       ),

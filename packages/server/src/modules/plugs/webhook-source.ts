@@ -2,8 +2,8 @@ import { createPublicKey } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { toIso } from '../../lib/clock.js';
 import type { Environment as Env } from '../../lib/crypto.js';
-import { Environment, Timestamp } from '../../http/schemas.js';
-import { checkFieldMappings, checkMappingSource, type FieldMappings, type MappingError, type MappingSource } from './field-mapping.js';
+import { Environment, MapOf, Timestamp } from '../../http/schemas.js';
+import { checkFieldMappings, checkMappingSource, MAX_PATH_LENGTH, type FieldMappings, type MappingError, type MappingSource } from './field-mapping.js';
 import { describeSignature, providers, signatureSchemeOf, templates, type Provider, type SignatureOptions } from './provider-templates.js';
 
 /**
@@ -35,8 +35,8 @@ export const webhookPath = (sourceId: string) => `/v1/ingest/webhook/${sourceId}
 /** What the sealed secret is bound to: a ciphertext moved to another source fails to open. */
 export const secretAssociatedData = (sourceId: string) => `webhook_source:${sourceId}`;
 
-const Source = Type.Union([Type.String(), Type.Object({ header: Type.String() }), Type.Number()], {
-  description: 'An RFC 9535 JSONPath over the body ("$.data.object.amount"), a header ({"header": "X-GitHub-Delivery"}), or for quantity only a constant number.',
+const Source = Type.Union([Type.String({ maxLength: MAX_PATH_LENGTH }), Type.Object({ header: Type.String({ maxLength: 100 }) }), Type.Number()], {
+  description: `An RFC 9535 JSONPath over the body ("$.data.object.amount", at most ${MAX_PATH_LENGTH} characters), a header ({"header": "X-GitHub-Delivery"}), or for quantity only a constant number.`,
 });
 const FieldMappingsSchema = Type.Object(
   {
@@ -44,7 +44,7 @@ const FieldMappingsSchema = Type.Object(
     tenant_id: Source,
     event_id: Source,
     timestamp: Type.Optional(Source),
-    properties: Type.Optional(Type.Record(Type.String(), Source)),
+    properties: Type.Optional(MapOf(Source, { maxKeys: 20, maxKeyLength: 40, description: 'Up to 20 metadata keys of at most 40 characters, each with its source.' })),
   },
   {
     description:
@@ -54,9 +54,9 @@ const FieldMappingsSchema = Type.Object(
 const SignatureOptionsSchema = Type.Object(
   {
     algorithm: Type.Optional(Type.Union([Type.Literal('sha256'), Type.Literal('sha1')])),
-    header: Type.Optional(Type.String()),
+    header: Type.Optional(Type.String({ maxLength: 100 })),
     encoding: Type.Optional(Type.Union([Type.Literal('hex'), Type.Literal('base64')])),
-    prefix: Type.Optional(Type.String()),
+    prefix: Type.Optional(Type.String({ maxLength: 100 })),
   },
   {
     additionalProperties: false,
@@ -88,19 +88,25 @@ export const WebhookSourceSchema = Type.Object({
 });
 export type WebhookSourceView = Static<typeof WebhookSourceSchema>;
 
+const EventTypes = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 });
+const EventTypeList = Type.String({ maxLength: 100 * 201 });
+/** Checked by checkFieldMappings, which names each problem; the bounds only keep a body small. */
+const MappingsInput = (description: string) => MapOf(Type.Unknown(), { maxKeys: 10, maxKeyLength: 40, description });
+
 const mutable = {
   displayName: Type.String({ minLength: 1, maxLength: 200, description: 'Label in the ingestion log and audit trail.' }),
-  metricId: Type.String({ description: 'mtr_… id of the billable metric; or give metricName.' }),
-  metricName: Type.String({ description: 'The metric by name, instead of metricId.' }),
+  metricId: Type.String({ maxLength: 100, description: 'mtr_… id of the billable metric; or give metricName.' }),
+  metricName: Type.String({ maxLength: 100, description: 'The metric by name, instead of metricId.' }),
   signingSecret: Type.String({
+    maxLength: 10_000,
     description: "The provider's signing secret (for email: the verification public key). Stored sealed with AES-256-GCM and never returned.",
   }),
   signature: SignatureOptionsSchema,
   eventTypeFrom: Source,
-  eventFilter: Type.Union([Type.Array(Type.String()), Type.String()], { description: 'Event types to process: an array, or a comma-separated list.' }),
-  event_filter: Type.Union([Type.Array(Type.String()), Type.String()], { description: 'The spec\'s name for eventFilter; give one or the other.' }),
-  fieldMappings: Type.Record(Type.String(), Type.Unknown(), { description: 'Merged over the template\'s defaults (or, on update, over the current mappings).' }),
-  field_mappings: Type.Record(Type.String(), Type.Unknown(), { description: 'The spec\'s name for fieldMappings; give one or the other.' }),
+  eventFilter: Type.Union([EventTypes, EventTypeList], { description: 'Event types to process (at most 100, each at most 200 characters): an array, or a comma-separated list.' }),
+  event_filter: Type.Union([EventTypes, EventTypeList], { description: 'The spec\'s name for eventFilter; give one or the other.' }),
+  fieldMappings: MappingsInput('Merged over the template\'s defaults (or, on update, over the current mappings).'),
+  field_mappings: MappingsInput('The spec\'s name for fieldMappings; give one or the other.'),
   dedupWindowHours: Type.Integer({ minimum: 1, maximum: MAX_DEDUP_WINDOW_HOURS, description: 'Default 72.' }),
 };
 const opt = <T extends Record<string, import('@sinclair/typebox').TSchema>>(o: T) =>

@@ -959,6 +959,37 @@ describe('mapping: a verified event that cannot become usage', () => {
     assert.equal(entry.body, body);
   });
 
+  it('400 INVALID_JSON for a signed body whose timestamp holds a 10,000-deep value (it once overflowed the stack); logged, nothing stored', async () => {
+    const e = event({});
+    const body = JSON.stringify(e).replace('"type":', `"timestamp":${'['.repeat(10_000)}${']'.repeat(10_000)},"type":`);
+    const res = await send(body);
+    const err = assertEnvelope(res, 400, 'INVALID_JSON', 'body');
+    assert.match(err.message, /more than 64 levels deep/);
+    const entry = await logEntry(res.logId);
+    assert.equal(entry.status, 'rejected');
+    assert.equal(entry.verification, 'passed');
+    assert.equal(entry.reasonCode, 'INVALID_BODY');
+    assert.equal(entry.body, body);
+    assert.deepEqual(await usageRows(t, ws.workspaceId, e.id), []);
+  });
+
+  it('400 naming body.tenant_id for a NUL character in a signed body; logged with its raw body, nothing stored', async () => {
+    const e = event({ tenant_id: 'acme\u0000mapping' });
+    const res = await send(e);
+    const err = assertEnvelope(res, 400, 'VALIDATION_FAILED', 'body.tenant_id');
+    assert.match(err.message, /NUL character/);
+    const entry = await logEntry(res.logId);
+    assert.equal(entry.status, 'rejected');
+    assert.equal(entry.httpStatus, 400);
+    assert.equal(entry.reasonCode, 'INVALID_BODY');
+    assert.deepEqual(await usageRows(t, ws.workspaceId, e.id), []);
+  });
+
+  it('400 naming body.id for %00 in a signed form body', async () => {
+    const res = await post(t, source.id, customSigned(SECRET, 'id=a%00b&tenant_id=acme-mapping&quantity=1', { 'content-type': 'application/x-www-form-urlencoded' }));
+    assertEnvelope(res, 400, 'VALIDATION_FAILED', 'body.id');
+  });
+
   it('401, not 400, for a body that is not JSON and not signed: the signature is checked before parsing', async () => {
     const res = await post(t, source.id, { body: '{not json', headers: { 'content-type': 'application/json', 'x-signature-256': 'ab'.repeat(32) } });
     assertEnvelope(res, 401, 'WEBHOOK_SIGNATURE_INVALID');

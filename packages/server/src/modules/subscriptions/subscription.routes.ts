@@ -38,8 +38,8 @@ export async function subscriptionRoutes(app: App, deps: Deps): Promise<void> {
       querystring: Type.Object(
         {
           ...ListQuery,
-          customerId: Type.Optional(Type.String()),
-          productId: Type.Optional(Type.String()),
+          customerId: Type.Optional(Type.String({ maxLength: 100 })),
+          productId: Type.Optional(Type.String({ maxLength: 100 })),
           status: Type.Optional(Type.Union(subscriptionStatuses.map((s) => Type.Literal(s)))),
         },
         { additionalProperties: false },

@@ -69,6 +69,8 @@ const UsageLimits = Type.Array(UsageLimitSchema, {
 });
 const UnitPrices = Type.Record(Type.String({ maxLength: 100 }), DecimalAmount, {
   maxProperties: 50,
+  // TypeBox drops the key schema's maxLength (see MapOf in http/schemas.ts).
+  propertyNames: { maxLength: 100 },
   description: 'For a subscription without an offering: price per unit of each metric, in the subscription currency (rated as PER_UNIT). Not allowed with an offering, whose rate plans price usage.',
 });
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused.' });

@@ -1,5 +1,6 @@
 import secureJson from 'secure-json-parse';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
+import { describeJsonProblem, findJsonProblem } from '../../lib/json-limits.js';
 import { MAX_METADATA_KEYS } from './usage-event.js';
 
 /**
@@ -48,12 +49,15 @@ export async function* physicalLines(body: AsyncIterable<Buffer | string>, maxBy
     parts = [];
     size = 0;
     const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    let text: string;
     try {
       // The decoder drops a UTF-8 byte order mark at the start of each line it decodes.
-      return { line: n, text: utf8.decode(bytes.subarray(0, end)) };
+      text = utf8.decode(bytes.subarray(0, end));
     } catch {
       return { line: n, problem: 'is not valid UTF-8' };
     }
+    // PostgreSQL's text type refuses NUL, so such a line could only fail in a query.
+    return text.includes('\0') ? { line: n, problem: 'contains a NUL character, which cannot be stored' } : { line: n, text };
   };
   for await (const chunk of body) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -85,13 +89,19 @@ export async function* physicalLines(body: AsyncIterable<Buffer | string>, maxBy
 
 function ndjsonLine(line: number, text: string): UploadLine | null {
   if (text.trim() === '') return null;
+  const at = `line ${line}`;
+  let event: unknown;
   try {
     // Prototype-poisoning keys are refused, as in API bodies.
-    return { line, event: secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }) };
+    event = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (err) {
-    const at = `line ${line}`;
     return { line, rejection: { code: 'INVALID_EVENT', field: at, message: `${at} is not valid JSON: ${(err as Error).message}.` } };
   }
+  // The API bodies' limits: no \u0000, at most MAX_JSON_DEPTH levels.
+  const problem = findJsonProblem(event, at);
+  if (!problem) return { line, event };
+  const { field, message } = describeJsonProblem(problem, at);
+  return { line, rejection: { code: 'INVALID_EVENT', field, message } };
 }
 
 async function* ndjsonLines(body: AsyncIterable<Buffer | string>): AsyncGenerator<UploadLine> {

@@ -168,6 +168,25 @@ describe('POST /api/v1/usage/uploads', () => {
     ]);
   });
 
+  it('200 rejects lines holding a NUL character (PostgreSQL text refuses it) or nested too deeply, naming them, and reads on', async () => {
+    const c = await t.seed.customer(ws.test);
+    const nd = [line('a\u0000b'), line(c.id, { eventId: 'e\u0000' }), line(c.id, { metadata: JSON.parse('{"a":'.repeat(70) + '1' + '}'.repeat(70)) }), line(c.id)].join('\n');
+    const res = await api.post(URL, nd, NDJSON);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.accepted, 1);
+    assert.deepEqual(res.body.errors.map((e: { line: number; code: string; field: string }) => [e.line, e.code, e.field]), [
+      [1, 'INVALID_EVENT', 'line 1.customerId'],
+      [2, 'INVALID_EVENT', 'line 2.eventId'],
+      [3, 'INVALID_EVENT', 'line 3'],
+    ]);
+    assert.match(res.body.errors[0].message, /^line 1\.customerId contains a NUL character/);
+    const csv = `customerId,metricName,quantity,occurredAt\n${c.id},api\u0000calls,1,${minuteAgo()}\n${c.id},api_calls,1,${minuteAgo()}\n`;
+    const fromCsv = await api.post(URL, csv, CSV);
+    assert.equal(fromCsv.status, 200, JSON.stringify(fromCsv.body));
+    assert.equal(fromCsv.body.accepted, 1);
+    assert.deepEqual(fromCsv.body.errors.map((e: { line: number; message: string }) => [e.line, e.message]), [[2, 'line 2 contains a NUL character, which cannot be stored.']]);
+  });
+
   it('200 counts duplicates when a file with eventIds is sent again, and stores nothing twice', async () => {
     const c = await t.seed.customer(ws.test);
     const body = ndjson(1500, (i) => line(c.id, { eventId: `hist-${i}` }));

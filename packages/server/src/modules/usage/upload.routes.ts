@@ -101,7 +101,7 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['Usage ingestion'],
         security: bearerSecurity,
         consumes: ['application/x-ndjson', 'text/csv'],
-        body: Type.String({ description: 'The file: NDJSON (one event per line) or CSV (a header row, then one event per row).' }),
+        body: Type.String({ format: 'binary', description: 'The file: NDJSON (one event per line) or CSV (a header row, then one event per row); any size, each line at most 64 KiB.' }),
         response: {
           200: {
             description: 'The upload report (JSON), or with Accept: application/x-ndjson, progress lines then the report (NDJSON).',

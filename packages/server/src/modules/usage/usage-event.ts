@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ErrorCode } from '../../lib/errors.js';
+import { MapOf } from '../../http/schemas.js';
 
 /** The spec's batch limit; one batch counts as one request against the rate limit. */
 export const MAX_BATCH_EVENTS = 1000;
@@ -38,8 +39,9 @@ export interface EventRejection {
   field: string;
 }
 
-const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()]), {
-  maxProperties: MAX_METADATA_KEYS,
+const Metadata = MapOf(Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()]), {
+  maxKeys: MAX_METADATA_KEYS,
+  maxKeyLength: 40,
   description: 'Free-form properties: up to 50 keys of at most 40 characters; values are strings (at most 500 characters), numbers, booleans or null.',
 });
 
@@ -54,6 +56,7 @@ export const UsageEventSchema = Type.Object(
     }),
     occurredAt: Type.String({
       format: 'date-time',
+      maxLength: 35,
       description: 'ISO 8601 with a time zone (Z or ±hh:mm). Decides the billing period. At most 5 minutes in the future and 35 days in the past.',
     }),
     metadata: Type.Optional(Metadata),

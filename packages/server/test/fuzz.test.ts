@@ -1,0 +1,217 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import { backend, createTestApp, type TestApp } from './helpers/test-app.js';
+import type { EnvHandle } from './helpers/seed.js';
+import { demoDelivery } from './helpers/demo-webhooks.js';
+import { malformedRequests, operationsOf, type MalformedRequest, type OperationTarget } from './helpers/malformed-requests.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../src/modules/tenancy/create-demo-workspace.js';
+import { signWebhook } from '../src/modules/plugs/sign-webhook.js';
+import { signatureSchemeOf } from '../src/modules/plugs/provider-templates.js';
+
+/**
+ * Every operation of the served OpenAPI document gets malformed requests (see
+ * helpers/malformed-requests.ts), with a key holding every scope and without one. None may get a
+ * 5xx, every error must be the documented envelope and small, and none may hang; the server must
+ * still answer /health afterwards. The hang bound is a detector, not a performance figure.
+ */
+
+const HANG_MS = 10_000;
+/** An error answer stays small whatever was sent (a 144 MB 400 once froze the server). */
+const MAX_ERROR_BYTES = 16 * 1024;
+
+let t: TestApp;
+let env: DemoEnvironment;
+let doc: any;
+let workspaceId: string;
+const realIds = new Map<string, string>();
+
+before(async () => {
+  // The frozen clock never lets a minute pass: the rate limit would answer everything with 429.
+  t = await createTestApp({ config: { rateLimitPerMinute: 10_000_000 } });
+  const ctx = { actor: { type: 'OPERATOR', id: 'fuzz' }, source: 'cli', correlationId: 'fuzz' } as const;
+  const demo = await createDemoWorkspace(t.deps, ctx);
+  env = demo.environments.test;
+  workspaceId = demo.workspaceId;
+  const handle = { workspaceId: demo.workspaceId, environment: 'test', ctx: { ...ctx, workspaceId: demo.workspaceId, environment: 'test' } } as EnvHandle;
+  const api = t.seed.client(env.secretKey);
+  // What the demo lacks, so every path with an id has a real one: a client credential, a saved
+  // search and an ingestion log entry.
+  const agent = await t.seed.subscription(handle, 'AI_AGENT');
+  assert.equal((await api.post('/api/v1/client-credentials', { name: 'fuzz', subscriptionId: agent.subscription.id })).status, 200);
+  assert.equal((await api.post('/api/v1/events/presets', { name: 'fuzz', filters: { q: 'fuzz' } })).status, 200);
+  const d = demoDelivery('payment', env.webhookSources.payment, 'http://localhost', 'acme', t.clock.now());
+  assert.equal((await t.app.inject({ method: 'POST', url: d.path, headers: d.headers, payload: d.body })).statusCode, 200);
+  doc = t.app.swagger();
+  for (const { path } of operationsOf(doc)) {
+    const list = path.slice(0, path.indexOf('/{'));
+    if (!path.includes('{') || realIds.has(list) || !doc.paths[list]?.get) continue;
+    const res = await api.get(list);
+    realIds.set(list, res.body?.data?.[0]?.id ?? 'none');
+  }
+});
+after(() => t?.close());
+
+function pathValue(path: string, name: string): string {
+  if (name === 'storefrontId') return env.storefrontId;
+  if (name === 'sourceId') return env.webhookSources.payment.id;
+  return realIds.get(path.slice(0, path.indexOf('/{'))) ?? 'none';
+}
+
+/** customerId -> a customer's id, ratePlanId -> a rate plan's: what the list of that resource holds. */
+function idOf(field: string): string | undefined {
+  const m = /^(\w+?)Ids?$/.exec(field);
+  if (!m) return undefined;
+  return realIds.get(`/api/v1/${m[1]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}s`);
+}
+
+function credentials(target: OperationTarget, withKey: boolean): Record<string, string> {
+  if (!withKey) return {};
+  const security: Array<Record<string, unknown>> = target.op.security ?? [];
+  if (security.some((s) => 'storefrontKey' in s)) return { 'x-storefront-key': env.storefrontKey };
+  // The live stream needs its workspace named, so that hostile filters reach it.
+  const headers: Record<string, string> = { authorization: `Bearer ${env.secretKey}` };
+  if ((target.op.parameters ?? []).some((p: { name: string }) => p.name === 'x-tenant-id')) headers['x-tenant-id'] = workspaceId;
+  return headers;
+}
+
+/** Signed deliveries to the payment source whose mapped fields hold hostile values. */
+function signedWebhooks(): MalformedRequest[] {
+  const source = env.webhookSources.payment;
+  const scheme = signatureSchemeOf(source.provider, {});
+  const event = (over: Record<string, string>) => {
+    const f = { id: '"evt_1"', type: '"payment_intent.succeeded"', created: String(Math.floor(t.clock.now() / 1000)), amount: '2500', currency: '"usd"', customer: '"acme"', ...over };
+    return `{"id":${f.id},"type":${f.type},"created":${f.created},"data":{"object":{"amount":${f.amount},"currency":${f.currency},"customer":${f.customer}}}}`;
+  };
+  const hostile: Array<[string, string]> = [
+    ['NUL', '"a\\u0000b"'],
+    ['deep', '['.repeat(10_000) + ']'.repeat(10_000)],
+    ['deep object', '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)],
+    ['huge', JSON.stringify('x'.repeat(300_000))],
+    ['1e309', '1e309'],
+    ['object', '{"a":[1,{"b":null}]}'],
+    ['lone surrogate', '"\\ud800"'],
+    ['injection', JSON.stringify("' OR 1=1; --")],
+  ];
+  const out: MalformedRequest[] = [];
+  for (const field of ['id', 'type', 'created', 'amount', 'currency', 'customer']) {
+    for (const [label, raw] of hostile) {
+      const body = event({ [field]: raw });
+      const signed = signWebhook(scheme, source.secret, body, { nowMs: t.clock.now(), url: `http://localhost${source.url}`, contentType: 'application/json' });
+      out.push({
+        label: `signed webhook ${field}=${label}`,
+        method: 'POST',
+        url: source.url,
+        headers: { 'content-type': 'application/json', ...signed.headers },
+        payload: body,
+        stream: false,
+      });
+    }
+  }
+  for (const [label, body] of [
+    ['deep body', '['.repeat(10_000) + ']'.repeat(10_000)],
+    ['NUL byte', `{"id":"a\u0000"}`],
+    ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x69, 0x64, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d])],
+    ['form with NUL', 'id=a%00b&type=payment_intent.succeeded'],
+  ] as Array<[string, string | Buffer]>) {
+    const contentType = label.startsWith('form') ? 'application/x-www-form-urlencoded' : 'application/json';
+    const signed = signWebhook(scheme, source.secret, body, { nowMs: t.clock.now(), url: `http://localhost${source.url}`, contentType });
+    out.push({ label: `signed webhook ${label}`, method: 'POST', url: source.url, headers: { 'content-type': contentType, ...signed.headers }, payload: body, stream: false });
+  }
+  return out;
+}
+
+interface Answer {
+  statusCode: number;
+  headers: LightMyRequestResponse['headers'];
+  body: string;
+  bytes: number;
+}
+
+async function answerOf(r: MalformedRequest, res: LightMyRequestResponse): Promise<Answer> {
+  if (!r.stream) return { statusCode: res.statusCode, headers: res.headers, body: res.body, bytes: res.rawPayload.length };
+  const stream = res.stream();
+  // An open event stream is read no further than its head; an error answer ends by itself.
+  if (res.statusCode < 400) {
+    stream.destroy();
+    return { statusCode: res.statusCode, headers: res.headers, body: '', bytes: 0 };
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(Buffer.from(c));
+  const raw = Buffer.concat(chunks);
+  return { statusCode: res.statusCode, headers: res.headers, body: raw.toString('utf8'), bytes: raw.length };
+}
+
+async function send(r: MalformedRequest): Promise<Answer | 'hang'> {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<'hang'>((resolve) => {
+    timer = setTimeout(() => resolve('hang'), HANG_MS);
+  });
+  try {
+    return await Promise.race([
+      t.app.inject({ method: r.method as 'GET', url: r.url, headers: r.headers, payload: r.payload, payloadAsStream: r.stream }).then((res) => answerOf(r, res)),
+      hang,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What is wrong with an answer, or null. */
+function problemWith(res: Answer, op: any): string | null {
+  if (res.statusCode >= 500) return `${res.statusCode} ${res.body.slice(0, 300)}`;
+  if (res.statusCode < 400) return null;
+  const type = String(res.headers['content-type'] ?? '');
+  // The hosted pricing page answers browsers in HTML, as its document says.
+  if (type.startsWith('text/html') && op.responses?.[String(res.statusCode)]?.content?.['text/html']) return null;
+  if (!type.startsWith('application/json')) return `${res.statusCode} with Content-Type ${type}: ${res.body.slice(0, 200)}`;
+  if (res.bytes > MAX_ERROR_BYTES) return `${res.statusCode} of ${res.bytes} bytes`;
+  let body: any;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    return `${res.statusCode} with a body that is not JSON`;
+  }
+  const ok =
+    body.success === false &&
+    Array.isArray(body.errors) &&
+    body.errors.length > 0 &&
+    body.errors.every((e: any) => typeof e.code === 'string' && typeof e.message === 'string' && e.message.length > 0);
+  return ok ? null : `${res.statusCode} outside the envelope: ${res.body.slice(0, 200)}`;
+}
+
+async function fuzz(withKey: boolean): Promise<{ sent: number; problems: string[] }> {
+  const problems: string[] = [];
+  let sent = 0;
+  // Deletes last, so that they do not take away what the other operations act on.
+  const targets = operationsOf(doc).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+  const run = async (r: MalformedRequest, op: any) => {
+    sent++;
+    const res = await send(r);
+    if (res === 'hang') problems.push(`${r.label}: no answer within ${HANG_MS} ms`);
+    else {
+      const p = problemWith(res, op);
+      if (p) problems.push(`${r.label}: ${p}`);
+    }
+  };
+  if (withKey) {
+    const webhook = doc.paths['/v1/ingest/webhook/{sourceId}'].post;
+    for (const r of signedWebhooks()) await run(r, webhook);
+  }
+  for (const target of targets) {
+    for (const r of malformedRequests(target, { pathValue, idOf, headers: (x) => credentials(x, withKey) })) await run(r, target.op);
+  }
+  return { sent, problems };
+}
+
+describe(`fuzzing every operation of the OpenAPI document (${backend})`, () => {
+  for (const withKey of [true, false]) {
+    it(`no 5xx, no hang, every error small and in the envelope, ${withKey ? 'with a key holding every scope' : 'without a key'}`, async () => {
+      const { sent, problems } = await fuzz(withKey);
+      assert.ok(sent > 1000, `sent ${sent} requests`);
+      assert.deepEqual(problems.slice(0, 40), [], `${problems.length} of ${sent} requests went wrong`);
+      const health = await t.app.inject({ method: 'GET', url: '/health' });
+      assert.equal(health.statusCode, 200, 'the server still answers /health');
+    });
+  }
+});
