@@ -70,6 +70,9 @@ export async function buildApp(deps: Deps): Promise<App> {
     http: { headersTimeout: deps.config.httpHeadersTimeoutMs, connectionsCheckingInterval: Math.min(1_000, deps.config.httpHeadersTimeoutMs) },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // While closing, requests already on a kept-alive connection are served (storage closes only
+    // after the server has), rather than answered with Fastify's own 503 outside the envelope.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
