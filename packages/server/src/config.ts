@@ -88,6 +88,8 @@ export interface Config {
   uploadIdleTimeoutMs: number;
   /** SQLite: how long a write waits for the other connection's write lock before answering 503 DATABASE_BUSY. */
   sqliteBusyTimeoutMs: number;
+  /** SQLite: the usage writer thread's nice value (Linux), so checks on the main thread go first when the cores are short. */
+  usageWriterNice: number;
 }
 
 export class ConfigError extends Error {}
@@ -176,5 +178,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpBodyTimeoutMs: int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
     sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', 5_000, 0, 600_000),
+    usageWriterNice: int(env, 'USAGE_WRITER_NICE', 10, 0, 19),
   };
 }

@@ -161,7 +161,7 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   deps.usage = opts.sqliteFile
     ? // Its thread writes audit events (usage.batch_ingested) on its own connection: each reply
       // comes after a commit.
-      createSqliteWorkerWriter(opts.sqliteFile, opts.config.sqliteBusyTimeoutMs, clock, log, signalAuditCommitted)
+      createSqliteWorkerWriter(opts.sqliteFile, { busyTimeoutMs: opts.config.sqliteBusyTimeoutMs, nice: opts.config.usageWriterNice }, clock, log, signalAuditCommitted)
     : opts.dialect === 'postgres'
       ? // One job per transaction: a group of several jobs would lock aggregate rows out of order
         // and deadlock with another lane (PostgreSQL waits a second before it notices). Concurrent

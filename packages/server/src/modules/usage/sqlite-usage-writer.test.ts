@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { backend, createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
 import { createMetric } from '../metrics/create-metric.js';
@@ -21,6 +23,14 @@ describe('usage through the SQLite writer thread', { skip }, () => {
     await createMetric(t.deps, ws.test.ctx, { name: 'api_calls' });
   });
   after(() => t.close());
+
+  it('the writer thread runs at USAGE_WRITER_NICE, the rest of the process at its own priority', { skip: existsSync('/proc/self/task') ? false : 'reads thread priorities from /proc (Linux only)' }, async () => {
+    await t.deps.usage.warm();
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the ")" that ends its name).
+    const nices = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    assert.ok(nices.includes(t.deps.config.usageWriterNice), `thread nice values: ${nices.join(',')}`);
+    assert.equal(nices[0], getPriority(), 'the main thread keeps the priority the process was started with');
+  });
 
   const ev = (customerId: string, over: Record<string, unknown> = {}) => ({
     customerId,

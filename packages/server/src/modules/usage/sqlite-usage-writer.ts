@@ -23,7 +23,7 @@ export type WorkerReply =
  * commits; WAL lets the main connection keep reading meanwhile, and SQLite's write lock (with a
  * busy timeout) orders the two connections' writes. A job settles after its commit.
  */
-export function createSqliteWorkerWriter(file: string, busyTimeoutMs: number, clock: Clock, log: Logger, onCommitted: () => void = () => undefined): UsageWriter {
+export function createSqliteWorkerWriter(file: string, opts: { busyTimeoutMs: number; nice: number }, clock: Clock, log: Logger, onCommitted: () => void = () => undefined): UsageWriter {
   let nextId = 1;
   let closing = false;
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: unknown) => void }>();
@@ -33,7 +33,7 @@ export function createSqliteWorkerWriter(file: string, busyTimeoutMs: number, cl
   };
 
   function start(): Worker {
-    const w = new Worker(new URL('./sqlite-usage-writer.worker-entry.js', import.meta.url), { workerData: { file, busyTimeoutMs } });
+    const w = new Worker(new URL('./sqlite-usage-writer.worker-entry.js', import.meta.url), { workerData: { file, busyTimeoutMs: opts.busyTimeoutMs, nice: opts.nice } });
     w.on('message', (reply: WorkerReply) => {
       const p = pending.get(reply.id);
       if (!p) return;

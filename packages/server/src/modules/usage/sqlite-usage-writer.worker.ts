@@ -1,5 +1,6 @@
 // The writer thread behind createSqliteWorkerWriter: its own SQLite connection, the same
 // writeUsage and runIdempotent as the main thread, its own group commits.
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { openDatabase } from '../../db/database.js';
@@ -12,7 +13,15 @@ import type { WorkerReply, WorkerRequest } from './sqlite-usage-writer.js';
 import { runWriteJob, WEBHOOKS_PER_COMMIT } from './usage-writer.js';
 import { runWebhookGroup, type WebhookWriteJob } from '../plugs/write-webhook.js';
 
-const { file, busyTimeoutMs } = workerData as { file: string; busyTimeoutMs: number };
+const { file, busyTimeoutMs, nice } = workerData as { file: string; busyTimeoutMs: number; nice: number };
+// On Linux a nice value belongs to a thread, and pid 0 names the calling one: this lowers the
+// writer thread alone. When the cores are short, the main thread (which answers entitlement
+// checks and key verifications in a millisecond) goes first, and bulk writes take what is left.
+try {
+  if (nice !== 0) setPriority(0, nice);
+} catch {
+  // Not permitted here, or not Linux: the writer runs at the process's priority.
+}
 const opened = openDatabase({ databaseUrl: null, sqlitePath: file, sqliteBusyTimeoutMs: busyTimeoutMs });
 // Each job runs at the instant its request was made on the main thread (which may be a test's
 // frozen clock), so audit rows and idempotency windows read the same time there and here.
