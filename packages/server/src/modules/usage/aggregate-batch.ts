@@ -1,4 +1,4 @@
-import { Decimal } from '../../lib/money.js';
+import { Decimal, decimalAdd } from '../../lib/money.js';
 
 /** An accepted event, ready to store: customer resolved, period computed. */
 export interface ResolvedEvent {
@@ -49,4 +49,23 @@ export function aggregateBatch(events: readonly ResolvedEvent[]): AggregateDelta
     out.push(g.delta);
   }
   return out;
+}
+
+/** A batch's addition to one (customer, metric, calendar month) total, over every rating dimension. */
+export type TotalDelta = Omit<AggregateDelta, 'dimension'>;
+
+/** Pure: the deltas summed over their rating dimensions, exactly: what usage_totals adds. */
+export function totalsOf(deltas: readonly AggregateDelta[]): TotalDelta[] {
+  const totals = new Map<string, TotalDelta>();
+  for (const d of deltas) {
+    const key = `${d.customerId}\u0000${d.metricName}\u0000${d.periodStart}`;
+    const t = totals.get(key);
+    if (t) {
+      t.sum = decimalAdd(t.sum, d.sum);
+      t.count += d.count;
+    } else {
+      totals.set(key, { customerId: d.customerId, metricName: d.metricName, periodStart: d.periodStart, sum: d.sum, count: d.count });
+    }
+  }
+  return [...totals.values()];
 }

@@ -3,7 +3,7 @@ import type SQLite from 'better-sqlite3';
 import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import type { AggregateDelta, ResolvedEvent } from './aggregate-batch.js';
+import type { AggregateDelta, ResolvedEvent, TotalDelta } from './aggregate-batch.js';
 
 /**
  * The usage event table is the one that grows; every read and write of it goes through this file,
@@ -126,6 +126,37 @@ export async function insertEvents(
       ${events.map((e) => e.metadata)}::text[]) as t(c, m, q, o, p, e, md)`.execute(db);
 }
 
+/** The upsert's update of a sum row: the batch's sum and count added exactly (decimal, never float). */
+export function addedOnConflict(dialect: DialectName, table: 'usage_aggregates' | 'usage_totals') {
+  const t = sql.table(table);
+  return {
+    quantitySum:
+      dialect === 'sqlite'
+        ? sql<string>`dec_add(${t}.quantity_sum, excluded.quantity_sum)`
+        : sql<string>`(${t}.quantity_sum::numeric + excluded.quantity_sum::numeric)::text`,
+    eventCount: sql<number>`${t}.event_count + excluded.event_count`,
+  };
+}
+
+/** Primary-key order of totals, and of aggregates up to their dimension: the order rows are locked in. */
+export const inKeyOrder = (a: TotalDelta, b: TotalDelta) =>
+  a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1
+  : a.periodStart - b.periodStart || (a.metricName < b.metricName ? -1 : a.metricName > b.metricName ? 1 : 0);
+
+/** The columns an aggregate row and a total row share, for a batch's delta. */
+export function sumRow(tenant: Tenant, d: TotalDelta, now: number) {
+  return {
+    workspaceId: tenant.workspaceId,
+    environment: tenant.environment,
+    customerId: d.customerId,
+    metricName: d.metricName,
+    periodStart: d.periodStart,
+    quantitySum: d.sum,
+    eventCount: d.count,
+    updatedAt: now,
+  };
+}
+
 /** Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float). */
 export async function addToAggregates(
   db: Db,
@@ -137,36 +168,15 @@ export async function addToAggregates(
   if (deltas.length === 0) return;
   // In primary-key order: concurrent transactions then lock the same rows in the same order and
   // cannot deadlock (PostgreSQL runs several writer lanes).
-  const ordered = [...deltas].sort(
-    (a, b) =>
-      a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1
-      : a.periodStart - b.periodStart
-        || (a.metricName < b.metricName ? -1 : a.metricName > b.metricName ? 1
-          : a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : 0),
-  );
-  const exactSum =
-    dialect === 'sqlite'
-      ? sql<string>`dec_add(usage_aggregates.quantity_sum, excluded.quantity_sum)`
-      : sql<string>`(usage_aggregates.quantity_sum::numeric + excluded.quantity_sum::numeric)::text`;
+  const ordered = [...deltas].sort((a, b) => inKeyOrder(a, b) || (a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : 0));
   await db
     .insertInto('usageAggregates')
     .values(
-      ordered.map((d) => ({
-        workspaceId: tenant.workspaceId,
-        environment: tenant.environment,
-        customerId: d.customerId,
-        metricName: d.metricName,
-        periodStart: d.periodStart,
-        dimension: d.dimension,
-        quantitySum: d.sum,
-        eventCount: d.count,
-        updatedAt: now,
-      })),
+      ordered.map((d) => ({ ...sumRow(tenant, d, now), dimension: d.dimension })),
     )
     .onConflict((oc) =>
       oc.columns(['workspaceId', 'environment', 'customerId', 'periodStart', 'metricName', 'dimension']).doUpdateSet({
-        quantitySum: exactSum,
-        eventCount: sql<number>`usage_aggregates.event_count + excluded.event_count`,
+        ...addedOnConflict(dialect, 'usage_aggregates'),
         updatedAt: now,
       }),
     )
@@ -183,14 +193,18 @@ export interface AggregateRow {
   eventCount: number;
 }
 
-/** A customer's aggregates for the given months (a period is a handful of rows). */
-export async function readCustomerAggregates(db: Db, tenant: Tenant, customerId: string, months: number[]): Promise<AggregateRow[]> {
-  if (months.length === 0) return [];
+/**
+ * A customer's aggregate rows of some metrics for the given months: a row per rating dimension,
+ * so read them only for units whose pricing uses dimensions (usage_totals has the rest).
+ */
+export async function readCustomerAggregates(db: Db, tenant: Tenant, customerId: string, months: readonly number[], metricNames: readonly string[]): Promise<AggregateRow[]> {
+  if (months.length === 0 || metricNames.length === 0) return [];
   return db
     .selectFrom('usageAggregates')
     .select(['customerId', 'metricName', 'periodStart', 'dimension', 'quantitySum', 'eventCount'])
     .$call(forTenant(tenant))
     .where('customerId', '=', customerId)
     .where('periodStart', 'in', months)
+    .where('metricName', 'in', metricNames)
     .execute();
 }

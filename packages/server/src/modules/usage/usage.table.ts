@@ -28,3 +28,15 @@ export interface UsageAggregateTable {
   eventCount: number;
   updatedAt: number;
 }
+
+/** One row per (customer, metric, month): the sum of that month's aggregate rows over every dimension. */
+export interface UsageTotalTable {
+  workspaceId: string;
+  environment: string;
+  customerId: string;
+  metricName: string;
+  periodStart: number;
+  quantitySum: string;
+  eventCount: number;
+  updatedAt: number;
+}
