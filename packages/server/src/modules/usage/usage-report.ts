@@ -1,13 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
+import { setImmediate } from 'node:timers/promises';
 import type { Deps } from '../../deps.js';
-import { forTenant } from '../../db/tenant-scope.js';
 import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { decimalAdd } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import { resolveCustomerRefs } from './usage.repository.js';
+import { readCustomerEvents, resolveCustomerRefs, type EventPosition } from './usage.repository.js';
+import { listCustomerMonths, listTotals, type CustomerMonthCursor, type TotalsRange } from './usage-totals.repository.js';
 
 export const GROUP_BY_PATTERN = '^[A-Za-z0-9_-]{1,40}$';
 
@@ -18,10 +18,11 @@ export const UsageQuery = Type.Object(
     from: Type.Optional(Type.String({ format: 'date-time', description: 'Months overlapping [from, to) are reported; default: the current month.' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive; default: the end of the month of from.' })),
     groupBy: Type.Optional(
-      Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value (events without it: null). Reads the events of the range.' }),
+      Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of each customer-month of the page.' }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-    startingAfter: Type.Optional(Type.String({ description: 'The id of the last row of the previous page.' })),
+    // A cursor holds a group value (up to 500 characters, JSON-escaped) in base64url.
+    startingAfter: Type.Optional(Type.String({ maxLength: 8192, description: 'The id of the last row of the previous page.' })),
   },
   { additionalProperties: false },
 );
@@ -40,83 +41,71 @@ export const UsageRowSchema = Type.Object({
 });
 export type UsageRow = Static<typeof UsageRowSchema>;
 
-type Key = [number, string, string, string | null];
+type Key = [periodStart: number, customerId: string, metricName: string, groupValue: string | null];
 const encode = (k: Key) => `usg_${Buffer.from(JSON.stringify(k)).toString('base64url')}`;
 function decode(cursor: string): Key {
   try {
     const k = JSON.parse(Buffer.from(cursor.replace(/^usg_/, ''), 'base64url').toString('utf8')) as Key;
-    if (Array.isArray(k) && typeof k[0] === 'number' && typeof k[1] === 'string' && typeof k[2] === 'string') return k;
+    if (Array.isArray(k) && Number.isSafeInteger(k[0]) && typeof k[1] === 'string' && typeof k[2] === 'string' && (k[3] === undefined || k[3] === null || typeof k[3] === 'string')) {
+      return [k[0], k[1], k[2], k[3] ?? null];
+    }
   } catch {
     // fall through
   }
   throw new AppError('VALIDATION_FAILED', 'query.startingAfter is not a cursor this endpoint returned.', { field: 'query.startingAfter' });
 }
 
-const compare = (a: Key, b: Key) =>
-  a[0] - b[0] || a[1].localeCompare(b[1]) || a[2].localeCompare(b[2]) || String(a[3] ?? '').localeCompare(String(b[3] ?? ''));
+/** Events read per query: a few milliseconds of SQLite on the main thread, then other requests run. */
+export const EVENTS_PER_CHUNK = 2000;
+/** Customer-months listed per query while walking a groupBy report. */
+const CUSTOMER_MONTHS_PER_READ = 100;
+
+interface Row {
+  customerId: string;
+  metricName: string;
+  periodStart: number;
+  groupValue: string | null;
+  sum: string;
+  count: number;
+}
+
+const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Within one customer's month: by metric, then group value, null first. */
+const byMetricAndValue = (a: Pick<Row, 'metricName' | 'groupValue'>, b: Pick<Row, 'metricName' | 'groupValue'>) =>
+  text(a.metricName, b.metricName) || (a.groupValue === b.groupValue ? 0 : a.groupValue === null ? -1 : b.groupValue === null ? 1 : text(a.groupValue, b.groupValue));
 
 /**
- * Usage per customer, metric and calendar month (sum and count), from the aggregates; with
- * groupBy, from the events of the range, split by one metadata key. Sums are exact in both
- * dialects. Ordered by month, customer, metric and group value.
+ * Usage per customer, metric and calendar month (sum and count), ordered by month, customer,
+ * metric and group value. Without groupBy, one page of usage_totals. With groupBy, the events
+ * split by one metadata key: each customer's month is read through the events' customer index,
+ * in chunks with a turn for other requests between them, and the walk stops once the page is
+ * full. Either way a report costs what it returns (plus, with groupBy, the rest of the last
+ * customer-month it reads), never a scan of other tenants' events. Sums are exact.
  */
-export async function reportUsage(deps: Deps, tenant: Tenant, q: UsageQuery): Promise<{ items: UsageRow[]; hasMore: boolean }> {
+export async function reportUsage(
+  deps: Deps,
+  tenant: Tenant,
+  q: UsageQuery,
+  opts: { eventsPerChunk?: number } = {},
+): Promise<{ items: UsageRow[]; hasMore: boolean }> {
   const now = deps.clock.now();
   const from = monthStart(q.from ? Date.parse(q.from) : now);
   const to = q.to ? Date.parse(q.to) : addMonthsUtc(from, 1);
   if (!(to > from)) throw new AppError('VALIDATION_FAILED', 'query.to must be after query.from.', { field: 'query.to' });
+  const after = q.startingAfter ? decode(q.startingAfter) : null;
   let customerId: string | undefined;
   if (q.customerId !== undefined) {
     customerId = (await resolveCustomerRefs(deps.db, tenant, [q.customerId])).get(q.customerId);
     if (!customerId) throw new AppError('NOT_FOUND', `No customer with id or externalId '${q.customerId}'.`, { field: 'query.customerId' });
   }
+  const range: TotalsRange = { from, to, ...(customerId ? { customerId } : {}), ...(q.metricName ? { metricName: q.metricName } : {}) };
   const limit = q.limit ?? 100;
-  let rows: Array<{ customerId: string; metricName: string; periodStart: number; groupValue: string | null; sum: string; count: number }>;
-  if (q.groupBy === undefined) {
-    let qb = deps.db
-      .selectFrom('usageAggregates')
-      .select(['customerId', 'metricName', 'periodStart', 'quantitySum', 'eventCount'])
-      .$call(forTenant(tenant))
-      .where('periodStart', '>=', from)
-      .where('periodStart', '<', to);
-    if (customerId) qb = qb.where('customerId', '=', customerId);
-    if (q.metricName) qb = qb.where('metricName', '=', q.metricName);
-    // A month of one metric may span several rating dimensions (rating-dimension.ts): merge them.
-    const merged = new Map<string, (typeof rows)[number]>();
-    for (const r of await qb.execute()) {
-      const k = `${r.periodStart}\u0000${r.customerId}\u0000${r.metricName}`;
-      const seen = merged.get(k);
-      if (seen) {
-        seen.sum = decimalAdd(seen.sum, r.quantitySum);
-        seen.count += Number(r.eventCount);
-      } else {
-        merged.set(k, { customerId: r.customerId, metricName: r.metricName, periodStart: r.periodStart, groupValue: null, sum: r.quantitySum, count: Number(r.eventCount) });
-      }
-    }
-    rows = [...merged.values()];
-  } else {
-    const value =
-      deps.dialect === 'sqlite'
-        ? sql<string | null>`cast(json_extract(metadata, ${`$."${q.groupBy}"`}) as text)`
-        : sql<string | null>`(metadata::jsonb ->> ${q.groupBy})`;
-    const total = deps.dialect === 'sqlite' ? sql<string>`dec_sum(quantity)` : sql<string>`sum(quantity::numeric)::text`;
-    let qb = deps.db
-      .selectFrom('usageEvents')
-      .select(['customerId', 'metricName', 'periodStart'])
-      .select([value.as('groupValue'), total.as('sum'), (eb) => eb.fn.countAll<number>().as('count')])
-      .$call(forTenant(tenant))
-      .where('periodStart', '>=', from)
-      .where('periodStart', '<', to);
-    if (customerId) qb = qb.where('customerId', '=', customerId);
-    if (q.metricName) qb = qb.where('metricName', '=', q.metricName);
-    // By the output name: PostgreSQL would see two different parameters in the repeated expression.
-    rows = (await qb.groupBy(['customerId', 'metricName', 'periodStart', sql.ref('groupValue')]).execute()).map((r) => ({ ...r, count: Number(r.count) }));
-  }
-  const keyed = rows.map((r) => ({ r, key: [r.periodStart, r.customerId, r.metricName, r.groupValue] as Key })).sort((a, b) => compare(a.key, b.key));
-  const after = q.startingAfter ? decode(q.startingAfter) : null;
-  const page = (after ? keyed.filter((x) => compare(x.key, after) > 0) : keyed).slice(0, limit + 1);
-  const items = page.slice(0, limit).map(({ r, key }) => ({
-    id: encode(key),
+  const rows =
+    q.groupBy === undefined
+      ? (await listTotals(deps.db, tenant, range, after && [after[0], after[1], after[2]], limit + 1)).map((t) => ({ ...t, groupValue: null, sum: t.quantitySum, count: t.eventCount }))
+      : await groupedPage(deps, tenant, range, q.groupBy, after, limit + 1, opts.eventsPerChunk ?? EVENTS_PER_CHUNK);
+  const items = rows.slice(0, limit).map((r) => ({
+    id: encode([r.periodStart, r.customerId, r.metricName, r.groupValue]),
     object: 'usage' as const,
     customerId: r.customerId,
     metricName: r.metricName,
@@ -126,5 +115,77 @@ export async function reportUsage(deps: Deps, tenant: Tenant, q: UsageQuery): Pr
     sum: r.sum,
     count: r.count,
   }));
-  return { items, hasMore: page.length > limit };
+  return { items, hasMore: rows.length > limit };
+}
+
+/**
+ * A turn for other requests after every `chunk` rows read. On SQLite each read runs on the main
+ * thread, so this bounds how long a report holds it: a chunk takes a few milliseconds. A query
+ * counts as at least MIN_ROWS_PER_QUERY rows, so a walk over many small customer-months pauses too.
+ */
+function turnsEvery(chunk: number): (rows: number) => Promise<void> {
+  let read = 0;
+  return async (rows) => {
+    read += Math.max(rows, MIN_ROWS_PER_QUERY);
+    if (read < chunk) return;
+    read = 0;
+    await setImmediate();
+  };
+}
+const MIN_ROWS_PER_QUERY = 20;
+
+interface Walk {
+  deps: Deps;
+  tenant: Tenant;
+  range: TotalsRange;
+  groupBy: string;
+  chunk: number;
+  turn: (rows: number) => Promise<void>;
+}
+
+/** At least `want` rows after the cursor (fewer at the end), whole customer-months at a time. */
+async function groupedPage(deps: Deps, tenant: Tenant, range: TotalsRange, groupBy: string, after: Key | null, want: number, chunk: number): Promise<Row[]> {
+  const walk: Walk = { deps, tenant, range, groupBy, chunk, turn: turnsEvery(chunk) };
+  const out: Row[] = [];
+  let from: CustomerMonthCursor | null = after && { periodStart: after[0], customerId: after[1], inclusive: true };
+  for (;;) {
+    const months = await listCustomerMonths(deps.db, tenant, range, from, CUSTOMER_MONTHS_PER_READ);
+    await walk.turn(months.length);
+    for (const m of months) {
+      let rows = await groupCustomerMonth(walk, m);
+      if (after && m.periodStart === after[0] && m.customerId === after[1]) {
+        const seen = { metricName: after[2], groupValue: after[3] };
+        rows = rows.filter((r) => byMetricAndValue(r, seen) > 0);
+      }
+      out.push(...rows);
+      if (out.length >= want) return out;
+    }
+    if (months.length < CUSTOMER_MONTHS_PER_READ) return out;
+    from = { ...months[months.length - 1]!, inclusive: false };
+  }
+}
+
+/** One customer's month split by the groupBy value, read `chunk` events at a time. */
+async function groupCustomerMonth(walk: Walk, m: { periodStart: number; customerId: string }): Promise<Row[]> {
+  const { deps, tenant, range, groupBy, chunk } = walk;
+  const groups = new Map<string, Row>();
+  const read = { customerId: m.customerId, from: m.periodStart, to: addMonthsUtc(m.periodStart, 1), groupBy, limit: chunk, ...(range.metricName ? { metricName: range.metricName } : {}) };
+  let position: EventPosition | null = null;
+  for (;;) {
+    const events = await readCustomerEvents(deps.db, deps.dialect, tenant, { ...read, after: position });
+    for (const e of events) {
+      const key = `${e.metricName}\u0000${e.groupValue === null ? '' : `=${e.groupValue}`}`;
+      const g = groups.get(key);
+      if (g) {
+        g.sum = decimalAdd(g.sum, e.quantity);
+        g.count += 1;
+      } else {
+        groups.set(key, { ...m, metricName: e.metricName, groupValue: e.groupValue, sum: e.quantity, count: 1 });
+      }
+    }
+    await walk.turn(events.length);
+    if (events.length < chunk) break;
+    position = events[events.length - 1]!;
+  }
+  return [...groups.values()].sort(byMetricAndValue);
 }

@@ -61,15 +61,13 @@ export type TotalsCursor = readonly [periodStart: number, customerId: string, me
  * month index (or of the primary key, for one customer), never more rows than asked for.
  */
 export async function listTotals(db: Db, tenant: Tenant, range: TotalsRange, after: TotalsCursor | null, limit: number): Promise<UsageTotal[]> {
-  let qb = db
-    .selectFrom('usageTotals')
-    .select(COLUMNS)
-    .$call(forTenant(tenant))
-    .where('periodStart', '>=', range.from)
-    .where('periodStart', '<', range.to);
+  let qb = db.selectFrom('usageTotals').select(COLUMNS).$call(forTenant(tenant)).where('periodStart', '<', range.to);
+  // The cursor alone starts the range: SQLite walks an index from a row value only when no other
+  // bound on its first column competes (a cursor before the range is ignored).
+  if (after && after[0] >= range.from) qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId', 'metricName'), '>', eb.tuple(after[0], after[1], after[2])));
+  else qb = qb.where('periodStart', '>=', range.from);
   if (range.customerId !== undefined) qb = qb.where('customerId', '=', range.customerId);
   if (range.metricName !== undefined) qb = qb.where('metricName', '=', range.metricName);
-  if (after) qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId', 'metricName'), '>', eb.tuple(after[0], after[1], after[2])));
   const rows = await qb.orderBy('periodStart').orderBy('customerId').orderBy('metricName').limit(limit).execute();
   return rows.map(toTotal);
 }
@@ -92,16 +90,12 @@ export async function listCustomerMonths(
   from: CustomerMonthCursor | null,
   limit: number,
 ): Promise<Array<{ periodStart: number; customerId: string }>> {
-  let qb = db
-    .selectFrom('usageTotals')
-    .select(['periodStart', 'customerId'])
-    .distinct()
-    .$call(forTenant(tenant))
-    .where('periodStart', '>=', range.from)
-    .where('periodStart', '<', range.to);
+  let qb = db.selectFrom('usageTotals').select(['periodStart', 'customerId']).distinct().$call(forTenant(tenant)).where('periodStart', '<', range.to);
+  // As in listTotals: the cursor alone starts the range.
+  if (from && from.periodStart >= range.from) qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId'), from.inclusive ? '>=' : '>', eb.tuple(from.periodStart, from.customerId)));
+  else qb = qb.where('periodStart', '>=', range.from);
   if (range.customerId !== undefined) qb = qb.where('customerId', '=', range.customerId);
   if (range.metricName !== undefined) qb = qb.where('metricName', '=', range.metricName);
-  if (from) qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId'), from.inclusive ? '>=' : '>', eb.tuple(from.periodStart, from.customerId)));
   const rows = await qb.orderBy('periodStart').orderBy('customerId').limit(limit).execute();
   return rows.map((r) => ({ periodStart: Number(r.periodStart), customerId: r.customerId }));
 }

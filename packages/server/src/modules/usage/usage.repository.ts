@@ -126,6 +126,59 @@ export async function insertEvents(
       ${events.map((e) => e.metadata)}::text[]) as t(c, m, q, o, p, e, md)`.execute(db);
 }
 
+/** Where a read of one customer's events resumes: after this event. */
+export interface EventPosition {
+  occurredAt: number;
+  seq: number;
+}
+
+export interface GroupedEvent extends EventPosition {
+  metricName: string;
+  /** Decimal text, as sent. */
+  quantity: string;
+  /** The metadata value of the groupBy key as text; null when absent or JSON null. */
+  groupValue: string | null;
+}
+
+export interface CustomerEventsRead {
+  customerId: string;
+  /** occurred_at from (inclusive) to (exclusive). */
+  from: number;
+  to: number;
+  metricName?: string;
+  /** A metadata key matching [A-Za-z0-9_-]{1,40}: it is written into the SQL as a JSON path. */
+  groupBy: string;
+  after: EventPosition | null;
+  limit: number;
+}
+
+/**
+ * Up to `limit` events of one customer in a time range, oldest first, after `after`: a range of
+ * the (tenant, customer, occurred_at) index, so its cost is the rows it returns, whatever the
+ * other customers and tenants hold. Callers read a range in such chunks (see usage-report.ts).
+ */
+export async function readCustomerEvents(db: Db, dialect: DialectName, tenant: Tenant, q: CustomerEventsRead): Promise<GroupedEvent[]> {
+  // Booleans as 'true'/'false' on both: SQLite's json_extract would give 1 and 0.
+  const path = `$."${q.groupBy}"`;
+  const value =
+    dialect === 'sqlite'
+      ? sql<string | null>`case json_type(metadata, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(metadata, ${path}) as text) end`
+      : sql<string | null>`(metadata::jsonb ->> ${q.groupBy})`;
+  let qb = db
+    .selectFrom('usageEvents')
+    .select(['seq', 'occurredAt', 'metricName', 'quantity', value.as('groupValue')])
+    .$call(forTenant(tenant))
+    .where('customerId', '=', q.customerId)
+    .where('occurredAt', '>=', q.after ? q.after.occurredAt : q.from)
+    .where('occurredAt', '<', q.to);
+  // The range condition above keeps to the index; this drops the few rows at its first instant.
+  const after = q.after;
+  if (after) qb = qb.where((eb) => eb.or([eb('occurredAt', '>', after.occurredAt), eb('seq', '>', after.seq)]));
+  if (q.metricName !== undefined) qb = qb.where('metricName', '=', q.metricName);
+  const rows = await qb.orderBy('occurredAt').orderBy('seq').limit(q.limit).execute();
+  return rows.map((r) => ({ ...r, seq: Number(r.seq), occurredAt: Number(r.occurredAt) }));
+}
+
 /** The upsert's update of a sum row: the batch's sum and count added exactly (decimal, never float). */
 export function addedOnConflict(dialect: DialectName, table: 'usage_aggregates' | 'usage_totals') {
   const t = sql.table(table);

@@ -1,0 +1,110 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CompiledQuery, createQueryId, sql, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import { backend, createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { TenantHandle } from '../../../test/helpers/seed.js';
+import { createMetric } from '../metrics/create-metric.js';
+import { reportUsage, type UsageQuery } from './usage-report.js';
+
+/** Other tenants' events and totals, so that PostgreSQL's planner weighs a real table. */
+const OTHER_ROWS = 20_000;
+
+let t: TestApp;
+let ws: TenantHandle;
+let small: string;
+
+before(async () => {
+  t = await createTestApp();
+  t.clock.set(Date.UTC(2026, 1, 10, 12));
+  ws = await t.seed.workspace();
+  for (const name of ['api_calls', 'tokens']) await createMetric(t.deps, ws.test.ctx, { name });
+  small = (await t.seed.customer(ws.test)).id;
+  const api = t.seed.client(ws.test.secretKey);
+  const events = ['GET', 'POST', 'GET'].map((method, i) => ({ customerId: small, metricName: 'api_calls', quantity: 1, occurredAt: `2026-02-0${i + 1}T10:00:00Z`, metadata: { method } }));
+  events.push({ customerId: small, metricName: 'tokens', quantity: 5, occurredAt: '2026-02-04T10:00:00Z', metadata: { method: 'GET' } });
+  assert.equal((await api.post('/v1/ingest/batch', { events })).status, 200);
+  const db = t.deps.db;
+  const feb = Date.UTC(2026, 1, 1);
+  if (backend === 'postgres') {
+    await sql`insert into usage_events (workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, metadata, source)
+      select 'ws_other' || (i % 50), 'test', 'cus_' || (i % 1000), 'api_calls', '1', ${feb}::bigint + i, ${feb}::bigint, 0, '{"method":"GET"}', 'api' from generate_series(1, ${OTHER_ROWS}) as i`.execute(db);
+    await sql`insert into usage_totals (workspace_id, environment, customer_id, metric_name, period_start, quantity_sum, event_count, updated_at)
+      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}::bigint, '1', 1, 0 from generate_series(1, ${OTHER_ROWS}) as i`.execute(db);
+    await sql`analyze usage_events`.execute(db);
+    await sql`analyze usage_totals`.execute(db);
+  } else {
+    await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${OTHER_ROWS})
+      insert into usage_events (workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, metadata, source)
+      select 'ws_other' || (i % 50), 'test', 'cus_' || (i % 1000), 'api_calls', '1', ${feb} + i, ${feb}, 0, '{"method":"GET"}', 'api' from n`.execute(db);
+    await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${OTHER_ROWS})
+      insert into usage_totals (workspace_id, environment, customer_id, metric_name, period_start, quantity_sum, event_count, updated_at)
+      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}, '1', 1, 0 from n`.execute(db);
+  }
+});
+after(() => t.close());
+
+/** Runs a report and returns the plan of every query it ran against the usage tables. */
+async function plansOf(q: UsageQuery, eventsPerChunk?: number): Promise<Array<{ sql: string; plan: string }>> {
+  const nodes: RootOperationNode[] = [];
+  const recorder: KyselyPlugin = {
+    transformQuery: (args) => {
+      nodes.push(args.node);
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  const page = await reportUsage({ ...t.deps, db: t.deps.db.withPlugin(recorder) }, ws.test.ctx, q, eventsPerChunk ? { eventsPerChunk } : {});
+  assert.ok(page.items.length > 0, 'the report found the small customer’s usage');
+  const out: Array<{ sql: string; plan: string }> = [];
+  for (const node of nodes) {
+    const compiled = t.deps.db.getExecutor().compileQuery(node, createQueryId());
+    if (!/usage_(events|totals)/.test(compiled.sql)) continue;
+    const prefix = backend === 'postgres' ? 'explain ' : 'explain query plan ';
+    const { rows } = await t.deps.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
+    out.push({ sql: compiled.sql, plan: rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n') });
+  }
+  return out;
+}
+
+describe('GET /api/v1/usage query plans', () => {
+  it('groupBy reads the customer’s events through the (tenant, customer, occurred_at) index, in its order, never a scan of usage_events', async () => {
+    // A chunk of one event: each read after the first resumes after the last event read.
+    const plans = await plansOf({ groupBy: 'method' }, 1);
+    const events = plans.filter((p) => /from "usage_events"/.test(p.sql));
+    for (const { plan } of events) {
+      assert.match(plan, /usage_events_customer_time/, plan);
+      // Bounded by the customer and the month inside the index, not only by the tenant.
+      assert.match(plan, /customer_id ?= ?\?|customer_id = '/, plan);
+      assert.match(plan, /occurred_at ?< ?/, plan);
+      assert.doesNotMatch(plan, /SCAN usage_events|Seq Scan on usage_events/, plan);
+      // Rows come in index order, so the LIMIT of a chunk stops the read.
+      assert.doesNotMatch(plan, /TEMP B-TREE|Sort/, plan);
+    }
+    assert.equal(events.length, 5, 'the four events of the small customer’s month, one at a time, and the empty read after them');
+  });
+
+  /** The query of the page after the first row of `q`. */
+  const secondPage = async (q: UsageQuery): Promise<UsageQuery> => ({ ...q, limit: 1, startingAfter: (await reportUsage(t.deps, ws.test.ctx, { ...q, limit: 1 })).items[0]!.id });
+  const cases: Array<[label: string, query: () => Promise<UsageQuery>]> = [
+    ['the month list of a groupBy report', async () => ({ groupBy: 'method' })],
+    ['the month list of a second groupBy page', () => secondPage({ groupBy: 'method' })],
+    ['a report without groupBy', async () => ({})],
+    ['a second page without groupBy', () => secondPage({})],
+    ['a report of one customer', async () => ({ customerId: small })],
+    ['a second page of one customer', () => secondPage({ customerId: small })],
+  ];
+  for (const [label, query] of cases) {
+    it(`${label} reads usage_totals through an index, never a scan`, async () => {
+      const q = await query();
+      const plans = await plansOf(q);
+      const totals = plans.filter((p) => /from "usage_totals"/.test(p.sql));
+      assert.ok(totals.length > 0);
+      for (const { plan } of totals) {
+        assert.match(plan, /usage_totals_month|usage_totals_pk|sqlite_autoindex_usage_totals/, plan);
+        assert.doesNotMatch(plan, /SCAN usage_totals|Seq Scan on usage_totals/, plan);
+        // A later page starts at its cursor inside the index, not by skipping the rows before it.
+        if (q.startingAfter && !q.customerId) assert.match(plan, /\(period_start,customer_id(,metric_name)?\)>|Index Cond: .*ROW\(period_start, customer_id/, plan);
+      }
+    });
+  }
+});
