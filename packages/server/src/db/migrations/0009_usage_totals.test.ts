@@ -68,7 +68,7 @@ describe('migration 0009: usage totals and the customer index of usage events', 
         backend === 'postgres'
           ? (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename in ('usage_events', 'usage_totals')`.execute(db)).rows
           : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name in ('usage_events', 'usage_totals') and sql is not null`.execute(db)).rows;
-      assert.deepEqual((await indexes()).map((r) => r.name).sort(), ['usage_events_customer_time', 'usage_totals_month', ...(backend === 'postgres' ? ['usage_events_pkey', 'usage_totals_pk'] : [])].sort());
+      assert.deepEqual((await indexes()).map((r) => r.name).sort(), ['usage_events_tenant_time', 'usage_totals_month', ...(backend === 'postgres' ? ['usage_events_pkey', 'usage_totals_pk'] : [])].sort());
 
       await down(db);
       assert.deepEqual((await indexes()).map((r) => r.name), backend === 'postgres' ? ['usage_events_pkey'] : []);

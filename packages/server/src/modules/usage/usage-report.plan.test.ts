@@ -44,7 +44,7 @@ before(async () => {
 after(() => t.close());
 
 /** Runs a report and returns the plan of every query it ran against the usage tables. */
-async function plansOf(q: UsageQuery, eventsPerChunk?: number): Promise<Array<{ sql: string; plan: string }>> {
+async function plansOf(q: UsageQuery, eventsPerRead?: number): Promise<Array<{ sql: string; plan: string }>> {
   const nodes: RootOperationNode[] = [];
   const recorder: KyselyPlugin = {
     transformQuery: (args) => {
@@ -53,7 +53,7 @@ async function plansOf(q: UsageQuery, eventsPerChunk?: number): Promise<Array<{ 
     },
     transformResult: async (args) => args.result,
   };
-  const page = await reportUsage({ ...t.deps, db: t.deps.db.withPlugin(recorder) }, ws.test.ctx, q, eventsPerChunk ? { eventsPerChunk } : {});
+  const page = await reportUsage({ ...t.deps, db: t.deps.db.withPlugin(recorder) }, ws.test.ctx, q, eventsPerRead ? { eventsPerRead } : {});
   assert.ok(page.items.length > 0, 'the report found the small customer’s usage');
   const out: Array<{ sql: string; plan: string }> = [];
   for (const node of nodes) {
@@ -67,20 +67,22 @@ async function plansOf(q: UsageQuery, eventsPerChunk?: number): Promise<Array<{ 
 }
 
 describe('GET /api/v1/usage query plans', () => {
-  it('groupBy reads the customer’s events through the (tenant, customer, occurred_at) index, in its order, never a scan of usage_events', async () => {
-    // A chunk of one event: each read after the first resumes after the last event read.
+  it('groupBy reads its tenant’s month through the (tenant, occurred_at, customer_id) index, in index order, never a scan of usage_events', async () => {
+    // One index entry a read: each read after the first resumes after the last position.
     const plans = await plansOf({ groupBy: 'method' }, 1);
     const events = plans.filter((p) => /from "usage_events"/.test(p.sql));
     for (const { plan } of events) {
-      assert.match(plan, /usage_events_customer_time/, plan);
-      // Bounded by the customer and the month inside the index, not only by the tenant.
-      assert.match(plan, /customer_id ?= ?\?|customer_id = '/, plan);
+      assert.match(plan, /usage_events_tenant_time/, plan);
+      // Bounded by the tenant and the month inside the index.
+      assert.match(plan, /workspace_id ?= ?(\?|')/, plan);
       assert.match(plan, /occurred_at ?< ?/, plan);
       assert.doesNotMatch(plan, /SCAN usage_events|Seq Scan on usage_events/, plan);
-      // Rows come in index order, so the LIMIT of a chunk stops the read.
+      // Positions come in index order, so OFFSET and LIMIT stop the read.
       assert.doesNotMatch(plan, /TEMP B-TREE|Sort/, plan);
     }
-    assert.equal(events.length, 5, 'the four events of the small customer’s month, one at a time, and the empty read after them');
+    // Per read: the position of its last entry, then the rows up to it. Four reads of one entry
+    // each, then one that finds no position and reads what is left: nothing.
+    assert.equal(events.length, 2 * 5, 'the four events of the small tenant’s month, one at a time');
   });
 
   /** The query of the page after the first row of `q`. */

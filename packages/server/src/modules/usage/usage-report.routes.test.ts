@@ -179,7 +179,7 @@ describe('GET /api/v1/usage', () => {
   it('groupBy gives the same rows whatever the number of events read at a time', async () => {
     const q = { from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z', groupBy: 'method' };
     const whole = await reportUsage(t.deps, ws.test.ctx, q);
-    for (const eventsPerChunk of [1, 2, 3]) assert.deepEqual(await reportUsage(t.deps, ws.test.ctx, q, { eventsPerChunk }), whole);
+    for (const eventsPerRead of [1, 2, 3]) assert.deepEqual(await reportUsage(t.deps, ws.test.ctx, q, { eventsPerRead }), whole);
   });
 
   it(
@@ -189,7 +189,7 @@ describe('GET /api/v1/usage', () => {
       const product = await t.seed.product(ws.test);
       const done: string[] = [];
       const q = { from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z', groupBy: 'method' };
-      const report = reportUsage(t.deps, ws.test.ctx, q, { eventsPerChunk: 1 }).then(() => done.push('report'));
+      const report = reportUsage(t.deps, ws.test.ctx, q, { eventsPerRead: 1 }).then(() => done.push('report'));
       const check = checkEntitlement(t.deps, ws.test.ctx, a, product.id).then(() => done.push('check'));
       await Promise.all([report, check]);
       assert.deepEqual(done, ['check', 'report']);

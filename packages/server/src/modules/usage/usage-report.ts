@@ -3,10 +3,10 @@ import { setImmediate } from 'node:timers/promises';
 import type { Deps } from '../../deps.js';
 import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { decimalAdd } from '../../lib/money.js';
+import { ExactSum } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import { readCustomerEvents, resolveCustomerRefs, type EventPosition } from './usage.repository.js';
+import { nthEventPosition, readGroupedEvents, resolveCustomerRefs, type EventPosition } from './usage.repository.js';
 import { listCustomerMonths, listTotals, type CustomerMonthCursor, type TotalsRange } from './usage-totals.repository.js';
 
 export const GROUP_BY_PATTERN = '^[A-Za-z0-9_-]{1,40}$';
@@ -18,7 +18,7 @@ export const UsageQuery = Type.Object(
     from: Type.Optional(Type.String({ format: 'date-time', description: 'Months overlapping [from, to) are reported; default: the current month.' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive; default: the end of the month of from.' })),
     groupBy: Type.Optional(
-      Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of each customer-month of the page.' }),
+      Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page.' }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     // A cursor holds a group value (up to 500 characters, JSON-escaped) in base64url.
@@ -55,10 +55,13 @@ function decode(cursor: string): Key {
   throw new AppError('VALIDATION_FAILED', 'query.startingAfter is not a cursor this endpoint returned.', { field: 'query.startingAfter' });
 }
 
-/** Events read per query: a few milliseconds of SQLite on the main thread, then other requests run. */
-export const EVENTS_PER_CHUNK = 2000;
-/** Customer-months listed per query while walking a groupBy report. */
-const CUSTOMER_MONTHS_PER_READ = 100;
+/**
+ * Index entries one read covers at most, whichever customers they belong to: a few milliseconds
+ * of SQLite on the main thread, after which other requests get a turn.
+ */
+export const EVENTS_PER_READ = 4000;
+/** The most customer-months a page reads; a page holds at most 1,000 rows. */
+const MAX_CUSTOMER_MONTHS = 1002;
 
 interface Row {
   customerId: string;
@@ -77,16 +80,16 @@ const byMetricAndValue = (a: Pick<Row, 'metricName' | 'groupValue'>, b: Pick<Row
 /**
  * Usage per customer, metric and calendar month (sum and count), ordered by month, customer,
  * metric and group value. Without groupBy, one page of usage_totals. With groupBy, the events
- * split by one metadata key: each customer's month is read through the events' customer index,
- * in chunks with a turn for other requests between them, and the walk stops once the page is
- * full. Either way a report costs what it returns (plus, with groupBy, the rest of the last
- * customer-month it reads), never a scan of other tenants' events. Sums are exact.
+ * split by one metadata key: the customer-months of the page are listed from usage_totals, then
+ * each month of the page is read once through the (tenant, occurred_at, customer_id) index, a
+ * bounded number of entries at a time with a turn for other requests in between. A page costs its
+ * tenant's events of the months it shows, never another tenant's rows. Sums are exact.
  */
 export async function reportUsage(
   deps: Deps,
   tenant: Tenant,
   q: UsageQuery,
-  opts: { eventsPerChunk?: number } = {},
+  opts: { eventsPerRead?: number } = {},
 ): Promise<{ items: UsageRow[]; hasMore: boolean }> {
   const now = deps.clock.now();
   const from = monthStart(q.from ? Date.parse(q.from) : now);
@@ -103,7 +106,7 @@ export async function reportUsage(
   const rows =
     q.groupBy === undefined
       ? (await listTotals(deps.db, tenant, range, after && [after[0], after[1], after[2]], limit + 1)).map((t) => ({ ...t, groupValue: null, sum: t.quantitySum, count: t.eventCount }))
-      : await groupedPage(deps, tenant, range, q.groupBy, after, limit + 1, opts.eventsPerChunk ?? EVENTS_PER_CHUNK);
+      : await groupedPage(deps, tenant, range, q.groupBy, after, limit + 1, opts.eventsPerRead ?? EVENTS_PER_READ);
   const items = rows.slice(0, limit).map((r) => ({
     id: encode([r.periodStart, r.customerId, r.metricName, r.groupValue]),
     object: 'usage' as const,
@@ -118,74 +121,69 @@ export async function reportUsage(
   return { items, hasMore: rows.length > limit };
 }
 
-/**
- * A turn for other requests after every `chunk` rows read. On SQLite each read runs on the main
- * thread, so this bounds how long a report holds it: a chunk takes a few milliseconds. A query
- * counts as at least MIN_ROWS_PER_QUERY rows, so a walk over many small customer-months pauses too.
- */
-function turnsEvery(chunk: number): (rows: number) => Promise<void> {
-  let read = 0;
-  return async (rows) => {
-    read += Math.max(rows, MIN_ROWS_PER_QUERY);
-    if (read < chunk) return;
-    read = 0;
-    await setImmediate();
-  };
-}
-const MIN_ROWS_PER_QUERY = 20;
-
-interface Walk {
-  deps: Deps;
-  tenant: Tenant;
-  range: TotalsRange;
-  groupBy: string;
-  chunk: number;
-  turn: (rows: number) => Promise<void>;
-}
-
 /** At least `want` rows after the cursor (fewer at the end), whole customer-months at a time. */
-async function groupedPage(deps: Deps, tenant: Tenant, range: TotalsRange, groupBy: string, after: Key | null, want: number, chunk: number): Promise<Row[]> {
-  const walk: Walk = { deps, tenant, range, groupBy, chunk, turn: turnsEvery(chunk) };
+async function groupedPage(deps: Deps, tenant: Tenant, range: TotalsRange, groupBy: string, after: Key | null, want: number, perRead: number): Promise<Row[]> {
   const out: Row[] = [];
   let from: CustomerMonthCursor | null = after && { periodStart: after[0], customerId: after[1], inclusive: true };
   for (;;) {
-    const months = await listCustomerMonths(deps.db, tenant, range, from, CUSTOMER_MONTHS_PER_READ);
-    await walk.turn(months.length);
-    for (const m of months) {
-      let rows = await groupCustomerMonth(walk, m);
-      if (after && m.periodStart === after[0] && m.customerId === after[1]) {
+    // Every listed customer-month has events, so gives a row at least; one more covers the
+    // cursor's own customer-month, which may have nothing left after the cursor.
+    const asked = Math.min(want - out.length + 1, MAX_CUSTOMER_MONTHS);
+    const listed = await listCustomerMonths(deps.db, tenant, range, from, asked);
+    for (const [periodStart, customers] of byMonth(listed)) {
+      let rows = await groupMonth(deps, tenant, { ...range, groupBy, periodStart, customers, perRead });
+      if (after && periodStart === after[0]) {
         const seen = { metricName: after[2], groupValue: after[3] };
-        rows = rows.filter((r) => byMetricAndValue(r, seen) > 0);
+        rows = rows.filter((r) => r.customerId !== after[1] || byMetricAndValue(r, seen) > 0);
       }
       out.push(...rows);
       if (out.length >= want) return out;
     }
-    if (months.length < CUSTOMER_MONTHS_PER_READ) return out;
-    from = { ...months[months.length - 1]!, inclusive: false };
+    if (listed.length < asked) return out;
+    from = { ...listed[listed.length - 1]!, inclusive: false };
   }
 }
 
-/** One customer's month split by the groupBy value, read `chunk` events at a time. */
-async function groupCustomerMonth(walk: Walk, m: { periodStart: number; customerId: string }): Promise<Row[]> {
-  const { deps, tenant, range, groupBy, chunk } = walk;
-  const groups = new Map<string, Row>();
-  const read = { customerId: m.customerId, from: m.periodStart, to: addMonthsUtc(m.periodStart, 1), groupBy, limit: chunk, ...(range.metricName ? { metricName: range.metricName } : {}) };
+/** Listed customer-months by month, each month's customers in listing order. */
+function byMonth(listed: ReadonlyArray<{ periodStart: number; customerId: string }>): Map<number, string[]> {
+  const months = new Map<number, string[]>();
+  for (const m of listed) months.set(m.periodStart, [...(months.get(m.periodStart) ?? []), m.customerId]);
+  return months;
+}
+
+interface MonthRead extends TotalsRange {
+  groupBy: string;
+  periodStart: number;
+  /** In the order the report lists them (the database's order of ids). */
+  customers: string[];
+  perRead: number;
+}
+
+/**
+ * One month of some customers, split by the groupBy value: the tenant's events of the month are
+ * read `perRead` index entries at a time (only these customers' rows are fetched), with a turn
+ * for other requests between reads, since on SQLite each read holds the main thread.
+ */
+async function groupMonth(deps: Deps, tenant: Tenant, m: MonthRead): Promise<Row[]> {
+  const groups = new Map<string, { row: Row; sum: ExactSum }>();
+  const to = addMonthsUtc(m.periodStart, 1);
+  const customers: [string, string] = [m.customers[0]!, m.customers[m.customers.length - 1]!];
   let position: EventPosition | null = null;
   for (;;) {
-    const events = await readCustomerEvents(deps.db, deps.dialect, tenant, { ...read, after: position });
+    const range = { from: m.periodStart, to, after: position };
+    const upTo = await nthEventPosition(deps.db, tenant, range, m.perRead);
+    const events = await readGroupedEvents(deps.db, deps.dialect, tenant, { ...range, upTo, customers, groupBy: m.groupBy, ...(m.metricName ? { metricName: m.metricName } : {}) });
     for (const e of events) {
-      const key = `${e.metricName}\u0000${e.groupValue === null ? '' : `=${e.groupValue}`}`;
-      const g = groups.get(key);
-      if (g) {
-        g.sum = decimalAdd(g.sum, e.quantity);
-        g.count += 1;
-      } else {
-        groups.set(key, { ...m, metricName: e.metricName, groupValue: e.groupValue, sum: e.quantity, count: 1 });
-      }
+      const key = `${e.customerId}\u0000${e.metricName}\u0000${e.groupValue === null ? '' : `=${e.groupValue}`}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { row: { customerId: e.customerId, periodStart: m.periodStart, metricName: e.metricName, groupValue: e.groupValue, sum: '0', count: 0 }, sum: new ExactSum() }));
+      g.sum.add(e.quantity);
+      g.row.count += 1;
     }
-    await walk.turn(events.length);
-    if (events.length < chunk) break;
-    position = events[events.length - 1]!;
+    if (upTo === null) break;
+    position = upTo;
+    await setImmediate();
   }
-  return [...groups.values()].sort(byMetricAndValue);
+  const order = new Map(m.customers.map((c, i) => [c, i]));
+  return [...groups.values()].map((g) => ({ ...g.row, sum: g.sum.text() })).sort((a, b) => order.get(a.customerId)! - order.get(b.customerId)! || byMetricAndValue(a, b));
 }

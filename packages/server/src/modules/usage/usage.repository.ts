@@ -126,13 +126,15 @@ export async function insertEvents(
       ${events.map((e) => e.metadata)}::text[]) as t(c, m, q, o, p, e, md)`.execute(db);
 }
 
-/** Where a read of one customer's events resumes: after this event. */
+/** An event's place in the (tenant, occurred_at, customer_id) index, seq breaking ties: where reads resume. */
 export interface EventPosition {
   occurredAt: number;
+  customerId: string;
   seq: number;
 }
 
-export interface GroupedEvent extends EventPosition {
+export interface GroupedEvent {
+  customerId: string;
   metricName: string;
   /** Decimal text, as sent. */
   quantity: string;
@@ -140,43 +142,71 @@ export interface GroupedEvent extends EventPosition {
   groupValue: string | null;
 }
 
-export interface CustomerEventsRead {
-  customerId: string;
+export interface TenantEventRange {
   /** occurred_at from (inclusive) to (exclusive). */
   from: number;
   to: number;
-  metricName?: string;
-  /** A metadata key matching [A-Za-z0-9_-]{1,40}: it is written into the SQL as a JSON path. */
-  groupBy: string;
+  /** Start after this event (else at `from`). */
   after: EventPosition | null;
-  limit: number;
+}
+
+const POSITION = ['occurredAt', 'customerId', 'seq'] as const;
+
+/** The tenant's events of a time range, after a position, in index order: a range of the time index. */
+function eventsInRange(db: Db, tenant: Tenant, r: TenantEventRange, upTo: EventPosition | null = null) {
+  const after = r.after;
+  // One lower and one upper bound on occurred_at, the tightest: SQLite bounds its walk of the
+  // index by one of each, and given two it may take the wider. The row values then drop what
+  // lies beyond the positions at those same instants.
+  let qb = db
+    .selectFrom('usageEvents')
+    .$call(forTenant(tenant))
+    .where('occurredAt', '>=', after ? after.occurredAt : r.from)
+    .where('occurredAt', upTo ? '<=' : '<', upTo ? upTo.occurredAt : r.to);
+  if (after) qb = qb.where((eb) => eb(eb.refTuple(...POSITION), '>', eb.tuple(after.occurredAt, after.customerId, after.seq)));
+  if (upTo) qb = qb.where((eb) => eb(eb.refTuple(...POSITION), '<=', eb.tuple(upTo.occurredAt, upTo.customerId, upTo.seq)));
+  return qb;
+}
+
+const toPosition = (r: { occurredAt: number; customerId: string; seq: number }): EventPosition => ({ occurredAt: Number(r.occurredAt), customerId: r.customerId, seq: Number(r.seq) });
+
+/**
+ * The position of the `n`-th event of the range, or null when it holds fewer: the end of a read
+ * that covers at most `n` of the tenant's events, whoever they belong to. Reads the index alone.
+ */
+export async function nthEventPosition(db: Db, tenant: Tenant, r: TenantEventRange, n: number): Promise<EventPosition | null> {
+  const row = await eventsInRange(db, tenant, r).select(POSITION).orderBy('occurredAt').orderBy('customerId').orderBy('seq').offset(n - 1).limit(1).executeTakeFirst();
+  return row ? toPosition(row) : null;
+}
+
+export interface GroupedEventsRead extends TenantEventRange {
+  /** Up to this event, included (else to the end of the range). */
+  upTo: EventPosition | null;
+  /** Only the customers from `customers[0]` to `customers[1]` (by id), both included. */
+  customers: readonly [first: string, last: string];
+  metricName?: string;
+  /** A metadata key matching [A-Za-z0-9_-]{1,40}: it becomes a JSON path in the SQL. */
+  groupBy: string;
 }
 
 /**
- * Up to `limit` events of one customer in a time range, oldest first, after `after`: a range of
- * the (tenant, customer, occurred_at) index, so its cost is the rows it returns, whatever the
- * other customers and tenants hold. Callers read a range in such chunks (see usage-report.ts).
+ * The events of some customers of the tenant between two positions, in index order, with the
+ * groupBy key's value: only the tenant's entries of that time range are read, never another
+ * tenant's, and the index skips other customers' entries without reading their rows.
  */
-export async function readCustomerEvents(db: Db, dialect: DialectName, tenant: Tenant, q: CustomerEventsRead): Promise<GroupedEvent[]> {
+export async function readGroupedEvents(db: Db, dialect: DialectName, tenant: Tenant, q: GroupedEventsRead): Promise<GroupedEvent[]> {
   // Booleans as 'true'/'false' on both: SQLite's json_extract would give 1 and 0.
   const path = `$."${q.groupBy}"`;
   const value =
     dialect === 'sqlite'
       ? sql<string | null>`case json_type(metadata, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(metadata, ${path}) as text) end`
       : sql<string | null>`(metadata::jsonb ->> ${q.groupBy})`;
-  let qb = db
-    .selectFrom('usageEvents')
-    .select(['seq', 'occurredAt', 'metricName', 'quantity', value.as('groupValue')])
-    .$call(forTenant(tenant))
-    .where('customerId', '=', q.customerId)
-    .where('occurredAt', '>=', q.after ? q.after.occurredAt : q.from)
-    .where('occurredAt', '<', q.to);
-  // The range condition above keeps to the index; this drops the few rows at its first instant.
-  const after = q.after;
-  if (after) qb = qb.where((eb) => eb.or([eb('occurredAt', '>', after.occurredAt), eb('seq', '>', after.seq)]));
+  let qb = eventsInRange(db, tenant, q, q.upTo)
+    .select(['customerId', 'metricName', 'quantity', value.as('groupValue')])
+    .where('customerId', '>=', q.customers[0])
+    .where('customerId', '<=', q.customers[1]);
   if (q.metricName !== undefined) qb = qb.where('metricName', '=', q.metricName);
-  const rows = await qb.orderBy('occurredAt').orderBy('seq').limit(q.limit).execute();
-  return rows.map((r) => ({ ...r, seq: Number(r.seq), occurredAt: Number(r.occurredAt) }));
+  return qb.execute();
 }
 
 /** The upsert's update of a sum row: the batch's sum and count added exactly (decimal, never float). */
