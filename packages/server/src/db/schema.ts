@@ -8,7 +8,7 @@ import type { AccessTokenTable, ClientCredentialTable } from '../modules/client-
 import type { StorefrontKeyTable } from '../modules/storefront-keys/storefront-key.table.js';
 import type { AuditEventTable } from '../modules/audit/audit-event.table.js';
 import type { IdempotencyKeyTable } from '../modules/idempotency/idempotency-key.table.js';
-import type { UsageAggregateTable, UsageEventTable, UsageTotalTable } from '../modules/usage/usage.table.js';
+import type { UsageAggregateTable, UsageEventTable } from '../modules/usage/usage.table.js';
 import type { RatePlanTable } from '../modules/catalog/rate-plan.table.js';
 import type { OfferingTable } from '../modules/catalog/offering.table.js';
 import type { StorefrontTable } from '../modules/catalog/storefront.table.js';
@@ -31,7 +31,6 @@ export interface Database {
   idempotencyKeys: IdempotencyKeyTable;
   usageEvents: UsageEventTable;
   usageAggregates: UsageAggregateTable;
-  usageTotals: UsageTotalTable;
   ratePlans: RatePlanTable;
   offerings: OfferingTable;
   storefronts: StorefrontTable;

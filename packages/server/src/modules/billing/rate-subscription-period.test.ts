@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KyselyPlugin } from 'kysely';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client } from '../../../test/helpers/seed.js';
+import { recordingPlans } from '../../../test/helpers/query-plans.js';
 import type { Deps } from '../../deps.js';
 import { createDemoWorkspace, type DemoEnvironment } from '../tenancy/create-demo-workspace.js';
 import { checkEntitlement } from '../entitlements/check-entitlement.js';
@@ -58,6 +59,14 @@ describe('rateSubscriptionPeriod with thousands of distinct endpoints', () => {
     // Pro's api_calls allowance is 100,000 units: the quota left after 3,000.
     assert.equal(answer.quotaRemaining, 100_000 - ENDPOINTS);
     assert.ok(check.rows() < 30, `the check read ${check.rows()} rows`);
+    // And reads no more rows than it returns: an index of the total rows alone, sought by
+    // customer and month, never the dimension rows.
+    const recording = recordingPlans(t.deps, /usage_aggregates/);
+    await checkEntitlement(recording.deps, tenant, env.customerId, env.productId);
+    const plans = await recording.plans();
+    assert.equal(plans.length, 1, plans.map((p) => p.sql).join('\n'));
+    assert.match(plans[0]!.plan, /usage_aggregates_total_(customer|month)/, plans[0]!.plan);
+    assert.match(plans[0]!.plan, /customer_id ?= ?(\?|')/, plans[0]!.plan);
 
     const sub = await findSubscription(t.deps.db, tenant, env.subscriptionId);
     const invoice = counting();
@@ -66,7 +75,7 @@ describe('rateSubscriptionPeriod with thousands of distinct endpoints', () => {
     assert.ok(invoice.rows() < 30, `the invoice read ${invoice.rows()} rows`);
   });
 
-  it('a unit with endpoint multipliers still rates every endpoint by its factor', async () => {
+  it('a unit with endpoint multipliers still rates every endpoint by its factor, and usage without an endpoint at 1', async () => {
     const metric = await api.post('/api/v1/metrics', { name: 'routed_calls' });
     assert.equal(metric.status, 200, JSON.stringify(metric.body));
     const plan = await api.post('/api/v1/rate-plans', {
@@ -82,10 +91,13 @@ describe('rateSubscriptionPeriod with thousands of distinct endpoints', () => {
     const sub = await api.post('/api/v1/subscriptions', { customerId: customer.body.id, offeringId: offering.body.id });
     assert.equal(sub.status, 200, JSON.stringify(sub.body));
     await useManyEndpoints(customer.body.id, 'routed_calls');
+    const withoutEndpoint = await api.post('/v1/ingest', { customerId: customer.body.id, metricName: 'routed_calls', quantity: 5, occurredAt: new Date(t.clock.now() - 1000).toISOString() });
+    assert.equal(withoutEndpoint.status, 200, JSON.stringify(withoutEndpoint.body));
 
     const inv = (await api.get(`/api/v1/subscriptions/${sub.body.id}/upcoming-invoice`)).body;
-    // 2,998 endpoints at 1, /v1/r/7 at 100, /v1/r/8 at 0: 3,098 units x 0.01 = 30.98.
+    // 2,998 endpoints at 1, /v1/r/7 at 100, /v1/r/8 at 0, and 5 units without an endpoint at 1:
+    // 3,103 units x 0.01 = 31.03.
     const line = inv.lines.find((l: { metricName: string | null }) => l.metricName === 'routed_calls');
-    assert.deepEqual([line.quantity, line.amount], ['3098', '30.98']);
+    assert.deepEqual([line.quantity, line.amount], ['3103', '31.03']);
   });
 });

@@ -4,7 +4,7 @@ import { monthStartsOverlapping } from '../../lib/periods.js';
 import { loadPricedOffering } from '../catalog/load-priced-offering.js';
 import { periodAt, type Subscription } from '../subscriptions/subscription.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import { readCustomerAggregates } from '../usage/usage.repository.js';
+import { readDimensionRows } from '../usage/usage.repository.js';
 import { readCustomerTotals } from '../usage/usage-totals.repository.js';
 import { metricsRatedByDimension, unitsOfOffering, unitsOfUnitPrices, usageGroupsOf } from './priced-units.js';
 import { ratePeriod, type PeriodRating, type PricedUnit } from './rate-period.js';
@@ -20,8 +20,8 @@ export interface RatedPeriod {
 
 /**
  * The subscription's period at `now`, rated from the usage totals of the calendar months it
- * overlaps (periods are calendar-aligned, so a period is whole months), the aggregate rows by
- * rating dimension of the units that need them, and the catalog as it is now. Shared by the
+ * overlaps (periods are calendar-aligned, so a period is whole months), the dimension rows of
+ * the units that need them, and the catalog as it is now. Shared by the
  * upcoming-invoice preview and entitlement checks, so a budget counts exactly what the invoice
  * will charge.
  */
@@ -36,7 +36,7 @@ export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Su
   const byDimension = metricsRatedByDimension(units);
   const used = new Map<string, Decimal>();
   for (const t of totals) used.set(t.metricName, (used.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
-  const dimensionRows = await readCustomerAggregates(deps.db, tenant, sub.customerId, months, [...byDimension].filter((m) => used.has(m)));
+  const dimensionRows = await readDimensionRows(deps.db, tenant, sub.customerId, months, [...byDimension].filter((m) => used.has(m)));
   const rating = ratePeriod({
     currency: sub.currency,
     entryPrice: priced?.offering.entryPrice ?? null,

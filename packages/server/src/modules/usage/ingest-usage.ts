@@ -3,10 +3,9 @@ import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../audit/audit-event.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
-import { aggregateBatch, totalsOf, type ResolvedEvent } from './aggregate-batch.js';
+import { aggregateBatch, type ResolvedEvent } from './aggregate-batch.js';
 import { findAlertSubscriptions, recordLimitAlerts } from './record-limit-alerts.js';
 import { addToAggregates, claimEventIds, insertEvents } from './usage.repository.js';
-import { addToTotals } from './usage-totals.repository.js';
 import type { EventRejection } from './usage-event.js';
 
 export type UsageSource = 'api' | 'upload' | 'webhook';
@@ -47,8 +46,8 @@ export function rejectedBatch(rejected: EventRejection[]): AppError {
 
 /**
  * Writes checked events inside the caller's transaction (deps.db is one): skips duplicates by
- * eventId, appends the events, adds them to the per-month aggregates and totals, records ALERT crossings and
- * one audit event. The caller commits, and answers only after.
+ * eventId, appends the events, adds them to the per-month aggregates (total rows included),
+ * records ALERT crossings and one audit event. The caller commits, and answers only after.
  */
 export async function writeUsage(
   deps: Deps,
@@ -71,11 +70,10 @@ export async function writeUsage(
       payload: { ...outcome, source },
     });
   }
-  // The aggregate and total rows are shared by every batch of the same customers: on PostgreSQL
-  // they stay locked from these upserts to the commit, so they come last, with only what reads them.
+  // The aggregate rows are shared by every batch of the same customers: on PostgreSQL they stay
+  // locked from this upsert to the commit, so it comes last, with only what needs its totals.
   const alerting = await findAlertSubscriptions(deps, ctx, deltas);
   await addToAggregates(deps.db, deps.dialect, ctx, deltas, now);
-  await addToTotals(deps.db, deps.dialect, ctx, totalsOf(deltas), now);
   await recordLimitAlerts(deps, ctx, alerting, deltas);
   return outcome;
 }

@@ -1,12 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CompiledQuery, createQueryId, sql, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import { sql } from 'kysely';
 import { backend, createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { TenantHandle } from '../../../test/helpers/seed.js';
+import { recordingPlans, type QueryPlan } from '../../../test/helpers/query-plans.js';
 import { createMetric } from '../metrics/create-metric.js';
 import { reportUsage, type UsageQuery } from './usage-report.js';
 
-/** Other tenants' events and totals, so that PostgreSQL's planner weighs a real table. */
+/** Other tenants' events and aggregate rows, so that PostgreSQL's planner weighs real tables. */
 const OTHER_ROWS = 20_000;
 
 let t: TestApp;
@@ -28,42 +29,27 @@ before(async () => {
   if (backend === 'postgres') {
     await sql`insert into usage_events (workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, metadata, source)
       select 'ws_other' || (i % 50), 'test', 'cus_' || (i % 1000), 'api_calls', '1', ${feb}::bigint + i, ${feb}::bigint, 0, '{"method":"GET"}', 'api' from generate_series(1, ${OTHER_ROWS}) as i`.execute(db);
-    await sql`insert into usage_totals (workspace_id, environment, customer_id, metric_name, period_start, quantity_sum, event_count, updated_at)
-      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}::bigint, '1', 1, 0 from generate_series(1, ${OTHER_ROWS}) as i`.execute(db);
+    await sql`insert into usage_aggregates (workspace_id, environment, customer_id, metric_name, period_start, dimension, quantity_sum, event_count, updated_at)
+      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}::bigint, d, '1', 1, 0 from generate_series(1, ${OTHER_ROWS}) as i, (values (''), ('["SUCCESS",null,null]')) as t(d)`.execute(db);
     await sql`analyze usage_events`.execute(db);
-    await sql`analyze usage_totals`.execute(db);
+    await sql`analyze usage_aggregates`.execute(db);
   } else {
     await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${OTHER_ROWS})
       insert into usage_events (workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, metadata, source)
       select 'ws_other' || (i % 50), 'test', 'cus_' || (i % 1000), 'api_calls', '1', ${feb} + i, ${feb}, 0, '{"method":"GET"}', 'api' from n`.execute(db);
-    await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${OTHER_ROWS})
-      insert into usage_totals (workspace_id, environment, customer_id, metric_name, period_start, quantity_sum, event_count, updated_at)
-      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}, '1', 1, 0 from n`.execute(db);
+    await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${OTHER_ROWS}), dims(d) as (values (''), ('["SUCCESS",null,null]'))
+      insert into usage_aggregates (workspace_id, environment, customer_id, metric_name, period_start, dimension, quantity_sum, event_count, updated_at)
+      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}, d, '1', 1, 0 from n, dims`.execute(db);
   }
 });
 after(() => t.close());
 
 /** Runs a report and returns the plan of every query it ran against the usage tables. */
-async function plansOf(q: UsageQuery, eventsPerRead?: number): Promise<Array<{ sql: string; plan: string }>> {
-  const nodes: RootOperationNode[] = [];
-  const recorder: KyselyPlugin = {
-    transformQuery: (args) => {
-      nodes.push(args.node);
-      return args.node;
-    },
-    transformResult: async (args) => args.result,
-  };
-  const page = await reportUsage({ ...t.deps, db: t.deps.db.withPlugin(recorder) }, ws.test.ctx, q, eventsPerRead ? { eventsPerRead } : {});
+async function plansOf(q: UsageQuery, eventsPerRead?: number): Promise<QueryPlan[]> {
+  const recording = recordingPlans(t.deps, /usage_(events|aggregates)/);
+  const page = await reportUsage(recording.deps, ws.test.ctx, q, eventsPerRead ? { eventsPerRead } : {});
   assert.ok(page.items.length > 0, 'the report found the small customer’s usage');
-  const out: Array<{ sql: string; plan: string }> = [];
-  for (const node of nodes) {
-    const compiled = t.deps.db.getExecutor().compileQuery(node, createQueryId());
-    if (!/usage_(events|totals)/.test(compiled.sql)) continue;
-    const prefix = backend === 'postgres' ? 'explain ' : 'explain query plan ';
-    const { rows } = await t.deps.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
-    out.push({ sql: compiled.sql, plan: rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n') });
-  }
-  return out;
+  return recording.plans();
 }
 
 describe('GET /api/v1/usage query plans', () => {
@@ -96,14 +82,14 @@ describe('GET /api/v1/usage query plans', () => {
     ['a second page of one customer', () => secondPage({ customerId: small })],
   ];
   for (const [label, query] of cases) {
-    it(`${label} reads usage_totals through an index, never a scan`, async () => {
+    it(`${label} reads the total rows of usage_aggregates through their index, never a scan`, async () => {
       const q = await query();
       const plans = await plansOf(q);
-      const totals = plans.filter((p) => /from "usage_totals"/.test(p.sql));
+      const totals = plans.filter((p) => /from "usage_aggregates"/.test(p.sql));
       assert.ok(totals.length > 0);
       for (const { plan } of totals) {
-        assert.match(plan, /usage_totals_month|usage_totals_pk|sqlite_autoindex_usage_totals/, plan);
-        assert.doesNotMatch(plan, /SCAN usage_totals|Seq Scan on usage_totals/, plan);
+        assert.match(plan, /usage_aggregates_total_(month|customer)/, plan);
+        assert.doesNotMatch(plan, /SCAN usage_aggregates|Seq Scan on usage_aggregates/, plan);
         // A later page starts at its cursor inside the index, not by skipping the rows before it.
         if (q.startingAfter && !q.customerId) assert.match(plan, /\(period_start,customer_id(,metric_name)?\)>|Index Cond: .*ROW\(period_start, customer_id/, plan);
       }

@@ -79,8 +79,8 @@ const byMetricAndValue = (a: Pick<Row, 'metricName' | 'groupValue'>, b: Pick<Row
 
 /**
  * Usage per customer, metric and calendar month (sum and count), ordered by month, customer,
- * metric and group value. Without groupBy, one page of usage_totals. With groupBy, the events
- * split by one metadata key: the customer-months of the page are listed from usage_totals, then
+ * metric and group value. Without groupBy, one page of total rows. With groupBy, the events
+ * split by one metadata key: the customer-months of the page are listed from the total rows, then
  * each month of the page is read once through the (tenant, occurred_at, customer_id) index, a
  * bounded number of entries at a time with a turn for other requests in between. A page costs its
  * tenant's events of the months it shows, never another tenant's rows. Sums are exact.

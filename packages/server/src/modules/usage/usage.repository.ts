@@ -3,7 +3,8 @@ import type SQLite from 'better-sqlite3';
 import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import type { AggregateDelta, ResolvedEvent, TotalDelta } from './aggregate-batch.js';
+import { withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
+import { TOTAL } from './rating-dimension.js';
 
 /**
  * The usage event table is the one that grows; every read and write of it goes through this file,
@@ -209,38 +210,10 @@ export async function readGroupedEvents(db: Db, dialect: DialectName, tenant: Te
   return qb.execute();
 }
 
-/** The upsert's update of a sum row: the batch's sum and count added exactly (decimal, never float). */
-export function addedOnConflict(dialect: DialectName, table: 'usage_aggregates' | 'usage_totals') {
-  const t = sql.table(table);
-  return {
-    quantitySum:
-      dialect === 'sqlite'
-        ? sql<string>`dec_add(${t}.quantity_sum, excluded.quantity_sum)`
-        : sql<string>`(${t}.quantity_sum::numeric + excluded.quantity_sum::numeric)::text`,
-    eventCount: sql<number>`${t}.event_count + excluded.event_count`,
-  };
-}
-
-/** Primary-key order of totals, and of aggregates up to their dimension: the order rows are locked in. */
-export const inKeyOrder = (a: TotalDelta, b: TotalDelta) =>
-  a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1
-  : a.periodStart - b.periodStart || (a.metricName < b.metricName ? -1 : a.metricName > b.metricName ? 1 : 0);
-
-/** The columns an aggregate row and a total row share, for a batch's delta. */
-export function sumRow(tenant: Tenant, d: TotalDelta, now: number) {
-  return {
-    workspaceId: tenant.workspaceId,
-    environment: tenant.environment,
-    customerId: d.customerId,
-    metricName: d.metricName,
-    periodStart: d.periodStart,
-    quantitySum: d.sum,
-    eventCount: d.count,
-    updatedAt: now,
-  };
-}
-
-/** Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float). */
+/**
+ * Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float): each
+ * (customer, metric, month) total row, and the share of each rating dimension (withTotalRows).
+ */
 export async function addToAggregates(
   db: Db,
   dialect: DialectName,
@@ -251,15 +224,33 @@ export async function addToAggregates(
   if (deltas.length === 0) return;
   // In primary-key order: concurrent transactions then lock the same rows in the same order and
   // cannot deadlock (PostgreSQL runs several writer lanes).
-  const ordered = [...deltas].sort((a, b) => inKeyOrder(a, b) || (a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : 0));
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const ordered = withTotalRows(deltas).sort(
+    (a, b) => text(a.customerId, b.customerId) || a.periodStart - b.periodStart || text(a.metricName, b.metricName) || text(a.dimension, b.dimension),
+  );
+  const exactSum =
+    dialect === 'sqlite'
+      ? sql<string>`dec_add(usage_aggregates.quantity_sum, excluded.quantity_sum)`
+      : sql<string>`(usage_aggregates.quantity_sum::numeric + excluded.quantity_sum::numeric)::text`;
   await db
     .insertInto('usageAggregates')
     .values(
-      ordered.map((d) => ({ ...sumRow(tenant, d, now), dimension: d.dimension })),
+      ordered.map((d) => ({
+        workspaceId: tenant.workspaceId,
+        environment: tenant.environment,
+        customerId: d.customerId,
+        metricName: d.metricName,
+        periodStart: d.periodStart,
+        dimension: d.dimension,
+        quantitySum: d.sum,
+        eventCount: d.count,
+        updatedAt: now,
+      })),
     )
     .onConflict((oc) =>
       oc.columns(['workspaceId', 'environment', 'customerId', 'periodStart', 'metricName', 'dimension']).doUpdateSet({
-        ...addedOnConflict(dialect, 'usage_aggregates'),
+        quantitySum: exactSum,
+        eventCount: sql<number>`usage_aggregates.event_count + excluded.event_count`,
         updatedAt: now,
       }),
     )
@@ -270,17 +261,17 @@ export interface AggregateRow {
   customerId: string;
   metricName: string;
   periodStart: number;
-  /** Rating dimension key (rating-dimension.ts): a metric's month may have several rows. */
+  /** '' for the total row, else a rating dimension key (rating-dimension.ts). */
   dimension: string;
   quantitySum: string;
   eventCount: number;
 }
 
 /**
- * A customer's aggregate rows of some metrics for the given months: a row per rating dimension,
- * so read them only for units whose pricing uses dimensions (usage_totals has the rest).
+ * A customer's dimension rows (never the total rows) of some metrics for the given months: a row
+ * per distinct (status, tool, endpoint), so read them only for units whose pricing uses them.
  */
-export async function readCustomerAggregates(db: Db, tenant: Tenant, customerId: string, months: readonly number[], metricNames: readonly string[]): Promise<AggregateRow[]> {
+export async function readDimensionRows(db: Db, tenant: Tenant, customerId: string, months: readonly number[], metricNames: readonly string[]): Promise<AggregateRow[]> {
   if (months.length === 0 || metricNames.length === 0) return [];
   return db
     .selectFrom('usageAggregates')
@@ -289,5 +280,6 @@ export async function readCustomerAggregates(db: Db, tenant: Tenant, customerId:
     .where('customerId', '=', customerId)
     .where('periodStart', 'in', months)
     .where('metricName', 'in', metricNames)
+    .where('dimension', '<>', sql.lit(TOTAL))
     .execute();
 }
