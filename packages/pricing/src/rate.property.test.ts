@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Decimal } from './decimal.js';
-import { rateUnit } from './rate.js';
+import { rateUnit, usesRatingDimensions } from './rate.js';
 import type { Multipliers, PricingModel, RateUnitInput, Tier, UnitOverride, UnitPricing, UsageGroup } from './types.js';
 import { pricingModels } from './types.js';
 
@@ -213,6 +213,19 @@ describe('rateUnit properties', () => {
         const expected = rateUnit(input);
         assert.deepEqual(rateUnit({ ...input, usage: shuffledMerged }), expected, 'shuffled groups');
         assert.deepEqual(rateUnit({ ...input, usage: shuffledSplit }), expected, 'split and shuffled groups');
+      }),
+      RUNS,
+    );
+  });
+
+  it('(e) a unit that uses no rating dimension rates its usage the same as one group holding the total', () => {
+    fc.assert(
+      fc.property(inputArb(ALL_MODELS), fc.constantFrom(null, { tools: {}, endpoints: {} }), (input, multipliers) => {
+        const plain = { ...input, multipliers, pricing: { ...input.pricing, outcomeWeights: null } };
+        assert.equal(usesRatingDimensions(plain.pricing, plain.multipliers), false);
+        const total = plain.usage.reduce((acc, g) => acc.plus(g.quantity), new Decimal(0)).toFixed();
+        const merged = { ...plain, usage: [{ quantity: total, executionStatus: null, tool: null, endpoint: null }] };
+        assert.deepEqual(rateUnit(merged), rateUnit(plain));
       }),
       RUNS,
     );

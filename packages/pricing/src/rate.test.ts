@@ -2,7 +2,7 @@
 // and is written as a literal; none is computed by the code under test.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bandFor, blocksFor, rateUnit } from './rate.js';
+import { bandFor, blocksFor, rateUnit, usesRatingDimensions } from './rate.js';
 import { unitPricingWith } from './unit-pricing.js';
 import type { Multipliers, Tier, UnitCharge, UnitOverride, UnitPricing, UsageGroup } from './types.js';
 
@@ -579,5 +579,22 @@ describe('blocksFor', () => {
   ];
   for (const [overage, blockSize, expected, rule] of cases) {
     it(rule, () => assert.equal(blocksFor(overage, blockSize).toFixed(), expected));
+  }
+});
+
+describe('usesRatingDimensions', () => {
+  const none: Multipliers = { tools: {}, endpoints: {} };
+  const cases: [model: UnitPricing['pricingModel'], outcomeWeights: Record<string, number> | null, multipliers: Multipliers | null, expected: boolean, rule: string][] = [
+    ['PER_UNIT', null, null, false, 'no multipliers: the total rates the same as its groups'],
+    ['GRADUATED', null, none, false, 'empty multiplier tables are no multipliers'],
+    ['PER_UNIT', null, { tools: { search: '2' }, endpoints: {} }, true, 'a tool multiplier needs usage by tool'],
+    ['VOLUME_TIERED', null, { tools: {}, endpoints: { '/v1/embed': '1.5' } }, true, 'an endpoint multiplier needs usage by endpoint'],
+    ['OUTCOME_BASED', { ERROR: 0 }, none, true, 'OUTCOME_BASED weights need usage by execution status'],
+    ['OUTCOME_BASED', null, none, false, 'OUTCOME_BASED without weights weighs every status 1'],
+    ['OUTCOME_BASED', {}, null, false, 'OUTCOME_BASED with an empty weight table weighs every status 1'],
+    ['PER_UNIT', { ERROR: 0 }, none, false, 'weights count only for OUTCOME_BASED'],
+  ];
+  for (const [pricingModel, outcomeWeights, multipliers, expected, rule] of cases) {
+    it(rule, () => assert.equal(usesRatingDimensions(unitPricing({ pricingModel, outcomeWeights }), multipliers), expected));
   }
 });

@@ -37,7 +37,7 @@
  */
 import { Decimal, toDecimalText } from './decimal.js';
 import { minorUnitDigits, roundToMinorUnit } from './currency.js';
-import type { BandCharge, Multipliers, RateUnitInput, Tier, UnitCharge, UsageGroup } from './types.js';
+import type { BandCharge, Multipliers, RateUnitInput, Tier, UnitCharge, UnitPricing, UsageGroup } from './types.js';
 
 const ZERO = new Decimal(0);
 
@@ -64,6 +64,17 @@ export function weightedQuantity(group: UsageGroup, multipliers?: Multipliers | 
 export function outcomeWeight(weights: Record<string, number> | null | undefined, status: string | null): Decimal {
   const weight = lookup(weights, status);
   return weight === undefined ? new Decimal(1) : new Decimal(weight);
+}
+
+/**
+ * Whether a unit's charge depends on how its usage splits by execution status, tool and endpoint:
+ * only through a multiplier (step 2) or an OUTCOME_BASED weight. Otherwise every group counts at
+ * a factor of 1, and one group holding the total rates exactly the same, so a caller may read
+ * the total instead of a row per distinct combination.
+ */
+export function usesRatingDimensions(pricing: Pick<UnitPricing, 'pricingModel' | 'outcomeWeights'>, multipliers?: Multipliers | null): boolean {
+  const any = (table: Record<string, unknown> | null | undefined) => table != null && Object.keys(table).length > 0;
+  return any(multipliers?.tools) || any(multipliers?.endpoints) || (pricing.pricingModel === 'OUTCOME_BASED' && any(pricing.outcomeWeights));
 }
 
 /**

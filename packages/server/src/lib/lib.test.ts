@@ -5,7 +5,7 @@ import type { ErrorObject } from 'ajv';
 import { FrozenClock } from './clock.js';
 import { addMonthsUtc, calendarPeriodEnd, calendarPeriodStart, monthStartsOverlapping, type BillingPeriod } from './periods.js';
 import { createIdGenerator, idFloor, idPrefixes, idTime, type IdKind } from './ids.js';
-import { decimalAdd, formatDecimal, isDecimalString, money, roundTo } from './money.js';
+import { decimalAdd, ExactSum, formatDecimal, isDecimalString, money, roundTo } from './money.js';
 import { stableStringify } from './stable-json.js';
 import { findJsonProblem, MAX_JSON_DEPTH } from './json-limits.js';
 import { TtlCache } from './ttl-cache.js';
@@ -208,6 +208,25 @@ describe('money.decimalAdd (SQLite\'s dec_add for usage sums)', () => {
       }),
     );
   });
+});
+
+describe('money.ExactSum (the usage report\'s running sums)', () => {
+  const cases: [string, string[], string][] = [
+    ['nothing added is 0', [], '0'],
+    ['whole quantities add as numbers', ['1', '2', '512'], '515'],
+    ['a fraction switches to decimal and stays exact', ['1', '0.1', '0.2'], '1.3'],
+    ['whole quantities after a fraction stay exact', ['0.5', '2', '3'], '5.5'],
+    ['past 2^53 the sum stays exact', ['9007199254740991', '2'], '9007199254740993'],
+    ['sixteen digits are read as decimal, not rounded by Number', ['9007199254740993', '1'], '9007199254740994'],
+    ['a fraction Number would round to a whole number is kept', ['1.0000000000000001', '1'], '2.0000000000000001'],
+  ];
+  for (const [rule, texts, sum] of cases) {
+    it(rule, () => {
+      const s = new ExactSum();
+      for (const t of texts) s.add(t);
+      assert.equal(s.text(), sum);
+    });
+  }
 });
 
 describe('money.roundTo (half up, ties away from zero)', () => {

@@ -48,3 +48,29 @@ export function numberToDecimal(n: number): string {
   const s = String(n);
   return s.includes('e') ? new D(s).toFixed() : s;
 }
+
+/**
+ * An exact running sum of decimal texts. Whole quantities, the common case, add as numbers while
+ * the sum stays a safe integer; anything else switches to decimal for good, so nothing rounds.
+ */
+export class ExactSum {
+  private int = 0;
+  private dec: Money | null = null;
+
+  add(text: string): void {
+    if (this.dec === null) {
+      // By the text: Number('1.0000000000000001') is 1.
+      const n = SMALL_INTEGER.test(text) ? Number(text) : NaN;
+      if (Number.isSafeInteger(this.int + n)) {
+        this.int += n;
+        return;
+      }
+      this.dec = new D(this.int);
+    }
+    this.dec = this.dec.plus(text);
+  }
+
+  text(): string {
+    return this.dec === null ? String(this.int) : this.dec.toFixed();
+  }
+}

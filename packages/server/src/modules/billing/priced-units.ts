@@ -1,8 +1,9 @@
-import { unitPricingWith, type UsageGroup } from '@tollgate/pricing';
+import { Decimal, unitPricingWith, usesRatingDimensions, type UsageGroup } from '@tollgate/pricing';
 import type { PricedOffering } from '../catalog/load-priced-offering.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { AggregateRow } from '../usage/usage.repository.js';
-import { parseDimensionKey } from '../usage/rating-dimension.js';
+import type { UsageTotal } from '../usage/usage-totals.repository.js';
+import { NO_DIMENSION, parseDimensionKey } from '../usage/rating-dimension.js';
 import type { PricedUnit } from './rate-period.js';
 
 /** Every unit of an offering's plans, each with the offering's override for it. */
@@ -27,13 +28,28 @@ export function unitsOfUnitPrices(s: Pick<Subscription, 'unitPrices'>): PricedUn
   });
 }
 
-/** Aggregate rows of a period, per metric name, by rating dimension. */
-export function usageGroupsOf(rows: readonly AggregateRow[]): Map<string, UsageGroup[]> {
+/** The metrics of the units whose rating depends on the split by execution status, tool or endpoint. */
+export function metricsRatedByDimension(units: readonly PricedUnit[]): Set<string> {
+  return new Set(units.filter((u) => usesRatingDimensions(u.pricing, u.pricing.multipliers)).map((u) => u.pricing.metricName));
+}
+
+/**
+ * A period's usage per metric name. A metric in `byDimension` gets a group per dimension row,
+ * plus one without a dimension for the rest of its total (events without one); any other metric
+ * gets one group holding its total, which rates the same (usesRatingDimensions).
+ */
+export function usageGroupsOf(totals: readonly UsageTotal[], dimensionRows: readonly AggregateRow[], byDimension: ReadonlySet<string>): Map<string, UsageGroup[]> {
+  const rest = new Map<string, Decimal>();
+  for (const t of totals) rest.set(t.metricName, (rest.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
   const out = new Map<string, UsageGroup[]>();
-  for (const r of rows) {
-    const groups = out.get(r.metricName) ?? [];
-    groups.push({ quantity: r.quantitySum, ...parseDimensionKey(r.dimension) });
-    out.set(r.metricName, groups);
+  const add = (metricName: string, group: UsageGroup) => out.set(metricName, [...(out.get(metricName) ?? []), group]);
+  for (const r of dimensionRows) {
+    if (!byDimension.has(r.metricName)) continue;
+    add(r.metricName, { quantity: r.quantitySum, ...parseDimensionKey(r.dimension) });
+    rest.set(r.metricName, (rest.get(r.metricName) ?? new Decimal(0)).minus(r.quantitySum));
+  }
+  for (const [metricName, quantity] of rest) {
+    if (!byDimension.has(metricName) || !quantity.isZero()) add(metricName, { quantity: quantity.toFixed(), ...parseDimensionKey(NO_DIMENSION) });
   }
   return out;
 }

@@ -5,8 +5,9 @@ import { monthStartsOverlapping } from '../../lib/periods.js';
 import { loadPricedOffering } from '../catalog/load-priced-offering.js';
 import { periodAt, type Subscription } from '../subscriptions/subscription.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import { readCustomerAggregates } from '../usage/usage.repository.js';
-import { unitsOfOffering, unitsOfUnitPrices, usageGroupsOf } from './priced-units.js';
+import { readDimensionRows } from '../usage/usage.repository.js';
+import { readCustomerTotals } from '../usage/usage-totals.repository.js';
+import { metricsRatedByDimension, unitsOfOffering, unitsOfUnitPrices, usageGroupsOf } from './priced-units.js';
 import { ratePeriod, type PeriodRating, type PricedUnit } from './rate-period.js';
 
 export interface RatedPeriod {
@@ -19,10 +20,11 @@ export interface RatedPeriod {
 }
 
 /**
- * The subscription's period at `now`, rated from the usage aggregates of the calendar months it
- * overlaps (periods are calendar-aligned, so a period is whole months) and the catalog as it is
- * now. Shared by the upcoming-invoice preview and entitlement checks, so a budget counts exactly
- * what the invoice will charge.
+ * The subscription's period at `now`, rated from the usage totals of the calendar months it
+ * overlaps (periods are calendar-aligned, so a period is whole months), the dimension rows of
+ * the units that need them, and the catalog as it is now. Shared by the
+ * upcoming-invoice preview and entitlement checks, so a budget counts exactly what the invoice
+ * will charge.
  */
 export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Subscription, now: number): Promise<RatedPeriod> {
   // Rows written before currencies were checked may hold a code with no minor unit (XAU):
@@ -36,15 +38,20 @@ export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Su
   const period = periodAt(sub, now);
   const priced = sub.offeringId === null ? null : await loadPricedOffering(deps, tenant, sub.offeringId);
   const units = priced ? unitsOfOffering(priced) : unitsOfUnitPrices(sub);
-  const rows = await readCustomerAggregates(deps.db, tenant, sub.customerId, monthStartsOverlapping(period.start, period.end));
+  const months = monthStartsOverlapping(period.start, period.end);
+  const totals = await readCustomerTotals(deps.db, tenant, sub.customerId, months);
+  // A row per distinct (status, tool, endpoint) only for the units whose pricing uses the split:
+  // a customer may send thousands of distinct endpoints to a plan that prices none of them.
+  const byDimension = metricsRatedByDimension(units);
+  const used = new Map<string, Decimal>();
+  for (const t of totals) used.set(t.metricName, (used.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
+  const dimensionRows = await readDimensionRows(deps.db, tenant, sub.customerId, months, [...byDimension].filter((m) => used.has(m)));
   const rating = ratePeriod({
     currency: sub.currency,
     entryPrice: priced?.offering.entryPrice ?? null,
     inTrial: sub.trialEndsAt !== null && period.start < sub.trialEndsAt,
     units,
-    usage: usageGroupsOf(rows),
+    usage: usageGroupsOf(totals, dimensionRows, byDimension),
   });
-  const used = new Map<string, Decimal>();
-  for (const r of rows) used.set(r.metricName, (used.get(r.metricName) ?? new Decimal(0)).plus(r.quantitySum));
   return { period, currency: sub.currency, units, rating, used };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { numberToDecimal } from '../../lib/money.js';
-import { aggregateBatch, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
+import { aggregateBatch, withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
 
 const JAN = Date.UTC(2026, 0, 1);
 const FEB = Date.UTC(2026, 1, 1);
@@ -84,4 +84,21 @@ describe('usage.aggregateBatch', () => {
       }),
     );
   });
+});
+
+describe('usage.withTotalRows', () => {
+  const S = '["SUCCESS",null,null]';
+  const E = '["ERROR",null,"/v1/chat"]';
+  const cases: [string, AggregateDelta[], AggregateDelta[]][] = [
+    ['no deltas, no rows', [], []],
+    ['events without a dimension: one total row per group, as before', [delta('c1', 'calls', JAN, '3', 2), delta('c2', 'calls', JAN, '4', 1)], [delta('c1', 'calls', JAN, '3', 2), delta('c2', 'calls', JAN, '4', 1)]],
+    ['a dimension adds its own row and to the total row', [delta('c1', 'calls', JAN, '4', 1, S)], [delta('c1', 'calls', JAN, '4', 1), delta('c1', 'calls', JAN, '4', 1, S)]],
+    ['the total row sums events without a dimension and every dimension', [delta('c1', 'calls', JAN, '3', 2), delta('c1', 'calls', JAN, '4', 1, S), delta('c1', 'calls', JAN, '5', 5, E)], [delta('c1', 'calls', JAN, '12', 8), delta('c1', 'calls', JAN, '4', 1, S), delta('c1', 'calls', JAN, '5', 5, E)]],
+    ['customers, metrics and months keep totals of their own', [delta('c1', 'calls', JAN, '1', 1, S), delta('c2', 'calls', JAN, '2', 1, S), delta('c1', 'tokens', JAN, '3', 1, S), delta('c1', 'calls', FEB, '4', 1, S)], [delta('c1', 'calls', JAN, '1', 1), delta('c1', 'calls', JAN, '1', 1, S), delta('c2', 'calls', JAN, '2', 1), delta('c2', 'calls', JAN, '2', 1, S), delta('c1', 'tokens', JAN, '3', 1), delta('c1', 'tokens', JAN, '3', 1, S), delta('c1', 'calls', FEB, '4', 1), delta('c1', 'calls', FEB, '4', 1, S)]],
+    ['decimal totals add exactly', [delta('c1', 'gb', JAN, '0.1', 1, S), delta('c1', 'gb', JAN, '0.2', 1, E)], [delta('c1', 'gb', JAN, '0.3', 2), delta('c1', 'gb', JAN, '0.1', 1, S), delta('c1', 'gb', JAN, '0.2', 1, E)]],
+    ['totals past 2^53 stay exact', [delta('c1', 'calls', JAN, '9007199254740993', 2, S), delta('c1', 'calls', JAN, '9007199254740993', 2, E)], [delta('c1', 'calls', JAN, '18014398509481986', 4), delta('c1', 'calls', JAN, '9007199254740993', 2, S), delta('c1', 'calls', JAN, '9007199254740993', 2, E)]],
+  ];
+  for (const [rule, deltas, expected] of cases) {
+    it(rule, () => assert.deepEqual(asSet(withTotalRows(deltas)), asSet(expected)));
+  }
 });

@@ -1,4 +1,5 @@
-import { Decimal } from '../../lib/money.js';
+import { Decimal, decimalAdd } from '../../lib/money.js';
+import { TOTAL } from './rating-dimension.js';
 
 /** An accepted event, ready to store: customer resolved, period computed. */
 export interface ResolvedEvent {
@@ -49,4 +50,27 @@ export function aggregateBatch(events: readonly ResolvedEvent[]): AggregateDelta
     out.push(g.delta);
   }
   return out;
+}
+
+/**
+ * Pure: the rows a batch adds to usage_aggregates. The TOTAL ('') row of each (customer, metric,
+ * month) takes the sum of all its deltas; a delta of a rating dimension also goes to its own row.
+ * Events without a dimension have the TOTAL key already, so a batch without dimensions adds one
+ * row per group, as it always did.
+ */
+export function withTotalRows(deltas: readonly AggregateDelta[]): AggregateDelta[] {
+  const totals = new Map<string, AggregateDelta>();
+  const shares: AggregateDelta[] = [];
+  for (const d of deltas) {
+    if (d.dimension !== TOTAL) shares.push({ ...d });
+    const key = `${d.customerId}\u0000${d.metricName}\u0000${d.periodStart}`;
+    const t = totals.get(key);
+    if (t) {
+      t.sum = decimalAdd(t.sum, d.sum);
+      t.count += d.count;
+    } else {
+      totals.set(key, { ...d, dimension: TOTAL });
+    }
+  }
+  return [...totals.values(), ...shares];
 }

@@ -47,8 +47,8 @@ export function rejectedBatch(rejected: EventRejection[]): AppError {
 
 /**
  * Writes checked events inside the caller's transaction (deps.db is one): skips duplicates by
- * eventId, appends the events, adds them to the per-month aggregates, records ALERT crossings and
- * one audit event. The caller commits, and answers only after.
+ * eventId, appends the events, adds them to the per-month aggregates (total rows included),
+ * records ALERT crossings and one audit event. The caller commits, and answers only after.
  */
 export async function writeUsage(
   deps: Deps,

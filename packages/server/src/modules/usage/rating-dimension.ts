@@ -18,6 +18,13 @@ export interface RatingDimension {
 /** The key of events without any of the fields: most events, and every event before this existed. */
 export const NO_DIMENSION = '';
 
+/**
+ * The dimension of the aggregate row holding a (customer, metric, month)'s total over every
+ * dimension. The same key as NO_DIMENSION: events without a dimension are the total less the
+ * other rows, and a month without dimensions stays one row.
+ */
+export const TOTAL = '';
+
 const asString = (v: MetadataValue | undefined): string | null => (typeof v === 'string' ? v : null);
 
 export function dimensionKeyOf(metadata: Readonly<Record<string, MetadataValue>> | null): string {

@@ -9,7 +9,7 @@ import type { OperationContext } from '../audit/audit-event.js';
 import { periodAt, type UsageLimit } from '../subscriptions/subscription.js';
 import type { BillingPeriod } from '../../lib/periods.js';
 import type { AggregateDelta } from './aggregate-batch.js';
-import { readCustomerAggregates } from './usage.repository.js';
+import { readCustomerTotals } from './usage-totals.repository.js';
 
 type AlertSubscription = { id: string; customerId: string; usageLimits: string; currentPeriodStart: number; currentPeriodEnd: number; billingPeriod: string };
 
@@ -36,7 +36,7 @@ export async function findAlertSubscriptions(deps: Deps, ctx: OperationContext, 
 /**
  * ALERT limits allow usage past them and warn once per period: the batch that takes a period's
  * usage from at most the limit to above it writes one WARN audit event, in the same transaction.
- * Runs after the batch's aggregates are added (their rows are then locked by this transaction, so
+ * Runs after the batch's totals are added (their rows are then locked by this transaction, so
  * the totals read here are exact). Usage only grows, so each limit crosses at most once per
  * period, and entitlement checks stay read-only.
  */
@@ -55,7 +55,7 @@ export async function recordLimitAlerts(
       const inPeriod = deltas.filter((d) => d.customerId === sub.customerId && d.metricName === limit.metricName && months.has(d.periodStart));
       if (inPeriod.length === 0) continue;
       const added = inPeriod.reduce((acc, d) => acc.plus(d.sum), new Decimal(0));
-      const rows = await readCustomerAggregates(deps.db, ctx, sub.customerId, [...months]);
+      const rows = await readCustomerTotals(deps.db, ctx, sub.customerId, [...months]);
       const after = rows.filter((r) => r.metricName === limit.metricName).reduce((acc, r) => acc.plus(r.quantitySum), new Decimal(0));
       const before = after.minus(added);
       if (before.lte(limit.limit) && after.gt(limit.limit)) {

@@ -1,14 +1,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import { backend, createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
 import { createMetric } from '../metrics/create-metric.js';
+import { checkEntitlement } from '../entitlements/check-entitlement.js';
+import { reportUsage } from './usage-report.js';
 
 let t: TestApp;
 let ws: TenantHandle;
 let api: Client;
 let a: string;
 let b: string;
+let c: string;
 
 before(async () => {
   t = await createTestApp();
@@ -18,6 +21,7 @@ before(async () => {
   for (const name of ['api_calls', 'revenue']) await createMetric(t.deps, ws.test.ctx, { name });
   a = (await t.seed.customer(ws.test, { externalId: 'a-corp' })).id;
   b = (await t.seed.customer(ws.test)).id;
+  c = (await t.seed.customer(ws.test)).id;
   const e = (customerId: string, metricName: string, quantity: number, occurredAt: string, metadata?: Record<string, unknown>) => ({
     customerId,
     metricName,
@@ -34,14 +38,20 @@ before(async () => {
       e(a, 'revenue', 19.99, '2026-02-03T10:00:00Z', { method: 'POST' }),
       e(a, 'revenue', 0.01, '2026-02-04T10:00:00Z', { method: 'POST' }),
       e(b, 'api_calls', 7, '2026-02-05T10:00:00Z', { method: 'GET' }),
+      // January only, so the current month's rows above stay as they are.
+      e(c, 'api_calls', 2, '2026-01-15T10:00:00Z', { method: true }),
+      e(c, 'api_calls', 3, '2026-01-16T10:00:00Z', { method: 12.5 }),
+      e(c, 'api_calls', 4, '2026-01-17T10:00:00Z', { method: null }),
+      e(c, 'api_calls', 5, '2026-01-18T10:00:00Z', { method: false }),
     ],
   });
   assert.equal(res.status, 200);
 });
 after(() => t.close());
 
+const who = (id: unknown) => (id === a ? 'a' : id === b ? 'b' : 'c');
 const rows = (res: { body: { data: Array<Record<string, unknown>> } }) =>
-  res.body.data.map((r) => [r.customerId === a ? 'a' : 'b', r.metricName, String(r.periodStart).slice(0, 7), r.groupValue, r.sum, r.count]);
+  res.body.data.map((r) => [who(r.customerId), r.metricName, String(r.periodStart).slice(0, 7), r.groupValue, r.sum, r.count]);
 
 describe('GET /api/v1/usage', () => {
   it('200 sums per customer, metric and month for the current month by default, exactly', async () => {
@@ -91,6 +101,100 @@ describe('GET /api/v1/usage', () => {
     const ids = [...first.body.data, ...second.body.data].map((r: { id: string }) => r.id);
     assert.equal(new Set(ids).size, 3);
   });
+
+  const JAN_FEB = 'from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z';
+  // Customers are ordered by id, and ids are time-sortable: a, b, c in the order they were made.
+  const byMonthCustomerMetricValue = [
+    ['a', 'api_calls', '2026-01', 'GET', 1, 1],
+    ['c', 'api_calls', '2026-01', null, 4, 1],
+    ['c', 'api_calls', '2026-01', '12.5', 3, 1],
+    ['c', 'api_calls', '2026-01', 'false', 5, 1],
+    ['c', 'api_calls', '2026-01', 'true', 2, 1],
+    ['a', 'api_calls', '2026-02', null, 1, 1],
+    ['a', 'api_calls', '2026-02', 'GET', 1, 1],
+    ['a', 'api_calls', '2026-02', 'POST', 1, 1],
+    ['a', 'revenue', '2026-02', 'POST', 20, 2],
+    ['b', 'api_calls', '2026-02', 'GET', 7, 1],
+  ];
+  /** customer, metric, month, group value, sum, count */
+  const brief = (res: { body: { data: Array<Record<string, unknown>> } }) => rows(res).map((r) => [r[0], r[1], r[2], r[3], Number(r[4]), r[5]]);
+
+  it('200 groupBy orders rows by month, customer, metric and value (null first), each value as text on both backends', async () => {
+    const res = await api.get(`/api/v1/usage?${JAN_FEB}&groupBy=method`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(brief(res), byMonthCustomerMetricValue);
+    assert.equal(res.body.hasMore, false);
+  });
+
+  it('200 groupBy pages one row at a time across customers and months: every row once, in order', async () => {
+    const seen: unknown[] = [];
+    let after = '';
+    for (let page = 0; page < 20; page++) {
+      const res = await api.get(`/api/v1/usage?${JAN_FEB}&groupBy=method&limit=1${after}`);
+      assert.equal(res.status, 200);
+      seen.push(...brief(res));
+      if (!res.body.hasMore) break;
+      after = `&startingAfter=${res.body.data[0].id}`;
+    }
+    assert.deepEqual(seen, byMonthCustomerMetricValue);
+  });
+
+  it('200 groupBy pages of three with customer and metric filters', async () => {
+    const first = await api.get(`/api/v1/usage?${JAN_FEB}&groupBy=method&customerId=${c}&limit=3`);
+    assert.deepEqual(brief(first), byMonthCustomerMetricValue.slice(1, 4));
+    assert.equal(first.body.hasMore, true);
+    const second = await api.get(`/api/v1/usage?${JAN_FEB}&groupBy=method&customerId=${c}&limit=3&startingAfter=${first.body.data[2].id}`);
+    assert.deepEqual(brief(second), byMonthCustomerMetricValue.slice(4, 5));
+    assert.equal(second.body.hasMore, false);
+    const revenue = await api.get(`/api/v1/usage?${JAN_FEB}&groupBy=method&metricName=revenue`);
+    assert.deepEqual(brief(revenue), [['a', 'revenue', '2026-02', 'POST', 20, 2]]);
+  });
+
+  it('200 without groupBy pages one row at a time across customers and months', async () => {
+    const seen: unknown[] = [];
+    let after = '';
+    for (let page = 0; page < 20; page++) {
+      const res = await api.get(`/api/v1/usage?${JAN_FEB}&limit=1${after}`);
+      seen.push(...rows(res).map((r) => [r[0], r[1], r[2], r[5]]));
+      if (!res.body.hasMore) break;
+      after = `&startingAfter=${res.body.data[0].id}`;
+    }
+    assert.deepEqual(seen, [
+      ['a', 'api_calls', '2026-01', 1],
+      ['c', 'api_calls', '2026-01', 4],
+      ['a', 'api_calls', '2026-02', 3],
+      ['a', 'revenue', '2026-02', 2],
+      ['b', 'api_calls', '2026-02', 1],
+    ]);
+  });
+
+  it('200 a cursor from before the range starts at the range', async () => {
+    for (const groupBy of ['', '&groupBy=method']) {
+      const january = await api.get(`/api/v1/usage?${JAN_FEB}&limit=1${groupBy}`);
+      const res = await api.get(`/api/v1/usage?from=2026-02-01T00:00:00Z&limit=1${groupBy}&startingAfter=${january.body.data[0].id}`);
+      assert.deepEqual(rows(res).map((r) => [r[0], r[1], r[2]]), [['a', 'api_calls', '2026-02']]);
+    }
+  });
+
+  it('groupBy gives the same rows whatever the number of events read at a time', async () => {
+    const q = { from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z', groupBy: 'method' };
+    const whole = await reportUsage(t.deps, ws.test.ctx, q);
+    for (const eventsPerRead of [1, 2, 3]) assert.deepEqual(await reportUsage(t.deps, ws.test.ctx, q, { eventsPerRead }), whole);
+  });
+
+  it(
+    'a groupBy report lets other requests run between its reads: an entitlement check started after it answers first',
+    { skip: backend === 'postgres' ? 'SQLite only: on PostgreSQL queries do not run on the main thread' : false },
+    async () => {
+      const product = await t.seed.product(ws.test);
+      const done: string[] = [];
+      const q = { from: '2026-01-01T00:00:00Z', to: '2026-03-01T00:00:00Z', groupBy: 'method' };
+      const report = reportUsage(t.deps, ws.test.ctx, q, { eventsPerRead: 1 }).then(() => done.push('report'));
+      const check = checkEntitlement(t.deps, ws.test.ctx, a, product.id).then(() => done.push('check'));
+      await Promise.all([report, check]);
+      assert.deepEqual(done, ['check', 'report']);
+    },
+  );
 
   it('400 for a groupBy key outside [A-Za-z0-9_-], a bad cursor, or to before from', async () => {
     assert.equal((await api.get('/api/v1/usage?groupBy=a.b')).status, 400);

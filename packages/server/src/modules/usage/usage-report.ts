@@ -1,13 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
+import { setImmediate } from 'node:timers/promises';
 import type { Deps } from '../../deps.js';
-import { forTenant } from '../../db/tenant-scope.js';
 import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { decimalAdd } from '../../lib/money.js';
+import { ExactSum } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import { resolveCustomerRefs } from './usage.repository.js';
+import { nthEventPosition, readGroupedEvents, resolveCustomerRefs, type EventPosition } from './usage.repository.js';
+import { listCustomerMonths, listTotals, type CustomerMonthCursor, type TotalsRange } from './usage-totals.repository.js';
 
 export const GROUP_BY_PATTERN = '^[A-Za-z0-9_-]{1,40}$';
 
@@ -18,10 +18,11 @@ export const UsageQuery = Type.Object(
     from: Type.Optional(Type.String({ format: 'date-time', description: 'Months overlapping [from, to) are reported; default: the current month.' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive; default: the end of the month of from.' })),
     groupBy: Type.Optional(
-      Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value (events without it: null). Reads the events of the range.' }),
+      Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page.' }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-    startingAfter: Type.Optional(Type.String({ description: 'The id of the last row of the previous page.' })),
+    // A cursor holds a group value (up to 500 characters, JSON-escaped) in base64url.
+    startingAfter: Type.Optional(Type.String({ maxLength: 8192, description: 'The id of the last row of the previous page.' })),
   },
   { additionalProperties: false },
 );
@@ -40,83 +41,74 @@ export const UsageRowSchema = Type.Object({
 });
 export type UsageRow = Static<typeof UsageRowSchema>;
 
-type Key = [number, string, string, string | null];
+type Key = [periodStart: number, customerId: string, metricName: string, groupValue: string | null];
 const encode = (k: Key) => `usg_${Buffer.from(JSON.stringify(k)).toString('base64url')}`;
 function decode(cursor: string): Key {
   try {
     const k = JSON.parse(Buffer.from(cursor.replace(/^usg_/, ''), 'base64url').toString('utf8')) as Key;
-    if (Array.isArray(k) && typeof k[0] === 'number' && typeof k[1] === 'string' && typeof k[2] === 'string') return k;
+    if (Array.isArray(k) && Number.isSafeInteger(k[0]) && typeof k[1] === 'string' && typeof k[2] === 'string' && (k[3] === undefined || k[3] === null || typeof k[3] === 'string')) {
+      return [k[0], k[1], k[2], k[3] ?? null];
+    }
   } catch {
     // fall through
   }
   throw new AppError('VALIDATION_FAILED', 'query.startingAfter is not a cursor this endpoint returned.', { field: 'query.startingAfter' });
 }
 
-const compare = (a: Key, b: Key) =>
-  a[0] - b[0] || a[1].localeCompare(b[1]) || a[2].localeCompare(b[2]) || String(a[3] ?? '').localeCompare(String(b[3] ?? ''));
+/**
+ * Index entries one read covers at most, whichever customers they belong to: a few milliseconds
+ * of SQLite on the main thread, after which other requests get a turn.
+ */
+export const EVENTS_PER_READ = 4000;
+/** The most customer-months a page reads; a page holds at most 1,000 rows. */
+const MAX_CUSTOMER_MONTHS = 1002;
+
+interface Row {
+  customerId: string;
+  metricName: string;
+  periodStart: number;
+  groupValue: string | null;
+  sum: string;
+  count: number;
+}
+
+const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Within one customer's month: by metric, then group value, null first. */
+const byMetricAndValue = (a: Pick<Row, 'metricName' | 'groupValue'>, b: Pick<Row, 'metricName' | 'groupValue'>) =>
+  text(a.metricName, b.metricName) || (a.groupValue === b.groupValue ? 0 : a.groupValue === null ? -1 : b.groupValue === null ? 1 : text(a.groupValue, b.groupValue));
 
 /**
- * Usage per customer, metric and calendar month (sum and count), from the aggregates; with
- * groupBy, from the events of the range, split by one metadata key. Sums are exact in both
- * dialects. Ordered by month, customer, metric and group value.
+ * Usage per customer, metric and calendar month (sum and count), ordered by month, customer,
+ * metric and group value. Without groupBy, one page of total rows. With groupBy, the events
+ * split by one metadata key: the customer-months of the page are listed from the total rows, then
+ * each month of the page is read once through the (tenant, occurred_at, customer_id) index, a
+ * bounded number of entries at a time with a turn for other requests in between. A page costs its
+ * tenant's events of the months it shows, never another tenant's rows. Sums are exact.
  */
-export async function reportUsage(deps: Deps, tenant: Tenant, q: UsageQuery): Promise<{ items: UsageRow[]; hasMore: boolean }> {
+export async function reportUsage(
+  deps: Deps,
+  tenant: Tenant,
+  q: UsageQuery,
+  opts: { eventsPerRead?: number } = {},
+): Promise<{ items: UsageRow[]; hasMore: boolean }> {
   const now = deps.clock.now();
   const from = monthStart(q.from ? Date.parse(q.from) : now);
   const to = q.to ? Date.parse(q.to) : addMonthsUtc(from, 1);
   if (!(to > from)) throw new AppError('VALIDATION_FAILED', 'query.to must be after query.from.', { field: 'query.to' });
+  const after = q.startingAfter ? decode(q.startingAfter) : null;
   let customerId: string | undefined;
   if (q.customerId !== undefined) {
     customerId = (await resolveCustomerRefs(deps.db, tenant, [q.customerId])).get(q.customerId);
     if (!customerId) throw new AppError('NOT_FOUND', `No customer with id or externalId '${q.customerId}'.`, { field: 'query.customerId' });
   }
+  const range: TotalsRange = { from, to, ...(customerId ? { customerId } : {}), ...(q.metricName ? { metricName: q.metricName } : {}) };
   const limit = q.limit ?? 100;
-  let rows: Array<{ customerId: string; metricName: string; periodStart: number; groupValue: string | null; sum: string; count: number }>;
-  if (q.groupBy === undefined) {
-    let qb = deps.db
-      .selectFrom('usageAggregates')
-      .select(['customerId', 'metricName', 'periodStart', 'quantitySum', 'eventCount'])
-      .$call(forTenant(tenant))
-      .where('periodStart', '>=', from)
-      .where('periodStart', '<', to);
-    if (customerId) qb = qb.where('customerId', '=', customerId);
-    if (q.metricName) qb = qb.where('metricName', '=', q.metricName);
-    // A month of one metric may span several rating dimensions (rating-dimension.ts): merge them.
-    const merged = new Map<string, (typeof rows)[number]>();
-    for (const r of await qb.execute()) {
-      const k = `${r.periodStart}\u0000${r.customerId}\u0000${r.metricName}`;
-      const seen = merged.get(k);
-      if (seen) {
-        seen.sum = decimalAdd(seen.sum, r.quantitySum);
-        seen.count += Number(r.eventCount);
-      } else {
-        merged.set(k, { customerId: r.customerId, metricName: r.metricName, periodStart: r.periodStart, groupValue: null, sum: r.quantitySum, count: Number(r.eventCount) });
-      }
-    }
-    rows = [...merged.values()];
-  } else {
-    const value =
-      deps.dialect === 'sqlite'
-        ? sql<string | null>`cast(json_extract(metadata, ${`$."${q.groupBy}"`}) as text)`
-        : sql<string | null>`(metadata::jsonb ->> ${q.groupBy})`;
-    const total = deps.dialect === 'sqlite' ? sql<string>`dec_sum(quantity)` : sql<string>`sum(quantity::numeric)::text`;
-    let qb = deps.db
-      .selectFrom('usageEvents')
-      .select(['customerId', 'metricName', 'periodStart'])
-      .select([value.as('groupValue'), total.as('sum'), (eb) => eb.fn.countAll<number>().as('count')])
-      .$call(forTenant(tenant))
-      .where('periodStart', '>=', from)
-      .where('periodStart', '<', to);
-    if (customerId) qb = qb.where('customerId', '=', customerId);
-    if (q.metricName) qb = qb.where('metricName', '=', q.metricName);
-    // By the output name: PostgreSQL would see two different parameters in the repeated expression.
-    rows = (await qb.groupBy(['customerId', 'metricName', 'periodStart', sql.ref('groupValue')]).execute()).map((r) => ({ ...r, count: Number(r.count) }));
-  }
-  const keyed = rows.map((r) => ({ r, key: [r.periodStart, r.customerId, r.metricName, r.groupValue] as Key })).sort((a, b) => compare(a.key, b.key));
-  const after = q.startingAfter ? decode(q.startingAfter) : null;
-  const page = (after ? keyed.filter((x) => compare(x.key, after) > 0) : keyed).slice(0, limit + 1);
-  const items = page.slice(0, limit).map(({ r, key }) => ({
-    id: encode(key),
+  const rows =
+    q.groupBy === undefined
+      ? (await listTotals(deps.db, tenant, range, after && [after[0], after[1], after[2]], limit + 1)).map((t) => ({ ...t, groupValue: null, sum: t.quantitySum, count: t.eventCount }))
+      : await groupedPage(deps, tenant, range, q.groupBy, after, limit + 1, opts.eventsPerRead ?? EVENTS_PER_READ);
+  const items = rows.slice(0, limit).map((r) => ({
+    id: encode([r.periodStart, r.customerId, r.metricName, r.groupValue]),
     object: 'usage' as const,
     customerId: r.customerId,
     metricName: r.metricName,
@@ -126,5 +118,72 @@ export async function reportUsage(deps: Deps, tenant: Tenant, q: UsageQuery): Pr
     sum: r.sum,
     count: r.count,
   }));
-  return { items, hasMore: page.length > limit };
+  return { items, hasMore: rows.length > limit };
+}
+
+/** At least `want` rows after the cursor (fewer at the end), whole customer-months at a time. */
+async function groupedPage(deps: Deps, tenant: Tenant, range: TotalsRange, groupBy: string, after: Key | null, want: number, perRead: number): Promise<Row[]> {
+  const out: Row[] = [];
+  let from: CustomerMonthCursor | null = after && { periodStart: after[0], customerId: after[1], inclusive: true };
+  for (;;) {
+    // Every listed customer-month has events, so gives a row at least; one more covers the
+    // cursor's own customer-month, which may have nothing left after the cursor.
+    const asked = Math.min(want - out.length + 1, MAX_CUSTOMER_MONTHS);
+    const listed = await listCustomerMonths(deps.db, tenant, range, from, asked);
+    for (const [periodStart, customers] of byMonth(listed)) {
+      let rows = await groupMonth(deps, tenant, { ...range, groupBy, periodStart, customers, perRead });
+      if (after && periodStart === after[0]) {
+        const seen = { metricName: after[2], groupValue: after[3] };
+        rows = rows.filter((r) => r.customerId !== after[1] || byMetricAndValue(r, seen) > 0);
+      }
+      out.push(...rows);
+      if (out.length >= want) return out;
+    }
+    if (listed.length < asked) return out;
+    from = { ...listed[listed.length - 1]!, inclusive: false };
+  }
+}
+
+/** Listed customer-months by month, each month's customers in listing order. */
+function byMonth(listed: ReadonlyArray<{ periodStart: number; customerId: string }>): Map<number, string[]> {
+  const months = new Map<number, string[]>();
+  for (const m of listed) months.set(m.periodStart, [...(months.get(m.periodStart) ?? []), m.customerId]);
+  return months;
+}
+
+interface MonthRead extends TotalsRange {
+  groupBy: string;
+  periodStart: number;
+  /** In the order the report lists them (the database's order of ids). */
+  customers: string[];
+  perRead: number;
+}
+
+/**
+ * One month of some customers, split by the groupBy value: the tenant's events of the month are
+ * read `perRead` index entries at a time (only these customers' rows are fetched), with a turn
+ * for other requests between reads, since on SQLite each read holds the main thread.
+ */
+async function groupMonth(deps: Deps, tenant: Tenant, m: MonthRead): Promise<Row[]> {
+  const groups = new Map<string, { row: Row; sum: ExactSum }>();
+  const to = addMonthsUtc(m.periodStart, 1);
+  const customers: [string, string] = [m.customers[0]!, m.customers[m.customers.length - 1]!];
+  let position: EventPosition | null = null;
+  for (;;) {
+    const range = { from: m.periodStart, to, after: position };
+    const upTo = await nthEventPosition(deps.db, tenant, range, m.perRead);
+    const events = await readGroupedEvents(deps.db, deps.dialect, tenant, { ...range, upTo, customers, groupBy: m.groupBy, ...(m.metricName ? { metricName: m.metricName } : {}) });
+    for (const e of events) {
+      const key = `${e.customerId}\u0000${e.metricName}\u0000${e.groupValue === null ? '' : `=${e.groupValue}`}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { row: { customerId: e.customerId, periodStart: m.periodStart, metricName: e.metricName, groupValue: e.groupValue, sum: '0', count: 0 }, sum: new ExactSum() }));
+      g.sum.add(e.quantity);
+      g.row.count += 1;
+    }
+    if (upTo === null) break;
+    position = upTo;
+    await setImmediate();
+  }
+  const order = new Map(m.customers.map((c, i) => [c, i]));
+  return [...groups.values()].map((g) => ({ ...g.row, sum: g.sum.text() })).sort((a, b) => order.get(a.customerId)! - order.get(b.customerId)! || byMetricAndValue(a, b));
 }

@@ -3,7 +3,8 @@ import type SQLite from 'better-sqlite3';
 import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../tenancy/tenant.js';
-import type { AggregateDelta, ResolvedEvent } from './aggregate-batch.js';
+import { withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
+import { TOTAL } from './rating-dimension.js';
 
 /**
  * The usage event table is the one that grows; every read and write of it goes through this file,
@@ -126,7 +127,93 @@ export async function insertEvents(
       ${events.map((e) => e.metadata)}::text[]) as t(c, m, q, o, p, e, md)`.execute(db);
 }
 
-/** Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float). */
+/** An event's place in the (tenant, occurred_at, customer_id) index, seq breaking ties: where reads resume. */
+export interface EventPosition {
+  occurredAt: number;
+  customerId: string;
+  seq: number;
+}
+
+export interface GroupedEvent {
+  customerId: string;
+  metricName: string;
+  /** Decimal text, as sent. */
+  quantity: string;
+  /** The metadata value of the groupBy key as text; null when absent or JSON null. */
+  groupValue: string | null;
+}
+
+export interface TenantEventRange {
+  /** occurred_at from (inclusive) to (exclusive). */
+  from: number;
+  to: number;
+  /** Start after this event (else at `from`). */
+  after: EventPosition | null;
+}
+
+const POSITION = ['occurredAt', 'customerId', 'seq'] as const;
+
+/** The tenant's events of a time range, after a position, in index order: a range of the time index. */
+function eventsInRange(db: Db, tenant: Tenant, r: TenantEventRange, upTo: EventPosition | null = null) {
+  const after = r.after;
+  // One lower and one upper bound on occurred_at, the tightest: SQLite bounds its walk of the
+  // index by one of each, and given two it may take the wider. The row values then drop what
+  // lies beyond the positions at those same instants.
+  let qb = db
+    .selectFrom('usageEvents')
+    .$call(forTenant(tenant))
+    .where('occurredAt', '>=', after ? after.occurredAt : r.from)
+    .where('occurredAt', upTo ? '<=' : '<', upTo ? upTo.occurredAt : r.to);
+  if (after) qb = qb.where((eb) => eb(eb.refTuple(...POSITION), '>', eb.tuple(after.occurredAt, after.customerId, after.seq)));
+  if (upTo) qb = qb.where((eb) => eb(eb.refTuple(...POSITION), '<=', eb.tuple(upTo.occurredAt, upTo.customerId, upTo.seq)));
+  return qb;
+}
+
+const toPosition = (r: { occurredAt: number; customerId: string; seq: number }): EventPosition => ({ occurredAt: Number(r.occurredAt), customerId: r.customerId, seq: Number(r.seq) });
+
+/**
+ * The position of the `n`-th event of the range, or null when it holds fewer: the end of a read
+ * that covers at most `n` of the tenant's events, whoever they belong to. Reads the index alone.
+ */
+export async function nthEventPosition(db: Db, tenant: Tenant, r: TenantEventRange, n: number): Promise<EventPosition | null> {
+  const row = await eventsInRange(db, tenant, r).select(POSITION).orderBy('occurredAt').orderBy('customerId').orderBy('seq').offset(n - 1).limit(1).executeTakeFirst();
+  return row ? toPosition(row) : null;
+}
+
+export interface GroupedEventsRead extends TenantEventRange {
+  /** Up to this event, included (else to the end of the range). */
+  upTo: EventPosition | null;
+  /** Only the customers from `customers[0]` to `customers[1]` (by id), both included. */
+  customers: readonly [first: string, last: string];
+  metricName?: string;
+  /** A metadata key matching [A-Za-z0-9_-]{1,40}: it becomes a JSON path in the SQL. */
+  groupBy: string;
+}
+
+/**
+ * The events of some customers of the tenant between two positions, in index order, with the
+ * groupBy key's value: only the tenant's entries of that time range are read, never another
+ * tenant's, and the index skips other customers' entries without reading their rows.
+ */
+export async function readGroupedEvents(db: Db, dialect: DialectName, tenant: Tenant, q: GroupedEventsRead): Promise<GroupedEvent[]> {
+  // Booleans as 'true'/'false' on both: SQLite's json_extract would give 1 and 0.
+  const path = `$."${q.groupBy}"`;
+  const value =
+    dialect === 'sqlite'
+      ? sql<string | null>`case json_type(metadata, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(metadata, ${path}) as text) end`
+      : sql<string | null>`(metadata::jsonb ->> ${q.groupBy})`;
+  let qb = eventsInRange(db, tenant, q, q.upTo)
+    .select(['customerId', 'metricName', 'quantity', value.as('groupValue')])
+    .where('customerId', '>=', q.customers[0])
+    .where('customerId', '<=', q.customers[1]);
+  if (q.metricName !== undefined) qb = qb.where('metricName', '=', q.metricName);
+  return qb.execute();
+}
+
+/**
+ * Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float): each
+ * (customer, metric, month) total row, and the share of each rating dimension (withTotalRows).
+ */
 export async function addToAggregates(
   db: Db,
   dialect: DialectName,
@@ -137,12 +224,9 @@ export async function addToAggregates(
   if (deltas.length === 0) return;
   // In primary-key order: concurrent transactions then lock the same rows in the same order and
   // cannot deadlock (PostgreSQL runs several writer lanes).
-  const ordered = [...deltas].sort(
-    (a, b) =>
-      a.customerId < b.customerId ? -1 : a.customerId > b.customerId ? 1
-      : a.periodStart - b.periodStart
-        || (a.metricName < b.metricName ? -1 : a.metricName > b.metricName ? 1
-          : a.dimension < b.dimension ? -1 : a.dimension > b.dimension ? 1 : 0),
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const ordered = withTotalRows(deltas).sort(
+    (a, b) => text(a.customerId, b.customerId) || a.periodStart - b.periodStart || text(a.metricName, b.metricName) || text(a.dimension, b.dimension),
   );
   const exactSum =
     dialect === 'sqlite'
@@ -177,20 +261,25 @@ export interface AggregateRow {
   customerId: string;
   metricName: string;
   periodStart: number;
-  /** Rating dimension key (rating-dimension.ts): a metric's month may have several rows. */
+  /** '' for the total row, else a rating dimension key (rating-dimension.ts). */
   dimension: string;
   quantitySum: string;
   eventCount: number;
 }
 
-/** A customer's aggregates for the given months (a period is a handful of rows). */
-export async function readCustomerAggregates(db: Db, tenant: Tenant, customerId: string, months: number[]): Promise<AggregateRow[]> {
-  if (months.length === 0) return [];
+/**
+ * A customer's dimension rows (never the total rows) of some metrics for the given months: a row
+ * per distinct (status, tool, endpoint), so read them only for units whose pricing uses them.
+ */
+export async function readDimensionRows(db: Db, tenant: Tenant, customerId: string, months: readonly number[], metricNames: readonly string[]): Promise<AggregateRow[]> {
+  if (months.length === 0 || metricNames.length === 0) return [];
   return db
     .selectFrom('usageAggregates')
     .select(['customerId', 'metricName', 'periodStart', 'dimension', 'quantitySum', 'eventCount'])
     .$call(forTenant(tenant))
     .where('customerId', '=', customerId)
     .where('periodStart', 'in', months)
+    .where('metricName', 'in', metricNames)
+    .where('dimension', '<>', sql.lit(TOTAL))
     .execute();
 }

@@ -188,7 +188,7 @@ export async function usageRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       summary: 'Usage per customer, metric and month (sum and count)',
       description:
-        'From the per-month aggregates that ingestion keeps up to date; with groupBy, split by one metadata key (read from the events of the range). Sums are exact decimals. Rows are ordered by month, customer, metric and group value; page with startingAfter.',
+        'From the per-month totals that ingestion keeps up to date; with groupBy, split by one metadata key, read from the events of the months on the page through an index by workspace and time (a page costs the events of the workspace in those months, whatever other workspaces hold). Sums are exact decimals. Rows are ordered by month, customer, metric and group value (null first); page with startingAfter.',
       tags: ['Usage'],
       security: bearerSecurity,
       querystring: UsageQuery,

@@ -22,9 +22,13 @@ export interface UsageAggregateTable {
   customerId: string;
   metricName: string;
   periodStart: number;
-  /** Rating dimension key: '' or JSON [executionStatus, tool, endpoint] (rating-dimension.ts). */
+  /**
+   * '' for the total over every dimension, else the JSON [executionStatus, tool, endpoint] of a
+   * dimension's share (rating-dimension.ts).
+   */
   dimension: string;
   quantitySum: string;
   eventCount: number;
   updatedAt: number;
 }
+
