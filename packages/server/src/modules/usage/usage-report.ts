@@ -15,8 +15,8 @@ export const UsageQuery = Type.Object(
   {
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'cus_ id or externalId.' })),
     metricName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Months overlapping [from, to) are reported; default: the current month.' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive; default: the end of the month of from.' })),
+    from: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Months overlapping [from, to) are reported; default: the current month.' })),
+    to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Exclusive; default: the end of the month of from.' })),
     groupBy: Type.Optional(
       Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page.' }),
     ),
