@@ -84,13 +84,6 @@ describe('GET /openapi.json', () => {
   });
 });
 
-/**
- * Unbounded request fields that belong to changes under way elsewhere (the usage report is being
- * reworked in modules/usage/usage-report.ts); each entry must still be unbounded, so a fix there
- * makes this test ask for the entry to go.
- */
-const OWNED_ELSEWHERE: string[] = [];
-
 /** A pattern that bounds the length by itself: anchored, with no open-ended repetition. */
 const boundedPattern = (p: unknown) => typeof p === 'string' && p.startsWith('^') && p.endsWith('$') && !/[*+]|\{\d+,\}/.test(p);
 
@@ -120,8 +113,7 @@ describe('request schemas in the OpenAPI document', () => {
         for (const [type, c] of Object.entries<any>(op.requestBody?.content ?? {})) unbounded(c.schema, `${method} ${path} body[${type}]`, found);
       }
     }
-    for (const entry of OWNED_ELSEWHERE) assert.ok(found.includes(entry), `${entry} is bounded now: take it off OWNED_ELSEWHERE`);
-    assert.deepEqual(found.filter((f) => !OWNED_ELSEWHERE.includes(f)), []);
+    assert.deepEqual(found, []);
   });
 });
 
