@@ -422,7 +422,7 @@ function readSqlite(file: string, workspaceId: string): Stored {
     const aggregates = db
       .prepare(
         `select environment, customer_id as customerId, metric_name as metricName, quantity_sum as quantitySum, event_count as eventCount
-         from usage_aggregates where workspace_id = ?`,
+         from usage_aggregates where workspace_id = ? and dimension = ''`,
       )
       .all(workspaceId) as AggregateRow[];
     return { total, unmarked, perBatch, duplicateSamples, groups, aggregates };
@@ -470,7 +470,7 @@ async function readPostgres(url: string, workspaceId: string): Promise<Stored> {
     const aggregates = (
       await q<{ environment: string; customerId: string; metricName: string; quantitySum: string; eventCount: string }>(
         `select environment, customer_id as "customerId", metric_name as "metricName", quantity_sum as "quantitySum", event_count as "eventCount"
-         from usage_aggregates where workspace_id = $1`,
+         from usage_aggregates where workspace_id = $1 and dimension = ''`,
       )
     ).map((a) => ({ ...a, eventCount: Number(a.eventCount) }));
     return { total, unmarked, perBatch, duplicateSamples, groups, aggregates };

@@ -232,7 +232,7 @@ async function main() {
   const storedIds = db.prepare(`select event_id as id from usage_events where source = 'webhook'`).pluck().all() as string[];
   const logByStatus = db.prepare(`select status, count(*) as n from webhook_log group by status`).all() as Array<{ status: string; n: number }>;
   const claimedIds = db.prepare(`select count(*) from webhook_event_ids`).pluck().get() as number;
-  const aggregateCount = Number(db.prepare(`select coalesce(sum(event_count), 0) from usage_aggregates where metric_name = 'payment_volume'`).pluck().get());
+  const aggregateCount = Number(db.prepare(`select coalesce(sum(event_count), 0) from usage_aggregates where metric_name = 'payment_volume' and dimension = ''`).pluck().get());
   db.close();
   server.cleanup();
 
