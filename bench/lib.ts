@@ -155,8 +155,12 @@ export async function closedLoop(opts: {
 /** Events per ingestion batch in the benchmarks. */
 export const BATCH = 1000;
 
-/** `count` different 1,000-event batch bodies over the given customers, as a gateway would send them. */
-export function batchBodies(customerIds: string[], count: number): string[] {
+/**
+ * `count` different 1,000-event batch bodies over the given customers, as a gateway would send
+ * them. With `occurredAt`, every event carries that text as its time (a placeholder to replace at
+ * send time, say); without, times spread over the last 10 minutes, fixed now.
+ */
+export function batchBodies(customerIds: string[], count: number, occurredAt?: string): string[] {
   const now = Date.now();
   return Array.from({ length: count }, (_, b) =>
     JSON.stringify({
@@ -164,7 +168,7 @@ export function batchBodies(customerIds: string[], count: number): string[] {
         customerId: customerIds[(b * 7 + i) % customerIds.length],
         metricName: i % 5 === 0 ? 'tokens' : 'api_calls',
         quantity: i % 5 === 0 ? 512 : 1,
-        occurredAt: new Date(now - ((b * BATCH + i) % 600_000)).toISOString(),
+        occurredAt: occurredAt ?? new Date(now - ((b * BATCH + i) % 600_000)).toISOString(),
         metadata: { method: 'GET', path: '/v1/search', statusCode: 200, latencyMs: 12 },
       })),
     }),
