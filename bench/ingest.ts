@@ -7,10 +7,9 @@
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { closedLoop, percentile, scratchPostgres, startBenchServer } from './lib.js';
+import { BATCH, batchBodies, closedLoop, percentile, scratchPostgres, startBenchServer } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const BATCH = 1000;
 
 /**
  * BENCH_OCCURRED_AT=fixed (the default, as in the earlier entries): 16 bodies sent over and over,
@@ -21,20 +20,8 @@ const BATCH = 1000;
 const FRESH = process.env.BENCH_OCCURRED_AT === 'now';
 const AT = '@@occurredAt@@';
 
-function bodies(customerIds: string[], count: number): string[][] {
-  const now = Date.now();
-  return Array.from({ length: count }, (_, b) =>
-    JSON.stringify({
-      events: Array.from({ length: BATCH }, (_, i) => ({
-        customerId: customerIds[(b * 7 + i) % customerIds.length],
-        metricName: i % 5 === 0 ? 'tokens' : 'api_calls',
-        quantity: i % 5 === 0 ? 512 : 1,
-        occurredAt: FRESH ? AT : new Date(now - ((b * BATCH + i) % 600_000)).toISOString(),
-        metadata: { method: 'GET', path: '/v1/search', statusCode: 200, latencyMs: 12 },
-      })),
-    }).split(AT),
-  );
-}
+/** The batch bodies, each split where its send time goes (a single piece with fixed times). */
+const bodies = (customerIds: string[], count: number): string[][] => batchBodies(customerIds, count, FRESH ? AT : undefined).map((b) => b.split(AT));
 
 /**
  * Rows/s inserted straight into `table`. `usage_events_bare` is a copy of usage_events without its
