@@ -17,8 +17,8 @@
 import http from 'node:http';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { closedLoop, cpuSecondsOf, percentile, rssOf, scratchPostgres, startBenchServer, type LoadResult } from './lib.js';
+import { isMainThread, parentPort, type Worker, workerData } from 'node:worker_threads';
+import { closedLoop, cpuSecondsOf, percentile, rssOf, scratchPostgres, startBenchServer, tsWorker, type LoadResult } from './lib.js';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -258,11 +258,7 @@ class ClientThread {
   private waiting: Array<{ type: string; resolve: (m: any) => void; reject: (err: Error) => void }> = [];
   private failed: Error | null = null;
   constructor() {
-    // Node 20 does not apply the main thread's --import tsx hooks to workers: the worker registers
-    // tsx itself, then loads this file.
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-    this.worker = new Worker(boot, { eval: true, workerData: { role: 'client' } });
+    this.worker = tsWorker(import.meta.url, { role: 'client' });
     this.worker.on('message', (m: FromClient) => {
       const i = this.waiting.findIndex((w) => w.type === m.type);
       if (i >= 0) this.waiting.splice(i, 1)[0]!.resolve(m);

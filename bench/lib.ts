@@ -1,6 +1,7 @@
 // Shared by the benchmark scripts: start bench-server.ts as a child and read its one JSON line,
 // a bounded closed-loop HTTP load generator, and percentiles.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
@@ -173,4 +174,15 @@ export function batchBodies(customerIds: string[], count: number, occurredAt?: s
       })),
     }),
   );
+}
+
+/**
+ * A worker thread running the TypeScript module at `moduleUrl` (its `isMainThread` false branch).
+ * Node 20 does not apply the main thread's --import tsx hooks to workers: the worker registers
+ * tsx itself, then loads the module.
+ */
+export function tsWorker(moduleUrl: string, workerData: unknown): Worker {
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(moduleUrl)}); })`;
+  return new Worker(boot, { eval: true, workerData });
 }

@@ -1,7 +1,6 @@
-import secureJson from 'secure-json-parse';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/errors.js';
-import { describeJsonProblem, findJsonProblem } from '../lib/json-limits.js';
+import { parseJsonBody } from '../lib/json-body.js';
 
 /**
  * JSON: an empty body reads as "no body" (POST …/rotate takes none, and some clients still send
@@ -16,17 +15,11 @@ export function registerBodyParsers(app: FastifyInstance): void {
     const text = body as string;
     // Kept for fingerprints: an ingestion retry is "the same body" byte for byte.
     (_req as { rawBody?: string }).rawBody = text;
-    if (text.trim() === '') return done(null, undefined);
     let value: unknown;
     try {
-      value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+      value = parseJsonBody(text);
     } catch (err) {
-      return done(new AppError('INVALID_JSON', `The body is not valid JSON: ${(err as Error).message}.`), undefined);
-    }
-    const problem = findJsonProblem(value, 'body');
-    if (problem) {
-      const { field, message } = describeJsonProblem(problem, 'body');
-      return done(new AppError(problem.kind === 'too_deep' ? 'INVALID_JSON' : 'VALIDATION_FAILED', message, { field }), undefined);
+      return done(err as Error, undefined);
     }
     done(null, value);
   });

@@ -28,7 +28,8 @@ describe('usage through the SQLite writer thread', { skip }, () => {
     await t.deps.usage.warm();
     // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the ")" that ends its name).
     const nices = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
-    assert.ok(nices.includes(t.deps.config.usageWriterNice), `thread nice values: ${nices.join(',')}`);
+    // The writer and the batch checker.
+    assert.equal(nices.filter((n) => n === t.deps.config.usageWriterNice).length, 2, `thread nice values: ${nices.join(',')}`);
     assert.equal(nices[0], getPriority(), 'the main thread keeps the priority the process was started with');
   });
 
@@ -71,6 +72,42 @@ describe('usage through the SQLite writer thread', { skip }, () => {
     const again = await api.post('/v1/ingest/batch', { events: [ev(c.id, { eventId: 'x1' }), ev(c.id, { eventId: 'x2' })] });
     assert.deepEqual([again.body.accepted, again.body.duplicates], [1, 1]);
     assert.equal(await stored(c.id), 2);
+  });
+
+  it('a batch is checked on the checker thread as on the main thread: every problem of every event, nothing stored', async () => {
+    const c = await t.seed.customer(ws.test);
+    const res = await api.post('/v1/ingest/batch', {
+      events: [ev(c.id), ev('cus_nobody', { quantity: -1 }), ev(c.id, { metricName: 'API_calls' })],
+    });
+    assert.equal(res.status, 400);
+    assert.deepEqual(
+      res.body.errors.map((e: { index: number; field: string; code: string }) => `${e.index} ${e.field} ${e.code}`),
+      ['1 events[1].customerId UNKNOWN_CUSTOMER', '1 events[1].quantity NEGATIVE_QUANTITY', '2 events[2].metricName UNKNOWN_METRIC'],
+    );
+    assert.match(res.body.errors[2].message, /Did you mean 'api_calls'/);
+    assert.equal(await stored(c.id), 0);
+  });
+
+  it('the checker thread refuses what the body parser refuses: bad JSON, NUL, deep nesting, a bad envelope', async () => {
+    const post = (body: string) => t.app.inject({ method: 'POST', url: '/v1/ingest/batch', headers: { authorization: `Bearer ${ws.test.secretKey}`, 'content-type': 'application/json' }, payload: body });
+    const cases: Array<[string, number, string, string | undefined]> = [
+      ['{"events": [', 400, 'INVALID_JSON', undefined],
+      ['{"events": [{"customerId": "a\\u0000b"}]}', 400, 'VALIDATION_FAILED', 'body.events.0.customerId'],
+      [`{"events": [{"metadata": ${'['.repeat(100)}${']'.repeat(100)}}]}`, 400, 'INVALID_JSON', undefined],
+      ['{"__proto__": {"x": 1}}', 400, 'INVALID_JSON', undefined],
+      ['', 400, 'VALIDATION_FAILED', 'body'],
+      ['[]', 400, 'VALIDATION_FAILED', 'body'],
+      ['{"events": [], "more": 1}', 400, 'VALIDATION_FAILED', 'body.more'],
+      ['{"events": []}', 400, 'VALIDATION_FAILED', 'body.events'],
+      [JSON.stringify({ events: Array.from({ length: 1001 }, () => ({})) }), 413, 'TOO_MANY_EVENTS', 'body.events'],
+    ];
+    for (const [body, status, code, field] of cases) {
+      const res = await post(body);
+      assert.equal(res.statusCode, status, body.slice(0, 60));
+      const err = res.json().errors[0];
+      assert.equal(err.code, code, body.slice(0, 60));
+      if (field !== undefined) assert.equal(err.field, field, body.slice(0, 60));
+    }
   });
 
   it('the main connection keeps working (creates, reads) while the thread writes', async () => {

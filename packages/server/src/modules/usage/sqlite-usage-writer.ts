@@ -1,27 +1,27 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { AppError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
+import { errorOfReply, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
 import type { IngestResult, UsageWriter, WriterJob } from './usage-writer.js';
 
-/** A job as it crosses to the writer thread: with the caller's clock reading. */
-export interface WorkerRequest {
-  id: number;
-  work: WriterJob;
-  now: number;
+/** The writer and the batch checker: started together, and started again together. */
+interface Threads {
+  writer: Worker;
+  checker: Worker;
 }
-
-export type WorkerReply =
-  | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; error: { app: boolean; code?: string; message: string; details?: unknown; headers?: Record<string, string> } };
 
 /**
  * Usage writes on the embedded database go to a writer thread with its own SQLite connection, so
- * inserting one batch (the costliest step) runs on the second core while the main thread parses
- * and checks the next. The thread runs the same writeUsage and runIdempotent inside its own group
+ * inserting one batch (the costliest step) runs on the second core while the main thread answers
+ * other requests. The thread runs the same writeUsage and runIdempotent inside its own group
  * commits; WAL lets the main connection keep reading meanwhile, and SQLite's write lock (with a
  * busy timeout) orders the two connections' writes. A job settles after its commit.
+ *
+ * Batch bodies (writeBatchText) go first to a checker thread with its own read connection, which
+ * parses and checks them and passes the events to the writer over a port of their own: the main
+ * thread pays for a 200 KB batch only its bytes, and the checker works on the next batch while the
+ * writer commits this one. Both threads run at `nice`, below the main thread.
  */
 export function createSqliteWorkerWriter(file: string, opts: { busyTimeoutMs: number; nice: number }, clock: Clock, log: Logger, onCommitted: () => void = () => undefined): UsageWriter {
   let nextId = 1;
@@ -31,52 +31,56 @@ export function createSqliteWorkerWriter(file: string, opts: { busyTimeoutMs: nu
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
+  const settle = (reply: WorkerReply) => {
+    const p = pending.get(reply.id);
+    if (!p) return;
+    pending.delete(reply.id);
+    if (reply.ok) {
+      onCommitted();
+      p.resolve(reply.value);
+    } else p.reject(errorOfReply(reply.error));
+  };
 
-  function start(): Worker {
-    const w = new Worker(new URL('./sqlite-usage-writer.worker-entry.js', import.meta.url), { workerData: { file, busyTimeoutMs: opts.busyTimeoutMs, nice: opts.nice } });
-    w.on('message', (reply: WorkerReply) => {
-      const p = pending.get(reply.id);
-      if (!p) return;
-      pending.delete(reply.id);
-      if (reply.ok) {
-        onCommitted();
-        p.resolve(reply.value);
-      }
-      else if (reply.error.app) {
-        const e = reply.error;
-        p.reject(new AppError(e.code as never, e.message, { details: e.details as never, headers: e.headers }));
-      } else p.reject(Object.assign(new Error(`usage writer: ${reply.error.message}`), { code: reply.error.code }));
-    });
-    w.on('error', (err) => log.error({ err }, 'usage writer thread failed'));
-    w.on('exit', (code) => {
-      // Jobs in flight fail (nothing of an uncommitted group is stored; clients retry with their
-      // keys); later jobs go to a new thread.
-      failAll(new Error(`usage writer thread exited with code ${code}`));
-      if (!closing) {
-        log.error({ code }, 'usage writer thread exited; starting a new one');
-        worker = start();
-      }
-    });
-    return w;
+  function start(): Threads {
+    const { port1, port2 } = new MessageChannel();
+    const spawn = (module: string, port: UsageThreadData['port']) => {
+      const workerData: UsageThreadData = { module: new URL(module, import.meta.url).href, file, busyTimeoutMs: opts.busyTimeoutMs, nice: opts.nice, port };
+      const w = new Worker(new URL('./usage-thread-entry.js', import.meta.url), { workerData, transferList: [port] });
+      w.on('message', settle);
+      w.on('error', (err) => log.error({ err }, 'usage writer thread failed'));
+      w.on('exit', (code) => {
+        if (threads !== started) return; // its partner's exit already handled this pair
+        // Jobs in flight fail (nothing of an uncommitted group is stored; clients retry with
+        // their keys); the next job starts a new pair.
+        threads = null;
+        void (w === started.writer ? started.checker : started.writer).terminate();
+        failAll(new Error(`usage writer thread exited with code ${code}`));
+        if (!closing) log.error({ code }, 'usage writer thread exited; the next write starts a new one');
+      });
+      return w;
+    };
+    const started: Threads = { writer: spawn('./sqlite-usage-writer.worker.ts', port1), checker: spawn('./sqlite-batch-checker.worker.ts', port2) };
+    return started;
   }
-  // Started on the first write (or by warm()): CLI commands that never ingest do not pay for a thread.
-  let worker: Worker | null = null;
+  // Started on the first write (or by warm()): CLI commands that never ingest do not pay for threads.
+  let threads: Threads | null = null;
   let warming: Promise<void> | null = null;
 
-  function send<T>(work: WriterJob): Promise<T> {
+  function send<T>(work: WriterJob, to: keyof Threads = 'writer'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       const request: WorkerRequest = { id, work, now: clock.now() };
-      (worker ??= start()).postMessage(request);
+      (threads ??= start())[to].postMessage(request);
     });
   }
 
   return {
     write: (job) => send<IdempotentOutcome<IngestResult>>({ kind: 'usage', job }),
-    // Once per thread: a thread started again after a crash is warmed by its first job.
+    writeBatchText: (job) => send<IdempotentOutcome<IngestResult>>({ kind: 'batch-text', job }, 'checker'),
+    // Once per pair: threads started again after a crash are warmed by their first job.
     warm: () =>
-      (warming ??= send<null>({ kind: 'warm' }).then(
+      (warming ??= Promise.all([send<null>({ kind: 'warm' }), send<null>({ kind: 'warm' }, 'checker')]).then(
         () => undefined,
         (err: unknown) => {
           warming = null;
@@ -86,7 +90,8 @@ export function createSqliteWorkerWriter(file: string, opts: { busyTimeoutMs: nu
     writeWebhook: (job) => send({ kind: 'webhook', job }),
     async close() {
       closing = true;
-      await worker?.terminate();
+      const t = threads;
+      await Promise.all([t?.writer.terminate(), t?.checker.terminate()]);
     },
   };
 }

@@ -1,27 +1,20 @@
 // The writer thread behind createSqliteWorkerWriter: its own SQLite connection, the same
-// writeUsage and runIdempotent as the main thread, its own group commits.
-import { setPriority } from 'node:os';
+// writeUsage and runIdempotent as the main thread, its own group commits. Jobs come from the main
+// thread and, already checked, from the batch checker thread over `port`; every reply goes to
+// the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { openDatabase } from '../../db/database.js';
 import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import { FrozenClock } from '../../lib/clock.js';
 import { createIdGenerator } from '../../lib/ids.js';
-import { AppError } from '../../lib/errors.js';
 import type { Deps } from '../../deps.js';
-import type { WorkerReply, WorkerRequest } from './sqlite-usage-writer.js';
+import { lowerThreadPriority, replyError, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
 import { runWriteJob, WEBHOOKS_PER_COMMIT } from './usage-writer.js';
 import { runWebhookGroup, type WebhookWriteJob } from '../plugs/write-webhook.js';
 
-const { file, busyTimeoutMs, nice } = workerData as { file: string; busyTimeoutMs: number; nice: number };
-// On Linux a nice value belongs to a thread, and pid 0 names the calling one: this lowers the
-// writer thread alone. When the cores are short, the main thread (which answers entitlement
-// checks and key verifications in a millisecond) goes first, and bulk writes take what is left.
-try {
-  if (nice !== 0) setPriority(0, nice);
-} catch {
-  // Not permitted here, or not Linux: the writer runs at the process's priority.
-}
+const { file, busyTimeoutMs, nice, port } = workerData as UsageThreadData;
+lowerThreadPriority(nice);
 const opened = openDatabase({ databaseUrl: null, sqlitePath: file, sqliteBusyTimeoutMs: busyTimeoutMs });
 // Each job runs at the instant its request was made on the main thread (which may be a test's
 // frozen clock), so audit rows and idempotency windows read the same time there and here.
@@ -48,15 +41,6 @@ async function warm(): Promise<null> {
   return null;
 }
 
-function replyError(id: number, err: unknown): WorkerReply {
-  if (err instanceof AppError) {
-    return { id, ok: false, error: { app: true, code: err.code, message: err.message, details: err.details, headers: err.headers } };
-  }
-  // The code (SQLITE_BUSY, say) lets the main thread answer 503 rather than 500 (db/errors.ts).
-  const code = (err as { code?: unknown } | null)?.code;
-  return { id, ok: false, error: { app: false, message: err instanceof Error ? err.message : String(err), ...(typeof code === 'string' ? { code } : {}) } };
-}
-
 // A group runs at the latest of its requests' instants (each job carries its own).
 const webhooks = new BatchCommitter(
   opened.db,
@@ -67,10 +51,12 @@ const webhooks = new BatchCommitter(
   WEBHOOKS_PER_COMMIT,
 );
 
-parentPort!.on('message', (req: WorkerRequest) => {
+function run(req: WorkerRequest): void {
   const work = req.work;
   const done: Promise<unknown> =
-    work.kind === 'warm'
+    work.kind === 'batch-text'
+      ? Promise.reject(new Error('batch bodies go to the checker thread'))
+      : work.kind === 'warm'
       ? warm()
       : work.kind === 'webhook'
       ? webhooks.run({ ...work.job, now: req.now })
@@ -83,4 +69,7 @@ parentPort!.on('message', (req: WorkerRequest) => {
       (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),
       (err) => parentPort!.postMessage(replyError(req.id, err)),
     );
-});
+}
+
+parentPort!.on('message', run);
+port.on('message', run);

@@ -19,12 +19,25 @@ export interface UsageWriteJob {
   idempotency: { key: string; fingerprint: string; method: string; route: string } | null;
 }
 
+/** A POST /v1/ingest/batch body as sent (JSON text), for a writer that parses and checks it itself. */
+export interface BatchTextJob {
+  ctx: OperationContext;
+  text: string;
+  enforceMaxAge: boolean;
+  idempotency: UsageWriteJob['idempotency'];
+}
+
 /**
  * Where checked usage is written. The result settles only after the commit. Implementations
  * share writeUsage and runIdempotent; they differ in where and how transactions are grouped.
  */
 export interface UsageWriter {
   write(job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>>;
+  /**
+   * Optional: parses, checks and writes a batch body off the main thread (batch-body.ts's
+   * checkBatchText, then write). A refused body rejects with the AppError to answer.
+   */
+  writeBatchText?(job: BatchTextJob): Promise<IdempotentOutcome<IngestResult>>;
   /** One webhook request: its usage, dedup claims and ingestion log entry, in one transaction. */
   writeWebhook(job: WebhookWriteJob): Promise<WebhookWriteResult>;
   /** Resolves once the writer can take a write at full speed (a thread started, its code loaded); /ready waits for it. */
@@ -33,7 +46,7 @@ export interface UsageWriter {
 }
 
 /** Every kind of job a writer runs, as it crosses to the writer thread. */
-export type WriterJob = { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob } | { kind: 'warm' };
+export type WriterJob = { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob } | { kind: 'warm' } | { kind: 'batch-text'; job: BatchTextJob };
 
 /** Webhook requests are written a group at a time (plugs/write-webhook.ts), up to this many a commit. */
 export const WEBHOOKS_PER_COMMIT = 128;

@@ -2,14 +2,15 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { admission } from '../../http/admission.js';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors } from '../../http/schemas.js';
 import { findStoredResponse, IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
 import { checkBatch } from './check-batch.js';
 import { rejectedBatch, type IngestOptions } from './ingest-usage.js';
-import type { IngestResult } from './usage-writer.js';
+import type { IngestResult, UsageWriteJob } from './usage-writer.js';
+import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
+import { batchAt, eventsOf } from './batch-body.js';
 import { IngestResultSchema, MAX_BATCH_EVENTS, UsageEventSchema } from './usage-event.js';
 
 import { forTenant } from '../../db/tenant-scope.js';
@@ -36,37 +37,17 @@ const IdempotencyHeader = Type.Object({
   ),
 });
 
-/** The batch body's envelope: an object with one field, events, holding 1 to 1,000 events. */
-function eventsOf(body: unknown): unknown[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('VALIDATION_FAILED', 'The body must be a JSON object {"events": [...]}.', { field: 'body' });
-  }
-  for (const key of Object.keys(body)) {
-    if (key !== 'events') throw new AppError('VALIDATION_FAILED', `body.${key} is not a known field; the body has one field, events.`, { field: `body.${key}` });
-  }
-  const events = (body as { events?: unknown }).events;
-  if (!Array.isArray(events)) throw new AppError('VALIDATION_FAILED', 'body.events must be an array of usage events.', { field: 'body.events' });
-  if (events.length === 0) throw new AppError('VALIDATION_FAILED', 'body.events must hold at least one event.', { field: 'body.events' });
-  if (events.length > MAX_BATCH_EVENTS) {
-    throw new AppError('TOO_MANY_EVENTS', `A batch holds at most ${MAX_BATCH_EVENTS} events; this one has ${events.length}. Split it.`, {
-      field: 'body.events',
-    });
-  }
-  return events;
-}
-
-const batchAt = (i: number) => `events[${i}]`;
 const singleAt = () => 'body';
 
 export async function usageRoutes(app: App, deps: Deps): Promise<void> {
   const ingestRoute = { ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests'), validatorCompiler: documentOnly };
 
   /**
-   * A retry with a known X-Idempotency-Key replays at once; otherwise the events are checked
-   * (reads, outside any transaction), then written through the group committer, which answers
+   * A retry with a known X-Idempotency-Key replays at once; otherwise `write` checks the events
+   * (reads, outside any transaction) and writes them through the usage writer, which answers
    * after the commit. runIdempotent settles two racing requests with one key inside it.
    */
-  async function ingest(req: FastifyRequest, events: unknown[], opts: IngestOptions) {
+  async function ingest(req: FastifyRequest, write: (idempotency: UsageWriteJob['idempotency']) => Promise<IdempotentOutcome<IngestResult>>) {
     const header = req.headers['x-idempotency-key'];
     const key = typeof header === 'string' ? header : undefined;
     const path = req.url.split('?')[0] ?? req.url;
@@ -82,32 +63,50 @@ export async function usageRoutes(app: App, deps: Deps): Promise<void> {
     };
     const stored = await findStoredResponse<IngestResult>(deps, idem);
     if (stored) return { ...stored.body, idempotentReplay: true };
-    const { resolved, rejected } = await checkBatch(deps.db, req.ctx, events, { now: deps.clock.now(), enforceMaxAge: opts.enforceMaxAge }, opts.at);
-    if (rejected.length > 0) throw rejectedBatch(rejected);
-    const outcome = await deps.usage.write({
-      ctx: req.ctx,
-      events: resolved,
-      source: opts.source,
-      idempotency: idem.key === undefined ? null : { key: idem.key, fingerprint: idem.fingerprint, method: idem.method, route: idem.route },
-    });
+    const outcome = await write(idem.key === undefined ? null : { key: idem.key, fingerprint: idem.fingerprint, method: idem.method, route: idem.route });
     return { ...outcome.body, idempotentReplay: outcome.replayed };
   }
 
-  app.post('/v1/ingest/batch', {
-    config: ingestScope,
-    bodyLimit: deps.config.ingestBodyLimitBytes,
-    ...ingestRoute,
-    schema: {
-      summary: 'Ingest a batch of 1 to 1,000 usage events',
-      description:
-        'All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.',
-      tags,
-      security: bearerSecurity,
-      headers: IdempotencyHeader,
-      body: BatchBody,
-      response: { 200: IngestResultSchema, ...errors(403, 413, 422, 503) },
-    },
-    handler: async (req) => ingest(req, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }),
+  /** Events already parsed on this thread: checked here, then written. */
+  const checkAndWrite = (req: FastifyRequest, events: unknown[], opts: IngestOptions) =>
+    ingest(req, async (idempotency) => {
+      const { resolved, rejected } = await checkBatch(deps.db, req.ctx, events, { now: deps.clock.now(), enforceMaxAge: opts.enforceMaxAge }, opts.at);
+      if (rejected.length > 0) throw rejectedBatch(rejected);
+      return deps.usage.write({ ctx: req.ctx, events: resolved, source: opts.source, idempotency });
+    });
+
+  // A writer that can take a batch as text (the SQLite writer: its checker thread parses and
+  // checks it) gets the body unparsed, so a 200 KB batch costs this thread, which answers
+  // entitlement checks and key verifications, only its bytes. Elsewhere the body is parsed here.
+  const writeBatchText = deps.usage.writeBatchText?.bind(deps.usage);
+  await app.register(async (scoped) => {
+    const scope = scoped as unknown as App;
+    if (writeBatchText) {
+      scope.removeContentTypeParser('application/json');
+      scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+        (req as { rawBody?: string }).rawBody = body as string;
+        done(null, body);
+      });
+    }
+    scope.post('/v1/ingest/batch', {
+      config: ingestScope,
+      bodyLimit: deps.config.ingestBodyLimitBytes,
+      ...ingestRoute,
+      schema: {
+        summary: 'Ingest a batch of 1 to 1,000 usage events',
+        description:
+          'All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.',
+        tags,
+        security: bearerSecurity,
+        headers: IdempotencyHeader,
+        body: BatchBody,
+        response: { 200: IngestResultSchema, ...errors(403, 413, 422, 503) },
+      },
+      handler: async (req) =>
+        writeBatchText
+          ? ingest(req, (idempotency) => writeBatchText({ ctx: req.ctx, text: req.body as unknown as string, enforceMaxAge: true, idempotency }))
+          : checkAndWrite(req, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }),
+    });
   });
 
   app.post('/v1/ingest', {
@@ -122,7 +121,7 @@ export async function usageRoutes(app: App, deps: Deps): Promise<void> {
       body: UsageEventSchema,
       response: { 200: IngestResultSchema, ...errors(403, 422, 503) },
     },
-    handler: async (req) => ingest(req, [req.body], { source: 'api', enforceMaxAge: true, at: singleAt }),
+    handler: async (req) => checkAndWrite(req, [req.body], { source: 'api', enforceMaxAge: true, at: singleAt }),
   });
 
   app.post('/v1/ingest/test', {
