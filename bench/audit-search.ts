@@ -85,7 +85,10 @@ function prng(seed: number) {
   };
 }
 
-const SYLLABLES = 'ba be bi bo bu da de di do du fa fe fi fo ga ge gi go ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo za ze zo'.split(' ');
+const SYLLABLES =
+  'ba be bi bo bu da de di do du fa fe fi fo ga ge gi go ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo za ze zo'.split(
+    ' ',
+  );
 const ENDINGS = ['', 'n', 'r', 's', 'l', 'x', 'nd', 'st', 'rk'];
 
 /** Pseudo-words of 2 to 4 syllables, distinct, none an English word the events otherwise hold. */
@@ -203,10 +206,18 @@ export function generator(m: Model, spanStart: number) {
   let idClock = spanStart - 30 * DAY;
   const ids = createIdGenerator({ now: () => (idClock += 1_000) });
   const keys = Array.from({ length: 300 }, () => ids.next('apiKey'));
-  const customers = Array.from({ length: 5000 }, () => ({ id: ids.next('customer'), first: pick(m.firstNames), last: pick(m.lastNames), ext: `acct-${Math.floor(rand() * 900_000) + 100_000}` }));
+  const customers = Array.from({ length: 5000 }, () => ({
+    id: ids.next('customer'),
+    first: pick(m.firstNames),
+    last: pick(m.lastNames),
+    ext: `acct-${Math.floor(rand() * 900_000) + 100_000}`,
+  }));
   const subscriptions = Array.from({ length: 3000 }, () => ids.next('subscription'));
   const sources = Array.from({ length: 12 }, () => ids.next('webhookSource'));
-  const ips = Array.from({ length: 2000 }, () => `${10 + Math.floor(rand() * 180)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`);
+  const ips = Array.from(
+    { length: 2000 },
+    () => `${10 + Math.floor(rand() * 180)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`,
+  );
   const metrics = ['api_calls', 'tokens', 'storage_gb', 'seats', 'searches', 'minutes'];
   const providers = ['stripe', 'paddle', 'chargebee', 'twilio', 'sendgrid', 'github'];
   const offerings = m.vocabulary.slice(0, 40);
@@ -241,7 +252,11 @@ export function generator(m: Model, spanStart: number) {
       }
       case 'api.requests_summarized': {
         [actorType, actorId, source] = ['SYSTEM', 'api-request-summary', 'system'];
-        payload = { node: 'a1b2c3d4e5f6', total: Math.floor(rand() * 50_000), routes: { 'POST /v1/ingest/batch': Math.floor(rand() * 40_000), 'GET /v1/entitlements/check': Math.floor(rand() * 9_000) } };
+        payload = {
+          node: 'a1b2c3d4e5f6',
+          total: Math.floor(rand() * 50_000),
+          routes: { 'POST /v1/ingest/batch': Math.floor(rand() * 40_000), 'GET /v1/entitlements/check': Math.floor(rand() * 9_000) },
+        };
         break;
       }
       case 'customer.created':
@@ -258,7 +273,12 @@ export function generator(m: Model, spanStart: number) {
         break;
       case 'auth.failed':
         [actorType, actorId, severity] = ['ANONYMOUS', pick(ips), 'WARN'];
-        payload = { reason: pick(['unknown_key', 'revoked', 'expired', 'missing_key']), ip: actorId, method: pick(['GET', 'POST']), route: pick(['/v1/ingest/batch', '/v1/entitlements/check', '/api/v1/customers']) };
+        payload = {
+          reason: pick(['unknown_key', 'revoked', 'expired', 'missing_key']),
+          ip: actorId,
+          method: pick(['GET', 'POST']),
+          route: pick(['/v1/ingest/batch', '/v1/entitlements/check', '/api/v1/customers']),
+        };
         break;
       case 'webhook.rejected':
         [actorType, actorId, source, severity] = ['WEBHOOK_SOURCE', pick(sources), 'webhook', 'WARN'];
@@ -347,7 +367,14 @@ function openStore(loc: Location): OpenedDatabase {
 
 async function depsOn(loc: Location, opened: OpenedDatabase) {
   const dataDir = loc.backend === 'sqlite' ? path.dirname(loc.file) : tmpdir();
-  return createDeps({ config: quietConfig(dataDir), db: opened.db, dialect: opened.dialect, sqlite: opened.sqlite, sqliteFile: opened.sqliteFile, closeDb: opened.close });
+  return createDeps({
+    config: quietConfig(dataDir),
+    db: opened.db,
+    dialect: opened.dialect,
+    sqlite: opened.sqlite,
+    sqliteFile: opened.sqliteFile,
+    closeDb: opened.close,
+  });
 }
 
 /** The server's own database (migrations) with the demo workspace in it; its key goes to the sidecar. */
@@ -359,7 +386,15 @@ async function createStore(loc: Location): Promise<Sidecar> {
   await setWorkspaceRateLimit(deps.db, demo.workspaceId, 10_000_000, Date.now());
   await deps.close();
   const spanEnd = Date.now() - 60_000;
-  return { workspaceId: demo.workspaceId, environment: 'test', secretKey: demo.environments.test.secretKey, rows: 0, complete: false, spanStart: spanEnd - SPAN_MS, spanEnd };
+  return {
+    workspaceId: demo.workspaceId,
+    environment: 'test',
+    secretKey: demo.environments.test.secretKey,
+    rows: 0,
+    complete: false,
+    spanStart: spanEnd - SPAN_MS,
+    spanEnd,
+  };
 }
 
 /**
@@ -386,7 +421,21 @@ function eventSource(side: Sidecar): () => { values: unknown[]; text: string; ev
     const text = auditSearchText({ eventType: r.eventType, targetType: r.targetType, payload: r.payload });
     const ms = Math.floor(t);
     return {
-      values: [idOf('auditEvent', ms), side.workspaceId, side.environment, r.eventType, r.source, r.severity, r.actorType, r.actorId, r.targetType, r.targetId, JSON.stringify(r.payload), correlation, ms],
+      values: [
+        idOf('auditEvent', ms),
+        side.workspaceId,
+        side.environment,
+        r.eventType,
+        r.source,
+        r.severity,
+        r.actorType,
+        r.actorId,
+        r.targetType,
+        r.targetId,
+        JSON.stringify(r.payload),
+        correlation,
+        ms,
+      ],
       text,
       eventType: r.eventType,
       severity: r.severity,
@@ -395,7 +444,8 @@ function eventSource(side: Sidecar): () => { values: unknown[]; text: string; ev
   };
 }
 
-const EVENT_COLUMNS = 'id, workspace_id, environment, event_type, source, severity, actor_type, actor_id, target_type, target_id, payload, correlation_id, created_at';
+const EVENT_COLUMNS =
+  'id, workspace_id, environment, event_type, source, severity, actor_type, actor_id, target_type, target_id, payload, correlation_id, created_at';
 
 /**
  * Reports generation progress every 5 s (and calls `saved` then), and says whether the budget
@@ -408,7 +458,9 @@ function generationProgress(t0: number, saved: (rows: number) => unknown = () =>
     if (now - lastReport >= 5_000 || done === EVENTS) {
       lastReport = now;
       const rate = done / ((now - t0) / 1000);
-      console.log(`  ${fmt(done)} / ${fmt(EVENTS)} rows, ${fmt(rate)} rows/s, ${((now - t0) / 1000).toFixed(0)} s elapsed, ETA ${((EVENTS - done) / rate).toFixed(0)} s`);
+      console.log(
+        `  ${fmt(done)} / ${fmt(EVENTS)} rows, ${fmt(rate)} rows/s, ${((now - t0) / 1000).toFixed(0)} s elapsed, ETA ${((EVENTS - done) / rate).toFixed(0)} s`,
+      );
       saved(done);
     }
     if (now - t0 > GENERATE_BUDGET_MS && done < EVENTS) {
@@ -461,7 +513,9 @@ function generate(file: string, side: Sidecar, sidecarFile: string | null): { se
   });
   const t0 = performance.now();
   let done = 0;
-  console.log(`generating ${fmt(EVENTS)} audit events into ${file} (${ROWS_PER_TX.toLocaleString('en-US')} rows a transaction, synchronous=OFF while generating)`);
+  console.log(
+    `generating ${fmt(EVENTS)} audit events into ${file} (${ROWS_PER_TX.toLocaleString('en-US')} rows a transaction, synchronous=OFF while generating)`,
+  );
   const progress = generationProgress(t0, (rows) => sidecarFile && writeFileSync(sidecarFile, JSON.stringify({ ...side, rows, complete: false })));
   while (done < EVENTS) {
     const n = Math.min(ROWS_PER_TX, EVENTS - done);
@@ -491,7 +545,10 @@ async function generatePg(url: string, side: Sidecar): Promise<{ seconds: number
   );
   const statement = (n: number) =>
     `insert into audit_events (${EVENT_COLUMNS}, search) values ` +
-    Array.from({ length: n }, (_, r) => `(${Array.from({ length: 13 }, (_, k) => `$${r * 14 + k + 1}`).join(', ')}, array_to_tsvector(string_to_array($${r * 14 + 14}, ' ')))`).join(', ');
+    Array.from(
+      { length: n },
+      (_, r) => `(${Array.from({ length: 13 }, (_, k) => `$${r * 14 + k + 1}`).join(', ')}, array_to_tsvector(string_to_array($${r * 14 + 14}, ' ')))`,
+    ).join(', ');
   const full = statement(PG_ROWS_PER_STATEMENT);
   const nextEvent = eventSource(side);
   const scope = ftsScope(side.workspaceId, side.environment);
@@ -500,7 +557,9 @@ async function generatePg(url: string, side: Sidecar): Promise<{ seconds: number
   const progress = generationProgress(t0);
   let done = 0;
   let batch = 0;
-  console.log(`generating ${fmt(EVENTS)} audit events into PostgreSQL (${PG_ROWS_PER_STATEMENT} rows a statement on 2 connections, synchronous_commit=off while generating)`);
+  console.log(
+    `generating ${fmt(EVENTS)} audit events into PostgreSQL (${PG_ROWS_PER_STATEMENT} rows a statement on 2 connections, synchronous_commit=off while generating)`,
+  );
   try {
     while (done < EVENTS) {
       const n = Math.min(PG_ROWS_PER_STATEMENT, EVENTS - done);
@@ -612,7 +671,11 @@ function cases(m: Model, side: Sidecar, samples: { actors: string[]; correlation
   const hourTypes = ['usage.batch_ingested', 'customer.*', 'auth.failed', 'webhook.*', 'subscription.*'];
   return [
     { key: 'a', name: 'no filter (ceiling: newest page by the tenant index)', filters: () => ({}) },
-    { key: 'b', name: 'type prefix + severity (WARN and above, or NOTICE and above)', filters: (i) => ({ type: typeSeverity[i % typeSeverity.length]![0], severity: typeSeverity[i % typeSeverity.length]![1] }) },
+    {
+      key: 'b',
+      name: 'type prefix + severity (WARN and above, or NOTICE and above)',
+      filters: (i) => ({ type: typeSeverity[i % typeSeverity.length]![0], severity: typeSeverity[i % typeSeverity.length]![1] }),
+    },
     { key: 'c', name: 'full text, one common word (vocabulary ranks 1-25)', filters: (i) => ({ q: common[i % common.length] }) },
     { key: 'd', name: 'full text, one rare word (ranks 2,001-3,000)', filters: () => ({ q: pick(rare) }) },
     {
@@ -763,7 +826,15 @@ async function measure(loc: Location, tenant: Tenant, c: QueryCase): Promise<Mea
   // A PostgreSQL query cut off by the budget would go on in its backend after the thread ends.
   if (outcome === 'budget' && loc.backend === 'postgres') await cancelQueries(loc.url);
   await worker.terminate(); // on SQLite, waits for the call under way to return
-  return { c, times: samples.sort((a, b) => a - b), warmupOnly, rows: warmupOnly ? warmupRows : rows, stoppedAfter: outcome === 'budget' ? done : null, cutOffMs, firstRunMs };
+  return {
+    c,
+    times: samples.sort((a, b) => a - b),
+    warmupOnly,
+    rows: warmupOnly ? warmupRows : rows,
+    stoppedAfter: outcome === 'budget' ? done : null,
+    cutOffMs,
+    firstRunMs,
+  };
 }
 
 /** Cancels the queries running in the benchmark database, but not this connection's own. */
@@ -782,10 +853,14 @@ const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const loadAtStart = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  const loadAtStart = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   const tempDir = BACKEND === 'sqlite' && !CACHE ? mkdtempSync(path.join(tmpdir(), 'tollgate-bench-audit-')) : null;
   const scratch = BACKEND === 'postgres' && !PG_KEEP_URL ? await scratchPostgres(PG_ADMIN_URL) : null;
-  const loc: Location = BACKEND === 'sqlite' ? { backend: 'sqlite', file: CACHE ?? path.join(tempDir!, 'tollgate.db') } : { backend: 'postgres', url: PG_KEEP_URL ?? scratch!.url };
+  const loc: Location =
+    BACKEND === 'sqlite' ? { backend: 'sqlite', file: CACHE ?? path.join(tempDir!, 'tollgate.db') } : { backend: 'postgres', url: PG_KEEP_URL ?? scratch!.url };
   const where = loc.backend === 'sqlite' ? loc.file : new URL(loc.url).pathname.slice(1);
   const sidecars = sidecarStore(loc, Boolean(CACHE ?? PG_KEEP_URL));
   let side: Sidecar | null = null;
@@ -807,19 +882,28 @@ async function main(): Promise<void> {
     const tenant: Tenant = { workspaceId: side.workspaceId, environment: side.environment };
     const opened = openStore(loc);
     const one = async <T>(q: RawBuilder<T>): Promise<T | undefined> => (await q.execute(opened.db)).rows[0];
-    const total = Number((await one(sql<{ n: number }>`select count(*) as n from audit_events where workspace_id = ${side.workspaceId} and environment = ${side.environment}`))!.n);
+    const total = Number(
+      (await one(sql<{ n: number }>`select count(*) as n from audit_events where workspace_id = ${side.workspaceId} and environment = ${side.environment}`))!.n,
+    );
     const maxSeq = Number((await one(sql<{ s: number }>`select max(seq) as s from audit_events`))!.s);
     // Values that exist: actors and correlation ids of events picked at random.
     const rand = prng(SEED + 4);
     const actors = new Set<string>();
     const correlations: string[] = [];
     while (correlations.length < 200) {
-      const r = await one(sql<{ a: string; c: string; t: string }>`select actor_id as a, correlation_id as c, actor_type as t from audit_events where seq = ${1 + Math.floor(rand() * maxSeq)}`);
+      const r = await one(
+        sql<{
+          a: string;
+          c: string;
+          t: string;
+        }>`select actor_id as a, correlation_id as c, actor_type as t from audit_events where seq = ${1 + Math.floor(rand() * maxSeq)}`,
+      );
       if (!r) continue;
       correlations.push(r.c);
       if (r.t === 'WORKSPACE_KEY' || r.t === 'PRODUCT_KEY') actors.add(r.a);
     }
-    const dbBytes = loc.backend === 'sqlite' ? statSync(loc.file).size : Number((await one(sql<{ b: number }>`select pg_database_size(current_database()) as b`))!.b);
+    const dbBytes =
+      loc.backend === 'sqlite' ? statSync(loc.file).size : Number((await one(sql<{ b: number }>`select pg_database_size(current_database()) as b`))!.b);
     const version =
       loc.backend === 'sqlite'
         ? `SQLite ${(await one(sql<{ v: string }>`select sqlite_version() as v`))!.v}`
@@ -833,7 +917,9 @@ async function main(): Promise<void> {
       results.push(r);
       console.log(
         `  (${c.key}) ${c.name}: p50 ${pct(r.times, 50).toFixed(1)} ms, p99 ${pct(r.times, 99).toFixed(1)} ms, first run ${r.firstRunMs.toFixed(1)} ms` +
-          (r.stoppedAfter !== null ? ` (budget of ${QUERY_BUDGET_MS / 1000} s reached after ${r.stoppedAfter} runs${r.warmupOnly ? ', warm-up runs only' : ''})` : ''),
+          (r.stoppedAfter !== null
+            ? ` (budget of ${QUERY_BUDGET_MS / 1000} s reached after ${r.stoppedAfter} runs${r.warmupOnly ? ', warm-up runs only' : ''})`
+            : ''),
       );
     }
 
@@ -878,16 +964,23 @@ async function main(): Promise<void> {
     }
 
     const cpu = os.cpus();
-    console.log(`\nAudit search, ${loc.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, listAuditEvents in process (filters by parseAuditFilter), pages of ${PAGE}, newest first`);
+    console.log(
+      `\nAudit search, ${loc.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, listAuditEvents in process (filters by parseAuditFilter), pages of ${PAGE}, newest first`,
+    );
     console.log(
       `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${version}; ` +
-        `load average at start ${loadAtStart}, at end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+        `load average at start ${loadAtStart}, at end ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
     );
     console.log(
       `data: ${fmt(total)} events of one workspace (test environment) over 364 days, database ${(dbBytes / 2 ** 30).toFixed(2)} GiB` +
         (generated ? `, generated in ${generated.seconds.toFixed(0)} s (${fmt(generated.rows / generated.seconds)} rows/s)` : ', reused'),
     );
-    console.log(`${RUNS} measured runs per query after ${WARMUP_RUNS} warm-up runs, each run with other words or values; p99 of ${RUNS} runs is their slowest run.\n`);
+    console.log(
+      `${RUNS} measured runs per query after ${WARMUP_RUNS} warm-up runs, each run with other words or values; p99 of ${RUNS} runs is their slowest run.\n`,
+    );
     console.log('| query | p50 ms | p99 ms | max ms | x ceiling (p50) | rows per page (mean) | p99 <= 200 ms |');
     console.log('|---|---|---|---|---|---|---|');
     const ceilingP50 = pct(results[0]!.times, 50);
@@ -896,14 +989,18 @@ async function main(): Promise<void> {
       const p99 = pct(r.times, 99);
       console.log(
         `| (${r.c.key}) ${label} | ${pct(r.times, 50).toFixed(1)} | ${p99.toFixed(1)} | ${(r.times[r.times.length - 1] ?? NaN).toFixed(1)} | ${(pct(r.times, 50) / ceilingP50).toFixed(1)} | ${mean} | ${p99 <= TARGET_P99_MS ? 'yes' : 'NO'} |` +
-          (r.stoppedAfter !== null ? ` budget of ${QUERY_BUDGET_MS / 1000} s: ${r.stoppedAfter} run${r.stoppedAfter === 1 ? '' : 's'} done, ${r.warmupOnly ? 'all warm-up (figures from them)' : `${Math.max(0, r.stoppedAfter! - WARMUP_RUNS)} measured`}${r.cutOffMs !== null ? `; the run cut off counts as its ${r.cutOffMs.toFixed(0)} ms so far (a lower bound)` : ''}` : ''),
+          (r.stoppedAfter !== null
+            ? ` budget of ${QUERY_BUDGET_MS / 1000} s: ${r.stoppedAfter} run${r.stoppedAfter === 1 ? '' : 's'} done, ${r.warmupOnly ? 'all warm-up (figures from them)' : `${Math.max(0, r.stoppedAfter! - WARMUP_RUNS)} measured`}${r.cutOffMs !== null ? `; the run cut off counts as its ${r.cutOffMs.toFixed(0)} ms so far (a lower bound)` : ''}`
+            : ''),
       );
     };
     for (const r of results) line(r, r.c.name);
     for (const r of http) line(r, `HTTP GET /v1/events: ${r.c.name}`);
     const filtered = results.slice(1);
     const missed = filtered.filter((r) => pct(r.times, 99) > TARGET_P99_MS);
-    console.log(`\nTarget p99 <= ${TARGET_P99_MS} ms for filtered queries: ${missed.length === 0 ? 'met by every query' : `not met by ${missed.map((r) => `(${r.c.key})`).join(', ')}`}.`);
+    console.log(
+      `\nTarget p99 <= ${TARGET_P99_MS} ms for filtered queries: ${missed.length === 0 ? 'met by every query' : `not met by ${missed.map((r) => `(${r.c.key})`).join(', ')}`}.`,
+    );
     console.log(`Wall time ${((performance.now() - started) / 1000).toFixed(0)} s.`);
   } finally {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });

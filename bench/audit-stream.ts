@@ -58,11 +58,7 @@ interface Collected {
   endedEarly: number;
 }
 
-type FromClient =
-  | { type: 'opened'; open: number; failed: number; errors: string[] }
-  | { type: 'stats'; deliveries: number }
-  | Collected
-  | { type: 'closed' };
+type FromClient = { type: 'opened'; open: number; failed: number; errors: string[] } | { type: 'stats'; deliveries: number } | Collected | { type: 'closed' };
 
 function runClient(): void {
   const port = parentPort!;
@@ -210,7 +206,7 @@ function runClient(): void {
       let opened = 0;
       let failed = 0;
       const errs: string[] = [];
-      for (let done = 0; done < m.count; ) {
+      for (let done = 0; done < m.count;) {
         const n = Math.min(100, m.count - done);
         const results = await Promise.all(Array.from({ length: n }, () => open(m.url, m.headers)));
         for (const r of results) {
@@ -236,10 +232,12 @@ function runClient(): void {
         out.set(s.counts.subarray(0, ids.length));
         return out;
       });
-      reply(
-        { type: 'collected', ids, createdAt: c, batch: b, counts, delays: d, deliveries, outOfOrder, refusals, errors, endedEarly },
-        [d.buffer, c.buffer, b.buffer, ...counts.map((x) => x.buffer as ArrayBuffer)],
-      );
+      reply({ type: 'collected', ids, createdAt: c, batch: b, counts, delays: d, deliveries, outOfOrder, refusals, errors, endedEarly }, [
+        d.buffer,
+        c.buffer,
+        b.buffer,
+        ...counts.map((x) => x.buffer as ArrayBuffer),
+      ]);
     } else if (m.cmd === 'close') {
       closing = true;
       for (const s of subs) s.req?.destroy();
@@ -332,7 +330,10 @@ const ms = (n: number) => (Number.isNaN(n) ? 'n/a' : n.toFixed(1));
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const loadAtStart = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  const loadAtStart = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   const adminUrl = process.env.BENCH_DATABASE_URL;
   const scratch = adminUrl ? await scratchPostgres(adminUrl) : null;
   const server = await startBenchServer({
@@ -511,12 +512,19 @@ async function main(): Promise<void> {
   const backend = scratch ? 'PostgreSQL' : 'SQLite (WAL, synchronous=FULL, usage writes on the writer thread)';
   console.log(`\nAudit stream, ${backend}: GET /api/v1/events/stream, no filter, one workspace`);
   console.log(
-    `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), Node ${process.version}; load average at start ${loadAtStart}, at end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ` +
+    `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), Node ${process.version}; load average at start ${loadAtStart}, at end ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ` +
       `subscribers in ${Math.min(CLIENT_THREADS, SUBSCRIBERS)} worker thread(s) of this process (raw node:http, SSE parsed here), ingest from its main thread`,
   );
-  console.log(`load: ${INGEST_CONNECTIONS} connections, closed loop, POST /v1/ingest/batch of ${BATCH} events (one usage.batch_ingested audit event per batch); ${CEILING_SECONDS} s per ceiling run, ${SECONDS} s with ${fmt(SUBSCRIBERS)} subscribers`);
+  console.log(
+    `load: ${INGEST_CONNECTIONS} connections, closed loop, POST /v1/ingest/batch of ${BATCH} events (one usage.batch_ingested audit event per batch); ${CEILING_SECONDS} s per ceiling run, ${SECONDS} s with ${fmt(SUBSCRIBERS)} subscribers`,
+  );
   console.log('delay = arrival (Date.now() in the subscriber) - createdAt (the server clock when the batch was handed to the writer, before its commit)\n');
-  console.log('| run | batches/s acked (= audit events/s) | usage events/s | ingest p99 ms | deliveries | deliveries/s | delay p50 ms | p99 ms | max ms | server CPU | client CPU |');
+  console.log(
+    '| run | batches/s acked (= audit events/s) | usage events/s | ingest p99 ms | deliveries | deliveries/s | delay p50 ms | p99 ms | max ms | server CPU | client CPU |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const pct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100)}%`);
   const row = (name: string, load: LoadResult, r: StreamRun | null, cpuS: number | null, cpuC: number) => {
@@ -551,16 +559,21 @@ async function main(): Promise<void> {
     if (r.opened !== r.subscribers) problems.push(`${who}: ${r.subscribers - r.opened} streams did not open (${r.openFailed.join(' | ')})`);
     if (r.missing > 0) problems.push(`${who}: ${r.missing} deliveries missing over ${r.subscribersWrong} subscribers`);
     if (r.duplicates > 0) problems.push(`${who}: ${r.duplicates} duplicate deliveries`);
-    if (r.batchEvents !== r.load.ok) problems.push(`${who}: ${r.load.ok} batches acknowledged but ${r.batchEvents} usage.batch_ingested events reached the subscribers`);
+    if (r.batchEvents !== r.load.ok)
+      problems.push(`${who}: ${r.load.ok} batches acknowledged but ${r.batchEvents} usage.batch_ingested events reached the subscribers`);
     if (r.outOfOrder > 0) problems.push(`${who}: ${r.outOfOrder} deliveries out of cursor order`);
     if (r.refusals.length > 0) problems.push(`${who}: refused in stream: ${r.refusals.join(' | ')}`);
     if (r.errors.length > 0) problems.push(`${who}: ${r.errors.join(' | ')}`);
     if (r.endedEarly > 0) problems.push(`${who}: ${r.endedEarly} streams ended by the server during the run`);
     if (r.load.other > 0 || r.load.refused > 0) problems.push(`${who}: ingest answered ${r.load.refused} 503s and ${r.load.other} other errors`);
   }
-  console.log(problems.length === 0 ? '\nCheck: OK (every subscriber got every event of the run exactly once, in order).' : `\nCheck FAILED:\n- ${problems.join('\n- ')}`);
+  console.log(
+    problems.length === 0 ? '\nCheck: OK (every subscriber got every event of the run exactly once, in order).' : `\nCheck FAILED:\n- ${problems.join('\n- ')}`,
+  );
   const p99 = q(many!.delays, 99);
-  console.log(`Target p99 <= ${TARGET_P99_MS} ms with ${fmt(SUBSCRIBERS)} subscribers: ${p99 <= TARGET_P99_MS ? 'met' : 'not met'} (p99 ${ms(p99)} ms; 1 subscriber: ${ms(q(one!.delays, 99))} ms).`);
+  console.log(
+    `Target p99 <= ${TARGET_P99_MS} ms with ${fmt(SUBSCRIBERS)} subscribers: ${p99 <= TARGET_P99_MS ? 'met' : 'not met'} (p99 ${ms(p99)} ms; 1 subscriber: ${ms(q(one!.delays, 99))} ms).`,
+  );
   console.log(`Wall time ${((performance.now() - started) / 1000).toFixed(0)} s.`);
   if (problems.length > 0) process.exitCode = 1;
 }

@@ -24,7 +24,13 @@ const { deps } = await bootstrap(config);
 const demo = await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'bench' }, source: 'system', correlationId: 'bench' });
 await setWorkspaceRateLimit(deps.db, demo.workspaceId, 10_000_000, Date.now());
 const test = demo.environments.test;
-const ctx = { workspaceId: demo.workspaceId, environment: 'test' as const, actor: { type: 'SYSTEM' as const, id: 'bench' }, correlationId: 'bench', source: 'system' as const };
+const ctx = {
+  workspaceId: demo.workspaceId,
+  environment: 'test' as const,
+  actor: { type: 'SYSTEM' as const, id: 'bench' },
+  correlationId: 'bench',
+  source: 'system' as const,
+};
 const customerIds: string[] = [];
 for (let i = 0; i < 100; i++) customerIds.push((await createCustomer(deps, ctx, { externalId: `bench-${i}` })).id);
 // The demo subscription (on the Pro offering: three units rated from the catalog) gets a limit

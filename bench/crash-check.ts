@@ -152,7 +152,12 @@ class Children {
   }
 }
 
-function runCli(children: Children, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runCli(
+  children: Children,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     children.track(child);
@@ -182,11 +187,7 @@ class ServeChild {
   hasExited = false;
   private readonly child: ChildProcess;
 
-  constructor(
-    children: Children,
-    env: Record<string, string>,
-    onWarning: (line: string) => void,
-  ) {
+  constructor(children: Children, env: Record<string, string>, onWarning: (line: string) => void) {
     this.child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: childEnv({ ...env, PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
     children.track(this.child);
     let partial = '';
@@ -611,7 +612,9 @@ export async function runCrashCheck(options: CrashCheckOptions = {}): Promise<Cr
             return;
           }
           if (body.accepted !== BATCH_EVENTS || body.duplicates !== 0) {
-            problem(`batch ${b.key}: 200 saying accepted ${body.accepted}, duplicates ${body.duplicates} (expected ${BATCH_EVENTS} and 0): ${text.slice(0, 300)}`);
+            problem(
+              `batch ${b.key}: 200 saying accepted ${body.accepted}, duplicates ${body.duplicates} (expected ${BATCH_EVENTS} and 0): ${text.slice(0, 300)}`,
+            );
           }
           const retried = b.noAnswerAfterKill + b.noAnswerOther + b.got503 > 0;
           if (body.idempotentReplay === true && !retried) {
@@ -817,7 +820,8 @@ function verify(report: CrashReport, problem: (line: string) => void, batches: B
   }
   report.aggregateSum = aggSum.toString();
   report.aggregateEventCount = aggCount;
-  if (aggSum !== BigInt(stored.total)) problem(`usage_aggregates sum ${aggSum} for the demo customers, but ${stored.total} events (quantity 1 each) are stored`);
+  if (aggSum !== BigInt(stored.total))
+    problem(`usage_aggregates sum ${aggSum} for the demo customers, but ${stored.total} events (quantity 1 each) are stored`);
 }
 
 const n = (x: number) => x.toLocaleString('en-US');

@@ -38,7 +38,10 @@ console.log(`\nEntitlement checks, ${CONNECTIONS} connections, ${SECONDS} s each
 console.log('| run | route | requests/s | ratio to bare | p50 ms | p99 ms | non-2xx |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of results) {
-  for (const [name, x] of [['bare GET (ceiling)', r.bare], ['GET /v1/entitlements/check', r.check]] as const) {
+  for (const [name, x] of [
+    ['bare GET (ceiling)', r.bare],
+    ['GET /v1/entitlements/check', r.check],
+  ] as const) {
     console.log(
       `| ${r.label} | ${name} | ${Math.round(x.requests.average).toLocaleString('en-US')} | ${(x.requests.average / r.bare.requests.average).toFixed(2)} | ${x.latency.p50} | ${x.latency.p99} | ${x.non2xx} |`,
     );

@@ -92,7 +92,11 @@ async function main() {
   const payloads = bodies(customerIds, 16);
   const request = (i: number) => ({
     url: `${url}/v1/ingest/batch`,
-    init: { method: 'POST', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' }, body: payloads[i % payloads.length]!.join(new Date().toISOString()) },
+    init: {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' },
+      body: payloads[i % payloads.length]!.join(new Date().toISOString()),
+    },
   });
   const rows: string[] = [];
   try {
@@ -112,12 +116,18 @@ async function main() {
   const bare = await raw('usage_events_bare');
   await scratch?.drop();
   server.cleanup();
-  console.log(`\nIngestion, ${scratch ? 'PostgreSQL 15' : 'SQLite (WAL, synchronous=FULL)'}, 1,000-event batches, ${SECONDS} s per run, occurredAt ${FRESH ? 'now' : 'fixed'}`);
+  console.log(
+    `\nIngestion, ${scratch ? 'PostgreSQL 15' : 'SQLite (WAL, synchronous=FULL)'}, 1,000-event batches, ${SECONDS} s per run, occurredAt ${FRESH ? 'now' : 'fixed'}`,
+  );
   console.log('| clients | events/s accepted | p50 ms | p99 ms | 503 answers | other errors |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
-  console.log(`\nCeiling, same run: ${Math.round(ceiling).toLocaleString('en-US')} rows/s inserted straight into usage_events of the same database (no HTTP, no parsing, no aggregates).`);
-  console.log(`Without its secondary index (a copy of the table, same run): ${Math.round(bare).toLocaleString('en-US')} rows/s; the index costs ${(100 * (1 - ceiling / bare)).toFixed(0)}% of the raw insert rate.`);
+  console.log(
+    `\nCeiling, same run: ${Math.round(ceiling).toLocaleString('en-US')} rows/s inserted straight into usage_events of the same database (no HTTP, no parsing, no aggregates).`,
+  );
+  console.log(
+    `Without its secondary index (a copy of the table, same run): ${Math.round(bare).toLocaleString('en-US')} rows/s; the index costs ${(100 * (1 - ceiling / bare)).toFixed(0)}% of the raw insert rate.`,
+  );
   console.log(`Ratio at 8 clients: ${rows[0] ? (Number(rows[0].split('|')[2]!.replace(/,/g, '')) / ceiling).toFixed(2) : 'n/a'}`);
 }
 

@@ -33,7 +33,10 @@ function ingestLoad({ url, secretKey, customerIds, connections, seconds }: Inges
   return closedLoop({
     connections,
     seconds,
-    request: (i) => ({ url: `${url}/v1/ingest/batch`, init: { method: 'POST', headers, body: templates[i % templates.length]!.join(new Date().toISOString()) } }),
+    request: (i) => ({
+      url: `${url}/v1/ingest/batch`,
+      init: { method: 'POST', headers, body: templates[i % templates.length]!.join(new Date().toISOString()) },
+    }),
   });
 }
 
@@ -74,17 +77,16 @@ async function main() {
     row('ingestion, 8 clients (events/s)', ingest8, BATCH);
     ingest50 = await ingest(50, SECONDS);
     row('ingestion, 50 clients (events/s)', ingest50, BATCH);
-    [ingest50, checksLoaded] = await Promise.all([
-      ingest(50, SECONDS),
-      closedLoop({ connections: 8, seconds: SECONDS, request: check }),
-    ]);
+    [ingest50, checksLoaded] = await Promise.all([ingest(50, SECONDS), closedLoop({ connections: 8, seconds: SECONDS, request: check })]);
     row('ingestion, 50 clients, with checks alongside (events/s)', ingest50, BATCH);
     row('entitlement checks, 8 clients, alongside 50 ingesting', checksLoaded);
   } finally {
     await server.stop();
     server.cleanup();
   }
-  console.log(`\nOverload, SQLite (WAL, synchronous=FULL), INGEST_MAX_IN_FLIGHT=${process.env.INGEST_MAX_IN_FLIGHT ?? '4'}, ${SECONDS} s per run; 503s wait Retry-After`);
+  console.log(
+    `\nOverload, SQLite (WAL, synchronous=FULL), INGEST_MAX_IN_FLIGHT=${process.env.INGEST_MAX_IN_FLIGHT ?? '4'}, ${SECONDS} s per run; 503s wait Retry-After`,
+  );
   console.log('| load | requests/s (or events/s) | p50 ms | p99 ms | 503 answers | other errors |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
@@ -92,7 +94,9 @@ async function main() {
   const ingestRatio = percentile(ingest50.latenciesOk, 99) / percentile(ingest8.latenciesOk, 99);
   console.log(`\nChecks' p99 alongside 50 ingesting clients / alone: ${ratio.toFixed(2)} (target: at most 2)`);
   console.log(`Ingestion p99 at 50 clients (with checks) / at 8 clients: ${ingestRatio.toFixed(2)}`);
-  console.log(`Ceiling, same run: bare GET ${Math.round(ceiling.ok / ceiling.seconds).toLocaleString('en-US')} requests/s, p99 ${fmt(percentile(ceiling.latenciesOk, 99))} ms`);
+  console.log(
+    `Ceiling, same run: bare GET ${Math.round(ceiling.ok / ceiling.seconds).toLocaleString('en-US')} requests/s, p99 ${fmt(percentile(ceiling.latenciesOk, 99))} ms`,
+  );
 }
 
 if (isMainThread) await main();

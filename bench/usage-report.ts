@@ -83,7 +83,9 @@ function generateSqlite(file: string, events: number): void {
   console.error(`${fmt(total)} events in ${((performance.now() - t0) / 1000).toFixed(0)} s; indexing and summing`);
   if (hasIndex) db.exec('create index usage_events_tenant_time on usage_events (workspace_id, environment, occurred_at, customer_id)');
   // These events have no rating dimension: one aggregate row each, the total.
-  const aggregate = db.prepare(`insert into usage_aggregates (workspace_id, environment, customer_id, metric_name, period_start, dimension, quantity_sum, event_count, updated_at) values (?, 'test', ?, 'api_calls', ?, '', ?, ?, 0)`);
+  const aggregate = db.prepare(
+    `insert into usage_aggregates (workspace_id, environment, customer_id, metric_name, period_start, dimension, quantity_sum, event_count, updated_at) values (?, 'test', ?, 'api_calls', ?, '', ?, ?, 0)`,
+  );
   db.transaction(() => {
     for (const [ws, customer, month, n] of sums.values()) aggregate.run(ws, customer, month, String(n), n);
   })();
@@ -113,7 +115,9 @@ async function generatePostgres(url: string, events: number): Promise<void> {
     }
     if (indexed) await client.query('create index usage_events_tenant_time on usage_events (workspace_id, environment, occurred_at, customer_id, seq)');
     const sums = `select workspace_id, environment, customer_id, metric_name, period_start, count(*)::text, count(*), 0 from usage_events group by 1, 2, 3, 4, 5`;
-    await client.query(`insert into usage_aggregates (workspace_id, environment, customer_id, metric_name, period_start, quantity_sum, event_count, updated_at, dimension) select *, '' from (${sums}) s`);
+    await client.query(
+      `insert into usage_aggregates (workspace_id, environment, customer_id, metric_name, period_start, quantity_sum, event_count, updated_at, dimension) select *, '' from (${sums}) s`,
+    );
     await client.query('vacuum analyze usage_events');
     console.error(`ready in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   } finally {
@@ -199,7 +203,13 @@ async function main() {
     }
     for (let b = 0; b < ENDPOINTS / 1000; b++) {
       await post('/v1/ingest/batch', {
-        events: Array.from({ length: 1000 }, (_, i) => ({ customerId: acme, metricName: 'api_calls', quantity: 1, occurredAt: new Date(now - 1000).toISOString(), metadata: { endpoint: `/v1/r/${b * 1000 + i}` } })),
+        events: Array.from({ length: 1000 }, (_, i) => ({
+          customerId: acme,
+          metricName: 'api_calls',
+          quantity: 1,
+          occurredAt: new Date(now - 1000).toISOString(),
+          metadata: { endpoint: `/v1/r/${b * 1000 + i}` },
+        })),
       });
     }
     // A second customer on the same offering, with one aggregate row: the small case of item 9.
@@ -208,7 +218,8 @@ async function main() {
     const small = customerIds[0]!;
     const smallSub = await post('/api/v1/subscriptions', { customerId: small, offeringId: pro.id });
     await post('/v1/ingest', { customerId: small, metricName: 'api_calls', quantity: 3, occurredAt: new Date(now - 1000).toISOString() });
-    const acmeSub = ((await (await fetch(`${url}/api/v1/subscriptions?customerId=${acme}`, { headers: auth })).json()) as { data: Array<{ id: string }> }).data[0]!.id;
+    const acmeSub = ((await (await fetch(`${url}/api/v1/subscriptions?customerId=${acme}`, { headers: auth })).json()) as { data: Array<{ id: string }> })
+      .data[0]!.id;
 
     const ceiling = await sequential('bare route behind authentication (**ceiling**)', `${url}/__bench/authed`, auth, 200);
     const results = [
@@ -216,14 +227,21 @@ async function main() {
       await sequential('report, groupBy=method, first page of 100', `${url}/api/v1/usage?groupBy=method&limit=100`, auth),
       await sequential('report, groupBy=method, one customer', `${url}/api/v1/usage?groupBy=method&customerId=${customerIds[7]}`, auth),
       await sequential('report without groupBy, first page of 100', `${url}/api/v1/usage?limit=100`, auth),
-      await sequential(`check, customer with ${fmt(ENDPOINTS)} distinct endpoints`, `${url}/v1/entitlements/check?accessorId=${acme}&productId=${productId}`, auth),
+      await sequential(
+        `check, customer with ${fmt(ENDPOINTS)} distinct endpoints`,
+        `${url}/v1/entitlements/check?accessorId=${acme}&productId=${productId}`,
+        auth,
+      ),
       await sequential('check, customer with one aggregate row', `${url}/v1/entitlements/check?accessorId=${small}&productId=${productId}`, auth),
       await sequential(`upcoming invoice, customer with ${fmt(ENDPOINTS)} distinct endpoints`, `${url}/api/v1/subscriptions/${acmeSub}/upcoming-invoice`, auth),
       await sequential('upcoming invoice, customer with one aggregate row', `${url}/api/v1/subscriptions/${smallSub.id}/upcoming-invoice`, auth),
     ];
 
     // Checks alone, then with groupBy reports running back to back on one more connection.
-    const check = (i: number) => ({ url: `${url}/v1/entitlements/check?accessorId=${customerIds[i % customerIds.length]}&productId=${productId}`, init: { headers: auth } });
+    const check = (i: number) => ({
+      url: `${url}/v1/entitlements/check?accessorId=${customerIds[i % customerIds.length]}&productId=${productId}`,
+      init: { headers: auth },
+    });
     const report = () => ({ url: `${url}/api/v1/usage?groupBy=method&limit=100`, init: { headers: auth } });
     const alone = await closedLoop({ connections: 4, seconds: SECONDS, request: check });
     const [during, reports] = await Promise.all([
@@ -233,7 +251,9 @@ async function main() {
     const conc = (label: string, r: LoadResult) =>
       `| ${label} | ${fmt(r.ok / r.seconds)} | ${percentile(r.latenciesOk, 50).toFixed(1)} | ${percentile(r.latenciesOk, 99).toFixed(1)} | ${(r.latenciesOk.at(-1) ?? NaN).toFixed(1)} | ${r.other} |`;
 
-    out.push(`\nUsage report and entitlement checks, ${scratch ? 'PostgreSQL' : 'SQLite'}, ${fmt(EVENTS)} events of ${OTHER_TENANTS} other tenants (${migrated}${generated.toFixed(0)} s to prepare)`);
+    out.push(
+      `\nUsage report and entitlement checks, ${scratch ? 'PostgreSQL' : 'SQLite'}, ${fmt(EVENTS)} events of ${OTHER_TENANTS} other tenants (${migrated}${generated.toFixed(0)} s to prepare)`,
+    );
     out.push('| request | runs | p50 ms | p99 ms | max ms | p50 / ceiling p50 |');
     out.push('|---|---|---|---|---|---|');
     for (const r of results) out.push(line(r, ceiling.p50));

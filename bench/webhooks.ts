@@ -183,7 +183,10 @@ function barePool(secret: string) {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function main() {
-  const loadAtStart = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  const loadAtStart = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   const server = await startBenchServer();
   const { url, webhookSources, databaseFile } = server.info;
   const source = webhookSources.payment;
@@ -232,7 +235,9 @@ async function main() {
   const storedIds = db.prepare(`select event_id as id from usage_events where source = 'webhook'`).pluck().all() as string[];
   const logByStatus = db.prepare(`select status, count(*) as n from webhook_log group by status`).all() as Array<{ status: string; n: number }>;
   const claimedIds = db.prepare(`select count(*) from webhook_event_ids`).pluck().get() as number;
-  const aggregateCount = Number(db.prepare(`select coalesce(sum(event_count), 0) from usage_aggregates where metric_name = 'payment_volume' and dimension = ''`).pluck().get());
+  const aggregateCount = Number(
+    db.prepare(`select coalesce(sum(event_count), 0) from usage_aggregates where metric_name = 'payment_volume' and dimension = ''`).pluck().get(),
+  );
   db.close();
   server.cleanup();
 
@@ -261,15 +266,29 @@ async function main() {
   console.log(`\nWebhooks, ${CONNECTIONS} connections, ${SECONDS} s each, SQLite (WAL, synchronous=FULL), autocannon in this process`);
   console.log(
     `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}; ` +
-      `load average at start ${loadAtStart}, at end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      `load average at start ${loadAtStart}, at end ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
   );
-  console.log(`requests: Stripe-style payment_intent.succeeded events of about ${stripeEvent(0, 1_800_000_000).length} bytes, stripe-signature over the body, customers cycling over ${CUSTOMERS}`);
-  console.log(`signed before sending: ${fmt(pool.size)} requests in ${pool.signSeconds.toFixed(1)} s, of which ${fmt(pool.next - pool.signedLive)} were sent; signed while sending: ${pool.signedLive}`);
+  console.log(
+    `requests: Stripe-style payment_intent.succeeded events of about ${stripeEvent(0, 1_800_000_000).length} bytes, stripe-signature over the body, customers cycling over ${CUSTOMERS}`,
+  );
+  console.log(
+    `signed before sending: ${fmt(pool.size)} requests in ${pool.signSeconds.toFixed(1)} s, of which ${fmt(pool.next - pool.signedLive)} were sent; signed while sending: ${pool.signedLive}`,
+  );
   console.log('| route | per second | ratio to bare | p50 ms | p99 ms | answers | not accepted / non-200 |');
   console.log('|---|---|---|---|---|---|---|');
   const others = (t: Tally, r: autocannon.Result) =>
-    [...[...t.other].map(([k, n]) => `${k}: ${n}`), ...(r.errors > 0 ? [`connection errors: ${r.errors}`] : []), ...(r.timeouts > 0 ? [`timeouts: ${r.timeouts}`] : [])].join(', ') || '0';
-  if (bareResult) console.log(`| bare POST /__bench/bare (ceiling) | ${fmt(bareRate)} | 1.00 | ${percentile(ceil.latencies, 50).toFixed(1)} | ${percentile(ceil.latencies, 99).toFixed(1)} | ${fmt(ceil.answers)} | ${others(ceil, bareResult)} |`);
+    [
+      ...[...t.other].map(([k, n]) => `${k}: ${n}`),
+      ...(r.errors > 0 ? [`connection errors: ${r.errors}`] : []),
+      ...(r.timeouts > 0 ? [`timeouts: ${r.timeouts}`] : []),
+    ].join(', ') || '0';
+  if (bareResult)
+    console.log(
+      `| bare POST /__bench/bare (ceiling) | ${fmt(bareRate)} | 1.00 | ${percentile(ceil.latencies, 50).toFixed(1)} | ${percentile(ceil.latencies, 99).toFixed(1)} | ${fmt(ceil.answers)} | ${others(ceil, bareResult)} |`,
+    );
   console.log(
     `| POST /v1/ingest/webhook/{id}, accepted | ${fmt(hookRate)} | ${(hookRate / bareRate).toFixed(2)} | ${percentile(hook.latencies, 50).toFixed(1)} | ${percentile(hook.latencies, 99).toFixed(1)} | ${fmt(hook.answers)} | ${others(hook, hookResult)} |`,
   );
@@ -279,7 +298,9 @@ async function main() {
       `${extra.length} stored of the ${unanswered} requests still unanswered when the client stopped.`,
   );
   console.log(problems.length === 0 ? 'Store check: OK (nothing lost, nothing stored twice).' : `Store check FAILED: ${problems.join('; ')}`);
-  console.log(`Targets: >= 10,000 webhooks/s: ${hookRate >= 10_000 ? 'met' : 'not met'}; >= 0.50 of the bare route: ${bareResult ? (hookRate / bareRate >= 0.5 ? 'met' : 'not met') : 'n/a'}.`);
+  console.log(
+    `Targets: >= 10,000 webhooks/s: ${hookRate >= 10_000 ? 'met' : 'not met'}; >= 0.50 of the bare route: ${bareResult ? (hookRate / bareRate >= 0.5 ? 'met' : 'not met') : 'n/a'}.`,
+  );
   if (problems.length > 0) process.exitCode = 1;
 }
 

@@ -29,11 +29,12 @@ const totals = { pass: 0, fail: 0, skipped: 0 };
 
 function run(label, env) {
   console.log(`\n=== ${label}: ${files.length} test files ===`);
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files],
-    { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-  );
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   process.stdout.write(r.stdout);
   process.stderr.write(r.stderr);
   const count = (name) => Number(/^ℹ (\w+) (\d+)$/m.test(r.stdout) ? (r.stdout.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? 0) : 0);

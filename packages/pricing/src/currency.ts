@@ -33,9 +33,7 @@ const CODES_BY_MINOR_UNIT: Readonly<Record<number, string>> = {
 
 // A Map, not an object, so that "constructor" or "__proto__" is never mistaken for a code.
 const MINOR_UNIT_DIGITS: ReadonlyMap<string, number> = new Map(
-  Object.entries(CODES_BY_MINOR_UNIT).flatMap(([digits, codes]) =>
-    codes.split(' ').map((code) => [code, Number(digits)] as const),
-  ),
+  Object.entries(CODES_BY_MINOR_UNIT).flatMap(([digits, codes]) => codes.split(' ').map((code) => [code, Number(digits)] as const)),
 );
 
 /** Every accepted code, sorted. */

@@ -123,16 +123,58 @@ for (const row of percentRows) {
 
 /* Headline wording per model. */
 const headlineRows: { rule: string; unit: UnitPricing; currency: string; period: BillingPeriod; expected: string }[] = [
-  { rule: 'PER_UNIT without includedFree', unit: unit({ pricingModel: 'PER_UNIT', rate: '0.002' }), currency: 'USD', period: 'MONTHLY', expected: '$0.0020 / unit' },
-  { rule: 'PER_UNIT with includedFree', unit: unit({ pricingModel: 'PER_UNIT', rate: '0.002', includedFree: 1000 }), currency: 'USD', period: 'MONTHLY', expected: '$0.0020 / unit after 1,000 free' },
+  {
+    rule: 'PER_UNIT without includedFree',
+    unit: unit({ pricingModel: 'PER_UNIT', rate: '0.002' }),
+    currency: 'USD',
+    period: 'MONTHLY',
+    expected: '$0.0020 / unit',
+  },
+  {
+    rule: 'PER_UNIT with includedFree',
+    unit: unit({ pricingModel: 'PER_UNIT', rate: '0.002', includedFree: 1000 }),
+    currency: 'USD',
+    period: 'MONTHLY',
+    expected: '$0.0020 / unit after 1,000 free',
+  },
   { rule: 'FLAT_RATE is amount plus suffix', unit: unit({ pricingModel: 'FLAT_RATE', rate: '49' }), currency: 'USD', period: 'MONTHLY', expected: '$49.00/mo' },
   { rule: 'FLAT_RATE annual', unit: unit({ pricingModel: 'FLAT_RATE', rate: '490' }), currency: 'EUR', period: 'ANNUAL', expected: '€490.00/yr' },
   { rule: 'FLAT_RATE zero reads Free, no suffix', unit: unit({ pricingModel: 'FLAT_RATE', rate: '0' }), currency: 'USD', period: 'MONTHLY', expected: 'Free' },
-  { rule: 'PERCENTAGE is a percent, never money (EUR plan)', unit: unit({ pricingModel: 'PERCENTAGE', rate: '2.9' }), currency: 'EUR', period: 'MONTHLY', expected: '2.9% of transaction value' },
-  { rule: 'INCLUDED_QUOTA blockSize null', unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '0.01', includedFree: 10000 }), currency: 'USD', period: 'MONTHLY', expected: '$0.0100 / unit after 10,000 free' },
-  { rule: 'INCLUDED_QUOTA blockSize 1 reads per unit', unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '0.01', includedFree: 10000, blockSize: 1 }), currency: 'USD', period: 'MONTHLY', expected: '$0.0100 / unit after 10,000 free' },
-  { rule: 'INCLUDED_QUOTA blockSize > 1 reads per block', unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '5', includedFree: 10000, blockSize: 1000 }), currency: 'USD', period: 'MONTHLY', expected: '$5.0000 per 1,000 units after 10,000 free' },
-  { rule: 'INCLUDED_QUOTA includedFree 0 omits "after 0 free"', unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '5', blockSize: 1000 }), currency: 'USD', period: 'MONTHLY', expected: '$5.0000 per 1,000 units' },
+  {
+    rule: 'PERCENTAGE is a percent, never money (EUR plan)',
+    unit: unit({ pricingModel: 'PERCENTAGE', rate: '2.9' }),
+    currency: 'EUR',
+    period: 'MONTHLY',
+    expected: '2.9% of transaction value',
+  },
+  {
+    rule: 'INCLUDED_QUOTA blockSize null',
+    unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '0.01', includedFree: 10000 }),
+    currency: 'USD',
+    period: 'MONTHLY',
+    expected: '$0.0100 / unit after 10,000 free',
+  },
+  {
+    rule: 'INCLUDED_QUOTA blockSize 1 reads per unit',
+    unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '0.01', includedFree: 10000, blockSize: 1 }),
+    currency: 'USD',
+    period: 'MONTHLY',
+    expected: '$0.0100 / unit after 10,000 free',
+  },
+  {
+    rule: 'INCLUDED_QUOTA blockSize > 1 reads per block',
+    unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '5', includedFree: 10000, blockSize: 1000 }),
+    currency: 'USD',
+    period: 'MONTHLY',
+    expected: '$5.0000 per 1,000 units after 10,000 free',
+  },
+  {
+    rule: 'INCLUDED_QUOTA includedFree 0 omits "after 0 free"',
+    unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '5', blockSize: 1000 }),
+    currency: 'USD',
+    period: 'MONTHLY',
+    expected: '$5.0000 per 1,000 units',
+  },
   {
     rule: 'GRADUATED: From the cheapest band unitPrice',
     unit: unit({ pricingModel: 'GRADUATED', tiers: [tier(0, 1000, '0.002'), tier(1000, 10000, '0.0015'), tier(10000, null, '0.001')] }),
@@ -168,7 +210,13 @@ const headlineRows: { rule: string; unit: UnitPricing; currency: string; period:
     period: 'MONTHLY',
     expected: 'Free up to 10 units, then from $10.00/mo',
   },
-  { rule: 'OUTCOME_BASED is rate / unit', unit: unit({ pricingModel: 'OUTCOME_BASED', rate: '0.05', outcomeWeights: { SUCCESS: 1 } }), currency: 'USD', period: 'MONTHLY', expected: '$0.0500 / unit' },
+  {
+    rule: 'OUTCOME_BASED is rate / unit',
+    unit: unit({ pricingModel: 'OUTCOME_BASED', rate: '0.05', outcomeWeights: { SUCCESS: 1 } }),
+    currency: 'USD',
+    period: 'MONTHLY',
+    expected: '$0.0500 / unit',
+  },
 ];
 for (const row of headlineRows) {
   test(`describeUnitPricing headline: ${row.rule}`, () => {
@@ -260,13 +308,23 @@ test('describeRatePlan: a plan with no metrics shows Contact sales', () => {
 const offeringRows: { rule: string; offering: Offering; field: 'price' | 'perMonth' | 'trial'; expected: string | null }[] = [
   { rule: 'entryPrice reads as amount plus suffix', offering: offering('o1', '49', 'MONTHLY'), field: 'price', expected: '$49.00/mo' },
   { rule: 'a zero entryPrice reads Free', offering: offering('o1', '0', 'MONTHLY'), field: 'price', expected: 'Free' },
-  { rule: 'no entryPrice and no metrics reads Contact sales', offering: offering('o1', null, 'MONTHLY', ['rp_empty']), field: 'price', expected: 'Contact sales' },
+  {
+    rule: 'no entryPrice and no metrics reads Contact sales',
+    offering: offering('o1', null, 'MONTHLY', ['rp_empty']),
+    field: 'price',
+    expected: 'Contact sales',
+  },
   { rule: 'no entryPrice with metrics reads Usage-based', offering: offering('o1', null, 'MONTHLY', ['rp_usage']), field: 'price', expected: 'Usage-based' },
   { rule: 'perMonth of an ANNUAL 120 is $10.00/mo', offering: offering('o1', '120', 'ANNUAL'), field: 'perMonth', expected: '$10.00/mo' },
   { rule: 'perMonth rounds half up to two decimals (QUARTERLY 100)', offering: offering('o1', '100', 'QUARTERLY'), field: 'perMonth', expected: '$33.33/mo' },
   { rule: 'ONE_TIME has no perMonth', offering: offering('o1', '99', 'ONE_TIME'), field: 'perMonth', expected: null },
   { rule: 'usage-only has no perMonth', offering: offering('o1', null, 'MONTHLY', ['rp_usage']), field: 'perMonth', expected: null },
-  { rule: 'trialDays > 0 reads N-day free trial', offering: { ...offering('o1', '49', 'MONTHLY'), trialDays: 14 }, field: 'trial', expected: '14-day free trial' },
+  {
+    rule: 'trialDays > 0 reads N-day free trial',
+    offering: { ...offering('o1', '49', 'MONTHLY'), trialDays: 14 },
+    field: 'trial',
+    expected: '14-day free trial',
+  },
   { rule: 'trialDays 0 has no trial text', offering: offering('o1', '49', 'MONTHLY'), field: 'trial', expected: null },
 ];
 for (const row of offeringRows) {
@@ -299,15 +357,35 @@ const perUnitOtherMetric = plan('rp_other', [unit({ pricingModel: 'PER_UNIT', me
 const allPlans = [perUnitCheap, perUnitDear, quotaSameMetric, perUnitOtherMetric];
 
 const compareRows: { rule: string; a: Offering; b: Offering; expected: number | null }[] = [
-  { rule: 'ANNUAL 120 (10 per month) vs MONTHLY 12: not equal, a is cheaper -> negative', a: offering('a', '120', 'ANNUAL'), b: offering('b', '12', 'MONTHLY'), expected: -1 },
+  {
+    rule: 'ANNUAL 120 (10 per month) vs MONTHLY 12: not equal, a is cheaper -> negative',
+    a: offering('a', '120', 'ANNUAL'),
+    b: offering('b', '12', 'MONTHLY'),
+    expected: -1,
+  },
   { rule: 'ANNUAL 144 vs MONTHLY 12: equal per month -> 0', a: offering('a', '144', 'ANNUAL'), b: offering('b', '12', 'MONTHLY'), expected: 0 },
   { rule: 'QUARTERLY 30 vs MONTHLY 12: 10 vs 12 per month -> negative', a: offering('a', '30', 'QUARTERLY'), b: offering('b', '12', 'MONTHLY'), expected: -1 },
   { rule: 'ONE_TIME has no per-month price -> null', a: offering('a', '99', 'ONE_TIME'), b: offering('b', '12', 'MONTHLY'), expected: null },
   { rule: 'different currencies -> null', a: offering('a', '10', 'MONTHLY', [], 'EUR'), b: offering('b', '12', 'MONTHLY'), expected: null },
   { rule: 'entryPrice vs usage-only -> null', a: offering('a', '10', 'MONTHLY'), b: offering('b', null, 'MONTHLY', ['rp_cheap']), expected: null },
-  { rule: 'usage-only, same model and metric -> compared by rate', a: offering('a', null, 'MONTHLY', ['rp_dear']), b: offering('b', null, 'MONTHLY', ['rp_cheap']), expected: 1 },
-  { rule: 'usage-only, different model -> null', a: offering('a', null, 'MONTHLY', ['rp_cheap']), b: offering('b', null, 'MONTHLY', ['rp_quota']), expected: null },
-  { rule: 'usage-only, different metric -> null', a: offering('a', null, 'MONTHLY', ['rp_cheap']), b: offering('b', null, 'MONTHLY', ['rp_other']), expected: null },
+  {
+    rule: 'usage-only, same model and metric -> compared by rate',
+    a: offering('a', null, 'MONTHLY', ['rp_dear']),
+    b: offering('b', null, 'MONTHLY', ['rp_cheap']),
+    expected: 1,
+  },
+  {
+    rule: 'usage-only, different model -> null',
+    a: offering('a', null, 'MONTHLY', ['rp_cheap']),
+    b: offering('b', null, 'MONTHLY', ['rp_quota']),
+    expected: null,
+  },
+  {
+    rule: 'usage-only, different metric -> null',
+    a: offering('a', null, 'MONTHLY', ['rp_cheap']),
+    b: offering('b', null, 'MONTHLY', ['rp_other']),
+    expected: null,
+  },
 ];
 for (const row of compareRows) {
   test(`compareOfferings: ${row.rule}`, () => {
@@ -334,7 +412,11 @@ test('sortOfferingsForDisplay: cheapest per month first, stable on ties, incompa
     sortOfferingsForDisplay(input, allPlans).map((o) => o.id),
     ['annual120', 'monthly10', 'monthly12', 'quarterly36', 'usage', 'once'],
   );
-  assert.deepEqual(input.map((o) => o.id), before, 'input order is not mutated');
+  assert.deepEqual(
+    input.map((o) => o.id),
+    before,
+    'input order is not mutated',
+  );
 });
 
 /* Purity: display.ts must run in browsers. */

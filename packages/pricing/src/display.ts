@@ -308,8 +308,7 @@ function tierRows(unit: UnitPricing, currency: string): TierRow[] {
     range: tierRange(tier, unit.pricingModel),
     tierStart: tier.tierStart,
     tierEnd: tier.tierEnd,
-    unitPrice:
-      unit.pricingModel === 'STAIRCASE' || tier.unitPrice === null ? null : formatUnitRate(tier.unitPrice, currency),
+    unitPrice: unit.pricingModel === 'STAIRCASE' || tier.unitPrice === null ? null : formatUnitRate(tier.unitPrice, currency),
     // A zero fee reads Free, as a zero flat amount does (spec).
     flatFee: tier.flatFee === null ? null : new Decimal(String(tier.flatFee)).isZero() ? FREE_TEXT : formatPeriodAmount(tier.flatFee, currency),
   }));
@@ -414,9 +413,7 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
     weights: null,
     note: null,
     minimum:
-      unit.minFee === null || toDecimal(unit.minFee, 'minFee').isZero()
-        ? null
-        : `Minimum ${formatPeriodAmount(unit.minFee, currency)}${periodSuffix(period)}`,
+      unit.minFee === null || toDecimal(unit.minFee, 'minFee').isZero() ? null : `Minimum ${formatPeriodAmount(unit.minFee, currency)}${periodSuffix(period)}`,
   };
   switch (unit.pricingModel) {
     case 'PER_UNIT':
@@ -610,8 +607,7 @@ export function sortOfferingsForDisplay(offerings: readonly Offering[], ratePlan
   const rest: Offering[] = [];
   let currency: string | null = null;
   offerings.forEach((offering, index) => {
-    const monthly =
-      offering.entryPrice === null ? null : monthlyEquivalent(offering.entryPrice, offering.billingPeriod);
+    const monthly = offering.entryPrice === null ? null : monthlyEquivalent(offering.entryPrice, offering.billingPeriod);
     const code = offering.currency.toUpperCase();
     if (monthly !== null && (currency === null || currency === code)) {
       currency = code;

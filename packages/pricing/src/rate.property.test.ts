@@ -18,8 +18,7 @@ function scaled(n: number, scale: number): string {
 }
 
 /** Non-negative decimal text with up to `maxScale` decimals; `max` bounds the integer of units. */
-const decimalText = (max: number, maxScale = 4) =>
-  fc.tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max: maxScale })).map(([n, s]) => scaled(n, s));
+const decimalText = (max: number, maxScale = 4) => fc.tuple(fc.integer({ min: 0, max }), fc.integer({ min: 0, max: maxScale })).map(([n, s]) => scaled(n, s));
 
 // Small and large quantities, so that usage both stays under and passes the tier boundaries.
 const quantityArb = fc.oneof(decimalText(20_000), decimalText(50_000_000));
@@ -34,9 +33,7 @@ const dimsArb = fc.record({
   endpoint: fc.constantFrom('/a', '/b', null),
 });
 
-const groupArb: fc.Arbitrary<UsageGroup> = fc
-  .tuple(dimsArb, quantityArb)
-  .map(([dims, quantity]) => ({ ...dims, quantity }));
+const groupArb: fc.Arbitrary<UsageGroup> = fc.tuple(dimsArb, quantityArb).map(([dims, quantity]) => ({ ...dims, quantity }));
 
 const usageArb = fc.array(groupArb, { maxLength: 6 });
 
@@ -45,16 +42,10 @@ const multipliersArb: fc.Arbitrary<Multipliers> = fc.record({
   endpoints: fc.record({ '/a': factorArb }, { requiredKeys: [] }),
 });
 
-const overrideArb: fc.Arbitrary<UnitOverride> = fc.record(
-  { includedFree: fc.integer({ min: 0, max: 5000 }), rate: priceArb },
-  { requiredKeys: [] },
-);
+const overrideArb: fc.Arbitrary<UnitOverride> = fc.record({ includedFree: fc.integer({ min: 0, max: 5000 }), rate: priceArb }, { requiredKeys: [] });
 
 const weightArb = fc.integer({ min: 0, max: 100 }).map((n) => n / 100);
-const outcomeWeightsArb = fc.record(
-  { SUCCESS: weightArb, PARTIAL: weightArb, ERROR: weightArb, TIMEOUT: weightArb },
-  { requiredKeys: [] },
-);
+const outcomeWeightsArb = fc.record({ SUCCESS: weightArb, PARTIAL: weightArb, ERROR: weightArb, TIMEOUT: weightArb }, { requiredKeys: [] });
 
 /** Valid bands: contiguous from 0, only the last open-ended. */
 function tiersArb(staircase: boolean): fc.Arbitrary<Tier[]> {
@@ -100,17 +91,15 @@ function pricingArb(model: PricingModel): fc.Arbitrary<UnitPricing> {
 }
 
 function inputArb(models: readonly PricingModel[]): fc.Arbitrary<RateUnitInput> {
-  return fc
-    .constantFrom(...models)
-    .chain((model) =>
-      fc.record({
-        pricing: pricingArb(model),
-        currency: currencyArb,
-        usage: usageArb,
-        multipliers: fc.option(multipliersArb, { nil: null }),
-        override: fc.option(overrideArb, { nil: null }),
-      }),
-    );
+  return fc.constantFrom(...models).chain((model) =>
+    fc.record({
+      pricing: pricingArb(model),
+      currency: currencyArb,
+      usage: usageArb,
+      multipliers: fc.option(multipliersArb, { nil: null }),
+      override: fc.option(overrideArb, { nil: null }),
+    }),
+  );
 }
 
 const ALL_MODELS: readonly PricingModel[] = pricingModels;

@@ -7,16 +7,7 @@
  * at the edge (catalog prices are limited to 15 significant digits, so the number is exact).
  */
 
-export const pricingModels = [
-  'PER_UNIT',
-  'FLAT_RATE',
-  'PERCENTAGE',
-  'INCLUDED_QUOTA',
-  'GRADUATED',
-  'VOLUME_TIERED',
-  'STAIRCASE',
-  'OUTCOME_BASED',
-] as const;
+export const pricingModels = ['PER_UNIT', 'FLAT_RATE', 'PERCENTAGE', 'INCLUDED_QUOTA', 'GRADUATED', 'VOLUME_TIERED', 'STAIRCASE', 'OUTCOME_BASED'] as const;
 export type PricingModel = (typeof pricingModels)[number];
 
 export const billingPeriods = ['MONTHLY', 'QUARTERLY', 'ANNUAL', 'ONE_TIME'] as const;

@@ -2,15 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unitPricingWith } from './unit-pricing.js';
 import type { CatalogUnitPricing, Checked, FieldError, PricingModel, TierInput, UnitPricingInput } from './types.js';
-import {
-  PRICE_RULES,
-  checkPeriodAmount,
-  checkTiers,
-  checkUnitRate,
-  normaliseOverride,
-  normaliseUnitPricing,
-  prefixFieldErrors,
-} from './validate.js';
+import { PRICE_RULES, checkPeriodAmount, checkTiers, checkUnitRate, normaliseOverride, normaliseUnitPricing, prefixFieldErrors } from './validate.js';
 
 /** A unit of the given model with the fields the row adds; metric fields fixed. */
 function unit(pricingModel: PricingModel, fields: Partial<UnitPricingInput> = {}): UnitPricingInput {
@@ -109,7 +101,16 @@ describe('normaliseUnitPricing: a minimal valid unit of each model', () => {
 
 describe('normaliseUnitPricing: valid variations', () => {
   it('nulls normalise to the defaults (includedFree 0, never null)', () => {
-    const input = unit('PER_UNIT', { rate: '1', includedFree: null, blockSize: null, minFee: null, tiers: null, outcomeWeights: null, toolMultipliers: null, endpointMultipliers: null });
+    const input = unit('PER_UNIT', {
+      rate: '1',
+      includedFree: null,
+      blockSize: null,
+      minFee: null,
+      tiers: null,
+      outcomeWeights: null,
+      toolMultipliers: null,
+      endpointMultipliers: null,
+    });
     assert.deepEqual(valueOf(normaliseUnitPricing(input, 'USD')), expected('PER_UNIT', { rate: '1' }));
   });
 
@@ -201,7 +202,9 @@ describe('normaliseUnitPricing: valid variations', () => {
 
   it('extra tier fields are not copied', () => {
     const tiers = [{ ...open(0, { unitPrice: '1' }), note: 'x' }] as unknown as TierInput[];
-    assert.deepEqual(valueOf(normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD')).tiers, [{ tierStart: 0, tierEnd: null, unitPrice: '1', flatFee: null }]);
+    assert.deepEqual(valueOf(normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD')).tiers, [
+      { tierStart: 0, tierEnd: null, unitPrice: '1', flatFee: null },
+    ]);
   });
 });
 
@@ -219,7 +222,11 @@ describe('normaliseUnitPricing: decimal text', () => {
     expectOneError(normaliseUnitPricing(unit('PER_UNIT', loose({ rate: 0.5 })), 'USD'), 'rate', 'as text');
   });
   it('a per-unit price has at most 12 decimals', () => {
-    expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '0.0000000000001' }), 'USD'), 'rate', 'has 13 decimal places; PER_UNIT: the price per unit allows at most 12');
+    expectOneError(
+      normaliseUnitPricing(unit('PER_UNIT', { rate: '0.0000000000001' }), 'USD'),
+      'rate',
+      'has 13 decimal places; PER_UNIT: the price per unit allows at most 12',
+    );
   });
   it('a per-unit price has at most 15 significant digits', () => {
     expectOneError(normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1234567890.123456' }), 'USD'), 'rate', 'has 16 significant digits');
@@ -240,7 +247,11 @@ describe('normaliseUnitPricing: decimal text', () => {
 
 describe('normaliseUnitPricing: currency', () => {
   it('a unit currency differing from the plan is refused', () => {
-    expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', currency: 'EUR' }), 'USD'), 'currency', "a plan's units share its currency; omit currency or send \"USD\"");
+    expectOneError(
+      normaliseUnitPricing(unit('PER_UNIT', { rate: '1', currency: 'EUR' }), 'USD'),
+      'currency',
+      'a plan\'s units share its currency; omit currency or send "USD"',
+    );
   });
   it('an unknown unit currency is refused', () => {
     expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', currency: 'usd' }), 'USD'), 'currency', 'is not a known ISO 4217 code');
@@ -336,10 +347,18 @@ describe('normaliseUnitPricing: tiers', () => {
     expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'), 'tiers', 'at most 50');
   });
   it('a model without tiers refuses a non-empty list', () => {
-    expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', tiers: [open(0, { unitPrice: '1' })] }), 'USD'), 'tiers', 'tiers are used only by GRADUATED, VOLUME_TIERED, STAIRCASE; PER_UNIT prices with rate');
+    expectOneError(
+      normaliseUnitPricing(unit('PER_UNIT', { rate: '1', tiers: [open(0, { unitPrice: '1' })] }), 'USD'),
+      'tiers',
+      'tiers are used only by GRADUATED, VOLUME_TIERED, STAIRCASE; PER_UNIT prices with rate',
+    );
   });
   it('tierStart is a number >= 0', () => {
-    expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers: [open(-1, { unitPrice: '1' })] }), 'USD'), 'tiers.0.tierStart', 'must be a finite number >= 0');
+    expectOneError(
+      normaliseUnitPricing(unit('GRADUATED', { tiers: [open(-1, { unitPrice: '1' })] }), 'USD'),
+      'tiers.0.tierStart',
+      'must be a finite number >= 0',
+    );
   });
   it('tierEnd is a finite number or null', () => {
     const tiers = [band(0, NaN, { unitPrice: '1' }), open(100, { unitPrice: '1' })];
@@ -347,44 +366,80 @@ describe('normaliseUnitPricing: tiers', () => {
   });
   it('tiers are sorted by tierStart', () => {
     const tiers = [band(100, 200, { unitPrice: '1' }), band(0, 100, { unitPrice: '1' }), open(200, { unitPrice: '1' })];
-    expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'), 'tiers', 'must be sorted by tierStart: tiers.1 starts at 0, before tiers.0 (100)');
+    expectOneError(
+      normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'),
+      'tiers',
+      'must be sorted by tierStart: tiers.1 starts at 0, before tiers.0 (100)',
+    );
   });
   it('the first tier starts at 0', () => {
-    expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers: [open(10, { unitPrice: '1' })] }), 'USD'), 'tiers.0.tierStart', 'the first tier must start at 0');
+    expectOneError(
+      normaliseUnitPricing(unit('GRADUATED', { tiers: [open(10, { unitPrice: '1' })] }), 'USD'),
+      'tiers.0.tierStart',
+      'the first tier must start at 0',
+    );
   });
   it('a gap between bands is named with its numbers', () => {
     const tiers = [band(0, 100, { unitPrice: '1' }), open(150, { unitPrice: '1' })];
-    expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'), 'tiers.1.tierStart', 'gap between tiers: tiers.0 ends at 100 but tiers.1 starts at 150');
+    expectOneError(
+      normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'),
+      'tiers.1.tierStart',
+      'gap between tiers: tiers.0 ends at 100 but tiers.1 starts at 150',
+    );
   });
   it('an overlap between bands is named with its numbers', () => {
     const tiers = [band(0, 100, { unitPrice: '1' }), open(50, { unitPrice: '1' })];
-    expectOneError(normaliseUnitPricing(unit('VOLUME_TIERED', { tiers }), 'USD'), 'tiers.1.tierStart', 'overlap between tiers: tiers.1 starts at 50 but tiers.0 ends at 100');
+    expectOneError(
+      normaliseUnitPricing(unit('VOLUME_TIERED', { tiers }), 'USD'),
+      'tiers.1.tierStart',
+      'overlap between tiers: tiers.1 starts at 50 but tiers.0 ends at 100',
+    );
   });
   it('tierEnd is greater than tierStart', () => {
     const tiers = [band(0, 100, { unitPrice: '1' }), band(100, 100, { unitPrice: '1' }), open(100, { unitPrice: '1' })];
-    expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'), 'tiers.1.tierEnd', 'tiers.1.tierEnd (100) must be greater than its tierStart (100)');
+    expectOneError(
+      normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'),
+      'tiers.1.tierEnd',
+      'tiers.1.tierEnd (100) must be greater than its tierStart (100)',
+    );
   });
   it('only the last tier may be open-ended', () => {
     const tiers = [open(0, { unitPrice: '1' }), open(100, { unitPrice: '1' })];
     expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers }), 'USD'), 'tiers.0.tierEnd', 'only the last tier may be open-ended');
   });
   it('the last tier must be open-ended', () => {
-    expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers: [band(0, 100, { unitPrice: '1' })] }), 'USD'), 'tiers.0.tierEnd', 'the last tier must be open-ended so every quantity lands in a band');
+    expectOneError(
+      normaliseUnitPricing(unit('GRADUATED', { tiers: [band(0, 100, { unitPrice: '1' })] }), 'USD'),
+      'tiers.0.tierEnd',
+      'the last tier must be open-ended so every quantity lands in a band',
+    );
   });
   it('GRADUATED tiers need a unitPrice', () => {
     expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers: [open(0)] }), 'USD'), 'tiers.0.unitPrice', 'GRADUATED tiers need a unitPrice');
   });
   it('a tier unitPrice is a per-unit price (12 decimals)', () => {
-    expectOneError(normaliseUnitPricing(unit('VOLUME_TIERED', { tiers: [open(0, { unitPrice: '0.0000000000001' })] }), 'USD'), 'tiers.0.unitPrice', 'has 13 decimal places');
+    expectOneError(
+      normaliseUnitPricing(unit('VOLUME_TIERED', { tiers: [open(0, { unitPrice: '0.0000000000001' })] }), 'USD'),
+      'tiers.0.unitPrice',
+      'has 13 decimal places',
+    );
   });
   it('a GRADUATED flatFee fits the minor unit', () => {
-    expectOneError(normaliseUnitPricing(unit('GRADUATED', { tiers: [open(0, { unitPrice: '1', flatFee: '0.001' })] }), 'USD'), 'tiers.0.flatFee', 'at most 2 decimal places');
+    expectOneError(
+      normaliseUnitPricing(unit('GRADUATED', { tiers: [open(0, { unitPrice: '1', flatFee: '0.001' })] }), 'USD'),
+      'tiers.0.flatFee',
+      'at most 2 decimal places',
+    );
   });
   it('STAIRCASE tiers need a flatFee', () => {
     expectOneError(normaliseUnitPricing(unit('STAIRCASE', { tiers: [open(0)] }), 'USD'), 'tiers.0.flatFee', 'STAIRCASE tiers need a flatFee');
   });
   it('STAIRCASE tiers carry no unitPrice', () => {
-    expectOneError(normaliseUnitPricing(unit('STAIRCASE', { tiers: [open(0, { flatFee: '5', unitPrice: '0.01' })] }), 'USD'), 'tiers.0.unitPrice', 'unitPrice is not used by STAIRCASE');
+    expectOneError(
+      normaliseUnitPricing(unit('STAIRCASE', { tiers: [open(0, { flatFee: '5', unitPrice: '0.01' })] }), 'USD'),
+      'tiers.0.unitPrice',
+      'unitPrice is not used by STAIRCASE',
+    );
   });
   it('a STAIRCASE flatFee fits the minor unit', () => {
     expectOneError(normaliseUnitPricing(unit('STAIRCASE', { tiers: [open(0, { flatFee: '9.5' })] }), 'JPY'), 'tiers.0.flatFee', 'JPY has no minor unit');
@@ -393,24 +448,40 @@ describe('normaliseUnitPricing: tiers', () => {
 
 describe('normaliseUnitPricing: outcomeWeights', () => {
   it('keys are execution statuses', () => {
-    expectOneError(normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights: { success: 1 } }), 'USD'), 'outcomeWeights.success', 'is not an execution status');
+    expectOneError(
+      normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights: { success: 1 } }), 'USD'),
+      'outcomeWeights.success',
+      'is not an execution status',
+    );
   });
   it('keys have at most 50 characters', () => {
     const key = `S${'X'.repeat(50)}`;
-    expectOneError(normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights: { [key]: 1 } }), 'USD'), `outcomeWeights.${key}`, 'at most 50 characters');
+    expectOneError(
+      normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights: { [key]: 1 } }), 'USD'),
+      `outcomeWeights.${key}`,
+      'at most 50 characters',
+    );
   });
   it('at most 50 statuses', () => {
     const outcomeWeights = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`S${i}`, 1]));
     expectOneError(normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights }), 'USD'), 'outcomeWeights', 'at most 50');
   });
   it('a weight is at most 1', () => {
-    expectOneError(normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights: { SUCCESS: 1.5 } }), 'USD'), 'outcomeWeights.SUCCESS', 'must be a number from 0 to 1');
+    expectOneError(
+      normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights: { SUCCESS: 1.5 } }), 'USD'),
+      'outcomeWeights.SUCCESS',
+      'must be a number from 0 to 1',
+    );
   });
   it('a weight is at least 0', () => {
     expectOneError(normaliseUnitPricing(unit('OUTCOME_BASED', { rate: '1', outcomeWeights: { ERROR: -0.1 } }), 'USD'), 'outcomeWeights.ERROR', 'got -0.1');
   });
   it('other models refuse weights', () => {
-    expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', outcomeWeights: { SUCCESS: 1 } }), 'USD'), 'outcomeWeights', 'outcomeWeights is used only by OUTCOME_BASED');
+    expectOneError(
+      normaliseUnitPricing(unit('PER_UNIT', { rate: '1', outcomeWeights: { SUCCESS: 1 } }), 'USD'),
+      'outcomeWeights',
+      'outcomeWeights is used only by OUTCOME_BASED',
+    );
   });
   it('other models refuse even an empty map (null or absent only)', () => {
     expectOneError(normaliseUnitPricing(unit('FLAT_RATE', { rate: '1', outcomeWeights: {} }), 'USD'), 'outcomeWeights', 'omit outcomeWeights or send null');
@@ -419,11 +490,19 @@ describe('normaliseUnitPricing: outcomeWeights', () => {
 
 describe('normaliseUnitPricing: multipliers', () => {
   it('a key is not empty', () => {
-    expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', toolMultipliers: { '': '2' } }), 'USD'), 'toolMultipliers.', 'tool names of 1 to 200 characters');
+    expectOneError(
+      normaliseUnitPricing(unit('PER_UNIT', { rate: '1', toolMultipliers: { '': '2' } }), 'USD'),
+      'toolMultipliers.',
+      'tool names of 1 to 200 characters',
+    );
   });
   it('a key has at most 200 characters', () => {
     const key = 'k'.repeat(201);
-    expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', endpointMultipliers: { [key]: '2' } }), 'USD'), `endpointMultipliers.${key}`, 'got one of 201');
+    expectOneError(
+      normaliseUnitPricing(unit('PER_UNIT', { rate: '1', endpointMultipliers: { [key]: '2' } }), 'USD'),
+      `endpointMultipliers.${key}`,
+      'got one of 201',
+    );
   });
   it('at most 100 entries per map', () => {
     const toolMultipliers = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`tool${i}`, '1']));
@@ -433,7 +512,11 @@ describe('normaliseUnitPricing: multipliers', () => {
     expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', toolMultipliers: { search: '-1' } }), 'USD'), 'toolMultipliers.search', 'such as "1.5"');
   });
   it('a factor is a per-unit decimal (12 decimals)', () => {
-    expectOneError(normaliseUnitPricing(unit('PER_UNIT', { rate: '1', endpointMultipliers: { '/v1/chat': '0.0000000000001' } }), 'USD'), 'endpointMultipliers./v1/chat', 'has 13 decimal places');
+    expectOneError(
+      normaliseUnitPricing(unit('PER_UNIT', { rate: '1', endpointMultipliers: { '/v1/chat': '0.0000000000001' } }), 'USD'),
+      'endpointMultipliers./v1/chat',
+      'has 13 decimal places',
+    );
   });
 });
 
@@ -502,7 +585,11 @@ describe('normaliseOverride', () => {
     expectOneError(normaliseOverride({ includedFree: 10 }, usd('PERCENTAGE'), 'USD'), 'includedFree', 'includedFree cannot be overridden on PERCENTAGE');
   });
   it('a tiered model has no rate to override', () => {
-    expectOneError(normaliseOverride({ rate: '0.01' }, usd('VOLUME_TIERED'), 'USD'), 'rate', 'rate cannot be overridden on VOLUME_TIERED: its prices are on its tiers');
+    expectOneError(
+      normaliseOverride({ rate: '0.01' }, usd('VOLUME_TIERED'), 'USD'),
+      'rate',
+      'rate cannot be overridden on VOLUME_TIERED: its prices are on its tiers',
+    );
   });
   it('STAIRCASE has nothing to override', () => {
     expectOneError(normaliseOverride({ includedFree: 1 }, usd('STAIRCASE'), 'USD'), '', 'STAIRCASE has nothing an override can change');

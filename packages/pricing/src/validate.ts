@@ -298,7 +298,10 @@ function tierRules(raw: unknown, model: TieredModel, currency: string | null): {
     if (typeof t.tierStart === 'number' && Number.isFinite(t.tierStart) && t.tierStart >= 0) {
       start = plainZero(t.tierStart);
     } else {
-      errors.push({ field: `${at}.tierStart`, message: `${at}.tierStart must be a finite number >= 0 (the band covers quantities above it); got ${show(t.tierStart)}.` });
+      errors.push({
+        field: `${at}.tierStart`,
+        message: `${at}.tierStart must be a finite number >= 0 (the band covers quantities above it); got ${show(t.tierStart)}.`,
+      });
     }
     starts.push(start);
 
@@ -308,7 +311,10 @@ function tierRules(raw: unknown, model: TieredModel, currency: string | null): {
     } else if (typeof t.tierEnd === 'number' && Number.isFinite(t.tierEnd) && t.tierEnd >= 0) {
       end = plainZero(t.tierEnd);
     } else {
-      errors.push({ field: `${at}.tierEnd`, message: `${at}.tierEnd must be a finite number >= 0, or null for the open-ended last band; got ${show(t.tierEnd)}.` });
+      errors.push({
+        field: `${at}.tierEnd`,
+        message: `${at}.tierEnd must be a finite number >= 0, or null for the open-ended last band; got ${show(t.tierEnd)}.`,
+      });
     }
     ends.push(end);
 
@@ -450,7 +456,10 @@ function multiplierRules(name: 'toolMultipliers' | 'endpointMultipliers', raw: u
 function outcomeWeightRules(raw: unknown, errors: FieldError[]): Record<string, number> {
   if (absent(raw)) return {};
   if (!isPlainObject(raw)) {
-    errors.push({ field: 'outcomeWeights', message: `outcomeWeights must be an object mapping an execution status to a weight, e.g. {"ERROR": 0}; got ${show(raw)}.` });
+    errors.push({
+      field: 'outcomeWeights',
+      message: `outcomeWeights must be an object mapping an execution status to a weight, e.g. {"ERROR": 0}; got ${show(raw)}.`,
+    });
     return {};
   }
   const entries = Object.entries(raw);
@@ -636,7 +645,12 @@ export function normaliseOverride(input: { includedFree?: number; rate?: string 
   if (!hasRate(model) && !usesIncludedFree(model)) {
     return {
       ok: false,
-      errors: [{ field: '', message: `${model} has nothing an override can change: it has no rate and no includedFree, its prices are on its tiers; use another rate plan instead.` }],
+      errors: [
+        {
+          field: '',
+          message: `${model} has nothing an override can change: it has no rate and no includedFree, its prices are on its tiers; use another rate plan instead.`,
+        },
+      ],
     };
   }
   if (absent(includedFree) && absent(rate)) {
@@ -658,7 +672,10 @@ export function normaliseOverride(input: { includedFree?: number; rate?: string 
 
   if (!absent(rate)) {
     if (!hasRate(model)) {
-      errors.push({ field: 'rate', message: `rate cannot be overridden on ${model}: its prices are on its tiers; override includedFree, or use another rate plan.` });
+      errors.push({
+        field: 'rate',
+        message: `rate cannot be overridden on ${model}: its prices are on its tiers; override includedFree, or use another rate plan.`,
+      });
     } else {
       const known = isCurrencyCode(currency) ? currency : null;
       if (model === 'FLAT_RATE' && known === null) {

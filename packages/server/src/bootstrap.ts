@@ -47,7 +47,9 @@ async function openReachable(config: Config, log: Logger | undefined): Promise<O
       // Only a server can come back by itself; a file that cannot be opened will not.
       if (!config.databaseUrl || classifyDatabaseError(err) !== 'unavailable') throw new StartupError(`cannot open ${where}: ${reason}`);
       if (Date.now() + backoff > deadline) {
-        throw new StartupError(`${where} is not reachable (${reason}); gave up after ${attempt} attempts over ${config.databaseStartupRetrySeconds} s (DATABASE_STARTUP_RETRY_SECONDS)`);
+        throw new StartupError(
+          `${where} is not reachable (${reason}); gave up after ${attempt} attempts over ${config.databaseStartupRetrySeconds} s (DATABASE_STARTUP_RETRY_SECONDS)`,
+        );
       }
       say(log, 'warn', { attempt, err: reason }, `${where} is not reachable (attempt ${attempt}: ${reason}); retrying in ${backoff / 1000} s`);
       await new Promise((r) => setTimeout(r, backoff));
@@ -82,7 +84,15 @@ export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Pr
       idleInTransactionMs: config.databaseIdleInTransactionTimeoutMs,
     },
   });
-  const deps = await createDeps({ config, db: opened.db, dialect: opened.dialect, sqlite: opened.sqlite, sqliteFile: opened.sqliteFile, closeDb: opened.close, log: opts.log });
+  const deps = await createDeps({
+    config,
+    db: opened.db,
+    dialect: opened.dialect,
+    sqlite: opened.sqlite,
+    sqliteFile: opened.sqliteFile,
+    closeDb: opened.close,
+    log: opts.log,
+  });
   if (applied.length > 0) {
     await recordAudit(
       deps.db,

@@ -118,7 +118,8 @@ async function main(argv: string[]): Promise<void> {
       if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);
       else {
         process.stdout.write(`${r.reencrypted} of ${r.total} stored secrets re-encrypted with key '${r.currentKeyId}'.\n`);
-        if (r.unreadable.length > 0) process.stderr.write(`No configured key opens the secrets of: ${r.unreadable.join(', ')}. Add back the key that sealed them, then run this again.\n`);
+        if (r.unreadable.length > 0)
+          process.stderr.write(`No configured key opens the secrets of: ${r.unreadable.join(', ')}. Add back the key that sealed them, then run this again.\n`);
       }
       if (r.unreadable.length > 0) process.exitCode = 1;
     } else if (command === 'workspace' && sub === 'set-rate-limit') {

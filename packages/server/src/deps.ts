@@ -107,7 +107,8 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
     });
     // Shared limits and invalidation from the first request when Redis is there; without it the
     // node starts anyway, degraded, and catches up when Redis comes.
-    if (!(await redis.whenUp(REDIS_STARTUP_WAIT_MS))) log.warn('redis not reachable at start: starting in degraded mode (per-node rate limits, short key cache)');
+    if (!(await redis.whenUp(REDIS_STARTUP_WAIT_MS)))
+      log.warn('redis not reachable at start: starting in degraded mode (per-node rate limits, short key cache)');
   }
   let keys = opts.config.encryptionKeys;
   if (!keys) {
@@ -161,7 +162,13 @@ export async function createDeps(opts: CreateDepsOptions): Promise<Deps> {
   deps.usage = opts.sqliteFile
     ? // Its thread writes audit events (usage.batch_ingested) on its own connection: each reply
       // comes after a commit.
-      createSqliteWorkerWriter(opts.sqliteFile, { busyTimeoutMs: opts.config.sqliteBusyTimeoutMs, nice: opts.config.usageWriterNice }, clock, log, signalAuditCommitted)
+      createSqliteWorkerWriter(
+        opts.sqliteFile,
+        { busyTimeoutMs: opts.config.sqliteBusyTimeoutMs, nice: opts.config.usageWriterNice },
+        clock,
+        log,
+        signalAuditCommitted,
+      )
     : opts.dialect === 'postgres'
       ? // One job per transaction: a group of several jobs would lock aggregate rows out of order
         // and deadlock with another lane (PostgreSQL waits a second before it notices). Concurrent

@@ -35,7 +35,11 @@ async function storageEnv(): Promise<Record<string, string>> {
 }
 
 const post = async (base: string, key: string, url: string, body: unknown) => {
-  const res = await fetch(`${base}${url}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${url}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as Record<string, any>;
   assert.equal(res.status, 200, JSON.stringify(json));
   return json;
@@ -61,12 +65,18 @@ describe('the audit stream across a server restart', () => {
       await until(() => client.attempts.length >= 2, 'the client to try to reconnect');
       const second = await scratch.serve(env, 'after restart');
       client.base = second.address;
-      const missed = [(await post(second.address, key, '/api/v1/customers', { name: 'Restartable missed 1' })).id, (await post(second.address, key, '/api/v1/customers', { name: 'Restartable missed 2' })).id];
+      const missed = [
+        (await post(second.address, key, '/api/v1/customers', { name: 'Restartable missed 1' })).id,
+        (await post(second.address, key, '/api/v1/customers', { name: 'Restartable missed 2' })).id,
+      ];
       client.release();
 
       await until(() => client.events.length === 3, 'the events committed while the client was away', 15_000);
       assert.equal(client.attempts.at(-1)!.lastEventId, client.events[0]!.id, 'the reconnection carried the last id received');
-      assert.deepEqual(client.events.map((e) => e.data.targetId), [before, ...missed]);
+      assert.deepEqual(
+        client.events.map((e) => e.data.targetId),
+        [before, ...missed],
+      );
       const live = (await post(second.address, key, '/api/v1/customers', { name: 'Restartable live' })).id;
       await until(() => client.events.length === 4, 'a live event after the catch-up');
       assert.equal(client.events[3]!.data.targetId, live);

@@ -64,331 +64,357 @@ after(() => scratch.cleanup());
 const TIMEOUT = 90_000;
 
 // The two groups use separate stores, so they run side by side; each group runs in order.
-describe(`tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh database per store)' : 'SQLite (a fresh DATA_DIR per store)'}`, { concurrency: 2 }, () => {
-  describe('migrate, workspace and usage errors', { concurrency: 1 }, () => {
-    let store: Store;
-    let workspaceId: string;
-    before(async () => {
-      store = await freshStore();
-    });
+describe(
+  `tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh database per store)' : 'SQLite (a fresh DATA_DIR per store)'}`,
+  { concurrency: 2 },
+  () => {
+    describe('migrate, workspace and usage errors', { concurrency: 1 }, () => {
+      let store: Store;
+      let workspaceId: string;
+      before(async () => {
+        store = await freshStore();
+      });
 
-    it('migrate applies the migrations to a new database, then says it is up to date', { timeout: TIMEOUT }, async () => {
-      const first = await runCli(['migrate'], store.env);
-      assert.equal(first.status, 0, first.stderr);
-      assert.ok(first.stdout.startsWith(`Applied ${migrations.map(([name]) => name).join(', ')} to `), first.stdout);
-      assert.ok(first.stdout.startsWith('Applied 0001_initial, 0002_usage, '), 'in order');
-      assert.match(first.stdout, store.describe);
-      const second = await runCli(['migrate'], store.env);
-      assert.equal(second.status, 0, second.stderr);
-      assert.match(second.stdout, /is up to date\.\n$/);
-      assert.match(second.stdout, store.describe);
-    });
+      it('migrate applies the migrations to a new database, then says it is up to date', { timeout: TIMEOUT }, async () => {
+        const first = await runCli(['migrate'], store.env);
+        assert.equal(first.status, 0, first.stderr);
+        assert.ok(first.stdout.startsWith(`Applied ${migrations.map(([name]) => name).join(', ')} to `), first.stdout);
+        assert.ok(first.stdout.startsWith('Applied 0001_initial, 0002_usage, '), 'in order');
+        assert.match(first.stdout, store.describe);
+        const second = await runCli(['migrate'], store.env);
+        assert.equal(second.status, 0, second.stderr);
+        assert.match(second.stdout, /is up to date\.\n$/);
+        assert.match(second.stdout, store.describe);
+      });
 
-    it('workspace create --name Acme --json prints the workspace id and its test and live secret keys', { timeout: TIMEOUT }, async () => {
-      const r = await runCli(['workspace', 'create', '--name', 'Acme', '--json'], store.env);
-      assert.equal(r.status, 0, r.stderr);
-      const lines = r.stdout.trim().split('\n');
-      assert.equal(lines.length, 1, `one JSON line on stdout, got: ${r.stdout}`);
-      const out = JSON.parse(lines[0] as string);
-      assert.match(out.workspaceId, /^ws_[0-9a-z]+$/);
-      assert.equal(out.name, 'Acme');
-      assert.match(out.environments.test.secretKey, /^sk_test_[0-9a-f]{32}$/);
-      assert.match(out.environments.live.secretKey, /^sk_live_[0-9a-f]{32}$/);
-      assert.match(out.environments.test.keyId, /^key_/);
-      assert.match(out.environments.live.keyId, /^key_/);
-      const opened = store.open();
-      try {
-        assert.equal((await findWorkspace(opened.db, out.workspaceId))?.name, 'Acme');
-      } finally {
-        await opened.close();
-      }
-      workspaceId = out.workspaceId;
-    });
-
-    it('workspace set-rate-limit --id WS --per-minute 5 stores the limit; an unknown id exits non-zero and says so', { timeout: TIMEOUT }, async () => {
-      assert.ok(workspaceId, 'needs the workspace created above');
-      const [ok, unknown] = await Promise.all([
-        runCli(['workspace', 'set-rate-limit', '--id', workspaceId, '--per-minute', '5'], store.env),
-        runCli(['workspace', 'set-rate-limit', '--id', 'ws_doesnotexist', '--per-minute', '5'], store.env),
-      ]);
-      assert.equal(ok.status, 0, ok.stderr);
-      assert.equal(ok.stdout, `Workspace ${workspaceId}: 5 requests per minute.\n`);
-      const opened = store.open();
-      try {
-        assert.equal((await findWorkspace(opened.db, workspaceId))?.rateLimitPerMinute, 5);
-      } finally {
-        await opened.close();
-      }
-      assert.notEqual(unknown.status, 0);
-      assert.match(unknown.stderr, /^No workspace ws_doesnotexist\./);
-      assert.equal(unknown.stdout, '');
-    });
-
-    it('an unknown command exits 2 with the usage on stderr, before touching any database', { timeout: TIMEOUT }, async () => {
-      const tmp = scratch.tempDir();
-      const dataDir = path.join(tmp, 'data');
-      const [typo, sub] = await Promise.all([
-        runCli(['serv'], { DATA_DIR: dataDir }),
-        // Port 9 refuses connections: the usage must come without trying the database.
-        runCli(['workspace', 'frobnicate'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://tollgate@127.0.0.1:9/none' }),
-      ]);
-      for (const [r, line] of [
-        [typo, 'serv'],
-        [sub, 'workspace frobnicate'],
-      ] as const) {
-        assert.equal(r.status, 2, `${line}: ${r.stderr}`);
-        assert.equal(r.stdout, '');
-        assert.equal(r.stderr.split('\n')[0], `Unknown command: ${line}`);
-        assert.match(r.stderr, /Usage: tollgate <command> \[options\]/);
-        assert.match(r.stderr, /workspace set-rate-limit --id WS_ID/);
-      }
-      assert.equal(existsSync(dataDir), false, 'a mistyped command creates no SQLite database');
-    });
-
-    it('--help prints the usage on stdout and exits 0', { timeout: TIMEOUT }, async () => {
-      const tmp = scratch.tempDir();
-      const dataDir = path.join(tmp, 'data');
-      const r = await runCli(['--help'], { DATA_DIR: dataDir });
-      assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /^Usage: tollgate <command> \[options\]/);
-      assert.equal(r.stderr, '');
-      assert.equal(existsSync(dataDir), false);
-    });
-
-    it('secrets re-encrypt seals every webhook secret with the new first key; without the old key it names what it cannot open', { timeout: TIMEOUT }, async () => {
-      const demoRun = await runCli(['demo', '--json'], store.env);
-      assert.equal(demoRun.status, 0, demoRun.stderr);
-      const oldKey = readFileSync(path.join(store.env.DATA_DIR!, 'encryption-keys'), 'utf8').trim();
-      assert.match(oldKey, /^dev1:/, 'development keeps a generated key in DATA_DIR');
-      const generated = await runCli(['secrets', 'generate-key', '--id', 'k2'], store.env);
-      assert.equal(generated.status, 0, generated.stderr);
-      const newKey = generated.stdout.trim();
-      assert.match(newKey, /^k2:[A-Za-z0-9+/]{43}=$/);
-
-      const rotated = await runCli(['secrets', 're-encrypt', '--json'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: `${newKey},${oldKey}` });
-      assert.equal(rotated.status, 0, rotated.stderr);
-      const r = JSON.parse(rotated.stdout);
-      assert.deepEqual({ currentKeyId: r.currentKeyId, total: r.total, reencrypted: r.reencrypted, unreadable: r.unreadable }, { currentKeyId: 'k2', total: 12, reencrypted: 12, unreadable: [] });
-      const opened = store.open();
-      try {
-        const rows = await opened.db.selectFrom('webhookSources').select(['secretKeyId']).execute();
-        assert.deepEqual([...new Set(rows.map((x) => x.secretKeyId))], ['k2']);
-      } finally {
-        await opened.close();
-      }
-      const again = await runCli(['secrets', 're-encrypt', '--json'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: newKey });
-      assert.equal(again.status, 0, again.stderr);
-      assert.equal(JSON.parse(again.stdout).reencrypted, 0);
-
-      const wrong = await runCli(['secrets', 're-encrypt'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: oldKey });
-      assert.equal(wrong.status, 1);
-      assert.match(wrong.stderr, /No configured key opens the secrets of: wsrc_/);
-    });
-
-    it('audit export --since prints the events of the range as NDJSON, oldest first; without --since it exits 2', { timeout: TIMEOUT }, async () => {
-      const r = await runCli(['audit', 'export', '--since', '2000-01-01T00:00:00Z'], store.env);
-      assert.equal(r.status, 0, r.stderr);
-      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-      assert.ok(lines.length > 10, `events of the workspaces made above, got ${lines.length}`);
-      const ids = lines.map((e) => e.eventId);
-      assert.deepEqual(ids, [...ids].sort(), 'oldest first');
-      assert.ok(lines.some((e) => e.eventType === 'system.secrets_reencrypted'));
-      for (const e of lines) assert.match(e.eventId, /^evt_/);
-      assert.match(r.stderr, new RegExp(`exported ${lines.length} audit events from 2000-01-01T00:00:00.000Z`));
-      const none = await runCli(['audit', 'export', '--since', '2000-01-01T00:00:00Z', '--until', '2000-01-02T00:00:00Z'], store.env);
-      assert.equal(none.status, 0, none.stderr);
-      assert.equal(none.stdout, '');
-      const missing = await runCli(['audit', 'export'], store.env);
-      assert.equal(missing.status, 2);
-      assert.match(missing.stderr, /audit export needs --since/);
-    });
-
-    it('the production profile refuses to start without TOLLGATE_ENCRYPTION_KEYS, saying how to make one', { timeout: TIMEOUT }, async () => {
-      const r = await runCli(['migrate'], { ...store.env, TOLLGATE_PROFILE: 'production' });
-      assert.equal(r.status, 2);
-      assert.match(r.stderr, /TOLLGATE_ENCRYPTION_KEYS is required in the production profile/);
-    });
-  });
-
-  describe('serve and demo', { concurrency: 1 }, () => {
-    let store: Store;
-    let server: ServeProcess;
-    let banner: { workspaceId: string; testSecret: string; testProduct: string; testProductId: string; liveSecret: string };
-    let demo: any;
-    before(async () => {
-      store = await freshStore();
-    });
-
-    it('a first serve on an empty store seeds a demo workspace and prints its keys', { timeout: TIMEOUT }, async () => {
-      server = await scratch.serve(store.env);
-      const m = await server.waitFor(
-        /A demo workspace was created \((ws_\w+)\)[\s\S]*test secret key\s+(sk_test_[0-9a-f]{32})\n\s+test product key\s+(sk_test_[0-9a-f]{32})\s+\((key_\w+), bound to (sub_\w+)\)\n\s+test storefront key\s+(pk_test_[0-9a-f]{32})\n\s+live secret key\s+(sk_live_[0-9a-f]{32})\n\s+live product key\s+(sk_live_[0-9a-f]{32})[\s\S]*npx tollgate demo --json\n/,
-      );
-      banner = { workspaceId: m[1]!, testSecret: m[2]!, testProduct: m[3]!, testProductId: m[4]!, liveSecret: m[7]! };
-      assert.match(server.stdout, store.describe);
-      assert.match(server.stdout, /development profile/);
-
-      // The printed keys work against the server that printed them.
-      const ws = await call(server.address, 'GET', '/api/v1/workspace', banner.testSecret);
-      assert.equal(ws.status, 200);
-      assert.equal(ws.body.id, banner.workspaceId);
-      assert.equal(ws.body.environment, 'test');
-      const live = await call(server.address, 'GET', '/api/v1/workspace', banner.liveSecret);
-      assert.equal(live.status, 200);
-      assert.equal(live.body.environment, 'live');
-      const customers = await call(server.address, 'GET', '/api/v1/customers', banner.testSecret);
-      assert.equal(customers.status, 200);
-      assert.deepEqual(
-        customers.body.data.map((c: { externalId: string }) => c.externalId),
-        ['acme'],
-      );
-      const verified = await call(server.address, 'POST', '/v1/keys/verify', banner.testSecret, { key: banner.testProduct });
-      assert.equal(verified.status, 200);
-      assert.equal(verified.body.valid, true);
-      assert.equal(verified.body.keyId, banner.testProductId);
-      assert.equal(await workspaceCount(store), 1);
-    });
-
-    it('demo --json prints exactly one JSON object: workspaceId and test and live environments with every key and id', { timeout: TIMEOUT }, async () => {
-      assert.ok(server, 'needs the server started above');
-      const r = await runCli(['demo', '--json'], store.env);
-      assert.equal(r.status, 0, r.stderr);
-      assert.ok(r.stdout.endsWith('}\n'), `stdout ends with the object: ${r.stdout}`);
-      assert.equal(r.stdout.trim().split('\n').length, 1, `one line on stdout, got: ${r.stdout}`);
-      demo = JSON.parse(r.stdout);
-      assert.equal(typeof demo, 'object');
-      assert.match(demo.workspaceId, /^ws_[0-9a-z]+$/);
-      assert.notEqual(demo.workspaceId, banner.workspaceId);
-      assert.deepEqual(Object.keys(demo.environments).sort(), ['live', 'test']);
-      for (const env of ['test', 'live'] as const) {
-        const e = demo.environments[env];
-        assert.match(e.secretKey, new RegExp(`^sk_${env}_[0-9a-f]{32}$`), `${env}.secretKey`);
-        assert.match(e.productKey, new RegExp(`^sk_${env}_[0-9a-f]{32}$`), `${env}.productKey`);
-        assert.notEqual(e.productKey, e.secretKey);
-        assert.match(e.productKeyId, /^key_[0-9a-z]+$/, `${env}.productKeyId`);
-        assert.match(e.customerId, /^cus_[0-9a-z]+$/, `${env}.customerId`);
-        assert.match(e.subscriptionId, /^sub_[0-9a-z]+$/, `${env}.subscriptionId`);
-        assert.match(e.productId, /^prod_[0-9a-z]+$/, `${env}.productId`);
-        assert.ok(Array.isArray(e.metricNames) && e.metricNames.length > 0, `${env}.metricNames is a non-empty array`);
-        for (const n of e.metricNames) assert.equal(typeof n, 'string');
-        assert.match(e.storefrontKey, new RegExp(`^pk_${env}_[0-9a-f]{32}$`), `${env}.storefrontKey`);
-        assert.equal(e.customerExternalId, 'acme');
-        assert.deepEqual(Object.keys(e.webhookSources).sort(), ['chat', 'codeHosting', 'custom', 'email', 'messaging', 'payment']);
-        for (const [k, w] of Object.entries<any>(e.webhookSources)) {
-          assert.match(w.id, /^wsrc_[0-9a-z]+$/, `${env}.webhookSources.${k}.id`);
-          assert.equal(w.url, `/v1/ingest/webhook/${w.id}`);
-          assert.ok(typeof w.secret === 'string' && w.secret.length >= 20, `${env}.webhookSources.${k}.secret`);
-          assert.ok(Array.isArray(w.eventFilter));
-          assert.ok(w.fieldMappings.quantity !== undefined && w.fieldMappings.tenant_id && w.fieldMappings.event_id);
+      it('workspace create --name Acme --json prints the workspace id and its test and live secret keys', { timeout: TIMEOUT }, async () => {
+        const r = await runCli(['workspace', 'create', '--name', 'Acme', '--json'], store.env);
+        assert.equal(r.status, 0, r.stderr);
+        const lines = r.stdout.trim().split('\n');
+        assert.equal(lines.length, 1, `one JSON line on stdout, got: ${r.stdout}`);
+        const out = JSON.parse(lines[0] as string);
+        assert.match(out.workspaceId, /^ws_[0-9a-z]+$/);
+        assert.equal(out.name, 'Acme');
+        assert.match(out.environments.test.secretKey, /^sk_test_[0-9a-f]{32}$/);
+        assert.match(out.environments.live.secretKey, /^sk_live_[0-9a-f]{32}$/);
+        assert.match(out.environments.test.keyId, /^key_/);
+        assert.match(out.environments.live.keyId, /^key_/);
+        const opened = store.open();
+        try {
+          assert.equal((await findWorkspace(opened.db, out.workspaceId))?.name, 'Acme');
+        } finally {
+          await opened.close();
         }
-        assert.match(e.webhookSources.email.secret, /-----BEGIN PRIVATE KEY-----/);
-      }
-      assert.notEqual(demo.environments.test.customerId, demo.environments.live.customerId);
+        workspaceId = out.workspaceId;
+      });
+
+      it('workspace set-rate-limit --id WS --per-minute 5 stores the limit; an unknown id exits non-zero and says so', { timeout: TIMEOUT }, async () => {
+        assert.ok(workspaceId, 'needs the workspace created above');
+        const [ok, unknown] = await Promise.all([
+          runCli(['workspace', 'set-rate-limit', '--id', workspaceId, '--per-minute', '5'], store.env),
+          runCli(['workspace', 'set-rate-limit', '--id', 'ws_doesnotexist', '--per-minute', '5'], store.env),
+        ]);
+        assert.equal(ok.status, 0, ok.stderr);
+        assert.equal(ok.stdout, `Workspace ${workspaceId}: 5 requests per minute.\n`);
+        const opened = store.open();
+        try {
+          assert.equal((await findWorkspace(opened.db, workspaceId))?.rateLimitPerMinute, 5);
+        } finally {
+          await opened.close();
+        }
+        assert.notEqual(unknown.status, 0);
+        assert.match(unknown.stderr, /^No workspace ws_doesnotexist\./);
+        assert.equal(unknown.stdout, '');
+      });
+
+      it('an unknown command exits 2 with the usage on stderr, before touching any database', { timeout: TIMEOUT }, async () => {
+        const tmp = scratch.tempDir();
+        const dataDir = path.join(tmp, 'data');
+        const [typo, sub] = await Promise.all([
+          runCli(['serv'], { DATA_DIR: dataDir }),
+          // Port 9 refuses connections: the usage must come without trying the database.
+          runCli(['workspace', 'frobnicate'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://tollgate@127.0.0.1:9/none' }),
+        ]);
+        for (const [r, line] of [
+          [typo, 'serv'],
+          [sub, 'workspace frobnicate'],
+        ] as const) {
+          assert.equal(r.status, 2, `${line}: ${r.stderr}`);
+          assert.equal(r.stdout, '');
+          assert.equal(r.stderr.split('\n')[0], `Unknown command: ${line}`);
+          assert.match(r.stderr, /Usage: tollgate <command> \[options\]/);
+          assert.match(r.stderr, /workspace set-rate-limit --id WS_ID/);
+        }
+        assert.equal(existsSync(dataDir), false, 'a mistyped command creates no SQLite database');
+      });
+
+      it('--help prints the usage on stdout and exits 0', { timeout: TIMEOUT }, async () => {
+        const tmp = scratch.tempDir();
+        const dataDir = path.join(tmp, 'data');
+        const r = await runCli(['--help'], { DATA_DIR: dataDir });
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /^Usage: tollgate <command> \[options\]/);
+        assert.equal(r.stderr, '');
+        assert.equal(existsSync(dataDir), false);
+      });
+
+      it(
+        'secrets re-encrypt seals every webhook secret with the new first key; without the old key it names what it cannot open',
+        { timeout: TIMEOUT },
+        async () => {
+          const demoRun = await runCli(['demo', '--json'], store.env);
+          assert.equal(demoRun.status, 0, demoRun.stderr);
+          const oldKey = readFileSync(path.join(store.env.DATA_DIR!, 'encryption-keys'), 'utf8').trim();
+          assert.match(oldKey, /^dev1:/, 'development keeps a generated key in DATA_DIR');
+          const generated = await runCli(['secrets', 'generate-key', '--id', 'k2'], store.env);
+          assert.equal(generated.status, 0, generated.stderr);
+          const newKey = generated.stdout.trim();
+          assert.match(newKey, /^k2:[A-Za-z0-9+/]{43}=$/);
+
+          const rotated = await runCli(['secrets', 're-encrypt', '--json'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: `${newKey},${oldKey}` });
+          assert.equal(rotated.status, 0, rotated.stderr);
+          const r = JSON.parse(rotated.stdout);
+          assert.deepEqual(
+            { currentKeyId: r.currentKeyId, total: r.total, reencrypted: r.reencrypted, unreadable: r.unreadable },
+            { currentKeyId: 'k2', total: 12, reencrypted: 12, unreadable: [] },
+          );
+          const opened = store.open();
+          try {
+            const rows = await opened.db.selectFrom('webhookSources').select(['secretKeyId']).execute();
+            assert.deepEqual([...new Set(rows.map((x) => x.secretKeyId))], ['k2']);
+          } finally {
+            await opened.close();
+          }
+          const again = await runCli(['secrets', 're-encrypt', '--json'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: newKey });
+          assert.equal(again.status, 0, again.stderr);
+          assert.equal(JSON.parse(again.stdout).reencrypted, 0);
+
+          const wrong = await runCli(['secrets', 're-encrypt'], { ...store.env, TOLLGATE_ENCRYPTION_KEYS: oldKey });
+          assert.equal(wrong.status, 1);
+          assert.match(wrong.stderr, /No configured key opens the secrets of: wsrc_/);
+        },
+      );
+
+      it('audit export --since prints the events of the range as NDJSON, oldest first; without --since it exits 2', { timeout: TIMEOUT }, async () => {
+        const r = await runCli(['audit', 'export', '--since', '2000-01-01T00:00:00Z'], store.env);
+        assert.equal(r.status, 0, r.stderr);
+        const lines = r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        assert.ok(lines.length > 10, `events of the workspaces made above, got ${lines.length}`);
+        const ids = lines.map((e) => e.eventId);
+        assert.deepEqual(ids, [...ids].sort(), 'oldest first');
+        assert.ok(lines.some((e) => e.eventType === 'system.secrets_reencrypted'));
+        for (const e of lines) assert.match(e.eventId, /^evt_/);
+        assert.match(r.stderr, new RegExp(`exported ${lines.length} audit events from 2000-01-01T00:00:00.000Z`));
+        const none = await runCli(['audit', 'export', '--since', '2000-01-01T00:00:00Z', '--until', '2000-01-02T00:00:00Z'], store.env);
+        assert.equal(none.status, 0, none.stderr);
+        assert.equal(none.stdout, '');
+        const missing = await runCli(['audit', 'export'], store.env);
+        assert.equal(missing.status, 2);
+        assert.match(missing.stderr, /audit export needs --since/);
+      });
+
+      it('the production profile refuses to start without TOLLGATE_ENCRYPTION_KEYS, saying how to make one', { timeout: TIMEOUT }, async () => {
+        const r = await runCli(['migrate'], { ...store.env, TOLLGATE_PROFILE: 'production' });
+        assert.equal(r.status, 2);
+        assert.match(r.stderr, /TOLLGATE_ENCRYPTION_KEYS is required in the production profile/);
+      });
     });
 
-    it('the keys demo --json printed work against the running server, each in its own environment', { timeout: TIMEOUT }, async () => {
-      assert.ok(demo, 'needs the demo workspace created above');
-      const base = server.address;
-      for (const env of ['test', 'live'] as const) {
-        const e = demo.environments[env];
-        const other = demo.environments[env === 'test' ? 'live' : 'test'];
+    describe('serve and demo', { concurrency: 1 }, () => {
+      let store: Store;
+      let server: ServeProcess;
+      let banner: { workspaceId: string; testSecret: string; testProduct: string; testProductId: string; liveSecret: string };
+      let demo: any;
+      before(async () => {
+        store = await freshStore();
+      });
 
-        const ws = await call(base, 'GET', '/api/v1/workspace', e.secretKey);
+      it('a first serve on an empty store seeds a demo workspace and prints its keys', { timeout: TIMEOUT }, async () => {
+        server = await scratch.serve(store.env);
+        const m = await server.waitFor(
+          /A demo workspace was created \((ws_\w+)\)[\s\S]*test secret key\s+(sk_test_[0-9a-f]{32})\n\s+test product key\s+(sk_test_[0-9a-f]{32})\s+\((key_\w+), bound to (sub_\w+)\)\n\s+test storefront key\s+(pk_test_[0-9a-f]{32})\n\s+live secret key\s+(sk_live_[0-9a-f]{32})\n\s+live product key\s+(sk_live_[0-9a-f]{32})[\s\S]*npx tollgate demo --json\n/,
+        );
+        banner = { workspaceId: m[1]!, testSecret: m[2]!, testProduct: m[3]!, testProductId: m[4]!, liveSecret: m[7]! };
+        assert.match(server.stdout, store.describe);
+        assert.match(server.stdout, /development profile/);
+
+        // The printed keys work against the server that printed them.
+        const ws = await call(server.address, 'GET', '/api/v1/workspace', banner.testSecret);
         assert.equal(ws.status, 200);
-        assert.equal(ws.body.id, demo.workspaceId);
-        assert.equal(ws.body.environment, env);
-
-        const customers = await call(base, 'GET', '/api/v1/customers', e.secretKey);
-        assert.equal(customers.status, 200, JSON.stringify(customers.body));
-        const ids = customers.body.data.map((c: { id: string }) => c.id);
-        assert.deepEqual(ids, [e.customerId]);
-        assert.ok(!ids.includes(other.customerId));
-
-        const sub = await call(base, 'GET', `/api/v1/subscriptions/${e.subscriptionId}`, e.secretKey);
-        assert.equal(sub.status, 200);
-        assert.equal(sub.body.customerId, e.customerId);
-        assert.equal(sub.body.productId, e.productId);
-
-        const metrics = await call(base, 'GET', '/api/v1/metrics', e.secretKey);
-        assert.equal(metrics.status, 200);
-        assert.deepEqual(metrics.body.data.map((x: { name: string }) => x.name).sort(), [...e.metricNames].sort());
-
-        const storefront = await call(base, 'GET', '/api/v1/storefront-keys', e.secretKey);
-        assert.equal(storefront.status, 200);
+        assert.equal(ws.body.id, banner.workspaceId);
+        assert.equal(ws.body.environment, 'test');
+        const live = await call(server.address, 'GET', '/api/v1/workspace', banner.liveSecret);
+        assert.equal(live.status, 200);
+        assert.equal(live.body.environment, 'live');
+        const customers = await call(server.address, 'GET', '/api/v1/customers', banner.testSecret);
+        assert.equal(customers.status, 200);
         assert.deepEqual(
-          storefront.body.data.map((k: { hint: string; status: string }) => [k.hint, k.status]),
-          [[`pk_${env}_…${e.storefrontKey.slice(-4)}`, 'ACTIVE']],
+          customers.body.data.map((c: { externalId: string }) => c.externalId),
+          ['acme'],
         );
-
-        const verified = await call(base, 'POST', '/v1/keys/verify', e.secretKey, { key: e.productKey });
+        const verified = await call(server.address, 'POST', '/v1/keys/verify', banner.testSecret, { key: banner.testProduct });
         assert.equal(verified.status, 200);
-        assert.deepEqual(
-          {
-            valid: verified.body.valid,
-            code: verified.body.code,
-            keyId: verified.body.keyId,
-            customerId: verified.body.customerId,
-            subscriptionId: verified.body.subscriptionId,
-            productId: verified.body.productId,
-            environment: verified.body.environment,
-          },
-          { valid: true, code: 'VALID', keyId: e.productKeyId, customerId: e.customerId, subscriptionId: e.subscriptionId, productId: e.productId, environment: env },
-        );
+        assert.equal(verified.body.valid, true);
+        assert.equal(verified.body.keyId, banner.testProductId);
+        assert.equal(await workspaceCount(store), 1);
+      });
 
-        // The product key authenticates as itself.
-        const self = await call(base, 'GET', `/api/v1/api-keys/${e.productKeyId}`, e.productKey);
-        assert.equal(self.status, 200);
-        assert.equal(self.body.kind, 'PRODUCT');
-        assert.equal(self.body.subscriptionId, e.subscriptionId);
-
-        // A key of one environment sees nothing of the other.
-        const cross = await call(base, 'GET', `/api/v1/customers/${other.customerId}`, e.secretKey);
-        assert.equal(cross.status, 404);
-      }
-    });
-
-    it('a signed request to each demo webhook source, made from demo --json alone, becomes usage once', { timeout: TIMEOUT }, async () => {
-      assert.ok(demo, 'needs the demo workspace created above');
-      const base = server.address;
-      for (const env of ['test', 'live'] as const) {
-        const e = demo.environments[env];
-        for (const key of ['payment', 'messaging', 'email', 'codeHosting', 'chat', 'custom'] as const) {
-          const d = demoDelivery(key, e.webhookSources[key], base, e.customerExternalId, Date.now());
-          const post = () => fetch(base + d.path, { method: 'POST', headers: d.headers, body: d.body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
-          const first = await post();
-          assert.equal(first.status, 200, `${env} ${key}: ${JSON.stringify(first.body)}`);
-          const accepted = key === 'email' ? first.body.events[0] : first.body;
-          assert.equal(accepted.status, 'accepted', `${env} ${key}`);
-          assert.equal(accepted.tenant_id, 'acme');
-          assert.equal(accepted.quantity, d.quantity);
-          const again = await post();
-          assert.equal((key === 'email' ? again.body.events[0] : again.body).status, 'duplicate', `${env} ${key} replayed`);
-          const tampered = await fetch(base + d.path, { method: 'POST', headers: d.headers, body: d.body.replace('acme', 'acmf') });
-          assert.equal(tampered.status, 401, `${env} ${key} tampered`);
+      it('demo --json prints exactly one JSON object: workspaceId and test and live environments with every key and id', { timeout: TIMEOUT }, async () => {
+        assert.ok(server, 'needs the server started above');
+        const r = await runCli(['demo', '--json'], store.env);
+        assert.equal(r.status, 0, r.stderr);
+        assert.ok(r.stdout.endsWith('}\n'), `stdout ends with the object: ${r.stdout}`);
+        assert.equal(r.stdout.trim().split('\n').length, 1, `one line on stdout, got: ${r.stdout}`);
+        demo = JSON.parse(r.stdout);
+        assert.equal(typeof demo, 'object');
+        assert.match(demo.workspaceId, /^ws_[0-9a-z]+$/);
+        assert.notEqual(demo.workspaceId, banner.workspaceId);
+        assert.deepEqual(Object.keys(demo.environments).sort(), ['live', 'test']);
+        for (const env of ['test', 'live'] as const) {
+          const e = demo.environments[env];
+          assert.match(e.secretKey, new RegExp(`^sk_${env}_[0-9a-f]{32}$`), `${env}.secretKey`);
+          assert.match(e.productKey, new RegExp(`^sk_${env}_[0-9a-f]{32}$`), `${env}.productKey`);
+          assert.notEqual(e.productKey, e.secretKey);
+          assert.match(e.productKeyId, /^key_[0-9a-z]+$/, `${env}.productKeyId`);
+          assert.match(e.customerId, /^cus_[0-9a-z]+$/, `${env}.customerId`);
+          assert.match(e.subscriptionId, /^sub_[0-9a-z]+$/, `${env}.subscriptionId`);
+          assert.match(e.productId, /^prod_[0-9a-z]+$/, `${env}.productId`);
+          assert.ok(Array.isArray(e.metricNames) && e.metricNames.length > 0, `${env}.metricNames is a non-empty array`);
+          for (const n of e.metricNames) assert.equal(typeof n, 'string');
+          assert.match(e.storefrontKey, new RegExp(`^pk_${env}_[0-9a-f]{32}$`), `${env}.storefrontKey`);
+          assert.equal(e.customerExternalId, 'acme');
+          assert.deepEqual(Object.keys(e.webhookSources).sort(), ['chat', 'codeHosting', 'custom', 'email', 'messaging', 'payment']);
+          for (const [k, w] of Object.entries<any>(e.webhookSources)) {
+            assert.match(w.id, /^wsrc_[0-9a-z]+$/, `${env}.webhookSources.${k}.id`);
+            assert.equal(w.url, `/v1/ingest/webhook/${w.id}`);
+            assert.ok(typeof w.secret === 'string' && w.secret.length >= 20, `${env}.webhookSources.${k}.secret`);
+            assert.ok(Array.isArray(w.eventFilter));
+            assert.ok(w.fieldMappings.quantity !== undefined && w.fieldMappings.tenant_id && w.fieldMappings.event_id);
+          }
+          assert.match(e.webhookSources.email.secret, /-----BEGIN PRIVATE KEY-----/);
         }
-        const log = await call(base, 'GET', '/api/v1/webhook-log?limit=100', e.secretKey);
-        assert.equal(log.status, 200);
-        const counts = (status: string) => log.body.data.filter((x: { status: string }) => x.status === status).length;
-        assert.deepEqual([counts('accepted'), counts('duplicate'), counts('rejected')], [6, 6, 6]);
-      }
-    });
+        assert.notEqual(demo.environments.test.customerId, demo.environments.live.customerId);
+      });
 
-    it('a second serve on the same store keeps the data and seeds no second demo workspace', { timeout: TIMEOUT }, async () => {
-      assert.ok(server && banner && demo, 'needs the server and workspaces above');
-      const stopped = await server.stop();
-      assert.deepEqual(stopped, { code: 0, signal: null }, `SIGTERM shuts down cleanly\nstderr: ${server.stderr}`);
-      assert.equal(await workspaceCount(store), 2, 'the seeded demo workspace and the one `demo --json` made');
+      it('the keys demo --json printed work against the running server, each in its own environment', { timeout: TIMEOUT }, async () => {
+        assert.ok(demo, 'needs the demo workspace created above');
+        const base = server.address;
+        for (const env of ['test', 'live'] as const) {
+          const e = demo.environments[env];
+          const other = demo.environments[env === 'test' ? 'live' : 'test'];
 
-      const again = await scratch.serve(store.env);
-      await again.waitFor(/OpenAPI: http:\/\/127\.0\.0\.1:\d+\/openapi\.json\n/);
-      const ws = await call(again.address, 'GET', '/api/v1/workspace', banner.testSecret);
-      assert.equal(ws.status, 200);
-      assert.equal(ws.body.id, banner.workspaceId);
-      const stoppedAgain = await again.stop();
-      assert.deepEqual(stoppedAgain, { code: 0, signal: null }, again.stderr);
-      assert.doesNotMatch(again.stdout, /demo workspace was created/);
-      assert.doesNotMatch(again.stdout, /sk_(test|live)_/);
-      assert.equal(await workspaceCount(store), 2);
+          const ws = await call(base, 'GET', '/api/v1/workspace', e.secretKey);
+          assert.equal(ws.status, 200);
+          assert.equal(ws.body.id, demo.workspaceId);
+          assert.equal(ws.body.environment, env);
+
+          const customers = await call(base, 'GET', '/api/v1/customers', e.secretKey);
+          assert.equal(customers.status, 200, JSON.stringify(customers.body));
+          const ids = customers.body.data.map((c: { id: string }) => c.id);
+          assert.deepEqual(ids, [e.customerId]);
+          assert.ok(!ids.includes(other.customerId));
+
+          const sub = await call(base, 'GET', `/api/v1/subscriptions/${e.subscriptionId}`, e.secretKey);
+          assert.equal(sub.status, 200);
+          assert.equal(sub.body.customerId, e.customerId);
+          assert.equal(sub.body.productId, e.productId);
+
+          const metrics = await call(base, 'GET', '/api/v1/metrics', e.secretKey);
+          assert.equal(metrics.status, 200);
+          assert.deepEqual(metrics.body.data.map((x: { name: string }) => x.name).sort(), [...e.metricNames].sort());
+
+          const storefront = await call(base, 'GET', '/api/v1/storefront-keys', e.secretKey);
+          assert.equal(storefront.status, 200);
+          assert.deepEqual(
+            storefront.body.data.map((k: { hint: string; status: string }) => [k.hint, k.status]),
+            [[`pk_${env}_…${e.storefrontKey.slice(-4)}`, 'ACTIVE']],
+          );
+
+          const verified = await call(base, 'POST', '/v1/keys/verify', e.secretKey, { key: e.productKey });
+          assert.equal(verified.status, 200);
+          assert.deepEqual(
+            {
+              valid: verified.body.valid,
+              code: verified.body.code,
+              keyId: verified.body.keyId,
+              customerId: verified.body.customerId,
+              subscriptionId: verified.body.subscriptionId,
+              productId: verified.body.productId,
+              environment: verified.body.environment,
+            },
+            {
+              valid: true,
+              code: 'VALID',
+              keyId: e.productKeyId,
+              customerId: e.customerId,
+              subscriptionId: e.subscriptionId,
+              productId: e.productId,
+              environment: env,
+            },
+          );
+
+          // The product key authenticates as itself.
+          const self = await call(base, 'GET', `/api/v1/api-keys/${e.productKeyId}`, e.productKey);
+          assert.equal(self.status, 200);
+          assert.equal(self.body.kind, 'PRODUCT');
+          assert.equal(self.body.subscriptionId, e.subscriptionId);
+
+          // A key of one environment sees nothing of the other.
+          const cross = await call(base, 'GET', `/api/v1/customers/${other.customerId}`, e.secretKey);
+          assert.equal(cross.status, 404);
+        }
+      });
+
+      it('a signed request to each demo webhook source, made from demo --json alone, becomes usage once', { timeout: TIMEOUT }, async () => {
+        assert.ok(demo, 'needs the demo workspace created above');
+        const base = server.address;
+        for (const env of ['test', 'live'] as const) {
+          const e = demo.environments[env];
+          for (const key of ['payment', 'messaging', 'email', 'codeHosting', 'chat', 'custom'] as const) {
+            const d = demoDelivery(key, e.webhookSources[key], base, e.customerExternalId, Date.now());
+            const post = () =>
+              fetch(base + d.path, { method: 'POST', headers: d.headers, body: d.body }).then(async (r) => ({
+                status: r.status,
+                body: (await r.json()) as any,
+              }));
+            const first = await post();
+            assert.equal(first.status, 200, `${env} ${key}: ${JSON.stringify(first.body)}`);
+            const accepted = key === 'email' ? first.body.events[0] : first.body;
+            assert.equal(accepted.status, 'accepted', `${env} ${key}`);
+            assert.equal(accepted.tenant_id, 'acme');
+            assert.equal(accepted.quantity, d.quantity);
+            const again = await post();
+            assert.equal((key === 'email' ? again.body.events[0] : again.body).status, 'duplicate', `${env} ${key} replayed`);
+            const tampered = await fetch(base + d.path, { method: 'POST', headers: d.headers, body: d.body.replace('acme', 'acmf') });
+            assert.equal(tampered.status, 401, `${env} ${key} tampered`);
+          }
+          const log = await call(base, 'GET', '/api/v1/webhook-log?limit=100', e.secretKey);
+          assert.equal(log.status, 200);
+          const counts = (status: string) => log.body.data.filter((x: { status: string }) => x.status === status).length;
+          assert.deepEqual([counts('accepted'), counts('duplicate'), counts('rejected')], [6, 6, 6]);
+        }
+      });
+
+      it('a second serve on the same store keeps the data and seeds no second demo workspace', { timeout: TIMEOUT }, async () => {
+        assert.ok(server && banner && demo, 'needs the server and workspaces above');
+        const stopped = await server.stop();
+        assert.deepEqual(stopped, { code: 0, signal: null }, `SIGTERM shuts down cleanly\nstderr: ${server.stderr}`);
+        assert.equal(await workspaceCount(store), 2, 'the seeded demo workspace and the one `demo --json` made');
+
+        const again = await scratch.serve(store.env);
+        await again.waitFor(/OpenAPI: http:\/\/127\.0\.0\.1:\d+\/openapi\.json\n/);
+        const ws = await call(again.address, 'GET', '/api/v1/workspace', banner.testSecret);
+        assert.equal(ws.status, 200);
+        assert.equal(ws.body.id, banner.workspaceId);
+        const stoppedAgain = await again.stop();
+        assert.deepEqual(stoppedAgain, { code: 0, signal: null }, again.stderr);
+        assert.doesNotMatch(again.stdout, /demo workspace was created/);
+        assert.doesNotMatch(again.stdout, /sk_(test|live)_/);
+        assert.equal(await workspaceCount(store), 2);
+      });
     });
-  });
-});
+  },
+);

@@ -80,7 +80,15 @@ function signedWebhooks(): MalformedRequest[] {
   const source = env.webhookSources.payment;
   const scheme = signatureSchemeOf(source.provider, {});
   const event = (over: Record<string, string>) => {
-    const f = { id: '"evt_1"', type: '"payment_intent.succeeded"', created: String(Math.floor(t.clock.now() / 1000)), amount: '2500', currency: '"usd"', customer: '"acme"', ...over };
+    const f = {
+      id: '"evt_1"',
+      type: '"payment_intent.succeeded"',
+      created: String(Math.floor(t.clock.now() / 1000)),
+      amount: '2500',
+      currency: '"usd"',
+      customer: '"acme"',
+      ...over,
+    };
     return `{"id":${f.id},"type":${f.type},"created":${f.created},"data":{"object":{"amount":${f.amount},"currency":${f.currency},"customer":${f.customer}}}}`;
   };
   const hostile: Array<[string, string]> = [
@@ -116,7 +124,14 @@ function signedWebhooks(): MalformedRequest[] {
   ] as Array<[string, string | Buffer]>) {
     const contentType = label.startsWith('form') ? 'application/x-www-form-urlencoded' : 'application/json';
     const signed = signWebhook(scheme, source.secret, body, { nowMs: t.clock.now(), url: `http://localhost${source.url}`, contentType });
-    out.push({ label: `signed webhook ${label}`, method: 'POST', url: source.url, headers: { 'content-type': contentType, ...signed.headers }, payload: body, stream: false });
+    out.push({
+      label: `signed webhook ${label}`,
+      method: 'POST',
+      url: source.url,
+      headers: { 'content-type': contentType, ...signed.headers },
+      payload: body,
+      stream: false,
+    });
   }
   return out;
 }
@@ -149,7 +164,9 @@ async function send(r: MalformedRequest): Promise<Answer | 'hang'> {
   });
   try {
     return await Promise.race([
-      t.app.inject({ method: r.method as 'GET', url: r.url, headers: r.headers, payload: r.payload, payloadAsStream: r.stream }).then((res) => answerOf(r, res)),
+      t.app
+        .inject({ method: r.method as 'GET', url: r.url, headers: r.headers, payload: r.payload, payloadAsStream: r.stream })
+        .then((res) => answerOf(r, res)),
       hang,
     ]);
   } finally {

@@ -159,58 +159,65 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     assert.equal(after.body.keyId, productKeyId);
   });
 
-  it('a key rotated on node A keeps working on node B for its grace period, and the new key works on B at once', { skip, timeout: 60_000 }, async (t: TestContext) => {
-    const { secretKey, subscriptionId } = revoking.environments.test;
-    // A fresh product key on the demo subscription (the demo's own one was revoked above).
-    const made = await a.call('POST', '/api/v1/api-keys', secretKey, { kind: 'PRODUCT', name: 'to rotate', subscriptionId });
-    assert.equal(made.status, 200, JSON.stringify(made.body));
-    const oldKey = made.body.fullToken as string;
-    const oldId = made.body.id as string;
+  it(
+    'a key rotated on node A keeps working on node B for its grace period, and the new key works on B at once',
+    { skip, timeout: 60_000 },
+    async (t: TestContext) => {
+      const { secretKey, subscriptionId } = revoking.environments.test;
+      // A fresh product key on the demo subscription (the demo's own one was revoked above).
+      const made = await a.call('POST', '/api/v1/api-keys', secretKey, { kind: 'PRODUCT', name: 'to rotate', subscriptionId });
+      assert.equal(made.status, 200, JSON.stringify(made.body));
+      const oldKey = made.body.fullToken as string;
+      const oldId = made.body.id as string;
 
-    // Node B caches the old key.
-    assert.equal((await b.call('GET', `/api/v1/api-keys/${oldId}`, oldKey)).status, 200);
-    const cached = await b.call('POST', '/v1/keys/verify', secretKey, { key: oldKey });
-    assert.equal(cached.body.valid, true);
-    assert.equal(cached.body.expiresAt, null);
+      // Node B caches the old key.
+      assert.equal((await b.call('GET', `/api/v1/api-keys/${oldId}`, oldKey)).status, 200);
+      const cached = await b.call('POST', '/v1/keys/verify', secretKey, { key: oldKey });
+      assert.equal(cached.body.valid, true);
+      assert.equal(cached.body.expiresAt, null);
 
-    const beforeRotate = Date.now();
-    const rotated = await a.call('POST', `/api/v1/api-keys/${oldId}/rotate`, secretKey);
-    const afterRotate = Date.now();
-    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
-    const newKey = rotated.body.fullToken as string;
-    const newId = rotated.body.id as string;
-    assert.equal(rotated.body.previousKeyId, oldId);
-    const graceEnd = Date.parse(rotated.body.previousKeyExpiresAt);
-    // Bracketed by the clock around the call (same machine), so no tolerance for a slow response is needed.
-    assert.ok(graceEnd >= beforeRotate + 300_000 && graceEnd <= afterRotate + 300_000, `grace ends 300 s after the rotation: ${rotated.body.previousKeyExpiresAt}`);
+      const beforeRotate = Date.now();
+      const rotated = await a.call('POST', `/api/v1/api-keys/${oldId}/rotate`, secretKey);
+      const afterRotate = Date.now();
+      assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+      const newKey = rotated.body.fullToken as string;
+      const newId = rotated.body.id as string;
+      assert.equal(rotated.body.previousKeyId, oldId);
+      const graceEnd = Date.parse(rotated.body.previousKeyExpiresAt);
+      // Bracketed by the clock around the call (same machine), so no tolerance for a slow response is needed.
+      assert.ok(
+        graceEnd >= beforeRotate + 300_000 && graceEnd <= afterRotate + 300_000,
+        `grace ends 300 s after the rotation: ${rotated.body.previousKeyExpiresAt}`,
+      );
 
-    // Node B learns of the rotation (its answer gains the grace period's end) and still accepts
-    // the old key.
-    let seen: any;
-    const ms = await within(30_000, async () => {
-      seen = (await b.call('POST', '/v1/keys/verify', secretKey, { key: oldKey })).body;
-      return seen.expiresAt !== null;
-    });
-    assert.notEqual(ms, null, 'node B never saw the rotation');
-    t.diagnostic(`node B saw the rotation ${ms} ms after node A's rotate returned`);
-    assert.equal(seen.valid, true);
-    assert.equal(seen.code, 'VALID');
-    assert.equal(seen.keyId, oldId);
-    assert.equal(seen.expiresAt, rotated.body.previousKeyExpiresAt);
-    const oldOnB = await b.call('GET', `/api/v1/api-keys/${oldId}`, oldKey);
-    assert.equal(oldOnB.status, 200);
-    assert.equal(oldOnB.body.status, 'ROTATED');
-    assert.equal(oldOnB.body.replacedById, newId);
+      // Node B learns of the rotation (its answer gains the grace period's end) and still accepts
+      // the old key.
+      let seen: any;
+      const ms = await within(30_000, async () => {
+        seen = (await b.call('POST', '/v1/keys/verify', secretKey, { key: oldKey })).body;
+        return seen.expiresAt !== null;
+      });
+      assert.notEqual(ms, null, 'node B never saw the rotation');
+      t.diagnostic(`node B saw the rotation ${ms} ms after node A's rotate returned`);
+      assert.equal(seen.valid, true);
+      assert.equal(seen.code, 'VALID');
+      assert.equal(seen.keyId, oldId);
+      assert.equal(seen.expiresAt, rotated.body.previousKeyExpiresAt);
+      const oldOnB = await b.call('GET', `/api/v1/api-keys/${oldId}`, oldKey);
+      assert.equal(oldOnB.status, 200);
+      assert.equal(oldOnB.body.status, 'ROTATED');
+      assert.equal(oldOnB.body.replacedById, newId);
 
-    // The new key works on node B.
-    const newOnB = await b.call('GET', `/api/v1/api-keys/${newId}`, newKey);
-    assert.equal(newOnB.status, 200);
-    assert.equal(newOnB.body.status, 'ACTIVE');
-    const verifiedNew = await b.call('POST', '/v1/keys/verify', secretKey, { key: newKey });
-    assert.equal(verifiedNew.body.valid, true);
-    assert.equal(verifiedNew.body.keyId, newId);
-    assert.equal(verifiedNew.body.subscriptionId, subscriptionId);
-  });
+      // The new key works on node B.
+      const newOnB = await b.call('GET', `/api/v1/api-keys/${newId}`, newKey);
+      assert.equal(newOnB.status, 200);
+      assert.equal(newOnB.body.status, 'ACTIVE');
+      const verifiedNew = await b.call('POST', '/v1/keys/verify', secretKey, { key: newKey });
+      assert.equal(verifiedNew.body.valid, true);
+      assert.equal(verifiedNew.body.keyId, newId);
+      assert.equal(verifiedNew.body.subscriptionId, subscriptionId);
+    },
+  );
   it('a limit set with `tollgate workspace set-rate-limit` reaches both running nodes at once', { skip, timeout: 90_000 }, async (t: TestContext) => {
     const key = revoking.environments.live.secretKey;
     // Both nodes hold the workspace's credential, with its limit, in their caches.
@@ -236,32 +243,46 @@ describe('two server processes on one PostgreSQL and Redis', () => {
       assert.equal(res!.body.rateLimitPerMinute, 1000);
     }
   });
-  it('the same signed webhook sent to both nodes at once is stored exactly once; a secret changed on A applies on B at once', { skip, timeout: 60_000 }, async (t: TestContext) => {
-    const e = revoking.environments.test;
-    const source = e.webhookSources.payment;
-    const post = (node: Node, d: { path: string; headers: Record<string, string>; body: string }) =>
-      fetch(node.address + d.path, { method: 'POST', headers: d.headers, body: d.body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
-    const d = demoDelivery('payment', source, a.address, 'acme', Date.now());
-    const answers = await Promise.all([a, b, a, b, a, b, a, b].map((node) => post(node, d)));
-    assert.deepEqual(answers.map((x) => x.status), Array(8).fill(200));
-    assert.deepEqual(answers.map((x) => x.body.status).sort(), ['accepted', ...Array(7).fill('duplicate')], 'the database decides: one node stores it, every other answer is a duplicate');
-    const accepted = await b.call('GET', `/api/v1/webhook-log?sourceId=${source.id}&status=accepted`, e.secretKey);
-    assert.equal(accepted.status, 200);
-    assert.equal(accepted.body.data.length, 1);
+  it(
+    'the same signed webhook sent to both nodes at once is stored exactly once; a secret changed on A applies on B at once',
+    { skip, timeout: 60_000 },
+    async (t: TestContext) => {
+      const e = revoking.environments.test;
+      const source = e.webhookSources.payment;
+      const post = (node: Node, d: { path: string; headers: Record<string, string>; body: string }) =>
+        fetch(node.address + d.path, { method: 'POST', headers: d.headers, body: d.body }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as any,
+        }));
+      const d = demoDelivery('payment', source, a.address, 'acme', Date.now());
+      const answers = await Promise.all([a, b, a, b, a, b, a, b].map((node) => post(node, d)));
+      assert.deepEqual(
+        answers.map((x) => x.status),
+        Array(8).fill(200),
+      );
+      assert.deepEqual(
+        answers.map((x) => x.body.status).sort(),
+        ['accepted', ...Array(7).fill('duplicate')],
+        'the database decides: one node stores it, every other answer is a duplicate',
+      );
+      const accepted = await b.call('GET', `/api/v1/webhook-log?sourceId=${source.id}&status=accepted`, e.secretKey);
+      assert.equal(accepted.status, 200);
+      assert.equal(accepted.body.data.length, 1);
 
-    // B caches the source (and its opened secret) from the deliveries above.
-    const newSecret = 'whsec_rotated_on_node_a_0123456789';
-    const patched = await a.call('PATCH', `/api/v1/webhook-sources/${source.id}`, e.secretKey, { signingSecret: newSecret });
-    assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    let last = 0;
-    const ms = await within(2000, async () => {
-      last = (await post(b, demoDelivery('payment', source, b.address, 'acme', Date.now()))).status;
-      return last === 401;
-    });
-    assert.notEqual(ms, null, `node B still accepts the old secret (last status ${last})`);
-    t.diagnostic(`node B refused the old secret within ${ms} ms of the change on A`);
-    const fresh = await post(b, demoDelivery('payment', { ...source, secret: newSecret }, b.address, 'acme', Date.now()));
-    assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
-    assert.equal(fresh.body.status, 'accepted');
-  });
+      // B caches the source (and its opened secret) from the deliveries above.
+      const newSecret = 'whsec_rotated_on_node_a_0123456789';
+      const patched = await a.call('PATCH', `/api/v1/webhook-sources/${source.id}`, e.secretKey, { signingSecret: newSecret });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      let last = 0;
+      const ms = await within(2000, async () => {
+        last = (await post(b, demoDelivery('payment', source, b.address, 'acme', Date.now()))).status;
+        return last === 401;
+      });
+      assert.notEqual(ms, null, `node B still accepts the old secret (last status ${last})`);
+      t.diagnostic(`node B refused the old secret within ${ms} ms of the change on A`);
+      const fresh = await post(b, demoDelivery('payment', { ...source, secret: newSecret }, b.address, 'acme', Date.now()));
+      assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+      assert.equal(fresh.body.status, 'accepted');
+    },
+  );
 });

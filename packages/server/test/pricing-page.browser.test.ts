@@ -61,13 +61,11 @@ function toPricing(config: HeadlessConfig): { offerings: Offering[]; ratePlans: 
       name: p.name,
       currency: p.currency,
       billingPeriod: p.billingPeriod as BillingPeriod,
-      metrics: p.metrics.map(
-        (u): UnitPricing => ({
-          ...u,
-          pricingModel: u.pricingModel as UnitPricing['pricingModel'],
-          tiers: u.tiers.map((tier) => ({ ...tier, unitPrice: text(tier.unitPrice), flatFee: text(tier.flatFee) })),
-        }),
-      ),
+      metrics: p.metrics.map((u): UnitPricing => ({
+        ...u,
+        pricingModel: u.pricingModel as UnitPricing['pricingModel'],
+        tiers: u.tiers.map((tier) => ({ ...tier, unitPrice: text(tier.unitPrice), flatFee: text(tier.flatFee) })),
+      })),
     })),
   };
 }
@@ -131,7 +129,11 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = t.app.server.address() as AddressInfo;
     baseUrl = `http://127.0.0.1:${port}`;
-    const created = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'browser-test' }, source: 'cli', correlationId: 'pricing-page-browser' });
+    const created = await createDemoWorkspace(t.deps, {
+      actor: { type: 'OPERATOR', id: 'browser-test' },
+      source: 'cli',
+      correlationId: 'pricing-page-browser',
+    });
     demo = created.environments.test;
     pageUrl = baseUrl + demo.pricingPagePath;
     // The published configuration as a client reads it: over HTTP, with the storefront key.
@@ -171,9 +173,16 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     // Offerings in display order, each a heading; the same wording the library gives.
     assert.deepEqual(await page.getByRole('heading', { level: 2 }).allTextContents(), ['Pro', 'Agents', 'Starter']);
     const expected = expectedCards();
-    assert.deepEqual(expected.map((c) => c.name), ['Pro', 'Agents', 'Starter']);
+    assert.deepEqual(
+      expected.map((c) => c.name),
+      ['Pro', 'Agents', 'Starter'],
+    );
     for (const card of expected) {
-      assert.deepEqual(await readCard(page, card.name), { price: card.price, perMonth: card.perMonth, trial: card.trial, headlines: card.headlines }, card.name);
+      assert.deepEqual(
+        await readCard(page, card.name),
+        { price: card.price, perMonth: card.perMonth, trial: card.trial, headlines: card.headlines },
+        card.name,
+      );
     }
 
     // And the literal strings the display rules give for the demo catalog.
@@ -202,7 +211,10 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     // The inline style ran (Chromium accepted its CSP hash): a grid of three cards side by side.
     assert.equal(await page.evaluate<string>(`getComputedStyle(document.querySelector('.offerings')).display`), 'grid');
     const boxes = await Promise.all(['Pro', 'Agents', 'Starter'].map((n) => page.getByRole('region', { name: n }).boundingBox()));
-    assert.ok(boxes.every((b) => b !== null && Math.abs(b.y - (boxes[0]?.y ?? 0)) < 1), `cards in one row: ${JSON.stringify(boxes)}`);
+    assert.ok(
+      boxes.every((b) => b !== null && Math.abs(b.y - (boxes[0]?.y ?? 0)) < 1),
+      `cards in one row: ${JSON.stringify(boxes)}`,
+    );
     // System fonts only, nothing fetched: the one request is the page itself.
     assert.deepEqual(requests, [pageUrl]);
     assert.deepEqual(problems, [], 'no console errors or CSP violations');
@@ -224,7 +236,11 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     assert.equal(await page.locator('script').count(), 0);
     assert.equal(await page.locator('noscript').count(), 0);
     for (const card of expectedCards()) {
-      assert.deepEqual(await readCard(page, card.name), { price: card.price, perMonth: card.perMonth, trial: card.trial, headlines: card.headlines }, card.name);
+      assert.deepEqual(
+        await readCard(page, card.name),
+        { price: card.price, perMonth: card.perMonth, trial: card.trial, headlines: card.headlines },
+        card.name,
+      );
     }
     assert.equal(await page.locator('table').count(), 3);
   });
@@ -242,8 +258,14 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
       assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `${name} fits: ${JSON.stringify(box)}`);
       boxes.push(box);
     }
-    assert.ok(boxes.every((b) => Math.abs(b.x - (boxes[0]?.x ?? 0)) < 1), 'one column');
-    assert.ok(boxes.every((b, i) => i === 0 || b.y >= (boxes[i - 1]?.y ?? 0) + (boxes[i - 1]?.height ?? 0)), 'stacked top to bottom');
+    assert.ok(
+      boxes.every((b) => Math.abs(b.x - (boxes[0]?.x ?? 0)) < 1),
+      'one column',
+    );
+    assert.ok(
+      boxes.every((b, i) => i === 0 || b.y >= (boxes[i - 1]?.y ?? 0) + (boxes[i - 1]?.height ?? 0)),
+      'stacked top to bottom',
+    );
     // No element sticks out of the viewport either (a wide table would be clipped, not scroll).
     const overflowing = await page.evaluate<string[]>(`[...document.querySelectorAll('main *')]
       .filter((el) => el.getBoundingClientRect().right > ${PHONE.width} + 0.5)
@@ -328,7 +350,12 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
       assert.ok(u, name);
       return u.unit;
     };
-    const group = (quantity: string, executionStatus: string | null = null, tool: string | null = null) => ({ quantity, executionStatus, tool, endpoint: null });
+    const group = (quantity: string, executionStatus: string | null = null, tool: string | null = null) => ({
+      quantity,
+      executionStatus,
+      tool,
+      endpoint: null,
+    });
     const charges: RateUnitInput[] = [
       { pricing: unitOf('api_calls'), currency: 'USD', usage: [group('1500.5')] },
       { pricing: unitOf('tokens'), currency: 'USD', usage: [group('1234567')] },

@@ -59,10 +59,14 @@ export function databaseFailureError(err: unknown): AppError | null {
     });
   }
   if (failure === 'unavailable') {
-    return new AppError('DATABASE_UNAVAILABLE', `The database is not answering. Retry after ${DATABASE_RETRY_AFTER_SECONDS} seconds (with the same idempotency key, if you sent one).`, {
-      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
-      cause: err,
-    });
+    return new AppError(
+      'DATABASE_UNAVAILABLE',
+      `The database is not answering. Retry after ${DATABASE_RETRY_AFTER_SECONDS} seconds (with the same idempotency key, if you sent one).`,
+      {
+        headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+        cause: err,
+      },
+    );
   }
   return null;
 }

@@ -37,7 +37,10 @@ describe('db.GroupCommitter', () => {
       }),
       gc.run(async (trx) => sql`insert into t values (3)`.execute(trx)),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual(await s.values(), [1, 3]);
     await s.close();
   });
@@ -104,7 +107,10 @@ describe('db.BatchCommitter', () => {
     const s = await scratch();
     const bc = new BatchCommitter<number, number>(s.db, writeGroup);
     const results = await Promise.allSettled([1, -2, 3].map((v) => bc.run(v)));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual(await s.values(), [1, 3]);
     await s.close();
   });

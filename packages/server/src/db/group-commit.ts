@@ -138,7 +138,12 @@ export class BatchCommitter<J, R> {
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, this.maxJobsPerCommit);
     try {
-      const results = await transactionWithRetry(this.db, (trx) => this.writeGroup(trx, batch.map((b) => b.job)));
+      const results = await transactionWithRetry(this.db, (trx) =>
+        this.writeGroup(
+          trx,
+          batch.map((b) => b.job),
+        ),
+      );
       batch.forEach((b, i) => b.resolve(results[i]!));
     } catch (err) {
       const busy = err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE';

@@ -17,11 +17,7 @@ export interface Page<T> {
  * back to newer ones; one extra row tells whether more exist. The caller's builder already
  * filters by workspace and environment.
  */
-export async function pageById<Row extends { id: string }>(
-  qb: SelectQueryBuilder<Database, any, Row>,
-  table: string,
-  page: PageParams,
-): Promise<Page<Row>> {
+export async function pageById<Row extends { id: string }>(qb: SelectQueryBuilder<Database, any, Row>, table: string, page: PageParams): Promise<Page<Row>> {
   const limit = page.limit ?? 10;
   const col = `${table}.id` as any;
   let q = qb;

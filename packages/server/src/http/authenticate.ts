@@ -146,10 +146,7 @@ export function authenticationHook(deps: Deps) {
     setContext(request, c);
     await enforceRateLimit(deps, reply, `ws:${c.workspaceId}`, limitFor(deps, c), 'tenant');
     if (c.type === 'product_key' && auth.kind !== 'workspace_or_product') {
-      throw new AppError(
-        'INSUFFICIENT_SCOPE',
-        'A product key may only rotate or revoke itself; this endpoint needs a workspace key.',
-      );
+      throw new AppError('INSUFFICIENT_SCOPE', 'A product key may only rotate or revoke itself; this endpoint needs a workspace key.');
     }
     if (c.type === 'workspace_key' && !hasScope(c.scopes, auth.scope)) {
       throw new AppError('INSUFFICIENT_SCOPE', `This key lacks the '${auth.scope}' scope (it has: ${c.scopes.join(', ') || 'none'}).`);
@@ -176,7 +173,14 @@ export async function requireOperatorAccess(deps: Deps, request: FastifyRequest,
   const header = request.headers.authorization;
   const m = header ? BEARER.exec(header) : null;
   if (!m) {
-    return rejectAuthentication(deps, request, reply, 'missing_operator_key', 'preview=true shows unpublished pricing: also send a workspace key with the admin scope as Authorization: Bearer <key>.', null);
+    return rejectAuthentication(
+      deps,
+      request,
+      reply,
+      'missing_operator_key',
+      'preview=true shows unpublished pricing: also send a workspace key with the admin scope as Authorization: Bearer <key>.',
+      null,
+    );
   }
   const c = await findCredentialBySecret(deps, m[1] as string);
   if (!c || c.type !== 'workspace_key') {
@@ -186,8 +190,9 @@ export async function requireOperatorAccess(deps: Deps, request: FastifyRequest,
   if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), stateMessages[state], c);
   const sf = request.credential;
   if (!sf || sf.workspaceId !== c.workspaceId || sf.environment !== c.environment) {
-    throw new AppError('INSUFFICIENT_SCOPE', "The workspace key belongs to another workspace or environment than the storefront key.");
+    throw new AppError('INSUFFICIENT_SCOPE', 'The workspace key belongs to another workspace or environment than the storefront key.');
   }
-  if (!hasScope(c.scopes, 'admin')) throw new AppError('INSUFFICIENT_SCOPE', `preview=true needs the 'admin' scope (this key has: ${c.scopes.join(', ') || 'none'}).`);
+  if (!hasScope(c.scopes, 'admin'))
+    throw new AppError('INSUFFICIENT_SCOPE', `preview=true needs the 'admin' scope (this key has: ${c.scopes.join(', ') || 'none'}).`);
   request.ctx = { ...request.ctx, actor: { type: 'WORKSPACE_KEY', id: c.id } };
 }

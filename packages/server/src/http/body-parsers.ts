@@ -37,7 +37,8 @@ function unsupportedMediaType(got: string | undefined, consumes: readonly string
   const head = `This endpoint takes ${consumes ? 'a body' : 'a JSON body'}: send it with Content-Type: ${wanted}`;
   if (!got) return `${head} (the request has no Content-Type).`;
   const type = got.split(';')[0]!.trim().slice(0, 100);
-  if (type.toLowerCase() === 'application/x-www-form-urlencoded') return `${head}, not ${type} (curl -d sends that unless you add -H 'Content-Type: application/json').`;
+  if (type.toLowerCase() === 'application/x-www-form-urlencoded')
+    return `${head}, not ${type} (curl -d sends that unless you add -H 'Content-Type: application/json').`;
   return `${head}, not ${type}.`;
 }
 

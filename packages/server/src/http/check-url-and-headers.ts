@@ -6,7 +6,9 @@ const nul = (field: string, what: string) =>
 
 /** A query value that is not percent-encoded UTF-8 (%FF, %ZZ) reaches a handler as literal text. */
 const badEncoding = (field: string) =>
-  new AppError('VALIDATION_FAILED', `${field} has an invalid percent-encoding (such as %ZZ, or bytes that are not UTF-8); percent-encode it as UTF-8.`, { field });
+  new AppError('VALIDATION_FAILED', `${field} has an invalid percent-encoding (such as %ZZ, or bytes that are not UTF-8); percent-encode it as UTF-8.`, {
+    field,
+  });
 
 /**
  * onRequest, before any handler, whatever the route and with or without a key:

@@ -54,9 +54,7 @@ export function errorHandler(error: FastifyError | AppError | Error, request: Fa
   }
   // 5xx: log the cause, tell the client only how to refer to it.
   request.log.error({ err: error }, 'unhandled error');
-  return sendError(reply, 500, [
-    { code: 'INTERNAL_ERROR', message: `An internal error occurred. Quote request id ${request.id} when reporting it.` },
-  ]);
+  return sendError(reply, 500, [{ code: 'INTERNAL_ERROR', message: `An internal error occurred. Quote request id ${request.id} when reporting it.` }]);
 }
 
 /** Fastify's answers before routing, which would otherwise bypass the envelope and the handler. */
@@ -92,7 +90,10 @@ const clientErrors: Record<string, ErrorDetail> = {
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const detail = clientErrors[err.code ?? ''] ?? { code: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1 (a malformed request line or header).' };
+  const detail = clientErrors[err.code ?? ''] ?? {
+    code: 'INVALID_REQUEST',
+    message: 'The request is not valid HTTP/1.1 (a malformed request line or header).',
+  };
   const status = errorStatus[detail.code];
   const body = JSON.stringify(envelope([detail]));
   if (socket.writable) {

@@ -48,7 +48,12 @@ describe('the error envelope', () => {
   });
 
   it('415 naming Content-Type: application/json for a body without a Content-Type', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/customers', headers: { authorization: `Bearer ${key}` }, payload: Buffer.from('{"name":"x"}') });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/customers',
+      headers: { authorization: `Bearer ${key}` },
+      payload: Buffer.from('{"name":"x"}'),
+    });
     assert.equal(res.statusCode, 415);
     assert.match(res.json().errors[0].message, /send it with Content-Type: application\/json \(the request has no Content-Type\)/);
   });

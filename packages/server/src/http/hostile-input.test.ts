@@ -63,7 +63,11 @@ describe('text a database cannot store: NUL characters and invalid percent-encod
     });
     assert.equal(res.statusCode, 400);
     assert.deepEqual(res.json().errors, [
-      { code: 'VALIDATION_FAILED', field: 'headers.idempotency-key', message: 'The idempotency-key header contains a NUL character (byte 0, %00 in a URL), which cannot be stored; remove it.' },
+      {
+        code: 'VALIDATION_FAILED',
+        field: 'headers.idempotency-key',
+        message: 'The idempotency-key header contains a NUL character (byte 0, %00 in a URL), which cannot be stored; remove it.',
+      },
     ]);
   });
 
@@ -80,13 +84,23 @@ describe('text a database cannot store: NUL characters and invalid percent-encod
 describe(`JSON nesting (at most ${MAX_JSON_DEPTH} levels)`, () => {
   it(`400 INVALID_JSON for a body nested ${MAX_JSON_DEPTH + 1} levels, naming the limit; ${MAX_JSON_DEPTH} levels reach validation`, async () => {
     // The body and fieldMappings are two levels.
-    const deep = await api.post('/api/v1/webhook-sources', `{"provider":"custom","displayName":"x","fieldMappings":{"quantity":${nested(MAX_JSON_DEPTH - 2)}}}`);
+    const deep = await api.post(
+      '/api/v1/webhook-sources',
+      `{"provider":"custom","displayName":"x","fieldMappings":{"quantity":${nested(MAX_JSON_DEPTH - 2)}}}`,
+    );
     assert.equal(deep.status, 400);
     assert.equal(deep.body.errors[0].code, 'VALIDATION_FAILED', JSON.stringify(deep.body));
-    const tooDeep = await api.post('/api/v1/webhook-sources', `{"provider":"custom","displayName":"x","fieldMappings":{"quantity":${nested(MAX_JSON_DEPTH - 1)}}}`);
+    const tooDeep = await api.post(
+      '/api/v1/webhook-sources',
+      `{"provider":"custom","displayName":"x","fieldMappings":{"quantity":${nested(MAX_JSON_DEPTH - 1)}}}`,
+    );
     assert.equal(tooDeep.status, 400);
     assert.deepEqual(tooDeep.body.errors, [
-      { code: 'INVALID_JSON', field: 'body', message: `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many.` },
+      {
+        code: 'INVALID_JSON',
+        field: 'body',
+        message: `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs that many.`,
+      },
     ]);
   });
 

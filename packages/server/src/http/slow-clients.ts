@@ -46,7 +46,8 @@ export function startBodyDeadline(timeoutMs: number) {
     const raw = request.raw;
     if (request.routeOptions.config?.streamsBody || !hasBody(raw)) return;
     const timer = setTimeout(() => {
-      if (!raw.complete) endSlowRequest(raw, reply.raw, `The request body did not arrive within ${timeoutMs / 1000} s (HTTP_BODY_TIMEOUT_MS); send it at once.`);
+      if (!raw.complete)
+        endSlowRequest(raw, reply.raw, `The request body did not arrive within ${timeoutMs / 1000} s (HTTP_BODY_TIMEOUT_MS); send it at once.`);
     }, timeoutMs);
     timer.unref();
     timers.set(raw, timer);
@@ -75,7 +76,11 @@ export function watchUploadProgress(raw: IncomingMessage, res: ServerResponse, w
     const now = socket.bytesRead;
     if (now - last < UPLOAD_MIN_BYTES) {
       stop();
-      endSlowRequest(raw, res, `The upload sent less than ${UPLOAD_MIN_BYTES} bytes in ${windowMs / 1000} s (UPLOAD_IDLE_TIMEOUT_MS); it was ended. Lines of the chunks already committed stay stored; send the rest again (eventIds make that safe).`);
+      endSlowRequest(
+        raw,
+        res,
+        `The upload sent less than ${UPLOAD_MIN_BYTES} bytes in ${windowMs / 1000} s (UPLOAD_IDLE_TIMEOUT_MS); it was ended. Lines of the chunks already committed stay stored; send the rest again (eventIds make that safe).`,
+      );
     }
     last = now;
   }, windowMs);

@@ -57,7 +57,13 @@ class FakeResponse extends EventEmitter {
 
 const open = (opts: Partial<{ heartbeatMs: number; maxBufferedBytes: number }> = {}) => {
   const res = new FakeResponse();
-  const stream = new SseStream(res as unknown as ServerResponse, { retryMs: 3000, heartbeatMs: 60_000, maxBufferedBytes: 1000, headers: { 'x-request-id': 'req_1' }, ...opts });
+  const stream = new SseStream(res as unknown as ServerResponse, {
+    retryMs: 3000,
+    heartbeatMs: 60_000,
+    maxBufferedBytes: 1000,
+    headers: { 'x-request-id': 'req_1' },
+    ...opts,
+  });
   stream.open();
   return { res, stream };
 };

@@ -1,10 +1,4 @@
-import type {
-  FastifyBaseLogger,
-  FastifyInstance,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Credential, Scope } from '../modules/api-keys/credential.js';
 import type { OperationContext } from '../modules/audit/audit-event.js';
@@ -16,11 +10,7 @@ import type { OperationContext } from '../modules/audit/audit-event.js';
  * - storefront: an X-Storefront-Key;
  * - none: public, limited per IP.
  */
-export type AuthRequirement =
-  | { kind: 'workspace'; scope: Scope }
-  | { kind: 'workspace_or_product'; scope: Scope }
-  | { kind: 'storefront' }
-  | { kind: 'none' };
+export type AuthRequirement = { kind: 'workspace'; scope: Scope } | { kind: 'workspace_or_product'; scope: Scope } | { kind: 'storefront' } | { kind: 'none' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,10 +36,4 @@ declare module 'fastify' {
   }
 }
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

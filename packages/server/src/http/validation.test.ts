@@ -103,10 +103,20 @@ describe('boundsFirst', () => {
   };
   const cases: Array<[string, object, unknown, string[]]> = [
     ['an array over its maxItems reports that alone', { type: 'array', maxItems: 2, uniqueItems: true, items: { type: 'string' } }, [1, 1, 1], [' maxItems']],
-    ['an array within it has its items checked', { type: 'array', maxItems: 5, uniqueItems: true, items: { type: 'string' } }, ['a', 1, 'a'], ['/1 type', ' uniqueItems']],
+    [
+      'an array within it has its items checked',
+      { type: 'array', maxItems: 5, uniqueItems: true, items: { type: 'string' } },
+      ['a', 1, 'a'],
+      ['/1 type', ' uniqueItems'],
+    ],
     ['a string over its maxLength skips its pattern', { type: 'string', maxLength: 3, pattern: '^a+$' }, 'bbbb', [' maxLength']],
     ['a string within it has its pattern checked', { type: 'string', maxLength: 3, pattern: '^a+$' }, 'bb', [' pattern']],
-    ['an object over maxProperties skips its entries', { type: 'object', maxProperties: 1, additionalProperties: { type: 'string' } }, { a: 1, b: 2 }, [' maxProperties']],
+    [
+      'an object over maxProperties skips its entries',
+      { type: 'object', maxProperties: 1, additionalProperties: { type: 'string' } },
+      { a: 1, b: 2 },
+      [' maxProperties'],
+    ],
     [
       'nested schemas are guarded too',
       { type: 'object', properties: { list: { type: 'array', maxItems: 1, items: { type: 'integer' } } } },

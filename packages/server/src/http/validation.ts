@@ -70,8 +70,7 @@ function guard(schema: unknown): unknown {
   return out;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(boundsFirst(schema));
+export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(boundsFirst(schema));
 
 const partNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 

@@ -31,7 +31,10 @@ describe('pruneExpired', () => {
 
     assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 1, accessTokens: 1, webhookEventIds: 0, webhookLogEntries: 0 });
     const left = await t.deps.db.selectFrom('idempotencyKeys').select('key').execute();
-    assert.deepEqual(left.map((r) => r.key), ['fresh']);
+    assert.deepEqual(
+      left.map((r) => r.key),
+      ['fresh'],
+    );
     assert.deepEqual(await pruneExpired(t.deps), { idempotencyKeys: 0, accessTokens: 0, webhookEventIds: 0, webhookLogEntries: 0 });
     // The run that deleted something is in the audit log as a platform event; the empty run is not.
     const runs = await t.deps.db.selectFrom('auditEvents').selectAll().where('eventType', '=', 'system.expired_rows_pruned').execute();

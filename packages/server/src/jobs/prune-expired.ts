@@ -29,7 +29,10 @@ export interface Pruned {
  */
 export async function pruneExpired(deps: Deps): Promise<Pruned> {
   const now = deps.clock.now();
-  const r = await deps.db.deleteFrom('idempotencyKeys').where('createdAt', '<=', now - IDEMPOTENCY_WINDOW_MS).executeTakeFirst();
+  const r = await deps.db
+    .deleteFrom('idempotencyKeys')
+    .where('createdAt', '<=', now - IDEMPOTENCY_WINDOW_MS)
+    .executeTakeFirst();
   const accessTokens = await deleteExpiredAccessTokens(deps.db, now);
   const webhookEventIds = await deleteExpiredProviderEventIds(deps.db, now);
   const webhookLogEntries = await deleteLogEntriesBefore(deps.db, now - deps.config.webhookLogRetentionDays * DAY_MS);

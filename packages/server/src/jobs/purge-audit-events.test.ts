@@ -18,7 +18,18 @@ describe('purgeAuditEvents (365-day retention)', () => {
     await api.post('/api/v1/customers', { name: 'old' });
     const old = await t.deps.db.selectFrom('auditEvents').select('id').where('workspaceId', '=', ws.workspaceId).execute();
     assert.ok(old.length >= 2, 'the workspace creation and the customer create');
-    const remaining = async () => (await t.deps.db.selectFrom('auditEvents').select('id').where('id', 'in', old.map((e) => e.id)).execute()).length;
+    const remaining = async () =>
+      (
+        await t.deps.db
+          .selectFrom('auditEvents')
+          .select('id')
+          .where(
+            'id',
+            'in',
+            old.map((e) => e.id),
+          )
+          .execute()
+      ).length;
 
     t.clock.advance(364 * DAY_MS);
     await api.post('/api/v1/customers', { name: 'recent' });

@@ -21,5 +21,4 @@ export class FrozenClock implements Clock {
 }
 
 export const toIso = (ms: number): string => new Date(ms).toISOString();
-export const toIsoOrNull = (ms: number | null | undefined): string | null =>
-  ms === null || ms === undefined ? null : toIso(ms);
+export const toIsoOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : toIso(ms));

@@ -66,11 +66,7 @@ export class AppError extends Error {
   readonly details: ErrorDetail[];
   readonly headers: Record<string, string>;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    opts: { field?: string; details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, opts: { field?: string; details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;

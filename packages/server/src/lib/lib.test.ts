@@ -190,7 +190,7 @@ describe('money arithmetic and formatDecimal', () => {
   });
 });
 
-describe('money.decimalAdd (SQLite\'s dec_add for usage sums)', () => {
+describe("money.decimalAdd (SQLite's dec_add for usage sums)", () => {
   const cases: [string, string, string, string][] = [
     ['two small integers (the fast path)', '1', '2', '3'],
     ['largest fast-path operands stay exact', '999999999999999', '999999999999999', '1999999999999998'],
@@ -210,7 +210,7 @@ describe('money.decimalAdd (SQLite\'s dec_add for usage sums)', () => {
   });
 });
 
-describe('money.ExactSum (the usage report\'s running sums)', () => {
+describe("money.ExactSum (the usage report's running sums)", () => {
   const cases: [string, string[], string][] = [
     ['nothing added is 0', [], '0'],
     ['whole quantities add as numbers', ['1', '2', '512'], '515'],
@@ -415,7 +415,12 @@ describe('describeValidationErrors', () => {
     ({ keyword, instancePath, schemaPath: `#/${keyword}`, params, message }) as ErrorObject;
 
   const cases: [string, string, ErrorObject, { field: string; message: string }][] = [
-    ['required names the missing property', 'body', err('required', '', { missingProperty: 'name' }), { field: 'body.name', message: 'body.name is required.' }],
+    [
+      'required names the missing property',
+      'body',
+      err('required', '', { missingProperty: 'name' }),
+      { field: 'body.name', message: 'body.name is required.' },
+    ],
     [
       'required inside an object names the full path',
       'body',
@@ -442,7 +447,12 @@ describe('describeValidationErrors', () => {
       err('maxLength', '/name', { limit: 200 }),
       { field: 'body.name', message: 'body.name must be at most 200 characters long.' },
     ],
-    ['a query string is named query', 'querystring', err('maximum', '/limit', { comparison: '<=', limit: 100 }), { field: 'query.limit', message: 'query.limit must be <= 100.' }],
+    [
+      'a query string is named query',
+      'querystring',
+      err('maximum', '/limit', { comparison: '<=', limit: 100 }),
+      { field: 'query.limit', message: 'query.limit must be <= 100.' },
+    ],
     ['path parameters are named path', 'params', err('minLength', '/id', { limit: 1 }), { field: 'path.id', message: 'path.id must not be empty.' }],
     [
       'JSON pointer escapes are undone in the field',
@@ -464,11 +474,7 @@ describe('describeValidationErrors', () => {
   });
 
   it('reports every field at once, each once', () => {
-    const errors = [
-      err('type', '/name', { type: 'string' }),
-      err('type', '/name', { type: 'string' }),
-      err('format', '/email', { format: 'email' }),
-    ];
+    const errors = [err('type', '/name', { type: 'string' }), err('type', '/name', { type: 'string' }), err('format', '/email', { format: 'email' })];
     assert.deepEqual(
       describeValidationErrors('body', errors).map((d) => d.field),
       ['body.name', 'body.email'],

@@ -54,7 +54,10 @@ describe('SecretBox', () => {
 describe('parseEncryptionKeys', () => {
   it('reads id:base64 entries in order', () => {
     const keys = parseEncryptionKeys(`${formatEncryptionKey(k2)}, ${formatEncryptionKey(k1)}`);
-    assert.deepEqual(keys.map((k) => k.id), ['k2', 'k1']);
+    assert.deepEqual(
+      keys.map((k) => k.id),
+      ['k2', 'k1'],
+    );
     assert.deepEqual(keys[0]!.key, k2.key);
   });
   const bad: Array<[string, string, RegExp]> = [

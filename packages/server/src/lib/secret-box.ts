@@ -73,7 +73,10 @@ export class SecretBox {
 /** `id:base64key[,id:base64key…]`: the first seals, all open. Each key is 32 random bytes. */
 export function parseEncryptionKeys(text: string, name = 'TOLLGATE_ENCRYPTION_KEYS'): EncryptionKey[] {
   const keys: EncryptionKey[] = [];
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const colon = part.indexOf(':');
     if (colon < 0) throw new SecretBoxError(`${name}: each entry reads id:base64key (got an entry without ':')`);
     const id = part.slice(0, colon);

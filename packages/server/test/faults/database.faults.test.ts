@@ -12,7 +12,9 @@ import { Scratch, runCli, type Reply, type ServeProcess } from '../helpers/proce
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 const skip: string | false =
-  backend !== 'postgres' || !process.env.TEST_DATABASE_URL ? 'needs TEST_DATABASE_URL (the PostgreSQL pass): PostgreSQL faults are injected through a proxy to it' : false;
+  backend !== 'postgres' || !process.env.TEST_DATABASE_URL
+    ? 'needs TEST_DATABASE_URL (the PostgreSQL pass): PostgreSQL faults are injected through a proxy to it'
+    : false;
 
 /** A hang detector, not a performance bound: an answer must come, whatever it is. */
 const ANSWER_WITHIN_MS = 20_000;
@@ -94,14 +96,24 @@ describe('PostgreSQL faults', { skip }, () => {
     });
     const killing = (async () => {
       for (let i = 0; i < 5; i++) {
-        await adminQuery(process.env.TEST_DATABASE_URL as string, `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`);
+        await adminQuery(
+          process.env.TEST_DATABASE_URL as string,
+          `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`,
+        );
         await new Promise((r) => setTimeout(r, 30));
       }
     })();
     await Promise.all([...traffic, killing]);
     assert.equal(statuses.filter((s) => s >= 500 && s !== 503).length, 0, `statuses: ${statuses.join(',')}`);
-    assert.ok(statuses.every((s) => s === 200 || s === 503), `statuses: ${statuses.join(',')}`);
-    await eventually('recovery', () => get(node.address, '/api/v1/customers', key), (r) => r.status === 200);
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 503),
+      `statuses: ${statuses.join(',')}`,
+    );
+    await eventually(
+      'recovery',
+      () => get(node.address, '/api/v1/customers', key),
+      (r) => r.status === 200,
+    );
     assert.equal((await get(node.address, '/health')).status, 200);
     assert.match(node.stdout, /Tollgate is running/);
   });
@@ -109,7 +121,11 @@ describe('PostgreSQL faults', { skip }, () => {
   it('answers 503 DATABASE_UNAVAILABLE with Retry-After while the database is down; /health stays 200, /ready is 503; recovers by itself', async () => {
     await proxy.cut();
     try {
-      const r = await eventually('an outage seen', () => get(node.address, '/api/v1/customers', key), (x) => x.status !== 200);
+      const r = await eventually(
+        'an outage seen',
+        () => get(node.address, '/api/v1/customers', key),
+        (x) => x.status !== 200,
+      );
       assertUnavailable(r);
       assert.equal(r.body.errors[0].code, 'DATABASE_UNAVAILABLE');
       const health = await get(node.address, '/health');
@@ -129,7 +145,11 @@ describe('PostgreSQL faults', { skip }, () => {
     } finally {
       await proxy.restore();
     }
-    await eventually('ready again', () => get(node.address, '/ready'), (x) => x.status === 200);
+    await eventually(
+      'ready again',
+      () => get(node.address, '/ready'),
+      (x) => x.status === 200,
+    );
     assert.equal((await get(node.address, '/api/v1/customers', key)).status, 200);
   });
 
@@ -143,14 +163,24 @@ describe('PostgreSQL faults', { skip }, () => {
     } finally {
       await proxy.restore();
     }
-    await eventually('answers again', () => get(node.address, '/api/v1/customers', key), (x) => x.status === 200);
+    await eventually(
+      'answers again',
+      () => get(node.address, '/api/v1/customers', key),
+      (x) => x.status === 200,
+    );
   });
 
   it('at start-up retries an unreachable database with one line per attempt, then gives up with a clear message and no stack trace', async () => {
     const closed = await TcpProxy.start('127.0.0.1', 9);
     await closed.cut();
     try {
-      const r = await runCli(['serve'], { DATABASE_URL: closed.via(db.url), DATA_DIR: dataDir, PORT: '0', DATABASE_STARTUP_RETRY_SECONDS: '2', DATABASE_CONNECT_TIMEOUT_MS: '500' });
+      const r = await runCli(['serve'], {
+        DATABASE_URL: closed.via(db.url),
+        DATA_DIR: dataDir,
+        PORT: '0',
+        DATABASE_STARTUP_RETRY_SECONDS: '2',
+        DATABASE_CONNECT_TIMEOUT_MS: '500',
+      });
       assert.equal(r.status, 1, r.stderr);
       assert.match(r.stderr, /is not reachable \(attempt 1: .+\); retrying in 0\.5 s/);
       assert.match(r.stderr, /is not reachable \(attempt 2: .+\); retrying in 1 s/);

@@ -62,7 +62,10 @@ describe('Redis faults on one node', { skip }, () => {
       t.clock.advance(61_000); // a fresh window
       const { statuses, elapsedMs } = await burst();
       assert.equal(statuses.filter((s) => s === 200).length, LIMIT, statuses.join(','));
-      assert.ok(statuses.slice(LIMIT).every((s) => s === 429), statuses.join(','));
+      assert.ok(
+        statuses.slice(LIMIT).every((s) => s === 429),
+        statuses.join(','),
+      );
       // Before: 3-6 s per request while Redis was away. A bound with a wide margin, not a benchmark.
       assert.ok(elapsedMs < 15_000, `${LIMIT + 10} requests took ${elapsedMs} ms`);
     } finally {
@@ -78,7 +81,10 @@ describe('Redis faults on one node', { skip }, () => {
       // The first request may still have been counted in Redis before the freeze showed.
       const allowed = statuses.filter((s) => s === 200).length;
       assert.ok(allowed >= LIMIT - 1 && allowed <= LIMIT, statuses.join(','));
-      assert.ok(statuses.slice(LIMIT).every((s) => s === 429), statuses.join(','));
+      assert.ok(
+        statuses.slice(LIMIT).every((s) => s === 429),
+        statuses.join(','),
+      );
       assert.ok(elapsedMs < 15_000, `${LIMIT + 10} requests took ${elapsedMs} ms`);
     } finally {
       await proxy.restore();

@@ -91,7 +91,11 @@ describe('SQLite write lock', { skip }, () => {
       }
       const answers = await Promise.all(work);
       const statuses = answers.map((r) => r.status);
-      assert.deepEqual(statuses.filter((s) => s >= 500 && s !== 503), [], statuses.join(','));
+      assert.deepEqual(
+        statuses.filter((s) => s >= 500 && s !== 503),
+        [],
+        statuses.join(','),
+      );
       for (const r of answers.filter((a) => a.status === 503)) {
         assert.equal(r.body.errors[0].code, 'DATABASE_BUSY');
         assert.equal(r.headers['retry-after'], '1');

@@ -21,7 +21,13 @@ export function demoDelivery(key: DemoSourceKey, source: DemoWebhookSource, base
   const id = randomUUID();
   const bodies: Record<DemoSourceKey, { body: string; contentType: string; headers?: Record<string, string>; quantity: number }> = {
     payment: {
-      body: JSON.stringify({ id: `evt_${id}`, object: 'event', type: 'payment_intent.succeeded', created: ts, data: { object: { id: 'pi_1', amount: 2500, currency: 'usd', customer: tenant } } }),
+      body: JSON.stringify({
+        id: `evt_${id}`,
+        object: 'event',
+        type: 'payment_intent.succeeded',
+        created: ts,
+        data: { object: { id: 'pi_1', amount: 2500, currency: 'usd', customer: tenant } },
+      }),
       contentType: 'application/json',
       quantity: 2500,
     },
@@ -42,7 +48,13 @@ export function demoDelivery(key: DemoSourceKey, source: DemoWebhookSource, base
       quantity: 1,
     },
     chat: {
-      body: JSON.stringify({ type: 'event_callback', team_id: tenant, event_id: `Ev${id}`, event_time: ts, event: { type: 'message', channel: 'C1', text: 'hi' } }),
+      body: JSON.stringify({
+        type: 'event_callback',
+        team_id: tenant,
+        event_id: `Ev${id}`,
+        event_time: ts,
+        event: { type: 'message', channel: 'C1', text: 'hi' },
+      }),
       contentType: 'application/json',
       quantity: 1,
     },
@@ -56,5 +68,11 @@ export function demoDelivery(key: DemoSourceKey, source: DemoWebhookSource, base
   const scheme = signatureSchemeOf(source.provider as Provider, {});
   const signed = signWebhook(scheme, source.secret, b.body, { nowMs, url: base + source.url, contentType: b.contentType });
   const path = signed.url ? signed.url.slice(base.length) : source.url;
-  return { path, headers: { 'content-type': b.contentType, ...(b.headers ?? {}), ...signed.headers }, body: b.body, quantity: b.quantity, metricName: source.metricName };
+  return {
+    path,
+    headers: { 'content-type': b.contentType, ...(b.headers ?? {}), ...signed.headers },
+    body: b.body,
+    quantity: b.quantity,
+    metricName: source.metricName,
+  };
 }

@@ -40,7 +40,9 @@ const DEEP_ARRAY = '['.repeat(10_000) + ']'.repeat(10_000);
 const DEEP_OBJECT = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
 const HUGE_STRING = JSON.stringify('x'.repeat(300_000));
 const HUGE_ARRAY = `[${'"x",'.repeat(200_000)}"x"]`;
-const WIDE_OBJECT = `{${range(20_000).map((i) => `"k${i}":1`).join(',')}}`;
+const WIDE_OBJECT = `{${range(20_000)
+  .map((i) => `"k${i}":1`)
+  .join(',')}}`;
 const INJECTION = "' OR 1=1; DROP TABLE customers; --";
 const TEMPLATE = '$..*${{7*7}}<script>alert(1)</script>%s%n{{constructor}}';
 
@@ -258,7 +260,16 @@ export function malformedRequests(target: OperationTarget, opts: GenerateOptions
   const baseType = jsonSchema ? 'application/json' : mediaTypes[0];
 
   const out: MalformedRequest[] = [];
-  const add = (label: string, r: { pathValues?: Record<string, string>; query?: Record<string, string>; headers?: Record<string, string>; payload?: string | Buffer; contentType?: string | null }) => {
+  const add = (
+    label: string,
+    r: {
+      pathValues?: Record<string, string>;
+      query?: Record<string, string>;
+      headers?: Record<string, string>;
+      payload?: string | Buffer;
+      contentType?: string | null;
+    },
+  ) => {
     const headers = { ...baseHeaders, ...(r.headers ?? {}) };
     const payload = 'payload' in r ? r.payload : basePayload;
     const contentType = r.contentType === undefined ? baseType : r.contentType;

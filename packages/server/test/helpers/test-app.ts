@@ -49,7 +49,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Tests ingest and check at one frozen instant; the cache has a test of its own.
     entitlementCacheTtlMs: 0,
     databaseUrl: backend === 'postgres' ? (process.env.TEST_DATABASE_URL ?? null) : null,
-    redisUrl: backend === 'postgres' ? (process.env.REDIS_URL || null) : null,
+    redisUrl: backend === 'postgres' ? process.env.REDIS_URL || null : null,
     // A busy test machine can stall a process for longer than production's 50 ms; the fault
     // tests set their own.
     redisCommandTimeoutMs: 2_000,

@@ -28,12 +28,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('customers_tenant_id').on('customers').columns(['workspace_id', 'environment', 'id']).execute();
-  await db.schema
-    .createIndex('customers_external_id')
-    .unique()
-    .on('customers')
-    .columns(['workspace_id', 'environment', 'external_id'])
-    .execute();
+  await db.schema.createIndex('customers_external_id').unique().on('customers').columns(['workspace_id', 'environment', 'external_id']).execute();
 
   await db.schema
     .createTable('products')
@@ -83,11 +78,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('subscriptions_tenant_id').on('subscriptions').columns(['workspace_id', 'environment', 'id']).execute();
-  await db.schema
-    .createIndex('subscriptions_customer')
-    .on('subscriptions')
-    .columns(['workspace_id', 'environment', 'customer_id'])
-    .execute();
+  await db.schema.createIndex('subscriptions_customer').on('subscriptions').columns(['workspace_id', 'environment', 'customer_id']).execute();
 
   await db.schema
     .createTable('api_keys')
@@ -128,11 +119,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'bigint')
     .execute();
-  await db.schema
-    .createIndex('client_credentials_tenant_id')
-    .on('client_credentials')
-    .columns(['workspace_id', 'environment', 'id'])
-    .execute();
+  await db.schema.createIndex('client_credentials_tenant_id').on('client_credentials').columns(['workspace_id', 'environment', 'id']).execute();
   await db.schema.createIndex('client_credentials_subscription').on('client_credentials').columns(['subscription_id']).execute();
 
   await db.schema
@@ -159,11 +146,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'bigint')
     .execute();
-  await db.schema
-    .createIndex('storefront_keys_tenant_id')
-    .on('storefront_keys')
-    .columns(['workspace_id', 'environment', 'id'])
-    .execute();
+  await db.schema.createIndex('storefront_keys_tenant_id').on('storefront_keys').columns(['workspace_id', 'environment', 'id']).execute();
 
   // workspace_id and environment are null only for platform events that belong to no tenant,
   // such as a failed authentication with a key nobody owns, or a migration.

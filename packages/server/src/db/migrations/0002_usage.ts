@@ -13,9 +13,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);
   await db.schema
     .createTable('usage_events')
-    .addColumn('seq', postgres ? 'bigint' : 'integer', (c) =>
-      postgres ? c.primaryKey().generatedAlwaysAsIdentity() : c.primaryKey(),
-    )
+    .addColumn('seq', postgres ? 'bigint' : 'integer', (c) => (postgres ? c.primaryKey().generatedAlwaysAsIdentity() : c.primaryKey()))
     .addColumn('workspace_id', 'text', (c) => c.notNull())
     .addColumn('environment', 'text', (c) => c.notNull())
     .addColumn('customer_id', 'text', (c) => c.notNull())
@@ -42,10 +40,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('usage_aggregates_pk', ['workspace_id', 'environment', 'customer_id', 'period_start', 'metric_name'])
     .execute();
 
-  await db.schema.alterTable('subscriptions').addColumn('currency', 'text', (c) => c.notNull().defaultTo('USD')).execute();
-  await db.schema.alterTable('subscriptions').addColumn('usage_limits', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('subscriptions')
+    .addColumn('currency', 'text', (c) => c.notNull().defaultTo('USD'))
+    .execute();
+  await db.schema
+    .alterTable('subscriptions')
+    .addColumn('usage_limits', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
   await db.schema.alterTable('subscriptions').addColumn('spend_budget', 'text').execute();
-  await db.schema.alterTable('subscriptions').addColumn('unit_prices', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+  await db.schema
+    .alterTable('subscriptions')
+    .addColumn('unit_prices', 'text', (c) => c.notNull().defaultTo('{}'))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

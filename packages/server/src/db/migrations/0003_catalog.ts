@@ -15,8 +15,7 @@ import { isPostgres } from '../database.js';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);
-  const tenantIndex = async (table: string) =>
-    db.schema.createIndex(`${table}_tenant_id`).on(table).columns(['workspace_id', 'environment', 'id']).execute();
+  const tenantIndex = async (table: string) => db.schema.createIndex(`${table}_tenant_id`).on(table).columns(['workspace_id', 'environment', 'id']).execute();
 
   await db.schema
     .createTable('rate_plans')

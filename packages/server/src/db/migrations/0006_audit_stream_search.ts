@@ -58,7 +58,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       delete from audit_events_fts where rowid = old.seq;
     end`.execute(db);
     await backfillSearch(db, async (row, text) => {
-      await sql`insert into audit_events_fts (rowid, tenant, body) values (${row.seq}, ${ftsTenantToken(row.workspaceId, row.environment)}, ${text})`.execute(db);
+      await sql`insert into audit_events_fts (rowid, tenant, body) values (${row.seq}, ${ftsTenantToken(row.workspaceId, row.environment)}, ${text})`.execute(
+        db,
+      );
     });
   }
   // The live tail reads every tenant's new rows in cursor order; a subscriber catching up reads
@@ -67,7 +69,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('audit_events_tenant_cursor').on('audit_events').columns(['workspace_id', 'environment', 'tx', 'seq']).execute();
   // Search by correlation id, actor or target over a year of events: an index each, ending in id
   // so the newest-first order comes from the index too.
-  for (const [name, col] of [['correlation', 'correlation_id'], ['actor', 'actor_id'], ['target', 'target_id']] as const) {
+  for (const [name, col] of [
+    ['correlation', 'correlation_id'],
+    ['actor', 'actor_id'],
+    ['target', 'target_id'],
+  ] as const) {
     await db.schema.createIndex(`audit_events_tenant_${name}`).on('audit_events').columns(['workspace_id', 'environment', col, 'id']).execute();
   }
 }

@@ -45,7 +45,9 @@ describe('migration 0007: SQLite full text re-indexed with tenant-scoped words',
       }
       await apply('0006_audit_stream_search');
       const old0006 = async () =>
-        (await sql<{ rowid: number }>`select rowid from audit_events_fts where audit_events_fts match 'tenant : "twsatest" AND body : "rotated"'`.execute(db)).rows.map((r) => r.rowid);
+        (
+          await sql<{ rowid: number }>`select rowid from audit_events_fts where audit_events_fts match 'tenant : "twsatest" AND body : "rotated"'`.execute(db)
+        ).rows.map((r) => r.rowid);
       assert.deepEqual(await old0006(), [1]);
 
       const reported: MigrationProgressEvent[] = [];
@@ -53,7 +55,9 @@ describe('migration 0007: SQLite full text re-indexed with tenant-scoped words',
       assert.deepEqual(reported, [], 'a small log re-indexes without progress lines');
 
       const search = async (workspaceId: string, environment: string, q: string) =>
-        (await listAuditEvents(opened.db, { workspaceId, environment: environment as 'test' }, { text: parseTextQuery(q)! }, { limit: 10 })).items.map((e) => e.eventId);
+        (await listAuditEvents(opened.db, { workspaceId, environment: environment as 'test' }, { text: parseTextQuery(q)! }, { limit: 10 })).items.map(
+          (e) => e.eventId,
+        );
       assert.deepEqual(await search('ws_a', 'test', 'rotated'), ['evt_0']);
       assert.deepEqual(await search('ws_a', 'live', 'rotated'), ['evt_1']);
       assert.deepEqual(await search('ws_b', 'test', 'night*'), ['evt_2']);
@@ -72,8 +76,27 @@ describe('migration 0007: SQLite full text re-indexed with tenant-scoped words',
 describe('migration progress', () => {
   // [calls as (ms since start, done)], total, the `done` values reported
   const cases: Array<[string, Array<[number, number]>, number, number[]]> = [
-    ['a short run reports nothing', [[100, 500], [200, 1000]], 1000, []],
-    ['every 5 s, then once at the end', [[4000, 100], [5000, 200], [7000, 300], [10_000, 400], [11_000, 1000]], 1000, [200, 400, 1000]],
+    [
+      'a short run reports nothing',
+      [
+        [100, 500],
+        [200, 1000],
+      ],
+      1000,
+      [],
+    ],
+    [
+      'every 5 s, then once at the end',
+      [
+        [4000, 100],
+        [5000, 200],
+        [7000, 300],
+        [10_000, 400],
+        [11_000, 1000],
+      ],
+      1000,
+      [200, 400, 1000],
+    ],
     ['an empty table reports nothing', [[0, 0]], 0, []],
   ];
   for (const [name, calls, total, expected] of cases) {

@@ -24,7 +24,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`drop trigger if exists audit_events_fts_delete`.execute(db);
   await sql`drop table if exists audit_events_fts`.execute(db);
   await createFtsTable(db, 'body');
-  await reindex(db, 'body', (row, text) => [ftsDocument(ftsScope(row.workspaceId, row.environment), { text, eventType: row.eventType, severity: row.severity })]);
+  await reindex(db, 'body', (row, text) => [
+    ftsDocument(ftsScope(row.workspaceId, row.environment), { text, eventType: row.eventType, severity: row.severity }),
+  ]);
 }
 
 /** Back to 0006's table: the tenant token in a column of its own and the words unscoped. */

@@ -39,12 +39,16 @@ describe('migration 0008: PostgreSQL full text re-indexed with tenant-scoped ter
         const ms = Date.UTC(2026, month, 5, 12, 0, i);
         const text = auditSearchText({ eventType: type, targetType: null, payload });
         await sql`insert into audit_events (id, workspace_id, environment, event_type, source, severity, actor_type, actor_id, payload, correlation_id, created_at, search)
-          values (${`${idFloor('auditEvent', ms)}${String(i).padStart(16, '0')}`}, ${ws}, ${env}, ${type}, 'api', ${severity}, 'SYSTEM', 'x', ${JSON.stringify(payload)}, 'req', ${ms}, to_tsvector('simple', ${text}))`.execute(db);
+          values (${`${idFloor('auditEvent', ms)}${String(i).padStart(16, '0')}`}, ${ws}, ${env}, ${type}, 'api', ${severity}, 'SYSTEM', 'x', ${JSON.stringify(payload)}, 'req', ${ms}, to_tsvector('simple', ${text}))`.execute(
+          db,
+        );
       }
 
       assert.deepEqual(await migrateToLatest(opened.db), names.slice(names.indexOf('0008_audit_search_postgres')));
       const search = async (workspaceId: string, environment: string, q: Record<string, string>, walkRows?: number) =>
-        (await listAuditEvents(opened.db, { workspaceId, environment: environment as 'test' }, filterErrors(q, 'query'), { limit: 10 }, { walkRows })).items.map((e) => `${e.eventType}@${new Date(e.createdAt).getUTCMonth()}`);
+        (
+          await listAuditEvents(opened.db, { workspaceId, environment: environment as 'test' }, filterErrors(q, 'query'), { limit: 10 }, { walkRows })
+        ).items.map((e) => `${e.eventType}@${new Date(e.createdAt).getUTCMonth()}`);
       for (const walkRows of [undefined, 1]) {
         assert.deepEqual(await search('ws_a', 'test', { q: 'nightly' }, walkRows), ['api_key.revoked@2', 'api_key.rotated@1']);
         assert.deepEqual(await search('ws_a', 'test', { q: 'nightly', severity: 'WARN' }, walkRows), ['api_key.revoked@2']);
@@ -54,7 +58,9 @@ describe('migration 0008: PostgreSQL full text re-indexed with tenant-scoped ter
         assert.deepEqual(await search('ws_a', 'test', { q: 'alice' }, walkRows), ['customer.created@3']);
         assert.deepEqual(await search('ws_b', 'test', { q: 'alice' }, walkRows), []);
       }
-      const { rows: indexes } = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where schemaname = ${schema} and indexname = 'audit_events_search'`.execute(db);
+      const { rows: indexes } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_indexes where schemaname = ${schema} and indexname = 'audit_events_search'`.execute(db);
       assert.equal(indexes[0]!.n, 1, 'the GIN index is built again');
 
       // Down restores 0006's words, which to_tsquery('simple', …) finds.

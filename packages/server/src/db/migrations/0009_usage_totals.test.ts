@@ -34,10 +34,20 @@ describe('migration 0009: total rows in usage_aggregates and the time index of u
       // the migration reads at a time (5,000), so it spans two reads; a decimal; a group with
       // dimension rows and no '' row; groups without dimensions; other months and tenants.
       const row = (ws: string, env: string, customer: string, metric: string, month: number, dimension: string, sum: string, count: number) => ({
-        workspaceId: ws, environment: env, customerId: customer, metricName: metric, periodStart: month, dimension, quantitySum: sum, eventCount: count, updatedAt: month + count,
+        workspaceId: ws,
+        environment: env,
+        customerId: customer,
+        metricName: metric,
+        periodStart: month,
+        dimension,
+        quantitySum: sum,
+        eventCount: count,
+        updatedAt: month + count,
       });
       const before = [
-        ...Array.from({ length: 5001 }, (_, i) => row('ws_a', 'test', 'cus_1', 'calls', JAN, i === 0 ? '' : JSON.stringify([null, null, `/v1/r/${i}`]), '2', 1)),
+        ...Array.from({ length: 5001 }, (_, i) =>
+          row('ws_a', 'test', 'cus_1', 'calls', JAN, i === 0 ? '' : JSON.stringify([null, null, `/v1/r/${i}`]), '2', 1),
+        ),
         row('ws_a', 'test', 'cus_1', 'calls', JAN, '["SUCCESS",null,null]', '0.25', 3),
         row('ws_a', 'test', 'cus_1', 'calls', FEB, '', '7', 7),
         row('ws_a', 'test', 'cus_1', 'tokens', JAN, '["ERROR",null,null]', '9007199254740993', 2),
@@ -46,15 +56,34 @@ describe('migration 0009: total rows in usage_aggregates and the time index of u
         row('ws_a', 'live', 'cus_1', 'calls', JAN, '', '11', 11),
         row('ws_b', 'test', 'cus_1', 'calls', JAN, '', '13', 13),
       ];
-      for (let i = 0; i < before.length; i += 500) await db.insertInto('usage_aggregates').values(before.slice(i, i + 500)).execute();
+      for (let i = 0; i < before.length; i += 500)
+        await db
+          .insertInto('usage_aggregates')
+          .values(before.slice(i, i + 500))
+          .execute();
       const rows = async () =>
         (
           await db
             .selectFrom('usage_aggregates')
             .select(['workspaceId', 'environment', 'customerId', 'metricName', 'periodStart', 'dimension', 'quantitySum', 'eventCount', 'updatedAt'])
-            .orderBy('workspaceId').orderBy('environment').orderBy('customerId').orderBy('periodStart').orderBy('metricName').orderBy('dimension')
+            .orderBy('workspaceId')
+            .orderBy('environment')
+            .orderBy('customerId')
+            .orderBy('periodStart')
+            .orderBy('metricName')
+            .orderBy('dimension')
             .execute()
-        ).map((t) => [t.workspaceId, t.environment, t.customerId, t.metricName, Number(t.periodStart), t.dimension, t.quantitySum, Number(t.eventCount), Number(t.updatedAt)]);
+        ).map((t) => [
+          t.workspaceId,
+          t.environment,
+          t.customerId,
+          t.metricName,
+          Number(t.periodStart),
+          t.dimension,
+          t.quantitySum,
+          Number(t.eventCount),
+          Number(t.updatedAt),
+        ]);
       const original = await rows();
 
       assert.deepEqual(await migrateToLatest(opened.db), names.slice(names.indexOf('0009_usage_totals')));
@@ -70,10 +99,21 @@ describe('migration 0009: total rows in usage_aggregates and the time index of u
       assert.equal((await rows()).length, original.length + 1, 'one new total row, for the group that had none');
       const indexes = async () =>
         backend === 'postgres'
-          ? (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename in ('usage_events', 'usage_aggregates')`.execute(db)).rows
-          : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name in ('usage_events', 'usage_aggregates') and sql is not null`.execute(db)).rows;
+          ? (
+              await sql<{
+                name: string;
+              }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename in ('usage_events', 'usage_aggregates')`.execute(db)
+            ).rows
+          : (
+              await sql<{
+                name: string;
+              }>`select name from sqlite_master where type = 'index' and tbl_name in ('usage_events', 'usage_aggregates') and sql is not null`.execute(db)
+            ).rows;
       const pk = backend === 'postgres' ? ['usage_aggregates_pk', 'usage_events_pkey'] : [];
-      assert.deepEqual((await indexes()).map((r) => r.name).sort(), ['usage_aggregates_total_customer', 'usage_aggregates_total_month', 'usage_events_tenant_time', ...pk].sort());
+      assert.deepEqual(
+        (await indexes()).map((r) => r.name).sort(),
+        ['usage_aggregates_total_customer', 'usage_aggregates_total_month', 'usage_events_tenant_time', ...pk].sort(),
+      );
 
       await down(db);
       // Sums and counts as they were (a total row keeps the later updated_at).

@@ -29,7 +29,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db);
   await foldDimensionsIntoTotals(db, 'add');
   const totalsIndex = (name: string, columns: string[]) =>
-    db.schema.createIndex(name).on('usage_aggregates').columns(['workspace_id', 'environment', ...columns]).where(sql.ref('dimension'), '=', '').execute();
+    db.schema
+      .createIndex(name)
+      .on('usage_aggregates')
+      .columns(['workspace_id', 'environment', ...columns])
+      .where(sql.ref('dimension'), '=', '')
+      .execute();
   // A customer's totals (entitlement checks, invoices), and a tenant's months in report order.
   await totalsIndex('usage_aggregates_total_customer', ['customer_id', 'period_start', 'metric_name']);
   await totalsIndex('usage_aggregates_total_month', ['period_start', 'customer_id', 'metric_name']);
@@ -88,7 +93,11 @@ async function foldDimensionsIntoTotals(db: Kysely<any>, direction: 'add' | 'sub
   const { rows: counted } = await sql<{ n: number | string }>`select count(*) as n from usage_aggregates`.execute(db);
   const progress = reportMigrationProgress('0009_usage_totals', 'usage aggregate rows summed', Number(counted[0]?.n ?? 0));
   const sameGroup = (a: AggregateRow, b: AggregateRow) =>
-    a.workspaceId === b.workspaceId && a.environment === b.environment && a.customerId === b.customerId && Number(a.periodStart) === Number(b.periodStart) && a.metricName === b.metricName;
+    a.workspaceId === b.workspaceId &&
+    a.environment === b.environment &&
+    a.customerId === b.customerId &&
+    Number(a.periodStart) === Number(b.periodStart) &&
+    a.metricName === b.metricName;
   let after: AggregateRow | null = null;
   let group: Group | null = null;
   let done = 0;
@@ -97,7 +106,8 @@ async function foldDimensionsIntoTotals(db: Kysely<any>, direction: 'add' | 'sub
       ? sql`where (workspace_id, environment, customer_id, period_start, metric_name, dimension) >
           (${after.workspaceId}, ${after.environment}, ${after.customerId}, ${Number(after.periodStart)}, ${after.metricName}, ${after.dimension})`
       : sql``;
-    const { rows }: { rows: AggregateRow[] } = await sql<AggregateRow>`select workspace_id, environment, customer_id, period_start, metric_name, dimension, quantity_sum, event_count, updated_at
+    const { rows }: { rows: AggregateRow[] } =
+      await sql<AggregateRow>`select workspace_id, environment, customer_id, period_start, metric_name, dimension, quantity_sum, event_count, updated_at
       from usage_aggregates ${keyAfter}
       order by workspace_id, environment, customer_id, period_start, metric_name, dimension limit ${BATCH}`.execute(db);
     const complete: Group[] = [];
@@ -126,7 +136,14 @@ async function foldDimensionsIntoTotals(db: Kysely<any>, direction: 'add' | 'sub
 
 async function writeTotal(db: Kysely<any>, g: Group, direction: 'add' | 'subtract'): Promise<void> {
   if (g.count === 0) return; // no dimension rows: the '' row is already the total
-  const key = { workspaceId: g.first.workspaceId, environment: g.first.environment, customerId: g.first.customerId, periodStart: Number(g.first.periodStart), metricName: g.first.metricName, dimension: '' };
+  const key = {
+    workspaceId: g.first.workspaceId,
+    environment: g.first.environment,
+    customerId: g.first.customerId,
+    periodStart: Number(g.first.periodStart),
+    metricName: g.first.metricName,
+    dimension: '',
+  };
   const where = (qb: any) => Object.entries(key).reduce((q, [column, value]) => q.where(column, '=', value), qb);
   if (direction === 'subtract') {
     if (!g.total) return;
@@ -136,7 +153,10 @@ async function writeTotal(db: Kysely<any>, g: Group, direction: 'add' | 'subtrac
     return;
   }
   if (!g.total) {
-    await db.insertInto('usage_aggregates').values({ ...key, quantitySum: g.sum, eventCount: g.count, updatedAt: g.updatedAt }).execute();
+    await db
+      .insertInto('usage_aggregates')
+      .values({ ...key, quantitySum: g.sum, eventCount: g.count, updatedAt: g.updatedAt })
+      .execute();
     return;
   }
   await where(

@@ -36,12 +36,7 @@ export async function insertApiKey(db: Db, tenant: Tenant, k: ApiKey, keyHash: s
 }
 
 export async function findApiKey(db: Db, tenant: Tenant, id: string): Promise<ApiKey | null> {
-  const r = await db
-    .selectFrom('apiKeys')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.selectFrom('apiKeys').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return r ? toApiKey(r) : null;
 }
 
@@ -52,10 +47,7 @@ export interface ApiKeyFilter extends PageParams {
 }
 
 export async function listApiKeys(db: Db, tenant: Tenant, f: ApiKeyFilter): Promise<Page<ApiKey>> {
-  let q = db
-    .selectFrom('apiKeys')
-    .selectAll()
-    .$call(forTenant(tenant));
+  let q = db.selectFrom('apiKeys').selectAll().$call(forTenant(tenant));
   if (f.kind !== undefined) q = q.where('kind', '=', f.kind);
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   if (f.subscriptionId !== undefined) q = q.where('subscriptionId', '=', f.subscriptionId);

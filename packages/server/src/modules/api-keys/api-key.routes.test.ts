@@ -327,7 +327,7 @@ describe('POST /api/v1/api-keys/:id/rotate', () => {
     assert.equal((await t.seed.client(ws.test.secretKey).get(`/api/v1/api-keys/${ws.test.keyId}`)).body.status, 'ACTIVE');
   });
 
-  it("404 a product key cannot rotate another key, which keeps working", async () => {
+  it('404 a product key cannot rotate another key, which keeps working', async () => {
     const { ws, admin } = await tenant();
     const mine = await t.seed.productKey(ws.test);
     const theirs = await t.seed.productKey(ws.test);

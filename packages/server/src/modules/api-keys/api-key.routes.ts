@@ -85,9 +85,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
       schema: {
         summary: mode === 'rotate' ? 'Rotate a key: the old one keeps working for 300 seconds' : 'Roll a key: the old one is revoked at once',
         description: `No body. Returns the new key once. ${
-          mode === 'rotate'
-            ? 'The old key stays valid for exactly 300 seconds, then stops.'
-            : 'The developer hub’s Roll button: for a key that leaked.'
+          mode === 'rotate' ? 'The old key stays valid for exactly 300 seconds, then stops.' : 'The developer hub’s Roll button: for a key that leaked.'
         } ${selfNote}`,
         tags,
         security: bearerSecurity,
@@ -133,7 +131,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       summary: "Verify a customer's product key or access token",
       description:
-        "For your gateway: is this key good, and whose is it? Always 200; read `valid`. Answered from an in-process cache (revocations reach every node at once). A rotated key answers valid until its 300-second grace period ends.",
+        'For your gateway: is this key good, and whose is it? Always 200; read `valid`. Answered from an in-process cache (revocations reach every node at once). A rotated key answers valid until its 300-second grace period ends.',
       tags,
       security: bearerSecurity,
       body: VerifyKeyBody,

@@ -33,7 +33,7 @@ export const ApiKeySchema = Type.Object({
   object: Type.Literal('api_key'),
   environment: Environment,
   kind: Type.Union([Type.Literal('WORKSPACE'), Type.Literal('PRODUCT')], {
-    description: "WORKSPACE: your server-side key. PRODUCT: a key you issue to one of your customers, bound to their subscription.",
+    description: 'WORKSPACE: your server-side key. PRODUCT: a key you issue to one of your customers, bound to their subscription.',
   }),
   name: Type.String(),
   hint: Type.String({ description: 'The prefix and last four characters, to tell keys apart: sk_test_…9f2c.' }),

@@ -24,15 +24,14 @@ export function assertHoldsScopes(caller: Credential | null, wanted: readonly Sc
   const missing = wanted.filter((s) => !hasScope(caller.scopes, s));
   if (missing.length === 0) return;
   const what = action === 'grant' ? 'grant scopes' : `${action} a key with scopes`;
-  throw new AppError('INSUFFICIENT_SCOPE', `This key cannot ${what} it does not hold: ${missing.join(', ')}.`, action === 'grant' ? { field: 'body.scopes' } : {});
+  throw new AppError(
+    'INSUFFICIENT_SCOPE',
+    `This key cannot ${what} it does not hold: ${missing.join(', ')}.`,
+    action === 'grant' ? { field: 'body.scopes' } : {},
+  );
 }
 
-export async function createApiKey(
-  deps: Deps,
-  ctx: OperationContext,
-  input: CreateApiKeyInput,
-  caller: Credential | null,
-): Promise<IssuedApiKey> {
+export async function createApiKey(deps: Deps, ctx: OperationContext, input: CreateApiKeyInput, caller: Credential | null): Promise<IssuedApiKey> {
   const now = deps.clock.now();
   return inTransaction(deps.db, async (trx) => {
     let binding: Pick<ApiKey, 'subscriptionId' | 'customerId' | 'productId' | 'scopes'>;

@@ -48,17 +48,7 @@ async function loadCredential(db: Db, kind: SecretKind, hash: string): Promise<C
       .selectFrom('accessTokens as t')
       .innerJoin('clientCredentials as c', 'c.id', 't.clientCredentialId')
       .innerJoin('workspaces as w', 'w.id', 't.workspaceId')
-      .select([
-        'c.id',
-        't.workspaceId',
-        't.environment',
-        'c.status',
-        't.expiresAt',
-        'c.customerId',
-        'c.subscriptionId',
-        'c.productId',
-        'w.rateLimitPerMinute',
-      ])
+      .select(['c.id', 't.workspaceId', 't.environment', 'c.status', 't.expiresAt', 'c.customerId', 'c.subscriptionId', 'c.productId', 'w.rateLimitPerMinute'])
       .where('t.tokenHash', '=', hash)
       .executeTakeFirst();
     return row ? { ...row, environment: row.environment as Environment, type: 'access_token' } : null;

@@ -42,7 +42,10 @@ export async function replaceApiKey(
     const old = await findKeyForCaller(txDeps, ctx, id, caller);
     assertHoldsScopes(caller, old.scopes, mode);
     if (old.status !== 'ACTIVE') {
-      throw new AppError('KEY_NOT_ACTIVE', `Key '${id}' is ${old.status.toLowerCase()}; only an active key can be ${mode === 'rotate' ? 'rotated' : 'rolled'}.`);
+      throw new AppError(
+        'KEY_NOT_ACTIVE',
+        `Key '${id}' is ${old.status.toLowerCase()}; only an active key can be ${mode === 'rotate' ? 'rotated' : 'rolled'}.`,
+      );
     }
     const now = deps.clock.now();
     const secret = newBearerKey(ctx.environment);

@@ -108,7 +108,12 @@ describe('api.requests_summarized', () => {
       const ws = await own.seed.workspace();
       await own.seed.client(ws.test.secretKey).get('/api/v1/customers');
       await own.app.close();
-      const rows = await own.deps.db.selectFrom('auditEvents').selectAll().where('eventType', '=', 'api.requests_summarized').where('workspaceId', '=', ws.workspaceId).execute();
+      const rows = await own.deps.db
+        .selectFrom('auditEvents')
+        .selectAll()
+        .where('eventType', '=', 'api.requests_summarized')
+        .where('workspaceId', '=', ws.workspaceId)
+        .execute();
       assert.equal(rows.length, 1);
       assert.equal(JSON.parse(rows[0]!.payload).total, 1);
     } finally {
@@ -137,7 +142,11 @@ describe('api.request_failed', () => {
   after(() => boom.close());
 
   const failures = (requestId: string) =>
-    t.deps.db.selectFrom('auditEvents').selectAll().where('eventType', '=', 'api.request_failed').execute()
+    t.deps.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('eventType', '=', 'api.request_failed')
+      .execute()
       .then((rows) => rows.filter((r) => JSON.parse(r.payload).requestId === requestId));
   // The event is written once the response has gone out, so shortly after inject() resolves:
   // wait for it with a generous bound (a loaded machine may take a while), never a fixed time.
@@ -195,7 +204,12 @@ describe('api.request_failed', () => {
     }
     assert.deepEqual(statuses, [503, 503, 503]);
     await boom.flushRequestSummaries(); // waits for failure events still being written
-    const failed = await t.deps.db.selectFrom('auditEvents').select('id').where('eventType', '=', 'api.request_failed').where('workspaceId', '=', ws.workspaceId).execute();
+    const failed = await t.deps.db
+      .selectFrom('auditEvents')
+      .select('id')
+      .where('eventType', '=', 'api.request_failed')
+      .where('workspaceId', '=', ws.workspaceId)
+      .execute();
     assert.equal(failed.length, 0);
     const [summary] = await summariesOf(ws.workspaceId);
     const route = JSON.parse(summary!.payload).routes['GET /test/shed'];

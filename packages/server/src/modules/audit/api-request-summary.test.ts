@@ -67,22 +67,56 @@ describe('ApiRequestSummaryAccumulator', () => {
       name: "a summary per tenant: another workspace, or the same workspace's other environment",
       samples: [sample(), sample({ workspaceId: 'ws_b' }), sample({ environment: 'live' }), sample()],
       expected: [
-        { workspaceId: 'ws_a', environment: 'test', windowStart: START, windowEnd: END, total: 2, routes: { 'GET /api/v1/customers': { '2xx': 2, p50Ms: 10, p99Ms: 10 } } },
-        { workspaceId: 'ws_b', environment: 'test', windowStart: START, windowEnd: END, total: 1, routes: { 'GET /api/v1/customers': { '2xx': 1, p50Ms: 10, p99Ms: 10 } } },
-        { workspaceId: 'ws_a', environment: 'live', windowStart: START, windowEnd: END, total: 1, routes: { 'GET /api/v1/customers': { '2xx': 1, p50Ms: 10, p99Ms: 10 } } },
+        {
+          workspaceId: 'ws_a',
+          environment: 'test',
+          windowStart: START,
+          windowEnd: END,
+          total: 2,
+          routes: { 'GET /api/v1/customers': { '2xx': 2, p50Ms: 10, p99Ms: 10 } },
+        },
+        {
+          workspaceId: 'ws_b',
+          environment: 'test',
+          windowStart: START,
+          windowEnd: END,
+          total: 1,
+          routes: { 'GET /api/v1/customers': { '2xx': 1, p50Ms: 10, p99Ms: 10 } },
+        },
+        {
+          workspaceId: 'ws_a',
+          environment: 'live',
+          windowStart: START,
+          windowEnd: END,
+          total: 1,
+          routes: { 'GET /api/v1/customers': { '2xx': 1, p50Ms: 10, p99Ms: 10 } },
+        },
       ],
     },
     {
       name: 'latencies are rounded to whole milliseconds; p50 and p99 by nearest rank',
       samples: Array.from({ length: 100 }, (_, i) => sample({ elapsedMs: i + 0.6 })),
       expected: [
-        { workspaceId: 'ws_a', environment: 'test', windowStart: START, windowEnd: END, total: 100, routes: { 'GET /api/v1/customers': { '2xx': 100, p50Ms: 50, p99Ms: 99 } } },
+        {
+          workspaceId: 'ws_a',
+          environment: 'test',
+          windowStart: START,
+          windowEnd: END,
+          total: 100,
+          routes: { 'GET /api/v1/customers': { '2xx': 100, p50Ms: 50, p99Ms: 99 } },
+        },
       ],
     },
     {
       name: 'past the route cap (2 here), new routes count under "other"; known routes keep their own entry',
       routeCap: 2,
-      samples: [sample({ route: 'GET /a' }), sample({ route: 'GET /b' }), sample({ route: 'GET /c' }), sample({ route: 'GET /d', status: 500 }), sample({ route: 'GET /a' })],
+      samples: [
+        sample({ route: 'GET /a' }),
+        sample({ route: 'GET /b' }),
+        sample({ route: 'GET /c' }),
+        sample({ route: 'GET /d', status: 500 }),
+        sample({ route: 'GET /a' }),
+      ],
       expected: [
         {
           workspaceId: 'ws_a',
@@ -135,10 +169,45 @@ describe('percentile', () => {
   const cases: { name: string; histogram: [number, number][]; p: number; expected: number }[] = [
     { name: 'no samples', histogram: [], p: 50, expected: 0 },
     { name: 'one sample is every percentile', histogram: [[7, 1]], p: 99, expected: 7 },
-    { name: 'p50 of 1..4 is the lower middle', histogram: [[1, 1], [2, 1], [3, 1], [4, 1]], p: 50, expected: 2 },
-    { name: 'p99 sees a single slow request among 99 fast ones', histogram: [[5, 99], [900, 1]], p: 99, expected: 5 },
-    { name: 'p99 sees two slow requests among 98 fast ones', histogram: [[5, 98], [900, 2]], p: 99, expected: 900 },
-    { name: 'the order of insertion does not matter', histogram: [[30, 1], [10, 1], [20, 1]], p: 50, expected: 20 },
+    {
+      name: 'p50 of 1..4 is the lower middle',
+      histogram: [
+        [1, 1],
+        [2, 1],
+        [3, 1],
+        [4, 1],
+      ],
+      p: 50,
+      expected: 2,
+    },
+    {
+      name: 'p99 sees a single slow request among 99 fast ones',
+      histogram: [
+        [5, 99],
+        [900, 1],
+      ],
+      p: 99,
+      expected: 5,
+    },
+    {
+      name: 'p99 sees two slow requests among 98 fast ones',
+      histogram: [
+        [5, 98],
+        [900, 2],
+      ],
+      p: 99,
+      expected: 900,
+    },
+    {
+      name: 'the order of insertion does not matter',
+      histogram: [
+        [30, 1],
+        [10, 1],
+        [20, 1],
+      ],
+      p: 50,
+      expected: 20,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => assert.equal(percentile(new Map(c.histogram), c.p), c.expected));
@@ -147,7 +216,16 @@ describe('percentile', () => {
 
 describe('which requests are written at once', () => {
   // 503 is shed load or a dependency away: counted as `shed`, never an ERROR row each.
-  const cases: [number, boolean][] = [[200, false], [404, false], [429, false], [499, false], [500, true], [502, true], [503, false], [504, true]];
+  const cases: [number, boolean][] = [
+    [200, false],
+    [404, false],
+    [429, false],
+    [499, false],
+    [500, true],
+    [502, true],
+    [503, false],
+    [504, true],
+  ];
   for (const [status, immediate] of cases) {
     it(`${status} ${immediate ? 'is' : 'is not'} written as its own api.request_failed event`, () => assert.equal(isServerError(status), immediate));
   }

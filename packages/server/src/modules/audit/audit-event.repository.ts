@@ -27,12 +27,7 @@ export interface EventOrigin {
  * with its search terms (audit-search-text.ts): a tsvector column on PostgreSQL, a row of the FTS5
  * table on SQLite.
  */
-export async function recordAudit(
-  db: Executor,
-  deps: Pick<Deps, 'clock' | 'ids'>,
-  origin: EventOrigin,
-  event: AuditEventInput,
-): Promise<string> {
+export async function recordAudit(db: Executor, deps: Pick<Deps, 'clock' | 'ids'>, origin: EventOrigin, event: AuditEventInput): Promise<string> {
   const id = deps.ids.next('auditEvent');
   const terms = {
     text: auditSearchText({ eventType: event.eventType, targetType: event.targetType ?? null, payload: event.payload ?? {} }),
@@ -108,7 +103,14 @@ export async function deleteAuditEventsBefore(db: Executor, cutoff: number, chun
   for (;;) {
     const ids = await db.selectFrom('auditEvents').select('id').where('id', '<', floor).orderBy('id').limit(chunk).execute();
     if (ids.length === 0) return total;
-    const r = await db.deleteFrom('auditEvents').where('id', 'in', ids.map((x) => x.id)).executeTakeFirst();
+    const r = await db
+      .deleteFrom('auditEvents')
+      .where(
+        'id',
+        'in',
+        ids.map((x) => x.id),
+      )
+      .executeTakeFirst();
     total += Number(r.numDeletedRows);
     if (ids.length < chunk) return total;
   }

@@ -14,8 +14,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const eventsFor = (targetId: string) =>
-  t.deps.db.selectFrom('auditEvents').selectAll().where('targetId', '=', targetId).orderBy('id').execute();
+const eventsFor = (targetId: string) => t.deps.db.selectFrom('auditEvents').selectAll().where('targetId', '=', targetId).orderBy('id').execute();
 
 describe('audit events written with every change', () => {
   it("a create records the spec's fields, the key as actor and the caller's correlation id", async () => {
@@ -44,11 +43,17 @@ describe('audit events written with every change', () => {
   });
 
   it('a change that fails writes no event: the event commits or rolls back with it', async () => {
-    const before = await t.deps.db.selectFrom('auditEvents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.deps.db
+      .selectFrom('auditEvents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     await api.post('/api/v1/metrics', { name: 'dup_metric' });
     const dup = await api.post('/api/v1/metrics', { name: 'dup_metric' });
     assert.equal(dup.status, 409);
-    const afterCount = await t.deps.db.selectFrom('auditEvents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const afterCount = await t.deps.db
+      .selectFrom('auditEvents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(afterCount.n) - Number(before.n), 1);
   });
 
@@ -56,7 +61,10 @@ describe('audit events written with every change', () => {
     const c = await api.post('/api/v1/customers', { name: 'Old' });
     await api.patch(`/api/v1/customers/${c.body.id}`, { name: 'New' });
     const events = await eventsFor(c.body.id);
-    assert.deepEqual(events.map((e) => e.eventType), ['customer.created', 'customer.updated']);
+    assert.deepEqual(
+      events.map((e) => e.eventType),
+      ['customer.created', 'customer.updated'],
+    );
     assert.deepEqual(JSON.parse(events[1]!.payload), { changed: ['name'] });
   });
 });
@@ -101,7 +109,20 @@ describe('GET /v1/events', () => {
     const created = res.body.data.find((e: { eventType: string }) => e.eventType === 'customer.created');
     assert.ok(created, 'the create is listed');
     assert.deepEqual(Object.keys(created).sort(), [
-      'actorId', 'actorType', 'correlationId', 'createdAt', 'environment', 'eventId', 'eventType', 'object', 'payload', 'severity', 'source', 'targetId', 'targetType', 'tenantId',
+      'actorId',
+      'actorType',
+      'correlationId',
+      'createdAt',
+      'environment',
+      'eventId',
+      'eventType',
+      'object',
+      'payload',
+      'severity',
+      'source',
+      'targetId',
+      'targetType',
+      'tenantId',
     ]);
     assert.equal(created.tenantId, w.workspaceId);
     assert.equal(created.environment, 'test');
@@ -126,7 +147,10 @@ describe('GET /v1/events', () => {
     }
     assert.deepEqual(seen, all);
     const back = await key.get(`/v1/events?limit=2&endingBefore=${all[2]}`);
-    assert.deepEqual(back.body.data.map((e: { eventId: string }) => e.eventId), all.slice(0, 2));
+    assert.deepEqual(
+      back.body.data.map((e: { eventId: string }) => e.eventId),
+      all.slice(0, 2),
+    );
   });
 
   it("404 for any tenant_id but the key's own, the same for one that does not exist: nothing is revealed", async () => {
@@ -202,14 +226,20 @@ describe('GET /v1/events filters', () => {
     assert.equal(inRange.status, 200);
     assert.ok(inRange.body.data.length >= 1);
     const before = await key.get(`/v1/events?limit=100&createdTo=${from}`);
-    assert.deepEqual(before.body.data.filter((e: { createdAt: string }) => Date.parse(e.createdAt) >= now.getTime()), []);
+    assert.deepEqual(
+      before.body.data.filter((e: { createdAt: string }) => Date.parse(e.createdAt) >= now.getTime()),
+      [],
+    );
   });
 
   it('400 names each bad filter', async () => {
     const w = await t.seed.workspace();
     const res = await t.seed.client(w.test.secretKey).get('/v1/events?type=BAD TYPE&severity=LOUD');
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['query.type', 'query.severity']);
+    assert.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['query.type', 'query.severity'],
+    );
   });
 });
 
@@ -251,7 +281,11 @@ describe('GET /v1/events full-text search (q)', () => {
     assert.deepEqual(await found('logistics', '&type=customer.*'), ['Wombat Logistics', 'Quokka Logistics']);
     assert.deepEqual(await found('logistics', '&type=product.*'), []);
     assert.deepEqual(await found('logistics', '&severity=WARN'), []);
-    assert.deepEqual(await found('logistics', '&type=customer.created&severity=INFO'), ['Wombat Logistics', 'Quokka Logistics'], 'an exact type and a severity met');
+    assert.deepEqual(
+      await found('logistics', '&type=customer.created&severity=INFO'),
+      ['Wombat Logistics', 'Quokka Logistics'],
+      'an exact type and a severity met',
+    );
     assert.deepEqual(await found('logistics', '&type=customer.created&severity=NOTICE'), []);
     const minuteAgo = new Date(Math.floor(t.clock.now() / 1000) * 1000 - 60_000).toISOString();
     assert.deepEqual(await found('logistics', `&createdFrom=${minuteAgo}`), ['Wombat Logistics', 'Quokka Logistics'], 'a time range bounds the walk');
@@ -268,7 +302,11 @@ describe('GET /v1/events full-text search (q)', () => {
     const page = async (query: string) => {
       const res = await key.get(`/v1/events?q=pangolin&limit=2${query}`);
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      return { names: res.body.data.map((e: { payload: { name: string } }) => e.payload.name), ids: res.body.data.map((e: { eventId: string }) => e.eventId), hasMore: res.body.hasMore };
+      return {
+        names: res.body.data.map((e: { payload: { name: string } }) => e.payload.name),
+        ids: res.body.data.map((e: { eventId: string }) => e.eventId),
+        hasMore: res.body.hasMore,
+      };
     };
     const p1 = await page('');
     const p2 = await page(`&startingAfter=${p1.ids[1]}`);
@@ -297,7 +335,10 @@ describe('saved audit searches', () => {
     assert.match(created.body.id, /^asp_/);
     assert.deepEqual(created.body.filters, { type: 'api_key.*' });
     const listed = await key.get('/api/v1/events/presets');
-    assert.deepEqual(listed.body.data.map((p: { name: string }) => p.name), ['Key changes']);
+    assert.deepEqual(
+      listed.body.data.map((p: { name: string }) => p.name),
+      ['Key changes'],
+    );
     const run = await key.get(`/api/v1/events/presets/${created.body.id}/events?limit=100`);
     assert.equal(run.status, 200);
     assert.ok(run.body.data.length >= 1);

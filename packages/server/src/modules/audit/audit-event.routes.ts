@@ -61,7 +61,12 @@ export async function auditEventRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/events/presets', {
     config: reader,
-    schema: { ...presets, summary: 'List saved audit searches, newest first', querystring: Type.Object(ListQuery, { additionalProperties: false }), response: { 200: ListOf(AuditSearchPresetSchema), ...errors(403) } },
+    schema: {
+      ...presets,
+      summary: 'List saved audit searches, newest first',
+      querystring: Type.Object(ListQuery, { additionalProperties: false }),
+      response: { 200: ListOf(AuditSearchPresetSchema), ...errors(403) },
+    },
     handler: async (req) => {
       const page = await listPresets(deps.db, req.ctx, req.query);
       return { object: 'list' as const, data: page.items.map(presentPreset), hasMore: page.hasMore };

@@ -9,7 +9,10 @@ export const AuditEventSchema = Type.Object({
   environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
   eventType: Type.String({ description: 'Dotted, e.g. api_key.rotated, webhook.rejected, usage.batch_ingested.' }),
   source: Type.String({ description: 'api, cli, system, oauth or webhook.' }),
-  severity: Type.Union(severities.map((s) => Type.Literal(s)), { description: `Lowest first: ${severities.join(', ')}.` }),
+  severity: Type.Union(
+    severities.map((s) => Type.Literal(s)),
+    { description: `Lowest first: ${severities.join(', ')}.` },
+  ),
   actorType: Type.Union(actorTypes.map((a) => Type.Literal(a))),
   actorId: Type.String(),
   targetType: Type.Union([Type.String(), Type.Null()]),

@@ -83,16 +83,22 @@ export class AuditFeed {
     if (this.signalTimer || this.closed) return;
     this.signalTimer = setTimeout(() => {
       this.signalTimer = null;
-      this.deps.bus.publish(AUDIT_CHANNEL, '').catch((err: unknown) => this.deps.log.warn({ err }, 'audit stream signal not sent; nodes read at their next poll'));
+      this.deps.bus
+        .publish(AUDIT_CHANNEL, '')
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'audit stream signal not sent; nodes read at their next poll'));
     }, SIGNAL_COALESCE_MS);
   }
 
   /** Whether a new stream for this workspace is allowed now; the answer goes into the stream. */
   admit(workspaceId: string): SubscribeRefusal | null {
     const { auditStreamMaxConnections: total, auditStreamMaxPerTenant: perTenant } = this.deps.config;
-    if (this.count >= total) return { code: 'TOO_MANY_STREAMS', message: `This server holds its maximum of ${total} live streams; reconnect later (another node may have room).` };
+    if (this.count >= total)
+      return { code: 'TOO_MANY_STREAMS', message: `This server holds its maximum of ${total} live streams; reconnect later (another node may have room).` };
     if ((this.perWorkspace.get(workspaceId) ?? 0) >= perTenant) {
-      return { code: 'TOO_MANY_STREAMS', message: `This workspace holds its maximum of ${perTenant} live streams on this server; close one, or reconnect later.` };
+      return {
+        code: 'TOO_MANY_STREAMS',
+        message: `This workspace holds its maximum of ${perTenant} live streams on this server; close one, or reconnect later.`,
+      };
     }
     return null;
   }

@@ -11,9 +11,17 @@ describe('audit.parseAuditFilter', () => {
     ['WARN and above', { severity: 'WARN' }, { severities: ['WARN', 'ERROR', 'CRITICAL'] }],
     ['severity in lower case', { severity: 'critical' }, { severities: ['CRITICAL'] }],
     ['DEBUG is everything', { severity: 'DEBUG' }, { severities: ['DEBUG', 'INFO', 'NOTICE', 'WARN', 'ERROR', 'CRITICAL'] }],
-    ['actor and target', { actorType: 'WORKSPACE_KEY', actorId: 'key_1', targetType: 'api_key', targetId: 'key_2' }, { actorType: 'WORKSPACE_KEY', actorId: 'key_1', targetType: 'api_key', targetId: 'key_2' }],
+    [
+      'actor and target',
+      { actorType: 'WORKSPACE_KEY', actorId: 'key_1', targetType: 'api_key', targetId: 'key_2' },
+      { actorType: 'WORKSPACE_KEY', actorId: 'key_1', targetType: 'api_key', targetId: 'key_2' },
+    ],
     ['a correlation id', { correlationId: 'corr-1' }, { correlationId: 'corr-1' }],
-    ['a time range to the second', { createdFrom: '2026-11-23T12:00:00Z', createdTo: '2026-11-23T12:00:01Z' }, { createdFrom: Date.UTC(2026, 10, 23, 12), createdTo: Date.UTC(2026, 10, 23, 12, 0, 1) }],
+    [
+      'a time range to the second',
+      { createdFrom: '2026-11-23T12:00:00Z', createdTo: '2026-11-23T12:00:01Z' },
+      { createdFrom: Date.UTC(2026, 10, 23, 12), createdTo: Date.UTC(2026, 10, 23, 12, 0, 1) },
+    ],
     ['an offset is converted', { createdFrom: '2026-11-23T13:00:00+01:00' }, { createdFrom: Date.UTC(2026, 10, 23, 12) }],
   ];
   for (const [name, query, expected] of ok) {
@@ -39,7 +47,11 @@ describe('audit.parseAuditFilter', () => {
     it(`refuses ${name}, naming the field`, () => {
       const r = parseAuditFilter(query);
       assert.equal(r.ok, false);
-      if (!r.ok) assert.deepEqual(r.errors.map((e) => e.field), fields);
+      if (!r.ok)
+        assert.deepEqual(
+          r.errors.map((e) => e.field),
+          fields,
+        );
     });
   }
 });
@@ -48,6 +60,14 @@ describe('audit.prefixRange', () => {
   it('covers exactly the types under the prefix', () => {
     const [lo, hi] = prefixRange('api_key');
     const inside = (t: string) => t >= lo && t < hi;
-    assert.deepEqual(['api_key.rotated', 'api_key.created', 'api_key.x.y', 'api_key', 'api_keys.created', 'api_key_other.x', 'apj.x'].map(inside), [true, true, true, false, false, false, false]);
+    assert.deepEqual(['api_key.rotated', 'api_key.created', 'api_key.x.y', 'api_key', 'api_keys.created', 'api_key_other.x', 'apj.x'].map(inside), [
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -40,18 +40,26 @@ export interface AuditFilterQuery {
 
 const EVENT_TYPE = /^[a-z0-9_]+(\.[a-z0-9_]+)*$/;
 
-export function parseAuditFilter(q: AuditFilterQuery, at = 'query'): { ok: true; value: AuditFilter } | { ok: false; errors: Array<{ field: string; message: string }> } {
+export function parseAuditFilter(
+  q: AuditFilterQuery,
+  at = 'query',
+): { ok: true; value: AuditFilter } | { ok: false; errors: Array<{ field: string; message: string }> } {
   const errors: Array<{ field: string; message: string }> = [];
   const value: AuditFilter = {};
   if (q.q !== undefined) {
     const text = q.q.length <= 200 ? parseTextQuery(q.q) : null;
-    if (text === null) errors.push({ field: `${at}.q`, message: 'must hold at least one word (letters or digits) and at most 200 characters; end a word with * to match it as a prefix.' });
+    if (text === null)
+      errors.push({
+        field: `${at}.q`,
+        message: 'must hold at least one word (letters or digits) and at most 200 characters; end a word with * to match it as a prefix.',
+      });
     else value.text = text;
   }
   if (q.type !== undefined) {
     const prefix = q.type.endsWith('.*') ? q.type.slice(0, -2) : null;
     const name = prefix ?? q.type;
-    if (!EVENT_TYPE.test(name)) errors.push({ field: `${at}.type`, message: "must be a dotted event type such as api_key.rotated, or a prefix such as api_key.*" });
+    if (!EVENT_TYPE.test(name))
+      errors.push({ field: `${at}.type`, message: 'must be a dotted event type such as api_key.rotated, or a prefix such as api_key.*' });
     else value.eventType = prefix === null ? { exact: name } : { prefix: name };
   }
   if (q.severity !== undefined) {
@@ -60,7 +68,8 @@ export function parseAuditFilter(q: AuditFilterQuery, at = 'query'): { ok: true;
     else value.severities = severities.slice(rank);
   }
   if (q.actorType !== undefined) {
-    if (!(actorTypes as readonly string[]).includes(q.actorType)) errors.push({ field: `${at}.actorType`, message: `must be one of ${actorTypes.join(', ')}.` });
+    if (!(actorTypes as readonly string[]).includes(q.actorType))
+      errors.push({ field: `${at}.actorType`, message: `must be one of ${actorTypes.join(', ')}.` });
     else value.actorType = q.actorType as ActorType;
   }
   for (const key of ['actorId', 'targetType', 'targetId', 'correlationId'] as const) {

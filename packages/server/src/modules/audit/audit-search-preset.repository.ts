@@ -6,10 +6,18 @@ import type { Tenant } from '../tenancy/tenant.js';
 import type { AuditSearchPreset } from './audit-search-preset.js';
 import type { AuditSearchPresetTable } from './audit-search-preset.table.js';
 
-const toPreset = (r: Selectable<AuditSearchPresetTable>): AuditSearchPreset => ({ id: r.id, name: r.name, filters: JSON.parse(r.filters), createdAt: Number(r.createdAt) });
+const toPreset = (r: Selectable<AuditSearchPresetTable>): AuditSearchPreset => ({
+  id: r.id,
+  name: r.name,
+  filters: JSON.parse(r.filters),
+  createdAt: Number(r.createdAt),
+});
 
 export async function insertPreset(db: Db, tenant: Tenant, p: AuditSearchPreset): Promise<void> {
-  await db.insertInto('auditSearchPresets').values({ ...p, workspaceId: tenant.workspaceId, environment: tenant.environment, filters: JSON.stringify(p.filters) }).execute();
+  await db
+    .insertInto('auditSearchPresets')
+    .values({ ...p, workspaceId: tenant.workspaceId, environment: tenant.environment, filters: JSON.stringify(p.filters) })
+    .execute();
 }
 
 export async function findPreset(db: Db, tenant: Tenant, id: string): Promise<AuditSearchPreset | null> {

@@ -14,7 +14,8 @@ const filterFields = {
   q: Type.Optional(
     Type.String({
       maxLength: 200,
-      description: "Full text: every word must appear among the words of the event's type, its target's type and its payload's values (not keys, not ids: actorId, targetId and correlationId have filters of their own); case-insensitive whole words, a word being a run of letters and digits (words over 200 characters are not indexed); end a word with * for a prefix (rot*).",
+      description:
+        "Full text: every word must appear among the words of the event's type, its target's type and its payload's values (not keys, not ids: actorId, targetId and correlationId have filters of their own); case-insensitive whole words, a word being a run of letters and digits (words over 200 characters are not indexed); end a word with * for a prefix (rot*).",
     }),
   ),
   type: Type.Optional(Type.String({ maxLength: 200, description: 'An event type (api_key.rotated) or a prefix (api_key.*).' })),

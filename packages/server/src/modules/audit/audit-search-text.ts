@@ -152,7 +152,9 @@ const MAX_CATEGORY_LENGTH = 99;
  * cut to MAX_CATEGORY_LENGTH.
  */
 function category(eventType: string): string {
-  return words(eventType.split('.')[0] ?? '').join('').slice(0, MAX_CATEGORY_LENGTH);
+  return words(eventType.split('.')[0] ?? '')
+    .join('')
+    .slice(0, MAX_CATEGORY_LENGTH);
 }
 
 /** What a word is joined to in its category's terms: `x<scope><length, 2 digits><category>`. */

@@ -34,7 +34,13 @@ describe(`audit search plans against the in-memory filter (${backend})`, () => {
         if (k > 0 && i % 3 !== 0) continue;
         t.clock.set(ms + k);
         const words = [vocabulary[i % vocabulary.length]!, vocabulary[(i * 7 + 3) % vocabulary.length]!];
-        const input = { eventType: types[(i * 3) % types.length]!, severity: severities[i % severities.length]!, targetType: 'api_key', targetId: `key_${i % 4}`, payload: { note: words.join(' '), n: i } };
+        const input = {
+          eventType: types[(i * 3) % types.length]!,
+          severity: severities[i % severities.length]!,
+          targetType: 'api_key',
+          targetId: `key_${i % 4}`,
+          payload: { note: words.join(' '), n: i },
+        };
         await recordAudit(t.deps.db, t.deps, { ...tenant, actor: { type: 'SYSTEM', id: 'test' }, correlationId: `req_${i}`, source: 'system' }, input);
       }
       ms += 17 * 3_600_000 + 13 * 60_000;
@@ -84,7 +90,10 @@ describe(`audit search plans against the in-memory filter (${backend})`, () => {
     ['a word nobody wrote', { q: 'nowhere' }],
     ['a type word', { q: 'rejected' }],
   ];
-  const plans: Array<[string, SearchPlan]> = [['default plan', {}], ...(backend === 'postgres' ? ([['walk of 3 rows, then GIN by month', { walkRows: 3 }]] as Array<[string, SearchPlan]>) : [])];
+  const plans: Array<[string, SearchPlan]> = [
+    ['default plan', {}],
+    ...(backend === 'postgres' ? ([['walk of 3 rows, then GIN by month', { walkRows: 3 }]] as Array<[string, SearchPlan]>) : []),
+  ];
   for (const [planName, plan] of plans) {
     for (const [name, filter] of searches) {
       it(`${planName}: ${name}`, async () => {

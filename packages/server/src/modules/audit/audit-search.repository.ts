@@ -61,10 +61,17 @@ export async function listAuditEvents(db: Executor, tenant: Tenant, filter: Audi
   const text = filter.text;
   const byIdIndex = Boolean(filter.correlationId || filter.actorId || filter.targetId);
   if (text && !byIdIndex) {
-    return isPostgres(db) ? listByTextPostgres(db, tenant, filter, text, page, plan.walkRows ?? PG_WALK_ROWS) : listByTextSqlite(db, tenant, filter, text, page);
+    return isPostgres(db)
+      ? listByTextPostgres(db, tenant, filter, text, page, plan.walkRows ?? PG_WALK_ROWS)
+      : listByTextSqlite(db, tenant, filter, text, page);
   }
   let q = applyFilters(db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant)), filter);
-  if (text) q = isPostgres(db) ? matchesTsQuery(q, tenant, filter, text) : q.where(sql<boolean>`exists (select 1 from audit_events_fts where audit_events_fts match ${ftsMatchExpression(ftsScope(tenant.workspaceId, tenant.environment), { text })} and rowid = audit_events.seq)`);
+  if (text)
+    q = isPostgres(db)
+      ? matchesTsQuery(q, tenant, filter, text)
+      : q.where(
+          sql<boolean>`exists (select 1 from audit_events_fts where audit_events_fts match ${ftsMatchExpression(ftsScope(tenant.workspaceId, tenant.environment), { text })} and rowid = audit_events.seq)`,
+        );
   const { items, hasMore } = await pageById(q, 'auditEvents', page);
   return { items: items.map(toAuditEvent), hasMore };
 }
@@ -104,7 +111,14 @@ export interface SearchPlan {
  *
  * endingBefore goes the other way: oldest first from the cursor, then reversed.
  */
-async function listByTextPostgres(db: Executor, tenant: Tenant, filter: AuditFilter, text: TextQuery, page: PageParams, walkRows: number): Promise<Page<AuditEvent>> {
+async function listByTextPostgres(
+  db: Executor,
+  tenant: Tenant,
+  filter: AuditFilter,
+  text: TextQuery,
+  page: PageParams,
+  walkRows: number,
+): Promise<Page<AuditEvent>> {
   const limit = page.limit ?? 10;
   const backwards = page.endingBefore !== undefined;
   const order = backwards ? 'asc' : 'desc';
@@ -144,12 +158,19 @@ async function listByTextPostgres(db: Executor, tenant: Tenant, filter: AuditFil
     const scope = ftsScope(tenant.workspaceId, tenant.environment);
     const months = end ? monthsBetween(idTime(edge.id), idTime(end.id)) : [];
     for (const month of months) {
-      const inMonth = matchesTsQuery(applyFilters(timeRange(db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant))), filter), tenant, filter, text)
-        .where(sql<boolean>`search @@ ${monthTerm(scope, month)}::tsquery`);
+      const inMonth = matchesTsQuery(
+        applyFilters(timeRange(db.selectFrom('auditEvents').selectAll().$call(forTenant(tenant))), filter),
+        tenant,
+        filter,
+        text,
+      ).where(sql<boolean>`search @@ ${monthTerm(scope, month)}::tsquery`);
       // Materialized, so the planner plans the month's matches on their own (GIN) rather than
       // walking an index in id order for the outer LIMIT.
       const got = await db
-        .with((cte) => cte('matches').materialized(), () => inMonth)
+        .with(
+          (cte) => cte('matches').materialized(),
+          () => inMonth,
+        )
         .selectFrom('matches')
         .selectAll()
         .orderBy('id', order)
@@ -229,7 +250,11 @@ async function listByTextSqlite(db: Executor, tenant: Tenant, filter: AuditFilte
       db
         .selectFrom('auditEvents')
         .selectAll()
-        .where('seq', 'in', ids.map((r) => r.rowid))
+        .where(
+          'seq',
+          'in',
+          ids.map((r) => r.rowid),
+        )
         .where(sql`+${sql.ref('auditEvents.workspaceId')}`, '=', tenant.workspaceId)
         .where(sql`+${sql.ref('auditEvents.environment')}`, '=', tenant.environment),
       filter,
@@ -263,4 +288,3 @@ async function seqFrom(db: Executor, ms: number): Promise<number | null> {
   const row = await db.selectFrom('auditEvents').select('seq').where('id', '>=', idFloor('auditEvent', ms)).orderBy('id', 'asc').limit(1).executeTakeFirst();
   return row ? row.seq : null;
 }
-

@@ -2,7 +2,21 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareCursors, formatCursor, parseCursor } from './audit-cursor.js';
 import SQLite from 'better-sqlite3';
-import { auditSearchText, ftsDocument, ftsMatchExpression, ftsScope, MAX_WORD_LENGTH, matchesText, monthTerm, parseTextQuery, tsDocument, tsQueryConditions, words, type FtsEvent, type FtsQuery } from './audit-search-text.js';
+import {
+  auditSearchText,
+  ftsDocument,
+  ftsMatchExpression,
+  ftsScope,
+  MAX_WORD_LENGTH,
+  matchesText,
+  monthTerm,
+  parseTextQuery,
+  tsDocument,
+  tsQueryConditions,
+  words,
+  type FtsEvent,
+  type FtsQuery,
+} from './audit-search-text.js';
 import { monthsBetween } from './audit-search.repository.js';
 import { matchesAuditFilter, parseAuditFilter } from './audit-filter.js';
 import type { AuditEvent } from './audit-event.js';
@@ -36,7 +50,11 @@ describe('audit.cursor', () => {
 describe('audit.searchText', () => {
   const cases: Array<[string, Parameters<typeof auditSearchText>[0], string]> = [
     ['type and target type split into words', { eventType: 'api_key.rotated', targetType: 'api_key', payload: {} }, 'api key rotated api key'],
-    ['payload values, not keys', { eventType: 'customer.created', targetType: null, payload: { name: 'Zanzibar Trading', externalId: 'acme-7' } }, 'customer created zanzibar trading acme 7'],
+    [
+      'payload values, not keys',
+      { eventType: 'customer.created', targetType: null, payload: { name: 'Zanzibar Trading', externalId: 'acme-7' } },
+      'customer created zanzibar trading acme 7',
+    ],
     ['nested values, numbers and booleans', { eventType: 'x', targetType: null, payload: { a: { b: ['Deep', 3] }, ok: true, none: null } }, 'x deep 3 true'],
     ['emails and urls split at punctuation', { eventType: 'x', targetType: null, payload: { email: 'Alice@Example.com' } }, 'x alice example com'],
     ['letters of any script', { eventType: 'x', targetType: null, payload: { city: 'Zürich Москва' } }, 'x zürich москва'],
@@ -53,7 +71,11 @@ describe('audit.textQuery', () => {
     ['one word', 'Rotated', { fts: '"wSrotated"', ts: ["'wSrotated'"] }],
     ['two words: both must appear', 'key rotated', { fts: '"wSkey" AND "wSrotated"', ts: ["'wSkey'", "'wSrotated'"] }],
     ['a prefix', 'rot*', { fts: '"wSrot"*', ts: ["'wSrot':*"] }],
-    ['syntax characters are only separators', "a' OR b) NEAR(c & !d", { fts: '"wSa" AND "wSor" AND "wSb" AND "wSnear" AND "wSc" AND "wSd"', ts: ["'wSa'", "'wSor'", "'wSb'", "'wSnear'", "'wSc'", "'wSd'"] }],
+    [
+      'syntax characters are only separators',
+      "a' OR b) NEAR(c & !d",
+      { fts: '"wSa" AND "wSor" AND "wSb" AND "wSnear" AND "wSc" AND "wSd"', ts: ["'wSa'", "'wSor'", "'wSb'", "'wSnear'", "'wSc'", "'wSd'"] },
+    ],
     ['an id', 'key_01ab', { fts: '"wSkey" AND "wS01ab"', ts: ["'wSkey'", "'wS01ab'"] }],
     ['nothing to search', '*** ---', null],
   ];
@@ -73,7 +95,8 @@ describe('audit.textQuery', () => {
     ['key created', 'api key rotated', false],
     ['KEY rotated', 'api key rotated', true],
   ];
-  for (const [q, text, expected] of matching) it(`'${q}' ${expected ? 'matches' : 'does not match'} '${text}'`, () => assert.equal(matchesText(parseTextQuery(q)!, text), expected));
+  for (const [q, text, expected] of matching)
+    it(`'${q}' ${expected ? 'matches' : 'does not match'} '${text}'`, () => assert.equal(matchesText(parseTextQuery(q)!, text), expected));
   it('scopes are one fixed-width word per workspace and environment, and the platform has its own', () => {
     const scopes = [ftsScope('ws_01ab', 'test'), ftsScope('ws_01ab', 'live'), ftsScope('ws_01ac', 'test'), ftsScope(null, null), ftsScope('ws_01ab', null)];
     for (const s of scopes) assert.match(s, /^[0-9a-f]{12}$/);
@@ -81,9 +104,17 @@ describe('audit.textQuery', () => {
     assert.equal(ftsScope('ws_01ab', 'test'), ftsScope('ws_01ab', 'test'));
   });
   const documents: Array<[string, FtsEvent, string]> = [
-    ['words, the words in their category, then the type and severity facets', { text: 'api key rotated', eventType: 'api_key.rotated', severity: 'NOTICE' }, 'wSapi wSkey wSrotated xS06apikeyapi xS06apikeykey xS06apikeyrotated tSapikeyrotated vSnotice'],
+    [
+      'words, the words in their category, then the type and severity facets',
+      { text: 'api key rotated', eventType: 'api_key.rotated', severity: 'NOTICE' },
+      'wSapi wSkey wSrotated xS06apikeyapi xS06apikeykey xS06apikeyrotated tSapikeyrotated vSnotice',
+    ],
     ['no words: the facets only', { text: '', eventType: 'x', severity: 'INFO' }, 'tSx vSinfo'],
-    ['a category of more than 99 characters is cut there', { text: 'w', eventType: `${'a'.repeat(120)}.b`, severity: 'INFO' }, `wSw xS99${'a'.repeat(99)}w tS${'a'.repeat(120)}b vSinfo`],
+    [
+      'a category of more than 99 characters is cut there',
+      { text: 'w', eventType: `${'a'.repeat(120)}.b`, severity: 'INFO' },
+      `wSw xS99${'a'.repeat(99)}w tS${'a'.repeat(120)}b vSinfo`,
+    ],
   ];
   for (const [name, e, expected] of documents) it(`ftsDocument: ${name}`, () => assert.equal(ftsDocument('S', e), expected));
   it('tsDocument: the same terms, and the month of the id, in UTC', () => {
@@ -101,21 +132,64 @@ describe('audit.textQuery', () => {
     ['one month', Date.UTC(2026, 4, 20), Date.UTC(2026, 4, 1), ['2026-05']],
   ];
   for (const [name, a, b, expected] of spans) {
-    it(`monthsBetween: ${name}`, () => assert.deepEqual(monthsBetween(a, b).map((ms) => new Date(ms).toISOString().slice(0, 7)), expected));
+    it(`monthsBetween: ${name}`, () =>
+      assert.deepEqual(
+        monthsBetween(a, b).map((ms) => new Date(ms).toISOString().slice(0, 7)),
+        expected,
+      ));
   }
   it(`words longer than ${MAX_WORD_LENGTH} characters are not indexed`, () => {
-    assert.equal(auditSearchText({ eventType: 'x.y', targetType: null, payload: { blob: 'a'.repeat(MAX_WORD_LENGTH + 1), ok: 'b'.repeat(MAX_WORD_LENGTH) } }), `x y ${'b'.repeat(MAX_WORD_LENGTH)}`);
+    assert.equal(
+      auditSearchText({ eventType: 'x.y', targetType: null, payload: { blob: 'a'.repeat(MAX_WORD_LENGTH + 1), ok: 'b'.repeat(MAX_WORD_LENGTH) } }),
+      `x y ${'b'.repeat(MAX_WORD_LENGTH)}`,
+    );
   });
   const queries: Array<[string, FtsQuery, string]> = [
-    ['a type: the word in its category, and the type', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { exact: 'api_key.rotated' } }, '"xS06apikeyx" AND "tSapikeyrotated"'],
-    ['a type prefix: the words in the category', { text: { terms: [{ word: 'x', prefix: false }, { word: 'ro', prefix: true }] }, eventType: { prefix: 'api_key' } }, '"xS06apikeyx" AND "xS06apikeyro"*'],
-    ['a prefix of two segments: the category of its first', { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { prefix: 'usage.limit' } }, '"xS05usagex"'],
+    [
+      'a type: the word in its category, and the type',
+      { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { exact: 'api_key.rotated' } },
+      '"xS06apikeyx" AND "tSapikeyrotated"',
+    ],
+    [
+      'a type prefix: the words in the category',
+      {
+        text: {
+          terms: [
+            { word: 'x', prefix: false },
+            { word: 'ro', prefix: true },
+          ],
+        },
+        eventType: { prefix: 'api_key' },
+      },
+      '"xS06apikeyx" AND "xS06apikeyro"*',
+    ],
+    [
+      'a prefix of two segments: the category of its first',
+      { text: { terms: [{ word: 'x', prefix: false }] }, eventType: { prefix: 'usage.limit' } },
+      '"xS05usagex"',
+    ],
     ['one severity', { text: { terms: [{ word: 'x', prefix: false }] }, severities: ['CRITICAL'] }, '"wSx" AND "vScritical"'],
-    ['severities: any of them', { text: { terms: [{ word: 'x', prefix: false }] }, severities: ['ERROR', 'CRITICAL'] }, '"wSx" AND ("vSerror" OR "vScritical")'],
+    [
+      'severities: any of them',
+      { text: { terms: [{ word: 'x', prefix: false }] }, severities: ['ERROR', 'CRITICAL'] },
+      '"wSx" AND ("vSerror" OR "vScritical")',
+    ],
   ];
   for (const [name, q, expected] of queries) it(`ftsMatchExpression: ${name}`, () => assert.equal(ftsMatchExpression('S', q), expected));
   it('tsQueryConditions: one condition per term, severities as one condition of alternatives', () => {
-    assert.deepEqual(tsQueryConditions('S', { text: { terms: [{ word: 'x', prefix: true }, { word: 'y', prefix: false }] }, eventType: { prefix: 'api_key' }, severities: ['ERROR', 'CRITICAL'] }), ["'xS06apikeyx':*", "'xS06apikeyy'", "'vSerror' | 'vScritical'"]);
+    assert.deepEqual(
+      tsQueryConditions('S', {
+        text: {
+          terms: [
+            { word: 'x', prefix: true },
+            { word: 'y', prefix: false },
+          ],
+        },
+        eventType: { prefix: 'api_key' },
+        severities: ['ERROR', 'CRITICAL'],
+      }),
+      ["'xS06apikeyx':*", "'xS06apikeyy'", "'vSerror' | 'vScritical'"],
+    );
   });
 });
 
@@ -163,7 +237,10 @@ describe('audit.fts5 (documents and queries in a real FTS5 table)', () => {
   for (const [name, scope, q, expected] of cases) {
     it(name, () => {
       const rows = db.prepare('select rowid from fts where fts match ? order by rowid').all(ftsMatchExpression(scope, q)) as Array<{ rowid: number }>;
-      assert.deepEqual(rows.map((r) => r.rowid), expected);
+      assert.deepEqual(
+        rows.map((r) => r.rowid),
+        expected,
+      );
     });
   }
 });
@@ -219,6 +296,10 @@ describe('audit.matchesAuditFilter (the live stream applies the search filters i
   it('refuses a q without a word, naming the field', () => {
     const r = parseAuditFilter({ q: '***' });
     assert.equal(r.ok, false);
-    if (!r.ok) assert.deepEqual(r.errors.map((e) => e.field), ['query.q']);
+    if (!r.ok)
+      assert.deepEqual(
+        r.errors.map((e) => e.field),
+        ['query.q'],
+      );
   });
 });

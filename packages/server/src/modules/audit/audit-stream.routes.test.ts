@@ -64,7 +64,11 @@ const createCustomer = async (name: string, client = api) => {
  * The bound is generous (10 s): it only stops a broken stream from hanging the test, and is
  * never how long the test expects to wait.
  */
-async function rawStream(headers: Record<string, string>, enough: (text: string) => boolean, timeoutMs = 10_000): Promise<{ status: number; contentType: string | null; text: string }> {
+async function rawStream(
+  headers: Record<string, string>,
+  enough: (text: string) => boolean,
+  timeoutMs = 10_000,
+): Promise<{ status: number; contentType: string | null; text: string }> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), timeoutMs);
   let text = '';
@@ -118,7 +122,10 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     c.release();
     await until(() => c.events.length === 4, 'the three missed events');
     assert.equal(c.attempts[1]!.lastEventId, lastSeen, 'the reconnection carried the last id received');
-    assert.deepEqual(c.events.slice(1).map((e) => e.data.targetId), missed);
+    assert.deepEqual(
+      c.events.slice(1).map((e) => e.data.targetId),
+      missed,
+    );
 
     const live = await createCustomer('After the reconnect');
     await until(() => c.events.length === 5, 'the live event after catching up');
@@ -126,11 +133,19 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     const ids = c.events.map((e) => e.id);
     assert.equal(new Set(ids).size, ids.length, 'no event twice');
     const cursors = ids.map((i) => Number(i.split('-').pop()));
-    assert.deepEqual([...cursors].sort((a, b) => a - b), cursors, 'ids increase');
+    assert.deepEqual(
+      [...cursors].sort((a, b) => a - b),
+      cursors,
+      'ids increase',
+    );
     // Events arrive in order: once a later one has, nothing else came in between (no sleep).
     const sentinel = await createCustomer('Sentinel');
     await until(() => c.events.length >= 6, 'the sentinel event');
-    assert.deepEqual(c.events.slice(5).map((e) => e.data.targetId), [sentinel], 'nothing more arrived before the sentinel');
+    assert.deepEqual(
+      c.events.slice(5).map((e) => e.data.targetId),
+      [sentinel],
+      'nothing more arrived before the sentinel',
+    );
     done(c);
   });
 
@@ -143,7 +158,10 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     const r3 = await createCustomer('R3');
     const c = await connect(`?type=customer.*&lastEventId=${first.events[0]!.id}`);
     await until(() => c.events.length === 2, 'R2 and R3');
-    assert.deepEqual(c.events.map((e) => e.data.targetId), [r2, r3]);
+    assert.deepEqual(
+      c.events.map((e) => e.data.targetId),
+      [r2, r3],
+    );
     done(c);
   });
 
@@ -154,7 +172,10 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     const sentinel = await createCustomer('Sentinel');
     // Events arrive in order, so the sentinel's arrival means nothing older is still coming.
     await until(() => c.events.length >= 2, 'the fresh and sentinel events');
-    assert.deepEqual(c.events.map((e) => e.data.targetId), [fresh, sentinel]);
+    assert.deepEqual(
+      c.events.map((e) => e.data.targetId),
+      [fresh, sentinel],
+    );
     done(c);
   });
 
@@ -174,13 +195,20 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     await t.seed.client(key.body.fullToken).get('/api/v1/customers');
     const marker = await createCustomer('Marker', t.seed.client(other.test.secretKey));
 
-    await until(() => byType.events.length >= 3 && byText.events.length >= 1 && bySeverity.events.length >= 1 && otherTenant.events.length >= 1, 'the filtered events');
+    await until(
+      () => byType.events.length >= 3 && byText.events.length >= 1 && bySeverity.events.length >= 1 && otherTenant.events.length >= 1,
+      'the filtered events',
+    );
     assert.deepEqual(byType.eventTypes, ['api_key.created', 'api_key.rotated', 'api_key.revoked']);
     assert.deepEqual(byText.eventTypes, ['customer.created']);
     assert.equal(byText.events[0]!.data.payload.name, 'Zanzibar Trading');
     assert.ok(bySeverity.events.every((e) => ['WARN', 'ERROR', 'CRITICAL'].includes(e.data.severity)));
     assert.ok(bySeverity.eventTypes.includes('auth.failed'));
-    assert.deepEqual(otherTenant.events.map((e) => e.data.targetId), [marker], "the other workspace sees its own event and none of this one's");
+    assert.deepEqual(
+      otherTenant.events.map((e) => e.data.targetId),
+      [marker],
+      "the other workspace sees its own event and none of this one's",
+    );
     assert.equal(live.events.length, 0, 'the live environment sees no test events');
     done(byType, bySeverity, byText, otherTenant, live);
   });
@@ -207,16 +235,20 @@ describe('GET /api/v1/events/stream: the protocol', () => {
   for (const [name, headers, query, status, named] of refused) {
     it(`refuses ${name} with ${status} before any stream opens`, async () => {
       const h: Record<string, string> = {};
-      for (const [k, v] of Object.entries(headers)) h[k] = v.replace('KEY', ws.test.secretKey).replace('OTHER', other.workspaceId).replace('WS', ws.workspaceId);
+      for (const [k, v] of Object.entries(headers))
+        h[k] = v.replace('KEY', ws.test.secretKey).replace('OTHER', other.workspaceId).replace('WS', ws.workspaceId);
       const res = await fetch(`${base}/api/v1/events/stream${query}`, { headers: h });
       assert.equal(res.status, status);
       const body = (await res.json()) as { success: boolean; errors: Array<{ code: string; field?: string }> };
       assert.equal(body.success, false);
-      assert.ok(body.errors.some((e) => e.code === named || e.field === named), JSON.stringify(body));
+      assert.ok(
+        body.errors.some((e) => e.code === named || e.field === named),
+        JSON.stringify(body),
+      );
     });
   }
 
-  it("needs the events:read scope", async () => {
+  it('needs the events:read scope', async () => {
     const key = await api.post('/api/v1/api-keys', { kind: 'WORKSPACE', name: 'no events', scopes: ['ingest'] });
     assert.equal(key.status, 200);
     const res = await fetch(`${base}/api/v1/events/stream`, { headers: auth(key.body.fullToken) });
@@ -228,7 +260,10 @@ describe('GET /api/v1/events/stream: the protocol', () => {
  * A server of its own with a limit lowered, one workspace on it, and a stream request that
  * returns its response (the test ends what it leaves open).
  */
-async function withLimitedServer(config: Partial<TestApp['deps']['config']>, run: (s: { t: TestApp; stream: (signal?: AbortSignal) => Promise<Response> }) => Promise<void>): Promise<void> {
+async function withLimitedServer(
+  config: Partial<TestApp['deps']['config']>,
+  run: (s: { t: TestApp; stream: (signal?: AbortSignal) => Promise<Response> }) => Promise<void>,
+): Promise<void> {
   const own = await createTestApp({ config: { ...streamConfig, ...config } });
   try {
     const url = await own.app.listen({ host: '127.0.0.1', port: 0 });

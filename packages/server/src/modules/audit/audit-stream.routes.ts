@@ -41,7 +41,12 @@ export async function auditStreamRoutes(app: App, deps: Deps): Promise<void> {
         'last-event-id': Type.Optional(Type.String({ maxLength: 64, description: 'The id of the last event received: resume after it.' })),
       }),
       querystring: Type.Object(
-        { ...AuditFiltersSchema.properties, lastEventId: Type.Optional(Type.String({ maxLength: 64, description: 'As the Last-Event-ID header, for clients that cannot set headers; the header wins.' })) },
+        {
+          ...AuditFiltersSchema.properties,
+          lastEventId: Type.Optional(
+            Type.String({ maxLength: 64, description: 'As the Last-Event-ID header, for clients that cannot set headers; the header wins.' }),
+          ),
+        },
         { additionalProperties: false },
       ),
       response: {
@@ -71,10 +76,17 @@ export async function auditStreamRoutes(app: App, deps: Deps): Promise<void> {
       const { lastEventId, ...filters } = req.query;
       const filter = filterErrors(filters, 'query');
       const headerId = req.headers['last-event-id'];
-      const resume = headerId !== undefined && headerId !== '' ? { text: headerId, field: 'header.last-event-id' } : lastEventId ? { text: lastEventId, field: 'query.lastEventId' } : null;
+      const resume =
+        headerId !== undefined && headerId !== ''
+          ? { text: headerId, field: 'header.last-event-id' }
+          : lastEventId
+            ? { text: lastEventId, field: 'query.lastEventId' }
+            : null;
       const from = resume ? parseCursor(resume.text) : null;
       if (resume && !from) {
-        throw new AppError('VALIDATION_FAILED', `'${resume.text}' is not an event id of this stream: send the id: field of the last event you received.`, { field: resume.field });
+        throw new AppError('VALIDATION_FAILED', `'${resume.text}' is not an event id of this stream: send the id: field of the last event you received.`, {
+          field: resume.field,
+        });
       }
 
       reply.hijack();

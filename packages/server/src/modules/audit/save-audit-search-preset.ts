@@ -15,7 +15,12 @@ export async function createPreset(deps: Deps, ctx: OperationContext, input: Cre
   try {
     await inTransaction(deps.db, async (trx) => {
       await insertPreset(trx, ctx, preset);
-      await recordAudit(trx, deps, ctx, { eventType: 'audit_preset.created', targetType: 'audit_search_preset', targetId: preset.id, payload: { name: preset.name } });
+      await recordAudit(trx, deps, ctx, {
+        eventType: 'audit_preset.created',
+        targetType: 'audit_search_preset',
+        targetId: preset.id,
+        payload: { name: preset.name },
+      });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('CONFLICT', `A saved search named '${input.name}' already exists.`, { field: 'body.name' });

@@ -38,7 +38,11 @@ export function metricsRatedByDimension(units: readonly PricedUnit[]): Set<strin
  * plus one without a dimension for the rest of its total (events without one); any other metric
  * gets one group holding its total, which rates the same (usesRatingDimensions).
  */
-export function usageGroupsOf(totals: readonly UsageTotal[], dimensionRows: readonly AggregateRow[], byDimension: ReadonlySet<string>): Map<string, UsageGroup[]> {
+export function usageGroupsOf(
+  totals: readonly UsageTotal[],
+  dimensionRows: readonly AggregateRow[],
+  byDimension: ReadonlySet<string>,
+): Map<string, UsageGroup[]> {
   const rest = new Map<string, Decimal>();
   for (const t of totals) rest.set(t.metricName, (rest.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
   const out = new Map<string, UsageGroup[]>();

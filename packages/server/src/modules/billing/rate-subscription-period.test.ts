@@ -85,13 +85,24 @@ describe('rateSubscriptionPeriod with thousands of distinct endpoints', () => {
       metrics: [{ metricName: 'routed_calls', pricingModel: 'PER_UNIT', rate: '0.01', endpointMultipliers: { '/v1/r/7': '100', '/v1/r/8': '0' } }],
     });
     assert.equal(plan.status, 200, JSON.stringify(plan.body));
-    const offering = await api.post('/api/v1/offerings', { productId: env.productId, name: 'Routed', currency: 'USD', billingPeriod: 'MONTHLY', ratePlanIds: [plan.body.id] });
+    const offering = await api.post('/api/v1/offerings', {
+      productId: env.productId,
+      name: 'Routed',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      ratePlanIds: [plan.body.id],
+    });
     assert.equal(offering.status, 200, JSON.stringify(offering.body));
     const customer = await api.post('/api/v1/customers', { name: 'Router', externalId: 'router' });
     const sub = await api.post('/api/v1/subscriptions', { customerId: customer.body.id, offeringId: offering.body.id });
     assert.equal(sub.status, 200, JSON.stringify(sub.body));
     await useManyEndpoints(customer.body.id, 'routed_calls');
-    const withoutEndpoint = await api.post('/v1/ingest', { customerId: customer.body.id, metricName: 'routed_calls', quantity: 5, occurredAt: new Date(t.clock.now() - 1000).toISOString() });
+    const withoutEndpoint = await api.post('/v1/ingest', {
+      customerId: customer.body.id,
+      metricName: 'routed_calls',
+      quantity: 5,
+      occurredAt: new Date(t.clock.now() - 1000).toISOString(),
+    });
     assert.equal(withoutEndpoint.status, 200, JSON.stringify(withoutEndpoint.body));
 
     const inv = (await api.get(`/api/v1/subscriptions/${sub.body.id}/upcoming-invoice`)).body;

@@ -45,7 +45,13 @@ export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Su
   const byDimension = metricsRatedByDimension(units);
   const used = new Map<string, Decimal>();
   for (const t of totals) used.set(t.metricName, (used.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
-  const dimensionRows = await readDimensionRows(deps.db, tenant, sub.customerId, months, [...byDimension].filter((m) => used.has(m)));
+  const dimensionRows = await readDimensionRows(
+    deps.db,
+    tenant,
+    sub.customerId,
+    months,
+    [...byDimension].filter((m) => used.has(m)),
+  );
   const rating = ratePeriod({
     currency: sub.currency,
     entryPrice: priced?.offering.entryPrice ?? null,

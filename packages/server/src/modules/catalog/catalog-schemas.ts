@@ -13,9 +13,12 @@ export const DecimalText = (description: string) =>
 
 export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, e.g. USD.' });
 export const PricingModelSchema = Type.Union(pricingModels.map((m) => Type.Literal(m)));
-export const BillingPeriodSchema = Type.Union(billingPeriods.map((p) => Type.Literal(p)), {
-  description: 'MONTHLY, QUARTERLY, ANNUAL or ONE_TIME: when per-period prices apply and free allowances reset.',
-});
+export const BillingPeriodSchema = Type.Union(
+  billingPeriods.map((p) => Type.Literal(p)),
+  {
+    description: 'MONTHLY, QUARTERLY, ANNUAL or ONE_TIME: when per-period prices apply and free allowances reset.',
+  },
+);
 export const NullableDecimal = (description: string) => Type.Union([DecimalText(description), Type.Null()]);
 export const Quantity = (description: string) => Type.Number({ minimum: 0, description });
 const FactorMap = (what: string) =>
@@ -44,7 +47,12 @@ export const UnitPricingBody = Type.Object(
     currency: Type.Optional(Type.String({ maxLength: 3, description: "Optional; must equal the plan's currency." })),
     rate: Type.Optional(DecimalText('Price per unit; FLAT_RATE: fee per period; PERCENTAGE: percent (2.9 = 2.9%); tiered models: omit (prices are on tiers).')),
     includedFree: Type.Optional(Type.Union([Quantity('Free units each period; default 0.'), Type.Null()])),
-    blockSize: Type.Optional(Type.Union([Type.Integer({ minimum: 1, description: 'INCLUDED_QUOTA: overage billed in whole blocks of this many units (rate per block).' }), Type.Null()])),
+    blockSize: Type.Optional(
+      Type.Union([
+        Type.Integer({ minimum: 1, description: 'INCLUDED_QUOTA: overage billed in whole blocks of this many units (rate per block).' }),
+        Type.Null(),
+      ]),
+    ),
     minFee: Type.Optional(NullableDecimal('Minimum charge per period for this unit.')),
     tiers: Type.Optional(Type.Union([Type.Array(TierSchema, { maxItems: 50 }), Type.Null()])),
     outcomeWeights: Type.Optional(

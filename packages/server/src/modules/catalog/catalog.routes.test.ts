@@ -23,7 +23,6 @@ after(() => t.close());
 const ids = (res: Response) => (res.body.data as { id: string }[]).map((x) => x.id);
 const now = () => new Date(t.clock.now()).toISOString();
 
-
 /** The normalised unit with every default, as the operator API shows it. */
 function unitOut(name: string, fields: Record<string, unknown>) {
   return {
@@ -262,7 +261,12 @@ describe('POST /api/v1/rate-plans', () => {
       [first.body.id],
     );
     assert.deepEqual(ids(await c.get('/api/v1/rate-plans?limit=100')), [first.body.id]);
-    const audits = await t.deps.db.selectFrom('auditEvents').select('id').where('targetId', '=', first.body.id).where('eventType', '=', 'rate_plan.created').execute();
+    const audits = await t.deps.db
+      .selectFrom('auditEvents')
+      .select('id')
+      .where('targetId', '=', first.body.id)
+      .where('eventType', '=', 'rate_plan.created')
+      .execute();
     assert.equal(audits.length, 1);
   });
 
@@ -294,7 +298,10 @@ describe('POST /api/v1/rate-plans', () => {
   });
 
   it('400 names body.metrics.0.metricName when metricId and metricName disagree', async () => {
-    await rejects(api.post('/api/v1/rate-plans', planBody([{ metricId: metric.api_calls, metricName: 'tokens', pricingModel: 'PER_UNIT', rate: '1' }])), 'body.metrics.0.metricName');
+    await rejects(
+      api.post('/api/v1/rate-plans', planBody([{ metricId: metric.api_calls, metricName: 'tokens', pricingModel: 'PER_UNIT', rate: '1' }])),
+      'body.metrics.0.metricName',
+    );
   });
 
   it('400 for a metric of the live environment named from the test environment', async () => {
@@ -331,7 +338,10 @@ describe('POST /api/v1/rate-plans', () => {
 
   it('400 names body.metrics.0.tiers for tiers not sorted by tierStart', async () => {
     const err = await rejects(
-      api.post('/api/v1/rate-plans', planBody([graduated([band(100, 200, { unitPrice: '1' }), band(0, 100, { unitPrice: '2' }), open(200, { unitPrice: '0.5' })])])),
+      api.post(
+        '/api/v1/rate-plans',
+        planBody([graduated([band(100, 200, { unitPrice: '1' }), band(0, 100, { unitPrice: '2' }), open(200, { unitPrice: '0.5' })])]),
+      ),
       'body.metrics.0.tiers',
     );
     assert.match(err.message, /sorted/);
@@ -354,7 +364,10 @@ describe('POST /api/v1/rate-plans', () => {
   });
 
   it('400 names body.metrics.0.tiers.0.tierStart when the first tier does not start at 0', async () => {
-    await rejects(api.post('/api/v1/rate-plans', planBody([graduated([band(10, 100, { unitPrice: '1' }), open(100, { unitPrice: '0.5' })])])), 'body.metrics.0.tiers.0.tierStart');
+    await rejects(
+      api.post('/api/v1/rate-plans', planBody([graduated([band(10, 100, { unitPrice: '1' }), open(100, { unitPrice: '0.5' })])])),
+      'body.metrics.0.tiers.0.tierStart',
+    );
   });
 
   it('400 names body.metrics.0.tiers for a tiered model without tiers', async () => {
@@ -362,13 +375,19 @@ describe('POST /api/v1/rate-plans', () => {
   });
 
   it('400 names body.metrics.0.rate for a PERCENTAGE rate of 150', async () => {
-    const err = await rejects(api.post('/api/v1/rate-plans', planBody([{ metricName: 'payment_volume', pricingModel: 'PERCENTAGE', rate: '150' }])), 'body.metrics.0.rate');
+    const err = await rejects(
+      api.post('/api/v1/rate-plans', planBody([{ metricName: 'payment_volume', pricingModel: 'PERCENTAGE', rate: '150' }])),
+      'body.metrics.0.rate',
+    );
     assert.match(err.message, /0 to 100/);
   });
 
   it('400 names body.metrics.0.outcomeWeights.PARTIAL for a weight of 1.5 (refused by the JSON schema)', async () => {
     await rejects(
-      api.post('/api/v1/rate-plans', planBody([{ metricName: 'agent_runs', pricingModel: 'OUTCOME_BASED', rate: '0.05', outcomeWeights: { SUCCESS: 1, PARTIAL: 1.5 } }])),
+      api.post(
+        '/api/v1/rate-plans',
+        planBody([{ metricName: 'agent_runs', pricingModel: 'OUTCOME_BASED', rate: '0.05', outcomeWeights: { SUCCESS: 1, PARTIAL: 1.5 } }]),
+      ),
       'body.metrics.0.outcomeWeights.PARTIAL',
     );
   });
@@ -391,9 +410,15 @@ describe('POST /api/v1/rate-plans', () => {
   });
 
   it('400 names body.metrics.0.rate for a FLAT_RATE rate with 3 decimals in USD (and 1 in JPY)', async () => {
-    const usd = await rejects(api.post('/api/v1/rate-plans', planBody([{ metricName: 'priority_support', pricingModel: 'FLAT_RATE', rate: '9.999' }])), 'body.metrics.0.rate');
+    const usd = await rejects(
+      api.post('/api/v1/rate-plans', planBody([{ metricName: 'priority_support', pricingModel: 'FLAT_RATE', rate: '9.999' }])),
+      'body.metrics.0.rate',
+    );
     assert.match(usd.message, /USD/);
-    await rejects(api.post('/api/v1/rate-plans', planBody([{ metricName: 'priority_support', pricingModel: 'FLAT_RATE', rate: '10.5' }], { currency: 'JPY' })), 'body.metrics.0.rate');
+    await rejects(
+      api.post('/api/v1/rate-plans', planBody([{ metricName: 'priority_support', pricingModel: 'FLAT_RATE', rate: '10.5' }], { currency: 'JPY' })),
+      'body.metrics.0.rate',
+    );
   });
 
   it('400 names body.metrics.0.blockSize for blockSize on PER_UNIT', async () => {
@@ -410,7 +435,10 @@ describe('POST /api/v1/rate-plans', () => {
   });
 
   it('400 names body.metrics.0.rate for a price sent as a JSON number', async () => {
-    const err = await rejects(api.post('/api/v1/rate-plans', planBody([{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: 0.002 }])), 'body.metrics.0.rate');
+    const err = await rejects(
+      api.post('/api/v1/rate-plans', planBody([{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: 0.002 }])),
+      'body.metrics.0.rate',
+    );
     assert.match(err.message, /string/);
   });
 
@@ -554,9 +582,14 @@ describe('GET /api/v1/rate-plans/:id', () => {
 
 describe('PATCH /api/v1/rate-plans/:id', () => {
   it('200 replaces metrics whole, increments the version, keeps currency and period', async () => {
-    const plan = await createPlan(api, [perUnit('api_calls'), { metricName: 'seats', pricingModel: 'STAIRCASE', tiers: [open(0, { flatFee: '10' })] }], { name: 'Before' });
+    const plan = await createPlan(api, [perUnit('api_calls'), { metricName: 'seats', pricingModel: 'STAIRCASE', tiers: [open(0, { flatFee: '10' })] }], {
+      name: 'Before',
+    });
     t.clock.advance(1000);
-    const res = await api.patch(`/api/v1/rate-plans/${plan.id}`, { name: 'After', metrics: [{ metricName: 'tokens', pricingModel: 'PER_UNIT', rate: '0.00010' }] });
+    const res = await api.patch(`/api/v1/rate-plans/${plan.id}`, {
+      name: 'After',
+      metrics: [{ metricName: 'tokens', pricingModel: 'PER_UNIT', rate: '0.00010' }],
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.id, plan.id);
     assert.equal(res.body.name, 'After');
@@ -597,50 +630,49 @@ describe('PATCH /api/v1/rate-plans/:id', () => {
 
   it("400 checks new metrics against the plan's currency (JPY has no minor unit)", async () => {
     const plan = await createPlan(api, [], { currency: 'JPY' });
-    await rejects(api.patch(`/api/v1/rate-plans/${plan.id}`, { metrics: [{ metricName: 'priority_support', pricingModel: 'FLAT_RATE', rate: '10.5' }] }), 'body.metrics.0.rate');
+    await rejects(
+      api.patch(`/api/v1/rate-plans/${plan.id}`, { metrics: [{ metricName: 'priority_support', pricingModel: 'FLAT_RATE', rate: '10.5' }] }),
+      'body.metrics.0.rate',
+    );
     assert.equal((await api.get(`/api/v1/rate-plans/${plan.id}`)).body.version, 1);
   });
 
-  it(
-    'refuses new metrics that would make an offering including the plan price a unit twice',
-    async () => {
-      const product = await t.seed.product(ws.test);
-      const a = await createPlan(api, [perUnit('api_calls')], { name: 'A' });
-      const b = await createPlan(api, [perUnit('tokens')], { name: 'B' });
-      const o = await ok(api.post('/api/v1/offerings', { productId: product.id, name: 'Both', currency: 'USD', billingPeriod: 'MONTHLY', ratePlanIds: [a.id, b.id] }));
-      const res = await api.patch(`/api/v1/rate-plans/${b.id}`, { metrics: [perUnit('api_calls', { rate: '0.02' })] });
-      assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.equal(res.body.errors[0].field, 'body.metrics.0.metricName');
-      assert.match(res.body.errors[0].message, /prices each unit once/);
-      assert.equal((await ok(api.get(`/api/v1/rate-plans/${b.id}`))).version, 1);
-      // The offering stays editable.
-      assert.equal((await api.patch(`/api/v1/offerings/${o.id}`, { name: 'Renamed' })).status, 200);
-    },
-  );
+  it('refuses new metrics that would make an offering including the plan price a unit twice', async () => {
+    const product = await t.seed.product(ws.test);
+    const a = await createPlan(api, [perUnit('api_calls')], { name: 'A' });
+    const b = await createPlan(api, [perUnit('tokens')], { name: 'B' });
+    const o = await ok(
+      api.post('/api/v1/offerings', { productId: product.id, name: 'Both', currency: 'USD', billingPeriod: 'MONTHLY', ratePlanIds: [a.id, b.id] }),
+    );
+    const res = await api.patch(`/api/v1/rate-plans/${b.id}`, { metrics: [perUnit('api_calls', { rate: '0.02' })] });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.errors[0].field, 'body.metrics.0.metricName');
+    assert.match(res.body.errors[0].message, /prices each unit once/);
+    assert.equal((await ok(api.get(`/api/v1/rate-plans/${b.id}`))).version, 1);
+    // The offering stays editable.
+    assert.equal((await api.patch(`/api/v1/offerings/${o.id}`, { name: 'Renamed' })).status, 200);
+  });
 
-  it(
-    'removing a unit an offering overrides leaves that offering editable',
-    async () => {
-      const product = await t.seed.product(ws.test);
-      const plan = await createPlan(api, [perUnit('api_calls'), perUnit('tokens')]);
-      const o = await ok(
-        api.post('/api/v1/offerings', {
-          productId: product.id,
-          name: 'Overridden',
-          currency: 'USD',
-          billingPeriod: 'MONTHLY',
-          ratePlanIds: [plan.id],
-          overrides: [{ ratePlanId: plan.id, metricName: 'tokens', includedFree: 100 }],
-        }),
-      );
-      await ok(api.patch(`/api/v1/rate-plans/${plan.id}`, { metrics: [perUnit('api_calls')] }));
-      const after = await ok(api.get(`/api/v1/offerings/${o.id}`));
-      assert.deepEqual(after.overrides, [], 'the override went with its unit');
-      assert.equal(after.version, 2);
-      const res = await api.patch(`/api/v1/offerings/${o.id}`, { name: 'Renamed' });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-    },
-  );
+  it('removing a unit an offering overrides leaves that offering editable', async () => {
+    const product = await t.seed.product(ws.test);
+    const plan = await createPlan(api, [perUnit('api_calls'), perUnit('tokens')]);
+    const o = await ok(
+      api.post('/api/v1/offerings', {
+        productId: product.id,
+        name: 'Overridden',
+        currency: 'USD',
+        billingPeriod: 'MONTHLY',
+        ratePlanIds: [plan.id],
+        overrides: [{ ratePlanId: plan.id, metricName: 'tokens', includedFree: 100 }],
+      }),
+    );
+    await ok(api.patch(`/api/v1/rate-plans/${plan.id}`, { metrics: [perUnit('api_calls')] }));
+    const after = await ok(api.get(`/api/v1/offerings/${o.id}`));
+    assert.deepEqual(after.overrides, [], 'the override went with its unit');
+    assert.equal(after.version, 2);
+    const res = await api.patch(`/api/v1/offerings/${o.id}`, { name: 'Renamed' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  });
 
   it('400 for an empty patch', async () => {
     const plan = await createPlan(api, []);
@@ -696,7 +728,12 @@ async function offeringsFixture(): Promise<void> {
   if (plans) return;
   productId = (await t.seed.product(ws.test)).id;
   plans = {
-    a: (await createPlan(api, [perUnit('api_calls', { includedFree: 1000 }), { metricName: 'seats', pricingModel: 'STAIRCASE', tiers: [open(0, { flatFee: '10' })] }])).id,
+    a: (
+      await createPlan(api, [
+        perUnit('api_calls', { includedFree: 1000 }),
+        { metricName: 'seats', pricingModel: 'STAIRCASE', tiers: [open(0, { flatFee: '10' })] },
+      ])
+    ).id,
     b: (
       await createPlan(api, [
         graduated([open(0, { unitPrice: '0.001' })]),
@@ -778,7 +815,7 @@ describe('POST /api/v1/offerings', () => {
     await rejects(api.post('/api/v1/offerings', offeringBody({ productId: 'prod_nope' })), 'body.productId');
   });
 
-  it("400 names body.productId for a product of the live environment", async () => {
+  it('400 names body.productId for a product of the live environment', async () => {
     const liveProduct = await t.seed.product(ws.live);
     await rejects(api.post('/api/v1/offerings', offeringBody({ productId: liveProduct.id })), 'body.productId');
   });
@@ -854,7 +891,10 @@ describe('POST /api/v1/offerings', () => {
 
   it('400 names body.overrides.0.rate for a rate override on a VOLUME_TIERED unit', async () => {
     await rejects(
-      api.post('/api/v1/offerings', offeringBody({ ratePlanIds: [plans.volume], overrides: [{ ratePlanId: plans.volume, metricName: 'storage_gb', rate: '0.05' }] })),
+      api.post(
+        '/api/v1/offerings',
+        offeringBody({ ratePlanIds: [plans.volume], overrides: [{ ratePlanId: plans.volume, metricName: 'storage_gb', rate: '0.05' }] }),
+      ),
       'body.overrides.0.rate',
     );
   });
@@ -1194,12 +1234,7 @@ describe('POST /api/v1/storefronts/:id/publish', () => {
     const o = await createOffering(api);
     const s = await ok(api.post('/api/v1/storefronts', { name: 'Audited', offeringIds: [o.id] }));
     await ok(api.post(`/api/v1/storefronts/${s.id}/publish`));
-    const events = await t.deps.db
-      .selectFrom('auditEvents')
-      .selectAll()
-      .where('targetId', '=', s.id)
-      .where('eventType', '=', 'storefront.published')
-      .execute();
+    const events = await t.deps.db.selectFrom('auditEvents').selectAll().where('targetId', '=', s.id).where('eventType', '=', 'storefront.published').execute();
     assert.equal(events.length, 1);
     assert.equal(events[0]!.targetType, 'storefront');
     assert.equal(events[0]!.workspaceId, ws.workspaceId);

@@ -40,7 +40,12 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/rate-plans', {
     config: admin,
-    schema: { ...ratePlans, summary: 'List rate plans, newest first', querystring: Type.Object(ListQuery, { additionalProperties: false }), response: { 200: ListOf(RatePlanSchema), ...errors(403) } },
+    schema: {
+      ...ratePlans,
+      summary: 'List rate plans, newest first',
+      querystring: Type.Object(ListQuery, { additionalProperties: false }),
+      response: { 200: ListOf(RatePlanSchema), ...errors(403) },
+    },
     handler: async (req) => list(await listRatePlans(deps.db, req.ctx, req.query), presentRatePlan),
   });
   app.get('/api/v1/rate-plans/:id', {
@@ -67,7 +72,8 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       ...offerings,
       summary: 'Create an offering',
-      description: "What a buyer subscribes to: a product, an entry price per billing period and rate plans in the offering's currency and period, with optional per-unit overrides of quota or rate.",
+      description:
+        "What a buyer subscribes to: a product, an entry price per billing period and rate plans in the offering's currency and period, with optional per-unit overrides of quota or rate.",
       headers: IdempotencyHeaders,
       body: CreateOfferingBody,
       response: { 200: OfferingSchema, ...errors(403, 422) },
@@ -76,7 +82,12 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/offerings', {
     config: admin,
-    schema: { ...offerings, summary: 'List offerings, newest first', querystring: Type.Object(ListQuery, { additionalProperties: false }), response: { 200: ListOf(OfferingSchema), ...errors(403) } },
+    schema: {
+      ...offerings,
+      summary: 'List offerings, newest first',
+      querystring: Type.Object(ListQuery, { additionalProperties: false }),
+      response: { 200: ListOf(OfferingSchema), ...errors(403) },
+    },
     handler: async (req) => list(await listOfferings(deps.db, req.ctx, req.query), presentOffering),
   });
   app.get('/api/v1/offerings/:id', {
@@ -112,7 +123,12 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/storefronts', {
     config: admin,
-    schema: { ...storefronts, summary: 'List storefronts, newest first', querystring: Type.Object(ListQuery, { additionalProperties: false }), response: { 200: ListOf(StorefrontSchema), ...errors(403) } },
+    schema: {
+      ...storefronts,
+      summary: 'List storefronts, newest first',
+      querystring: Type.Object(ListQuery, { additionalProperties: false }),
+      response: { 200: ListOf(StorefrontSchema), ...errors(403) },
+    },
     handler: async (req) => list(await listStorefronts(deps.db, req.ctx, req.query), presentStorefront),
   });
   app.get('/api/v1/storefronts/:id', {
@@ -122,7 +138,13 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.patch('/api/v1/storefronts/:id', {
     config: admin,
-    schema: { ...storefronts, summary: "Update a storefront's draft", params: IdParams, body: UpdateStorefrontBody, response: { 200: StorefrontSchema, ...errors(403, 404) } },
+    schema: {
+      ...storefronts,
+      summary: "Update a storefront's draft",
+      params: IdParams,
+      body: UpdateStorefrontBody,
+      response: { 200: StorefrontSchema, ...errors(403, 404) },
+    },
     handler: async (req) => presentStorefront(await updateStorefront(deps, req.ctx, req.params.id, req.body)),
   });
   app.post('/api/v1/storefronts/:id/publish', {

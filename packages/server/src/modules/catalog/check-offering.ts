@@ -40,8 +40,10 @@ export async function checkOffering(db: Db, tenant: Tenant, o: OfferingDraft): P
     if (seen.has(id)) return details.push(fail(at, `Rate plan ${id} is listed twice.`));
     seen.add(id);
     if (!plan) return details.push(fail(at, `No rate plan with id '${id}' exists in this environment.`));
-    if (plan.currency !== o.currency) details.push(fail(at, `Rate plan ${id} is priced in ${plan.currency}, but the offering bills in ${o.currency}; an offering's plans share its currency.`));
-    if (plan.billingPeriod !== o.billingPeriod) details.push(fail(at, `Rate plan ${id} is ${plan.billingPeriod}, but the offering is ${o.billingPeriod}; an offering's plans share its billing period.`));
+    if (plan.currency !== o.currency)
+      details.push(fail(at, `Rate plan ${id} is priced in ${plan.currency}, but the offering bills in ${o.currency}; an offering's plans share its currency.`));
+    if (plan.billingPeriod !== o.billingPeriod)
+      details.push(fail(at, `Rate plan ${id} is ${plan.billingPeriod}, but the offering is ${o.billingPeriod}; an offering's plans share its billing period.`));
   });
   // Two plans pricing one unit would charge its usage twice.
   const pricedBy = new Map<string, string>();
@@ -57,11 +59,13 @@ export async function checkOffering(db: Db, tenant: Tenant, o: OfferingDraft): P
   o.overrides.forEach((ov, i) => {
     const at = `body.overrides.${i}`;
     const plan = plans.get(ov.ratePlanId);
-    if (!o.ratePlanIds.includes(ov.ratePlanId) || !plan) return details.push(fail(`${at}.ratePlanId`, `Rate plan '${ov.ratePlanId}' is not one of this offering's ratePlanIds.`));
+    if (!o.ratePlanIds.includes(ov.ratePlanId) || !plan)
+      return details.push(fail(`${at}.ratePlanId`, `Rate plan '${ov.ratePlanId}' is not one of this offering's ratePlanIds.`));
     const unit = plan.metrics.find((u) => u.metricName === ov.metricName);
     if (!unit) return details.push(fail(`${at}.metricName`, `Rate plan ${plan.id} has no unit '${ov.metricName}'.`));
     const key = `${ov.ratePlanId}\u0000${ov.metricName}`;
-    if (overridden.has(key)) return details.push(fail(`${at}.metricName`, `'${ov.metricName}' of ${ov.ratePlanId} is already overridden; one override per unit.`));
+    if (overridden.has(key))
+      return details.push(fail(`${at}.metricName`, `'${ov.metricName}' of ${ov.ratePlanId} is already overridden; one override per unit.`));
     overridden.add(key);
     const checked = normaliseOverride({ includedFree: ov.includedFree, rate: ov.rate }, unit, o.currency);
     if (!checked.ok) {

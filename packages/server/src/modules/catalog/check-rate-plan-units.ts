@@ -46,19 +46,33 @@ export async function checkRatePlanUnits(db: Db, tenant: Tenant, units: readonly
     if (u.metricId) {
       metricId = u.metricId;
       metricName = byId.get(u.metricId);
-      if (!metricName) return details.push({ code: 'VALIDATION_FAILED', field: `${at}.metricId`, message: `No metric with id '${u.metricId}' exists in this environment.` });
+      if (!metricName)
+        return details.push({ code: 'VALIDATION_FAILED', field: `${at}.metricId`, message: `No metric with id '${u.metricId}' exists in this environment.` });
       if (u.metricName && u.metricName !== metricName) {
-        return details.push({ code: 'VALIDATION_FAILED', field: `${at}.metricName`, message: `Metric ${metricId} is named '${metricName}', not '${u.metricName}'; send one of the two.` });
+        return details.push({
+          code: 'VALIDATION_FAILED',
+          field: `${at}.metricName`,
+          message: `Metric ${metricId} is named '${metricName}', not '${u.metricName}'; send one of the two.`,
+        });
       }
     } else if (u.metricName) {
       metricName = u.metricName;
       metricId = byName.get(u.metricName);
-      if (!metricId) return details.push({ code: 'VALIDATION_FAILED', field: `${at}.metricName`, message: `No metric named '${u.metricName}' exists in this environment (names match exactly).` });
+      if (!metricId)
+        return details.push({
+          code: 'VALIDATION_FAILED',
+          field: `${at}.metricName`,
+          message: `No metric named '${u.metricName}' exists in this environment (names match exactly).`,
+        });
     } else {
       return details.push({ code: 'VALIDATION_FAILED', field: `${at}.metricId`, message: 'Name the billable unit with metricId or metricName.' });
     }
     if (seen.has(metricId)) {
-      return details.push({ code: 'VALIDATION_FAILED', field: `${at}.metricId`, message: `Metric '${metricName}' is already priced on this plan; each unit appears once.` });
+      return details.push({
+        code: 'VALIDATION_FAILED',
+        field: `${at}.metricId`,
+        message: `Metric '${metricName}' is already priced on this plan; each unit appears once.`,
+      });
     }
     seen.add(metricId);
     const checked = normaliseUnitPricing({ ...u, metricId, metricName }, currency);

@@ -11,7 +11,8 @@ export async function checkStorefrontOfferings(db: Db, tenant: Tenant, ids: read
   const seen = new Set<string>();
   ids.forEach((id, i) => {
     if (seen.has(id)) details.push({ code: 'VALIDATION_FAILED', field: `body.offeringIds.${i}`, message: `Offering ${id} is listed twice.` });
-    else if (!found.has(id)) details.push({ code: 'VALIDATION_FAILED', field: `body.offeringIds.${i}`, message: `No offering with id '${id}' exists in this environment.` });
+    else if (!found.has(id))
+      details.push({ code: 'VALIDATION_FAILED', field: `body.offeringIds.${i}`, message: `No offering with id '${id}' exists in this environment.` });
     seen.add(id);
   });
   if (details.length > 0) failValidation(details);

@@ -22,7 +22,11 @@ export const DEMO_CATALOG_METRICS = {
  * storefront. Pro is what the demo customer subscribes to; its upcoming invoice is worked out by
  * hand in create-demo-workspace's test.
  */
-export async function createDemoCatalog(deps: Deps, ctx: OperationContext, productId: string): Promise<{ storefront: Storefront; offerings: Record<'starter' | 'pro' | 'agents', Offering> }> {
+export async function createDemoCatalog(
+  deps: Deps,
+  ctx: OperationContext,
+  productId: string,
+): Promise<{ storefront: Storefront; offerings: Record<'starter' | 'pro' | 'agents', Offering> }> {
   const starterPlan = await createRatePlan(deps, ctx, {
     name: 'Starter usage',
     currency: 'USD',
@@ -84,8 +88,22 @@ export async function createDemoCatalog(deps: Deps, ctx: OperationContext, produ
       { metricName: 'priority_support', pricingModel: 'FLAT_RATE', rate: '25' },
     ],
   });
-  const starter = await createOffering(deps, ctx, { productId, name: 'Starter', currency: 'USD', billingPeriod: 'MONTHLY', entryPrice: null, ratePlanIds: [starterPlan.id] });
-  const pro = await createOffering(deps, ctx, { productId, name: 'Pro', currency: 'USD', billingPeriod: 'MONTHLY', entryPrice: '49', ratePlanIds: [proPlan.id] });
+  const starter = await createOffering(deps, ctx, {
+    productId,
+    name: 'Starter',
+    currency: 'USD',
+    billingPeriod: 'MONTHLY',
+    entryPrice: null,
+    ratePlanIds: [starterPlan.id],
+  });
+  const pro = await createOffering(deps, ctx, {
+    productId,
+    name: 'Pro',
+    currency: 'USD',
+    billingPeriod: 'MONTHLY',
+    entryPrice: '49',
+    ratePlanIds: [proPlan.id],
+  });
   const agents = await createOffering(deps, ctx, {
     productId,
     name: 'Agents',

@@ -59,7 +59,12 @@ async function shop(): Promise<Shop> {
     }),
   );
   const otherPlan = await ok(
-    admin.post('/api/v1/rate-plans', { name: 'Seats', currency: 'USD', billingPeriod: 'MONTHLY', metrics: [{ metricName: 'seats', pricingModel: 'PER_UNIT', rate: '10' }] }),
+    admin.post('/api/v1/rate-plans', {
+      name: 'Seats',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      metrics: [{ metricName: 'seats', pricingModel: 'PER_UNIT', rate: '10' }],
+    }),
   );
   const offering = await ok(
     admin.post('/api/v1/offerings', {
@@ -101,14 +106,36 @@ describe('GET /api/v1/portal/headless/config', () => {
     assert.equal(c.schemaVersion, 'v1');
     assert.deepEqual(Object.keys(c).sort(), ['etag', 'offerings', 'ratePlans', 'schemaVersion']);
     assert.deepEqual(c.offerings, [
-      { id: s.offeringId, name: 'Pro', billingMode: 'POSTPAID', currency: 'USD', entryPrice: '49', billingPeriod: 'MONTHLY', trialDays: 14, ratePlanIds: [s.planId] },
+      {
+        id: s.offeringId,
+        name: 'Pro',
+        billingMode: 'POSTPAID',
+        currency: 'USD',
+        entryPrice: '49',
+        billingPeriod: 'MONTHLY',
+        trialDays: 14,
+        ratePlanIds: [s.planId],
+      },
     ]);
     assert.equal(c.ratePlans.length, 1);
     const plan = c.ratePlans[0];
     assert.deepEqual(Object.keys(plan).sort(), ['billingPeriod', 'currency', 'id', 'includedFree', 'metrics', 'name', 'pricingModel', 'rate', 'tiers']);
-    assert.deepEqual(plan.metrics.map((m: { metricName: string }) => m.metricName), ['tokens', 'api_calls']);
+    assert.deepEqual(
+      plan.metrics.map((m: { metricName: string }) => m.metricName),
+      ['tokens', 'api_calls'],
+    );
     for (const m of plan.metrics) {
-      assert.deepEqual(Object.keys(m).sort(), ['blockSize', 'includedFree', 'metricId', 'metricName', 'minFee', 'outcomeWeights', 'pricingModel', 'rate', 'tiers']);
+      assert.deepEqual(Object.keys(m).sort(), [
+        'blockSize',
+        'includedFree',
+        'metricId',
+        'metricName',
+        'minFee',
+        'outcomeWeights',
+        'pricingModel',
+        'rate',
+        'tiers',
+      ]);
       assert.match(m.metricId, /^mtr_/);
     }
     // Tier prices are JSON numbers (spec: Tier), exact.
@@ -199,11 +226,20 @@ describe('GET /api/v1/portal/headless/config', () => {
     const s = await shop();
     await ok(s.admin.patch(`/api/v1/storefronts/${s.storefrontId}`, { offeringIds: [s.otherOfferingId, s.offeringId] }));
     const published = await s.read();
-    assert.deepEqual(published.body.offerings.map((o: { id: string }) => o.id), [s.offeringId]);
+    assert.deepEqual(
+      published.body.offerings.map((o: { id: string }) => o.id),
+      [s.offeringId],
+    );
     const preview = await s.read({ authorization: `Bearer ${s.ws.test.secretKey}` }, '?preview=true');
     assert.equal(preview.status, 200);
-    assert.deepEqual(preview.body.offerings.map((o: { id: string }) => o.id), [s.otherOfferingId, s.offeringId]);
-    assert.deepEqual(preview.body.ratePlans.map((p: { id: string }) => p.id), [s.otherPlanId, s.planId]);
+    assert.deepEqual(
+      preview.body.offerings.map((o: { id: string }) => o.id),
+      [s.otherOfferingId, s.offeringId],
+    );
+    assert.deepEqual(
+      preview.body.ratePlans.map((p: { id: string }) => p.id),
+      [s.otherPlanId, s.planId],
+    );
     assert.notEqual(preview.body.etag, published.body.etag);
   });
 

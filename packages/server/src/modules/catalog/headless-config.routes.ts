@@ -60,13 +60,17 @@ export async function headlessConfigRoutes(app: App, deps: Deps): Promise<void> 
       reply.headers(cors);
       const credential = req.credential;
       const storefrontId = credential?.type === 'storefront_key' ? credential.storefrontId : null;
-      if (!storefrontId) throw new AppError('NOT_FOUND', 'This storefront key belongs to no storefront; create a key for a storefront with POST /api/v1/storefront-keys.');
+      if (!storefrontId)
+        throw new AppError('NOT_FOUND', 'This storefront key belongs to no storefront; create a key for a storefront with POST /api/v1/storefront-keys.');
       const preview = req.query.preview === true;
       if (preview) await requireOperatorAccess(deps, req, reply);
       const storefront = await findStorefront(deps.db, req.ctx, storefrontId);
       if (!storefront) throw new AppError('NOT_FOUND', `Storefront ${storefrontId} no longer exists.`);
       if (!preview && storefront.publishedOfferingIds === null) {
-        throw new AppError('NOT_FOUND', `Storefront ${storefrontId} has not been published yet: publish it with POST /api/v1/storefronts/${storefrontId}/publish, or read the draft with preview=true.`);
+        throw new AppError(
+          'NOT_FOUND',
+          `Storefront ${storefrontId} has not been published yet: publish it with POST /api/v1/storefronts/${storefrontId}/publish, or read the draft with preview=true.`,
+        );
       }
       const { view, revision } = await readStorefrontView(deps, req.ctx, storefront, preview ? 'draft' : 'published');
       const config = toHeadlessConfig(storefront.id, revision, view);

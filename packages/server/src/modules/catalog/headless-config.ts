@@ -140,7 +140,10 @@ export function toHeadlessConfig(storefrontId: string, revision: string, view: S
       };
     }),
   };
-  const digest = createHash('sha256').update(`${storefrontId}\n${revision}\n${JSON.stringify(body)}`).digest('base64url').slice(0, 27);
+  const digest = createHash('sha256')
+    .update(`${storefrontId}\n${revision}\n${JSON.stringify(body)}`)
+    .digest('base64url')
+    .slice(0, 27);
   return { schemaVersion: 'v1', etag: `"${digest}"`, ...body };
 }
 

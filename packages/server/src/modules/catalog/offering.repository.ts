@@ -51,7 +51,12 @@ export async function findOffering(db: Db, tenant: Tenant, id: string): Promise<
 /** The offerings with these ids, in the order asked; unknown ids are left out. */
 export async function findOfferings(db: Db, tenant: Tenant, ids: readonly string[]): Promise<Offering[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('offerings').selectAll().$call(forTenant(tenant)).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('offerings')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   const byId = new Map(rows.map((r) => [r.id, toOffering(r)]));
   return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
 }

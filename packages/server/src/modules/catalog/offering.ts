@@ -46,12 +46,21 @@ const OverrideSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-const Overrides = Type.Array(OverrideSchema, { maxItems: 100, description: 'Applied by rating and entitlement checks; not published in the headless configuration.' });
-const RatePlanIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'plan_… ids, in display order; each plan must be in the offering\'s currency and billing period.' });
+const Overrides = Type.Array(OverrideSchema, {
+  maxItems: 100,
+  description: 'Applied by rating and entitlement checks; not published in the headless configuration.',
+});
+const RatePlanIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 20,
+  description: "plan_… ids, in display order; each plan must be in the offering's currency and billing period.",
+});
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const EntryPrice = NullableDecimal('Fixed price per billing period, in the currency\'s minor unit at most; null: usage-only.');
+const EntryPrice = NullableDecimal("Fixed price per billing period, in the currency's minor unit at most; null: usage-only.");
 const TrialDays = Type.Integer({ minimum: 0, maximum: 730, description: 'Trial length in days; 0: no trial.' });
-const Mode = Type.Union(billingModes.map((m) => Type.Literal(m)), { description: 'POSTPAID: usage is billed after the period.' });
+const Mode = Type.Union(
+  billingModes.map((m) => Type.Literal(m)),
+  { description: 'POSTPAID: usage is billed after the period.' },
+);
 
 export const OfferingSchema = Type.Object({
   id: Type.String({ description: 'off_…' }),
@@ -65,12 +74,14 @@ export const OfferingSchema = Type.Object({
   billingPeriod: BillingPeriodSchema,
   trialDays: Type.Integer(),
   ratePlanIds: Type.Array(Type.String()),
-  overrides: Type.Array(Type.Object({
-    ratePlanId: Type.String(),
-    metricName: Type.String(),
-    includedFree: Type.Optional(Type.Number()),
-    rate: Type.Optional(Type.String()),
-  })),
+  overrides: Type.Array(
+    Type.Object({
+      ratePlanId: Type.String(),
+      metricName: Type.String(),
+      includedFree: Type.Optional(Type.Number()),
+      rate: Type.Optional(Type.String()),
+    }),
+  ),
   metadata: Metadata,
   version: Type.Integer(),
   createdAt: Timestamp,

@@ -52,8 +52,7 @@ function texts(html: string, className: string): string[] {
   const re = new RegExp(`<(\\w+) class="${className}"[^>]*>([\\s\\S]*?)</\\1>`, 'g');
   return [...html.matchAll(re)].map((m) => (m[2] as string).replace(/<[^>]+>/g, ''));
 }
-const headings = (html: string, level: number) =>
-  [...html.matchAll(new RegExp(`<h${level}[^>]*>([\\s\\S]*?)</h${level}>`, 'g'))].map((m) => m[1]);
+const headings = (html: string, level: number) => [...html.matchAll(new RegExp(`<h${level}[^>]*>([\\s\\S]*?)</h${level}>`, 'g'))].map((m) => m[1]);
 
 /* ----------------------------------------------------------------------------------------------
  * renderPricingPage
@@ -77,7 +76,12 @@ describe('renderPricingPage', () => {
       name: 'no entryPrice and metered units: "Usage-based" and each unit headline',
       view: {
         offerings: [offering('o1', { ratePlanIds: ['p1'] })],
-        ratePlans: [plan('p1', [unit({ pricingModel: 'PER_UNIT', rate: '0.002', includedFree: 1000 }), unit({ metricName: 'payment_volume', pricingModel: 'PERCENTAGE', rate: '2.9' })])],
+        ratePlans: [
+          plan('p1', [
+            unit({ pricingModel: 'PER_UNIT', rate: '0.002', includedFree: 1000 }),
+            unit({ metricName: 'payment_volume', pricingModel: 'PERCENTAGE', rate: '2.9' }),
+          ]),
+        ],
       },
       includes: [
         '<p class="price">Usage-based</p>',
@@ -151,7 +155,13 @@ describe('renderPricingPage', () => {
         offerings: [offering('o1', { ratePlanIds: ['p1'] })],
         ratePlans: [
           plan('p1', [
-            unit({ metricName: 'agent_runs', pricingModel: 'OUTCOME_BASED', rate: '0.05', minFee: '10', outcomeWeights: { ERROR: 0, SUCCESS: 1, PARTIAL: 0.5, TIMEOUT: 0.25 } }),
+            unit({
+              metricName: 'agent_runs',
+              pricingModel: 'OUTCOME_BASED',
+              rate: '0.05',
+              minFee: '10',
+              outcomeWeights: { ERROR: 0, SUCCESS: 1, PARTIAL: 0.5, TIMEOUT: 0.25 },
+            }),
           ]),
         ],
       },
@@ -187,7 +197,9 @@ describe('renderPricingPage', () => {
       {
         offerings: [offering('o1', { name: evil, entryPrice: '10', ratePlanIds: ['p1'] })],
         ratePlans: [
-          plan('p1', [unit({ metricName: '<img src=x onerror=alert(1)>', pricingModel: 'OUTCOME_BASED', rate: '1', outcomeWeights: { '<b>"LOST"</b>': 0 } })], { name: evil }),
+          plan('p1', [unit({ metricName: '<img src=x onerror=alert(1)>', pricingModel: 'OUTCOME_BASED', rate: '1', outcomeWeights: { '<b>"LOST"</b>': 0 } })], {
+            name: evil,
+          }),
         ],
       },
       evil,
@@ -243,7 +255,10 @@ describe('renderPricingPage', () => {
   });
 
   it('is deterministic: the same view gives the same bytes (the ETag depends on it)', () => {
-    const view: StorefrontView = { offerings: [offering('o1', { entryPrice: '9', ratePlanIds: ['p1'] })], ratePlans: [plan('p1', [unit({ pricingModel: 'PER_UNIT', rate: '1' })])] };
+    const view: StorefrontView = {
+      offerings: [offering('o1', { entryPrice: '9', ratePlanIds: ['p1'] })],
+      ratePlans: [plan('p1', [unit({ pricingModel: 'PER_UNIT', rate: '1' })])],
+    };
     assert.equal(render(view), render(structuredClone(view)));
   });
 
@@ -347,7 +362,13 @@ describe('GET /pricing/:storefrontId', () => {
   });
 
   it('shows only published offerings: a draft-only offering appears once published, and the ETag changes', async () => {
-    const offering = await createOffering(t.deps, ctx, { productId: demo.productId, name: 'Draft only', currency: 'USD', billingPeriod: 'MONTHLY', entryPrice: '9' });
+    const offering = await createOffering(t.deps, ctx, {
+      productId: demo.productId,
+      name: 'Draft only',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      entryPrice: '9',
+    });
     const before = await get(demo.pricingPagePath);
     await updateStorefront(t.deps, ctx, demo.storefrontId, { offeringIds: [demo.offeringId, offering.id] });
     const draftOnly = await get(demo.pricingPagePath);

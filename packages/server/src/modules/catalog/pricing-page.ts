@@ -1,12 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  describeOffering,
-  sortOfferingsForDisplay,
-  type OfferingDisplay,
-  type RatePlanDisplay,
-  type TierRow,
-  type UnitDisplay,
-} from '@tollgate/pricing';
+import { describeOffering, sortOfferingsForDisplay, type OfferingDisplay, type RatePlanDisplay, type TierRow, type UnitDisplay } from '@tollgate/pricing';
 import type { StorefrontView } from './headless-config.js';
 
 /**
@@ -43,7 +36,10 @@ function metricLabel(metricName: string): string {
 
 /** "SUCCESS" -> "Success"; other configured statuses the same way. */
 function statusLabel(status: string): string {
-  const words = status.replace(/[_\-]+/g, ' ').trim().toLowerCase();
+  const words = status
+    .replace(/[_\-]+/g, ' ')
+    .trim()
+    .toLowerCase();
   return words === '' ? status : words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -113,11 +109,7 @@ function renderTierTable(unit: UnitDisplay, label: string, tiers: TierRow[]): st
   const perUnit = tiers.some((row) => row.unitPrice !== null);
   const flat = tiers.some((row) => row.flatFee !== null);
   const feeHeading = unit.pricingModel === 'STAIRCASE' ? 'Price' : 'Flat fee';
-  const head = [
-    '<th scope="col">Units</th>',
-    perUnit ? '<th scope="col">Per unit</th>' : '',
-    flat ? `<th scope="col">${feeHeading}</th>` : '',
-  ].join('');
+  const head = ['<th scope="col">Units</th>', perUnit ? '<th scope="col">Per unit</th>' : '', flat ? `<th scope="col">${feeHeading}</th>` : ''].join('');
   const rows = tiers
     .map((row) =>
       [
@@ -129,22 +121,14 @@ function renderTierTable(unit: UnitDisplay, label: string, tiers: TierRow[]): st
       ].join(''),
     )
     .join('\n');
-  return [
-    '<table>',
-    `<caption>${escapeHtml(label)}: price tiers</caption>`,
-    `<thead><tr>${head}</tr></thead>`,
-    `<tbody>\n${rows}\n</tbody>`,
-    '</table>',
-  ].join('\n');
+  return ['<table>', `<caption>${escapeHtml(label)}: price tiers</caption>`, `<thead><tr>${head}</tr></thead>`, `<tbody>\n${rows}\n</tbody>`, '</table>'].join(
+    '\n',
+  );
 }
 
 function renderUnit(unit: UnitDisplay, id: string): string {
   const label = metricLabel(unit.metricName);
-  const parts = [
-    '<li class="unit">',
-    `<span class="metric">${escapeHtml(label)}</span>`,
-    `<span class="headline">${escapeHtml(unit.headline)}</span>`,
-  ];
+  const parts = ['<li class="unit">', `<span class="metric">${escapeHtml(label)}</span>`, `<span class="headline">${escapeHtml(unit.headline)}</span>`];
   if (unit.minimum !== null) parts.push(`<p class="minimum">${escapeHtml(unit.minimum)}</p>`);
   if (unit.tiers !== null && unit.tiers.length > 0) parts.push(renderTierTable(unit, label, unit.tiers));
   if (unit.weights !== null && unit.weights.length > 0) {
@@ -216,11 +200,6 @@ const NOT_FOUND_HASH = cspHash(NOT_FOUND_CSS);
  * tell strangers which storefront ids exist.
  */
 export function renderPricingPageNotFound(): RenderedPage {
-  const body = [
-    '<main>',
-    '<h1>Pricing page not found</h1>',
-    '<p>There is no published pricing page at this address.</p>',
-    '</main>',
-  ].join('\n');
+  const body = ['<main>', '<h1>Pricing page not found</h1>', '<p>There is no published pricing page at this address.</p>', '</main>'].join('\n');
   return { html: document('Pricing page not found', NOT_FOUND_CSS, body), styleHash: NOT_FOUND_HASH };
 }

@@ -46,10 +46,20 @@ export async function listRatePlans(db: Db, tenant: Tenant, page: PageParams): P
  * out and reported through `onUnreadable`: the published configuration omits it rather than
  * failing (spec: "a rate plan that cannot be read is omitted without an error").
  */
-export async function findRatePlans(db: Db, tenant: Tenant, ids: readonly string[], onUnreadable?: (id: string, err: unknown) => void): Promise<Map<string, RatePlan>> {
+export async function findRatePlans(
+  db: Db,
+  tenant: Tenant,
+  ids: readonly string[],
+  onUnreadable?: (id: string, err: unknown) => void,
+): Promise<Map<string, RatePlan>> {
   const out = new Map<string, RatePlan>();
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('ratePlans').selectAll().$call(forTenant(tenant)).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('ratePlans')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   for (const r of rows) {
     try {
       out.set(r.id, toRatePlan(r));

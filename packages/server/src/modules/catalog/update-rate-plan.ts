@@ -63,8 +63,18 @@ export async function updateRatePlan(deps: Deps, ctx: OperationContext, id: stri
 }
 
 /** An offering prices each unit once: the plan's new units must not be priced by another plan of an offering that has it. */
-async function checkOfferingsStillPriceUnitsOnce(deps: Deps, ctx: OperationContext, planId: string, metrics: readonly CatalogUnitPricing[], offerings: readonly Offering[]): Promise<void> {
-  const others = await findRatePlans(deps.db, ctx, offerings.flatMap((o) => o.ratePlanIds.filter((x) => x !== planId)));
+async function checkOfferingsStillPriceUnitsOnce(
+  deps: Deps,
+  ctx: OperationContext,
+  planId: string,
+  metrics: readonly CatalogUnitPricing[],
+  offerings: readonly Offering[],
+): Promise<void> {
+  const others = await findRatePlans(
+    deps.db,
+    ctx,
+    offerings.flatMap((o) => o.ratePlanIds.filter((x) => x !== planId)),
+  );
   const details: ErrorDetail[] = [];
   metrics.forEach((u, i) => {
     for (const o of offerings) {

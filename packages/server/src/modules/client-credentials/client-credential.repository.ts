@@ -31,12 +31,7 @@ export async function insertClientCredential(db: Db, tenant: Tenant, c: ClientCr
 }
 
 export async function findClientCredential(db: Db, tenant: Tenant, id: string): Promise<ClientCredential | null> {
-  const r = await db
-    .selectFrom('clientCredentials')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.selectFrom('clientCredentials').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return r ? toClientCredential(r) : null;
 }
 
@@ -44,10 +39,7 @@ export async function findClientCredential(db: Db, tenant: Tenant, id: string): 
  * The token endpoint's look-up: the client ID is the only thing presented, so this is the one
  * query that finds its tenant from the row; the secret is then compared in constant time.
  */
-export async function findClientForTokenGrant(
-  db: Db,
-  clientId: string,
-): Promise<{ credential: ClientCredential; tenant: Tenant; secretHash: string } | null> {
+export async function findClientForTokenGrant(db: Db, clientId: string): Promise<{ credential: ClientCredential; tenant: Tenant; secretHash: string } | null> {
   const r = await db.selectFrom('clientCredentials').selectAll().where('id', '=', clientId).executeTakeFirst();
   if (!r) return null;
   return {
@@ -57,15 +49,8 @@ export async function findClientForTokenGrant(
   };
 }
 
-export async function listClientCredentials(
-  db: Db,
-  tenant: Tenant,
-  f: PageParams & { subscriptionId?: string },
-): Promise<Page<ClientCredential>> {
-  let q = db
-    .selectFrom('clientCredentials')
-    .selectAll()
-    .$call(forTenant(tenant));
+export async function listClientCredentials(db: Db, tenant: Tenant, f: PageParams & { subscriptionId?: string }): Promise<Page<ClientCredential>> {
+  let q = db.selectFrom('clientCredentials').selectAll().$call(forTenant(tenant));
   if (f.subscriptionId !== undefined) q = q.where('subscriptionId', '=', f.subscriptionId);
   const { items, hasMore } = await pageById(q, 'clientCredentials', f);
   return { items: items.map(toClientCredential), hasMore };
@@ -82,12 +67,7 @@ export async function revokeClientCredentialRow(db: Db, tenant: Tenant, id: stri
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function revokeClientCredentialsForSubscription(
-  db: Db,
-  tenant: Tenant,
-  subscriptionId: string,
-  now: number,
-): Promise<string[]> {
+export async function revokeClientCredentialsForSubscription(db: Db, tenant: Tenant, subscriptionId: string, now: number): Promise<string[]> {
   const rows = await db
     .updateTable('clientCredentials')
     .set({ status: 'REVOKED', revokedAt: now, updatedAt: now })
@@ -104,7 +84,10 @@ export async function insertAccessToken(
   tenant: Tenant,
   t: { tokenHash: string; clientCredentialId: string; expiresAt: number; createdAt: number },
 ): Promise<void> {
-  await db.insertInto('accessTokens').values({ ...t, workspaceId: tenant.workspaceId, environment: tenant.environment }).execute();
+  await db
+    .insertInto('accessTokens')
+    .values({ ...t, workspaceId: tenant.workspaceId, environment: tenant.environment })
+    .execute();
 }
 
 /** Expired tokens are useless; the prune job removes them. */

@@ -140,7 +140,10 @@ describe('GET /api/v1/client-credentials', () => {
     const { clientId, clientSecret } = await issue(admin, ws);
     const list = await admin.get('/api/v1/client-credentials');
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((c: { id: string }) => c.id), [clientId]);
+    assert.deepEqual(
+      list.body.data.map((c: { id: string }) => c.id),
+      [clientId],
+    );
     const one = await admin.get(`/api/v1/client-credentials/${clientId}`);
     assert.equal(one.status, 200);
     for (const res of [list, one]) {

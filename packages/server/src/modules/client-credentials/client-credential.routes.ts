@@ -4,12 +4,7 @@ import { notFound } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { idempotent } from '../../http/idempotent.js';
-import {
-  ClientCredentialSchema,
-  CreateClientCredentialBody,
-  CreatedClientCredentialSchema,
-  presentClientCredential,
-} from './client-credential.js';
+import { ClientCredentialSchema, CreateClientCredentialBody, CreatedClientCredentialSchema, presentClientCredential } from './client-credential.js';
 import { findClientCredential, listClientCredentials } from './client-credential.repository.js';
 import { createClientCredential } from './create-client-credential.js';
 import { revokeClientCredential } from './revoke-client-credential.js';

@@ -11,21 +11,14 @@ export interface TokenGrant {
   expiresIn: number;
 }
 
-export type TokenGrantResult =
-  | { ok: true; grant: TokenGrant }
-  | { ok: false; reason: 'unknown_client' | 'bad_secret' | 'revoked'; tenant: Tenant | null };
+export type TokenGrantResult = { ok: true; grant: TokenGrant } | { ok: false; reason: 'unknown_client' | 'bad_secret' | 'revoked'; tenant: Tenant | null };
 
 /**
  * RFC 6749 section 4.4: exchanges a client ID and secret for a short-lived bearer token that
  * verification accepts like a product key. The secret's hash is compared in constant time; an
  * unknown client costs the same hash, so timing does not reveal which client IDs exist.
  */
-export async function issueAccessToken(
-  deps: Deps,
-  clientId: string,
-  clientSecret: string,
-  correlationId: string,
-): Promise<TokenGrantResult> {
+export async function issueAccessToken(deps: Deps, clientId: string, clientSecret: string, correlationId: string): Promise<TokenGrantResult> {
   const presentedHash = sha256Hex(clientSecret);
   const found = /^cid_[0-9a-z]{26}$/.test(clientId) ? await findClientForTokenGrant(deps.db, clientId) : null;
   const secretMatches = safeEqual(presentedHash, found?.secretHash ?? '0'.repeat(64));

@@ -28,8 +28,7 @@ function postToken(fields: Record<string, string>, headers: Record<string, strin
   return t.seed.client(null).post('/oauth/token', new URLSearchParams(fields).toString(), { ...FORM, ...headers });
 }
 
-const grant = (clientId: string, clientSecret: string) =>
-  postToken({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
+const grant = (clientId: string, clientSecret: string) => postToken({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret });
 
 const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` });
 
@@ -112,10 +111,7 @@ describe('POST /oauth/token', () => {
 
   it('400 invalid_request when credentials come both in HTTP Basic and in the body', async () => {
     const { clientId, clientSecret } = await agent();
-    const res = await postToken(
-      { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
-      basic(clientId, clientSecret),
-    );
+    const res = await postToken({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }, basic(clientId, clientSecret));
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'invalid_request');
     assert.equal(res.body.access_token, undefined);
@@ -202,7 +198,7 @@ describe('POST /v1/keys/verify with an access token', () => {
     assert.equal((await admin.post('/v1/keys/verify', { key: fresh.body.access_token })).body.valid, true, 'a new token works');
   });
 
-  it("200 NOT_FOUND when another workspace verifies the token", async () => {
+  it('200 NOT_FOUND when another workspace verifies the token', async () => {
     const { clientId, clientSecret } = await agent();
     const token = await grant(clientId, clientSecret);
     const stranger = await t.seed.workspace();

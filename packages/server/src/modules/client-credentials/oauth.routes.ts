@@ -122,7 +122,12 @@ function tokenRoute(app: App, deps: Deps): void {
       const id = basic?.id ?? bodyId;
       const secret = basic?.secret ?? bodySecret;
       if (!id || !secret) {
-        return oauthError(reply, 401, 'invalid_client', 'Client authentication failed: send the client ID and secret (HTTP Basic or client_id and client_secret).');
+        return oauthError(
+          reply,
+          401,
+          'invalid_client',
+          'Client authentication failed: send the client ID and secret (HTTP Basic or client_id and client_secret).',
+        );
       }
       const result = await issueAccessToken(deps, id, secret, req.correlationId);
       if (!result.ok) {

@@ -13,10 +13,13 @@ describe('customers.resolveCustomerRefsCached', () => {
   it('resolves externalIds and ids, caches hits only, and forgets them when an externalId moves', async () => {
     const ws = await t.seed.workspace();
     const first = await t.seed.customer(ws.test, { externalId: 'shop-1' });
-    assert.deepEqual([...(await resolveCustomerRefsCached(t.deps, ws.test, ['shop-1', first.id, 'nobody']))], [
-      ['shop-1', first.id],
-      [first.id, first.id],
-    ]);
+    assert.deepEqual(
+      [...(await resolveCustomerRefsCached(t.deps, ws.test, ['shop-1', first.id, 'nobody']))],
+      [
+        ['shop-1', first.id],
+        [first.id, first.id],
+      ],
+    );
     // A miss is not cached: a customer created now resolves at once.
     const late = await t.seed.customer(ws.test, { externalId: 'nobody' });
     assert.equal((await resolveCustomerRefsCached(t.deps, ws.test, ['nobody'])).get('nobody'), late.id);

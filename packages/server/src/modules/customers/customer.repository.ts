@@ -28,20 +28,12 @@ export async function insertCustomer(db: Db, tenant: Tenant, c: Customer): Promi
 }
 
 export async function findCustomer(db: Db, tenant: Tenant, id: string): Promise<Customer | null> {
-  const r = await db
-    .selectFrom('customers')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.selectFrom('customers').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return r ? toCustomer(r) : null;
 }
 
 export async function listCustomers(db: Db, tenant: Tenant, page: PageParams & { externalId?: string }): Promise<Page<Customer>> {
-  let q = db
-    .selectFrom('customers')
-    .selectAll()
-    .$call(forTenant(tenant));
+  let q = db.selectFrom('customers').selectAll().$call(forTenant(tenant));
   if (page.externalId !== undefined) q = q.where('externalId', '=', page.externalId);
   const { items, hasMore } = await pageById(q, 'customers', page);
   return { items: items.map(toCustomer), hasMore };

@@ -99,15 +99,27 @@ describe('GET /api/v1/customers', () => {
     }
     const p1 = await c.get('/api/v1/customers?limit=2');
     assert.equal(p1.body.object, 'list');
-    assert.deepEqual(p1.body.data.map((x: { id: string }) => x.id), [ids[4], ids[3]]);
+    assert.deepEqual(
+      p1.body.data.map((x: { id: string }) => x.id),
+      [ids[4], ids[3]],
+    );
     assert.equal(p1.body.hasMore, true);
     const p2 = await c.get(`/api/v1/customers?limit=2&startingAfter=${ids[3]}`);
-    assert.deepEqual(p2.body.data.map((x: { id: string }) => x.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      p2.body.data.map((x: { id: string }) => x.id),
+      [ids[2], ids[1]],
+    );
     const p3 = await c.get(`/api/v1/customers?limit=2&startingAfter=${ids[1]}`);
-    assert.deepEqual(p3.body.data.map((x: { id: string }) => x.id), [ids[0]]);
+    assert.deepEqual(
+      p3.body.data.map((x: { id: string }) => x.id),
+      [ids[0]],
+    );
     assert.equal(p3.body.hasMore, false);
     const back = await c.get(`/api/v1/customers?limit=2&endingBefore=${ids[2]}`);
-    assert.deepEqual(back.body.data.map((x: { id: string }) => x.id), [ids[4], ids[3]]);
+    assert.deepEqual(
+      back.body.data.map((x: { id: string }) => x.id),
+      [ids[4], ids[3]],
+    );
   });
 
   it('400 names a limit out of range', async () => {

@@ -23,8 +23,7 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
       body: CreateCustomerBody,
       response: { 200: CustomerSchema, ...errors(403, 409, 422) },
     },
-    handler: (req, reply) =>
-      idempotent(deps, req, reply, async (tx) => presentCustomer(await createCustomer(tx, req.ctx, req.body))),
+    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentCustomer(await createCustomer(tx, req.ctx, req.body))),
   });
 
   app.get('/api/v1/customers', {

@@ -10,12 +10,7 @@ import { duplicateExternalId } from './create-customer.js';
 import { customerRefsChanged } from './customer-refs.js';
 
 /** Fields present in the body replace the stored ones; null clears them; absent ones stay. */
-export async function updateCustomer(
-  deps: Deps,
-  ctx: OperationContext,
-  id: string,
-  input: UpdateCustomerInput,
-): Promise<Customer> {
+export async function updateCustomer(deps: Deps, ctx: OperationContext, id: string, input: UpdateCustomerInput): Promise<Customer> {
   try {
     const updated = await inTransaction(deps.db, async (trx) => {
       const current = await findCustomer(trx, ctx, id);

@@ -70,7 +70,9 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
           .map((c) => ({ metricName: c.metricName, limit: c.includedFree, enforcement: 'ALERT' as const, used: new Decimal(c.freeUnits) })),
       ],
       // Spend is what the invoice will charge for usage so far (rounded lines, before minimums).
-      budget: sub.spendBudget ? { amount: new Decimal(sub.spendBudget.amount), enforcement: sub.spendBudget.enforcement, spent: new Decimal(rated.rating.usageAmount) } : null,
+      budget: sub.spendBudget
+        ? { amount: new Decimal(sub.spendBudget.amount), enforcement: sub.spendBudget.enforcement, spent: new Decimal(rated.rating.usageAmount) }
+        : null,
     });
   }
   return {

@@ -5,7 +5,12 @@ import { Decimal } from '../../lib/money.js';
 import { decideEntitlement, type EntitlementInput, type EntitlementReason, type LimitUsage } from './decide-entitlement.js';
 
 const d = (v: string | number) => new Decimal(v);
-const limit = (l: number, used: string, enforcement: 'BLOCK' | 'ALERT' = 'BLOCK', metricName = 'calls'): LimitUsage => ({ metricName, limit: l, enforcement, used: d(used) });
+const limit = (l: number, used: string, enforcement: 'BLOCK' | 'ALERT' = 'BLOCK', metricName = 'calls'): LimitUsage => ({
+  metricName,
+  limit: l,
+  enforcement,
+  used: d(used),
+});
 const budget = (amount: string, spent: string, enforcement: 'BLOCK' | 'ALERT' = 'BLOCK') => ({ amount: d(amount), enforcement, spent: d(spent) });
 const input = (over: Partial<EntitlementInput> = {}): EntitlementInput => ({ subscriptionActive: true, limits: [], budget: null, ...over });
 
@@ -16,7 +21,12 @@ interface Expected {
   budgetRemaining: string | null;
 }
 const ok = (quotaRemaining: string | null, budgetRemaining: string | null): Expected => ({ allowed: true, reason: 'OK', quotaRemaining, budgetRemaining });
-const no = (reason: EntitlementReason, quotaRemaining: string | null, budgetRemaining: string | null): Expected => ({ allowed: false, reason, quotaRemaining, budgetRemaining });
+const no = (reason: EntitlementReason, quotaRemaining: string | null, budgetRemaining: string | null): Expected => ({
+  allowed: false,
+  reason,
+  quotaRemaining,
+  budgetRemaining,
+});
 
 function decide(i: EntitlementInput): Expected {
   const r = decideEntitlement(i);
@@ -25,22 +35,46 @@ function decide(i: EntitlementInput): Expected {
 
 describe('entitlements.decideEntitlement', () => {
   const cases: [string, EntitlementInput, Expected][] = [
-    ['an inactive subscription is refused, with both remainders 0', input({ subscriptionActive: false, limits: [limit(100, '10')], budget: budget('50', '5') }), no('NO_ACTIVE_SUBSCRIPTION', '0', '0')],
-    ['an inactive subscription without limits or budget still reports 0 remaining', input({ subscriptionActive: false }), no('NO_ACTIVE_SUBSCRIPTION', '0', '0')],
+    [
+      'an inactive subscription is refused, with both remainders 0',
+      input({ subscriptionActive: false, limits: [limit(100, '10')], budget: budget('50', '5') }),
+      no('NO_ACTIVE_SUBSCRIPTION', '0', '0'),
+    ],
+    [
+      'an inactive subscription without limits or budget still reports 0 remaining',
+      input({ subscriptionActive: false }),
+      no('NO_ACTIVE_SUBSCRIPTION', '0', '0'),
+    ],
     ['no limits and no budget: allowed, nothing to report', input(), ok(null, null)],
     ['BLOCK limit below the limit is allowed', input({ limits: [limit(100, '40')] }), ok('60', null)],
     ['BLOCK limit at the limit is exhausted', input({ limits: [limit(100, '100')] }), no('QUOTA_EXHAUSTED', '0', null)],
     ['BLOCK limit above the limit is exhausted and the remainder is never negative', input({ limits: [limit(100, '130')] }), no('QUOTA_EXHAUSTED', '0', null)],
     ['ALERT limit at the limit stays allowed', input({ limits: [limit(100, '100', 'ALERT')] }), ok('0', null)],
     ['ALERT limit past the limit stays allowed with 0 remaining', input({ limits: [limit(100, '130', 'ALERT')] }), ok('0', null)],
-    ['two limits: quotaRemaining is the smaller remainder', input({ limits: [limit(100, '40', 'BLOCK', 'calls'), limit(50, '45', 'BLOCK', 'tokens')] }), ok('5', null)],
-    ['two limits: one exhausted BLOCK limit refuses even if the other has room', input({ limits: [limit(100, '40', 'BLOCK', 'calls'), limit(50, '50', 'BLOCK', 'tokens')] }), no('QUOTA_EXHAUSTED', '0', null)],
-    ['two limits: an ALERT limit past its limit does not refuse', input({ limits: [limit(100, '40', 'BLOCK', 'calls'), limit(50, '70', 'ALERT', 'tokens')] }), ok('0', null)],
+    [
+      'two limits: quotaRemaining is the smaller remainder',
+      input({ limits: [limit(100, '40', 'BLOCK', 'calls'), limit(50, '45', 'BLOCK', 'tokens')] }),
+      ok('5', null),
+    ],
+    [
+      'two limits: one exhausted BLOCK limit refuses even if the other has room',
+      input({ limits: [limit(100, '40', 'BLOCK', 'calls'), limit(50, '50', 'BLOCK', 'tokens')] }),
+      no('QUOTA_EXHAUSTED', '0', null),
+    ],
+    [
+      'two limits: an ALERT limit past its limit does not refuse',
+      input({ limits: [limit(100, '40', 'BLOCK', 'calls'), limit(50, '70', 'ALERT', 'tokens')] }),
+      ok('0', null),
+    ],
     ['BLOCK budget with spend below the amount is allowed', input({ budget: budget('50', '20') }), ok(null, '30')],
     ['BLOCK budget with spend at the amount is exhausted', input({ budget: budget('50', '50') }), no('BUDGET_EXHAUSTED', null, '0')],
     ['BLOCK budget with spend above the amount is exhausted, remainder 0', input({ budget: budget('50', '60.25') }), no('BUDGET_EXHAUSTED', null, '0')],
     ['ALERT budget with spend above the amount stays allowed', input({ budget: budget('50', '60.25', 'ALERT') }), ok(null, '0')],
-    ['quota reason wins when quota and budget are both exhausted', input({ limits: [limit(100, '100')], budget: budget('50', '50') }), no('QUOTA_EXHAUSTED', '0', '0')],
+    [
+      'quota reason wins when quota and budget are both exhausted',
+      input({ limits: [limit(100, '100')], budget: budget('50', '50') }),
+      no('QUOTA_EXHAUSTED', '0', '0'),
+    ],
     ['limit and budget both with room: both remainders reported', input({ limits: [limit(100, '99')], budget: budget('50', '49.99') }), ok('1', '0.01')],
     ['decimal exactness: limit 1, used 0.7 leaves exactly 0.3', input({ limits: [limit(1, '0.7')] }), ok('0.3', null)],
     ['decimal exactness: a fractional limit 0.3 with 0.1 used leaves exactly 0.2', input({ limits: [limit(0.3, '0.1')] }), ok('0.2', null)],

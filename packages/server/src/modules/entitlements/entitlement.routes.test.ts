@@ -34,13 +34,15 @@ async function use(customerId: string, quantity: number, metricName = 'api_calls
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
 
-const check = (accessorId: string, productId: string) =>
-  api.get(`/v1/entitlements/check?accessorId=${encodeURIComponent(accessorId)}&productId=${productId}`);
+const check = (accessorId: string, productId: string) => api.get(`/v1/entitlements/check?accessorId=${encodeURIComponent(accessorId)}&productId=${productId}`);
 
 async function rowCounts(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of ['usageEvents', 'usageAggregates', 'auditEvents', 'idempotencyKeys', 'subscriptions'] as const) {
-    const r = await t.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const r = await t.deps.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     out[table] = Number(r.n);
   }
   return out;

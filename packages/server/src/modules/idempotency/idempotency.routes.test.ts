@@ -21,7 +21,10 @@ describe('Idempotency-Key on creates', () => {
   it('10 concurrent requests with one key create exactly one resource and all answer the same', async () => {
     const headers = { 'idempotency-key': 'burst-1' };
     const responses = await Promise.all(Array.from({ length: 10 }, () => api.post('/api/v1/customers', { name: 'Burst' }, headers)));
-    assert.ok(responses.every((r) => r.status === 200), responses.map((r) => r.status).join(','));
+    assert.ok(
+      responses.every((r) => r.status === 200),
+      responses.map((r) => r.status).join(','),
+    );
     assert.equal(new Set(responses.map((r) => r.body.id)).size, 1);
     assert.equal(await countNamed('Burst'), 1);
   });

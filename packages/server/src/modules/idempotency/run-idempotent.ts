@@ -81,11 +81,7 @@ export async function runIdempotent<T>(
       if (row.fingerprint !== fingerprint) throw reusedKey(key);
       return { body: JSON.parse(row.responseBody) as T, replayed: true };
     };
-    const existing = await tx.db
-      .selectFrom('idempotencyKeys')
-      .select(['fingerprint', 'responseBody', 'createdAt'])
-      .$call(thisKey)
-      .executeTakeFirst();
+    const existing = await tx.db.selectFrom('idempotencyKeys').select(['fingerprint', 'responseBody', 'createdAt']).$call(thisKey).executeTakeFirst();
     if (existing && existing.createdAt > now - IDEMPOTENCY_WINDOW_MS) return replay(existing);
     if (existing) await tx.db.deleteFrom('idempotencyKeys').$call(thisKey).execute();
     const inserted = await tx.db
@@ -109,7 +105,11 @@ export async function runIdempotent<T>(
       throw new AppError('IDEMPOTENCY_KEY_IN_USE', `A request with Idempotency-Key '${key}' is in progress; retry shortly.`);
     }
     const body = await work(tx);
-    await tx.db.updateTable('idempotencyKeys').set({ responseBody: JSON.stringify(stored(body)) }).$call(thisKey).execute();
+    await tx.db
+      .updateTable('idempotencyKeys')
+      .set({ responseBody: JSON.stringify(stored(body)) })
+      .$call(thisKey)
+      .execute();
     return { body, replayed: false };
   });
 }

@@ -21,24 +21,19 @@ function toMetric(r: Selectable<MetricTable>): Metric {
 }
 
 export async function insertMetric(db: Db, tenant: Tenant, m: Metric): Promise<void> {
-  await db.insertInto('metrics').values({ ...m, workspaceId: tenant.workspaceId, environment: tenant.environment }).execute();
+  await db
+    .insertInto('metrics')
+    .values({ ...m, workspaceId: tenant.workspaceId, environment: tenant.environment })
+    .execute();
 }
 
 export async function findMetric(db: Db, tenant: Tenant, id: string): Promise<Metric | null> {
-  const r = await db
-    .selectFrom('metrics')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.selectFrom('metrics').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return r ? toMetric(r) : null;
 }
 
 export async function listMetrics(db: Db, tenant: Tenant, page: PageParams & { name?: string }): Promise<Page<Metric>> {
-  let q = db
-    .selectFrom('metrics')
-    .selectAll()
-    .$call(forTenant(tenant));
+  let q = db.selectFrom('metrics').selectAll().$call(forTenant(tenant));
   if (page.name !== undefined) q = q.where('name', '=', page.name);
   const { items, hasMore } = await pageById(q, 'metrics', page);
   return { items: items.map(toMetric), hasMore };

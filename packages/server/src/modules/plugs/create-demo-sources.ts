@@ -45,7 +45,15 @@ export async function createDemoSources(deps: Deps, ctx: OperationContext): Prom
       signingSecret = secret;
     }
     const { source } = await createWebhookSource(deps, ctx, { provider, displayName, metricName, signingSecret });
-    out[key] = { id: source.id, provider, metricName, url: webhookPath(source.id), secret, eventFilter: source.eventFilter, fieldMappings: source.fieldMappings };
+    out[key] = {
+      id: source.id,
+      provider,
+      metricName,
+      url: webhookPath(source.id),
+      secret,
+      eventFilter: source.eventFilter,
+      fieldMappings: source.fieldMappings,
+    };
   }
   return out;
 }

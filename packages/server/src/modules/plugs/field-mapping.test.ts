@@ -56,16 +56,36 @@ describe('checkFieldMappings: valid configurations', () => {
     ['three required JSONPath queries', base, base],
     ['constant quantity', { ...base, quantity: 1 }, { ...base, quantity: 1 }],
     ['constant quantity 0 and fractional', { ...base, quantity: 0.5 }, { ...base, quantity: 0.5 }],
-    ['header sources', { ...base, event_id: { header: 'X-GitHub-Delivery' }, tenant_id: { header: 'x-tenant' } }, { ...base, event_id: { header: 'X-GitHub-Delivery' }, tenant_id: { header: 'x-tenant' } }],
-    ['header name with every token punctuation', { ...base, event_id: { header: "!#$%&'*+-.^_`|~Az09" } }, { ...base, event_id: { header: "!#$%&'*+-.^_`|~Az09" } }],
+    [
+      'header sources',
+      { ...base, event_id: { header: 'X-GitHub-Delivery' }, tenant_id: { header: 'x-tenant' } },
+      { ...base, event_id: { header: 'X-GitHub-Delivery' }, tenant_id: { header: 'x-tenant' } },
+    ],
+    [
+      'header name with every token punctuation',
+      { ...base, event_id: { header: "!#$%&'*+-.^_`|~Az09" } },
+      { ...base, event_id: { header: "!#$%&'*+-.^_`|~Az09" } },
+    ],
     ['header name of 100 characters', { ...base, event_id: { header: 'h'.repeat(100) } }, { ...base, event_id: { header: 'h'.repeat(100) } }],
-    ['timestamp and properties', { ...base, timestamp: '$.created', properties: { plan: '$.plan', ip: { header: 'X-Forwarded-For' } } }, { ...base, timestamp: '$.created', properties: { plan: '$.plan', ip: { header: 'X-Forwarded-For' } } }],
+    [
+      'timestamp and properties',
+      { ...base, timestamp: '$.created', properties: { plan: '$.plan', ip: { header: 'X-Forwarded-For' } } },
+      { ...base, timestamp: '$.created', properties: { plan: '$.plan', ip: { header: 'X-Forwarded-For' } } },
+    ],
     ['empty properties', { ...base, properties: {} }, { ...base, properties: {} }],
     [`path of exactly ${MAX_PATH_LENGTH} characters`, { ...base, quantity: longPath }, { ...base, quantity: longPath }],
     ['property name of 40 characters', { ...base, properties: { [name40]: '$.x' } }, { ...base, properties: { [name40]: '$.x' } }],
     ['20 properties', { ...base, properties: twenty }, { ...base, properties: twenty }],
-    ['filters, wildcards, slices, functions and descendants', { ...base, quantity: "$.items[?@.type == 'seat' && length(@.name) > 0].qty", tenant_id: '$..customer', event_id: '$.ids[-1:]' }, { ...base, quantity: "$.items[?@.type == 'seat' && length(@.name) > 0].qty", tenant_id: '$..customer', event_id: '$.ids[-1:]' }],
-    ['bracketed names with unicode and escapes', { ...base, tenant_id: "$['client id']['\\u00e9t\\u00e9']" }, { ...base, tenant_id: "$['client id']['\\u00e9t\\u00e9']" }],
+    [
+      'filters, wildcards, slices, functions and descendants',
+      { ...base, quantity: "$.items[?@.type == 'seat' && length(@.name) > 0].qty", tenant_id: '$..customer', event_id: '$.ids[-1:]' },
+      { ...base, quantity: "$.items[?@.type == 'seat' && length(@.name) > 0].qty", tenant_id: '$..customer', event_id: '$.ids[-1:]' },
+    ],
+    [
+      'bracketed names with unicode and escapes',
+      { ...base, tenant_id: "$['client id']['\\u00e9t\\u00e9']" },
+      { ...base, tenant_id: "$['client id']['\\u00e9t\\u00e9']" },
+    ],
   ];
   for (const [name, raw, value] of cases) {
     it(name, () => {
@@ -83,7 +103,10 @@ describe('checkFieldMappings: valid configurations', () => {
   it('without a prefix, fields are named bare', () => {
     const r = checkFieldMappings({}, '');
     assert.ok(!r.ok);
-    assert.deepEqual(r.errors.map((e) => e.field), ['quantity', 'tenant_id', 'event_id']);
+    assert.deepEqual(
+      r.errors.map((e) => e.field),
+      ['quantity', 'tenant_id', 'event_id'],
+    );
   });
 });
 
@@ -117,18 +140,42 @@ describe('checkFieldMappings: refused configurations name every problem', () => 
       { ...base, quantity: `$.${'a'.repeat(MAX_PATH_LENGTH - 1)}` },
       [['fieldMappings.quantity', new RegExp(`is ${MAX_PATH_LENGTH + 1} characters long; a JSONPath query may have at most ${MAX_PATH_LENGTH}`)]],
     ],
-    ['unclosed bracket, with json-p3 position', { ...base, tenant_id: '$.a[' }, [['fieldMappings.tenant_id', /is not a valid RFC 9535 JSONPath query: unclosed bracketed selection \('\$\.a\[':4\)/]]],
-    ['no leading $', { ...base, tenant_id: 'data.object.customer' }, [['fieldMappings.tenant_id', /must be a JSONPath query starting with \$ .*got "data\.object\.customer"/]]],
+    [
+      'unclosed bracket, with json-p3 position',
+      { ...base, tenant_id: '$.a[' },
+      [['fieldMappings.tenant_id', /is not a valid RFC 9535 JSONPath query: unclosed bracketed selection \('\$\.a\[':4\)/]],
+    ],
+    [
+      'no leading $',
+      { ...base, tenant_id: 'data.object.customer' },
+      [['fieldMappings.tenant_id', /must be a JSONPath query starting with \$ .*got "data\.object\.customer"/]],
+    ],
     ['leading whitespace', { ...base, tenant_id: ' $.a' }, [['fieldMappings.tenant_id', /must be a JSONPath query starting with \$/]]],
     ['empty string', { ...base, event_id: '' }, [['fieldMappings.event_id', /must be a JSONPath query starting with \$/]]],
     ['bald descendant segment', { ...base, event_id: '$..' }, [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query: bald descendant segment/]]],
     ['trailing garbage', { ...base, event_id: '$.a b' }, [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query: .*found 'b'/]]],
-    ['function unknown to RFC 9535', { ...base, event_id: '$[?has(@.a)]' }, [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query: no such function 'has'/]]],
-    ['ill-typed function call', { ...base, event_id: '$[?length(@.a)]' }, [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query: .*must be compared/]]],
+    [
+      'function unknown to RFC 9535',
+      { ...base, event_id: '$[?has(@.a)]' },
+      [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query: no such function 'has'/]],
+    ],
+    [
+      'ill-typed function call',
+      { ...base, event_id: '$[?length(@.a)]' },
+      [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query: .*must be compared/]],
+    ],
     ['non-standard keys selector (strict)', { ...base, event_id: '$.~' }, [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query/]]],
     ['index out of the I-JSON range', { ...base, event_id: '$[9007199254740992]' }, [['fieldMappings.event_id', /index out of range/]]],
-    ['script expression (jsonpath-plus style)', { ...base, event_id: '$[(@.length-1)]' }, [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query/]]],
-    ['empty header name', { ...base, event_id: { header: '' } }, [['fieldMappings.event_id.header', /must be a header name of 1 to 100 token characters.*got ""/]]],
+    [
+      'script expression (jsonpath-plus style)',
+      { ...base, event_id: '$[(@.length-1)]' },
+      [['fieldMappings.event_id', /is not a valid RFC 9535 JSONPath query/]],
+    ],
+    [
+      'empty header name',
+      { ...base, event_id: { header: '' } },
+      [['fieldMappings.event_id.header', /must be a header name of 1 to 100 token characters.*got ""/]],
+    ],
     ['header name with a space', { ...base, event_id: { header: 'X Delivery' } }, [['fieldMappings.event_id.header', /must be a header name/]]],
     ['header name with a colon', { ...base, event_id: { header: 'X-Delivery:' } }, [['fieldMappings.event_id.header', /must be a header name/]]],
     ['header name with non-ASCII', { ...base, event_id: { header: 'X-Ünïcode' } }, [['fieldMappings.event_id.header', /must be a header name/]]],
@@ -165,8 +212,16 @@ describe('checkFieldMappings: refused configurations name every problem', () => 
       { ...base, properties: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, '$.x'])) },
       [['fieldMappings.properties', /has 21 properties; at most 20 are allowed/]],
     ],
-    ['empty property name', { ...base, properties: { '': '$.x' } }, [['fieldMappings.properties.""', /has a name of 0 characters; a property name must have 1 to 40/]]],
-    ['property name of 41 characters', { ...base, properties: { ['p'.repeat(41)]: '$.x' } }, [[`fieldMappings.properties.${'p'.repeat(40)}…`, /has a name of 41 characters/]]],
+    [
+      'empty property name',
+      { ...base, properties: { '': '$.x' } },
+      [['fieldMappings.properties.""', /has a name of 0 characters; a property name must have 1 to 40/]],
+    ],
+    [
+      'property name of 41 characters',
+      { ...base, properties: { ['p'.repeat(41)]: '$.x' } },
+      [[`fieldMappings.properties.${'p'.repeat(40)}…`, /has a name of 41 characters/]],
+    ],
     ['property with a bad query', { ...base, properties: { plan: '$.plan[' } }, [['fieldMappings.properties.plan', /is not a valid RFC 9535 JSONPath query/]]],
     [
       'several problems at once',
@@ -276,22 +331,83 @@ function assertExtracted(got: ExtractedEvent | ExtractionFailure, expected: Expe
 }
 
 describe('extractEvent', () => {
-  const ok = (over: Partial<ExtractedEvent> = {}): ExtractedEvent => ({ quantity: 5, tenantId: 'cus_1', eventId: 'evt_1', occurredAt: RECEIVED, properties: null, ...over });
+  const ok = (over: Partial<ExtractedEvent> = {}): ExtractedEvent => ({
+    quantity: 5,
+    tenantId: 'cus_1',
+    eventId: 'evt_1',
+    occurredAt: RECEIVED,
+    properties: null,
+    ...over,
+  });
   const doc = { amount: 5, customer: 'cus_1', id: 'evt_1' };
   const cases: Array<[string, unknown, unknown, Headers, Expected]> = [
     ['the three required fields', base, doc, {}, ok()],
     // quantity
-    ['quantity selecting several values', { ...base, quantity: '$.items[*].qty' }, { ...doc, items: [{ qty: 1 }, { qty: 2 }, { qty: 3 }] }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: 'field_mappings.quantity selected 3 values; a mapping must select exactly one' }],
-    ['quantity selecting nothing', base, { customer: 'cus_1', id: 'evt_1' }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: 'field_mappings.quantity selected nothing in the payload ($.amount)' }],
-    ['quantity null', base, { ...doc, amount: null }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected null; expected a JSON number or a string holding a decimal number/ }],
-    ['quantity a boolean', base, { ...doc, amount: true }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a boolean \(true\); expected a JSON number/ }],
-    ['quantity an object', base, { ...doc, amount: { value: 5 } }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected an object;/ }],
+    [
+      'quantity selecting several values',
+      { ...base, quantity: '$.items[*].qty' },
+      { ...doc, items: [{ qty: 1 }, { qty: 2 }, { qty: 3 }] },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: 'field_mappings.quantity selected 3 values; a mapping must select exactly one' },
+    ],
+    [
+      'quantity selecting nothing',
+      base,
+      { customer: 'cus_1', id: 'evt_1' },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: 'field_mappings.quantity selected nothing in the payload ($.amount)' },
+    ],
+    [
+      'quantity null',
+      base,
+      { ...doc, amount: null },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected null; expected a JSON number or a string holding a decimal number/ },
+    ],
+    [
+      'quantity a boolean',
+      base,
+      { ...doc, amount: true },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a boolean \(true\); expected a JSON number/ },
+    ],
+    [
+      'quantity an object',
+      base,
+      { ...doc, amount: { value: 5 } },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected an object;/ },
+    ],
     ['quantity an array', base, { ...doc, amount: [5] }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected an array;/ }],
-    ['quantity a non-numeric string', base, { ...doc, amount: '5 units' }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a string \("5 units"\)/ }],
-    ['quantity an empty string', base, { ...doc, amount: '' }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected an empty string/ }],
+    [
+      'quantity a non-numeric string',
+      base,
+      { ...doc, amount: '5 units' },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a string \("5 units"\)/ },
+    ],
+    [
+      'quantity an empty string',
+      base,
+      { ...doc, amount: '' },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected an empty string/ },
+    ],
     ['quantity a hex string', base, { ...doc, amount: '0x10' }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a string/ }],
-    ['quantity a padded string', base, { ...doc, amount: ' 5' }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a string/ }],
-    ['quantity "Infinity"', base, { ...doc, amount: 'Infinity' }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a string/ }],
+    [
+      'quantity a padded string',
+      base,
+      { ...doc, amount: ' 5' },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a string/ },
+    ],
+    [
+      'quantity "Infinity"',
+      base,
+      { ...doc, amount: 'Infinity' },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.quantity', message: /selected a string/ },
+    ],
     ['quantity a numeric string', base, { ...doc, amount: '12' }, {}, ok({ quantity: 12 })],
     ['quantity a decimal string', base, { ...doc, amount: '0.25' }, {}, ok({ quantity: 0.25 })],
     ['quantity an exponent string', base, { ...doc, amount: '1.5e3' }, {}, ok({ quantity: 1500 })],
@@ -301,24 +417,106 @@ describe('extractEvent', () => {
     ['quantity a fraction', base, { ...doc, amount: 0.001 }, {}, ok({ quantity: 0.001 })],
     ['quantity a constant', { ...base, quantity: 1 }, { customer: 'cus_1', id: 'evt_1' }, {}, ok({ quantity: 1 })],
     ['quantity from a header', { ...base, quantity: { header: 'X-Units' } }, doc, { 'x-units': '3' }, ok({ quantity: 3 })],
-    ['quantity through a filter selecting one', { ...base, quantity: "$.lines[?@.kind == 'seat'].qty" }, { ...doc, lines: [{ kind: 'fee', qty: 1 }, { kind: 'seat', qty: 9 }] }, {}, ok({ quantity: 9 })],
+    [
+      'quantity through a filter selecting one',
+      { ...base, quantity: "$.lines[?@.kind == 'seat'].qty" },
+      {
+        ...doc,
+        lines: [
+          { kind: 'fee', qty: 1 },
+          { kind: 'seat', qty: 9 },
+        ],
+      },
+      {},
+      ok({ quantity: 9 }),
+    ],
     // tenant_id and event_id
-    ['tenant_id missing', { ...base, tenant_id: '$.data.object.customer' }, { amount: 5, id: 'evt_1', data: { object: {} } }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: 'field_mappings.tenant_id selected nothing in the payload ($.data.object.customer)' }],
+    [
+      'tenant_id missing',
+      { ...base, tenant_id: '$.data.object.customer' },
+      { amount: 5, id: 'evt_1', data: { object: {} } },
+      {},
+      {
+        code: 'MAPPING_FAILED',
+        field: 'field_mappings.tenant_id',
+        message: 'field_mappings.tenant_id selected nothing in the payload ($.data.object.customer)',
+      },
+    ],
     ['tenant_id an integer', base, { ...doc, customer: 1296269 }, {}, ok({ tenantId: '1296269' })],
     ['tenant_id zero', base, { ...doc, customer: 0 }, {}, ok({ tenantId: '0' })],
-    ['tenant_id a fraction', base, { ...doc, customer: 1.5 }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected a number \(1\.5\); expected a non-empty string or an integer/ }],
-    ['tenant_id beyond 2^53', base, { ...doc, customer: 2 ** 53 + 2 }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /too large to be read exactly/ }],
-    ['tenant_id empty', base, { ...doc, customer: '' }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected an empty string; expected a non-empty string or an integer/ }],
+    [
+      'tenant_id a fraction',
+      base,
+      { ...doc, customer: 1.5 },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected a number \(1\.5\); expected a non-empty string or an integer/ },
+    ],
+    [
+      'tenant_id beyond 2^53',
+      base,
+      { ...doc, customer: 2 ** 53 + 2 },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /too large to be read exactly/ },
+    ],
+    [
+      'tenant_id empty',
+      base,
+      { ...doc, customer: '' },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected an empty string; expected a non-empty string or an integer/ },
+    ],
     ['tenant_id null', base, { ...doc, customer: null }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected null;/ }],
-    ['tenant_id a boolean', base, { ...doc, customer: false }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected a boolean \(false\)/ }],
-    ['tenant_id an object', base, { ...doc, customer: { id: 'cus_1' } }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected an object;/ }],
-    ['tenant_id several', { ...base, tenant_id: '$..customer' }, { ...doc, nested: { customer: 'cus_2' } }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: 'field_mappings.tenant_id selected 2 values; a mapping must select exactly one' }],
-    ['tenant_id by descendant search, found once', { ...base, tenant_id: '$..customer' }, { amount: 5, id: 'evt_1', deep: { er: { customer: 'cus_9' } } }, {}, ok({ tenantId: 'cus_9' })],
+    [
+      'tenant_id a boolean',
+      base,
+      { ...doc, customer: false },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected a boolean \(false\)/ },
+    ],
+    [
+      'tenant_id an object',
+      base,
+      { ...doc, customer: { id: 'cus_1' } },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: /selected an object;/ },
+    ],
+    [
+      'tenant_id several',
+      { ...base, tenant_id: '$..customer' },
+      { ...doc, nested: { customer: 'cus_2' } },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.tenant_id', message: 'field_mappings.tenant_id selected 2 values; a mapping must select exactly one' },
+    ],
+    [
+      'tenant_id by descendant search, found once',
+      { ...base, tenant_id: '$..customer' },
+      { amount: 5, id: 'evt_1', deep: { er: { customer: 'cus_9' } } },
+      {},
+      ok({ tenantId: 'cus_9' }),
+    ],
     ['event_id an integer', base, { ...doc, id: 42 }, {}, ok({ eventId: '42' })],
     ['event_id from a header', { ...base, event_id: { header: 'X-Request-Id' } }, doc, { 'x-request-id': 'req_1' }, ok({ eventId: 'req_1' })],
-    ['event_id from an absent header', { ...base, event_id: { header: 'X-Request-Id' } }, doc, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.event_id', message: 'field_mappings.event_id selected nothing: the request has no X-Request-Id header' }],
-    ['event_id from a repeated header', { ...base, event_id: { header: 'X-Request-Id' } }, doc, { 'x-request-id': ['a', 'b'] }, { code: 'MAPPING_FAILED', field: 'field_mappings.event_id', message: 'field_mappings.event_id selected 2 values; a mapping must select exactly one' }],
-    ['event_id from an empty header', { ...base, event_id: { header: 'X-Request-Id' } }, doc, { 'x-request-id': '' }, { code: 'MAPPING_FAILED', field: 'field_mappings.event_id', message: /selected an empty string/ }],
+    [
+      'event_id from an absent header',
+      { ...base, event_id: { header: 'X-Request-Id' } },
+      doc,
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.event_id', message: 'field_mappings.event_id selected nothing: the request has no X-Request-Id header' },
+    ],
+    [
+      'event_id from a repeated header',
+      { ...base, event_id: { header: 'X-Request-Id' } },
+      doc,
+      { 'x-request-id': ['a', 'b'] },
+      { code: 'MAPPING_FAILED', field: 'field_mappings.event_id', message: 'field_mappings.event_id selected 2 values; a mapping must select exactly one' },
+    ],
+    [
+      'event_id from an empty header',
+      { ...base, event_id: { header: 'X-Request-Id' } },
+      doc,
+      { 'x-request-id': '' },
+      { code: 'MAPPING_FAILED', field: 'field_mappings.event_id', message: /selected an empty string/ },
+    ],
     // timestamp
     ['timestamp mapping absent', base, doc, {}, ok()],
     ['timestamp selecting nothing', { ...base, timestamp: '$.created' }, doc, {}, ok()],
@@ -328,12 +526,53 @@ describe('extractEvent', () => {
     ['timestamp epoch milliseconds', { ...base, timestamp: '$.created' }, { ...doc, created: NOON + 7 }, {}, ok({ occurredAt: NOON + 7 })],
     ['timestamp from a header', { ...base, timestamp: { header: 'X-Timestamp' } }, doc, { 'x-timestamp': String(NOON / 1000) }, ok({ occurredAt: NOON })],
     ['timestamp from an absent header', { ...base, timestamp: { header: 'X-Timestamp' } }, doc, {}, ok()],
-    ['timestamp garbage', { ...base, timestamp: '$.created' }, { ...doc, created: 'yesterday' }, {}, { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: 'field_mappings.timestamp selected "yesterday", which is not a timestamp; expected ISO 8601 with a zone (such as 2026-01-15T12:00:00Z) or a Unix epoch in seconds or milliseconds' }],
-    ['timestamp an impossible date', { ...base, timestamp: '$.created' }, { ...doc, created: '2026-02-30T00:00:00Z' }, {}, { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: /selected "2026-02-30T00:00:00Z", which is not a timestamp/ }],
-    ['timestamp a boolean', { ...base, timestamp: '$.created' }, { ...doc, created: true }, {}, { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: /selected true, which is not/ }],
-    ['timestamp an object', { ...base, timestamp: '$.created' }, { ...doc, created: { at: 1 } }, {}, { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: /selected \{"at":1\}, which is not/ }],
-    ['timestamp a long value is cut short', { ...base, timestamp: '$.created' }, { ...doc, created: 'x'.repeat(500) }, {}, { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: new RegExp(`selected "${'x'.repeat(59)}…, which is not`) }],
-    ['timestamp several', { ...base, timestamp: '$.times[*]' }, { ...doc, times: [1, 2] }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.timestamp', message: 'field_mappings.timestamp selected 2 values; a mapping must select exactly one' }],
+    [
+      'timestamp garbage',
+      { ...base, timestamp: '$.created' },
+      { ...doc, created: 'yesterday' },
+      {},
+      {
+        code: 'INVALID_TIMESTAMP',
+        field: 'field_mappings.timestamp',
+        message:
+          'field_mappings.timestamp selected "yesterday", which is not a timestamp; expected ISO 8601 with a zone (such as 2026-01-15T12:00:00Z) or a Unix epoch in seconds or milliseconds',
+      },
+    ],
+    [
+      'timestamp an impossible date',
+      { ...base, timestamp: '$.created' },
+      { ...doc, created: '2026-02-30T00:00:00Z' },
+      {},
+      { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: /selected "2026-02-30T00:00:00Z", which is not a timestamp/ },
+    ],
+    [
+      'timestamp a boolean',
+      { ...base, timestamp: '$.created' },
+      { ...doc, created: true },
+      {},
+      { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: /selected true, which is not/ },
+    ],
+    [
+      'timestamp an object',
+      { ...base, timestamp: '$.created' },
+      { ...doc, created: { at: 1 } },
+      {},
+      { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: /selected \{"at":1\}, which is not/ },
+    ],
+    [
+      'timestamp a long value is cut short',
+      { ...base, timestamp: '$.created' },
+      { ...doc, created: 'x'.repeat(500) },
+      {},
+      { code: 'INVALID_TIMESTAMP', field: 'field_mappings.timestamp', message: new RegExp(`selected "${'x'.repeat(59)}…, which is not`) },
+    ],
+    [
+      'timestamp several',
+      { ...base, timestamp: '$.times[*]' },
+      { ...doc, times: [1, 2] },
+      {},
+      { code: 'MAPPING_FAILED', field: 'field_mappings.timestamp', message: 'field_mappings.timestamp selected 2 values; a mapping must select exactly one' },
+    ],
     // properties
     [
       'properties of every type',
@@ -347,8 +586,24 @@ describe('extractEvent', () => {
     ],
     ['properties all absent -> null', { ...base, properties: { plan: '$.plan', ip: { header: 'X-Ip' } } }, doc, {}, ok()],
     ['properties all null -> null', { ...base, properties: { plan: '$.plan' } }, { ...doc, plan: null }, {}, ok()],
-    ['property selecting several', { ...base, properties: { tag: '$.tags[*]' } }, { ...doc, tags: ['a', 'b'] }, {}, { code: 'MAPPING_FAILED', field: 'field_mappings.properties.tag', message: 'field_mappings.properties.tag selected 2 values; a mapping must select exactly one' }],
-    ['property selecting an array as a whole', { ...base, properties: { tags: '$.tags' } }, { ...doc, tags: ['a', 'b'] }, {}, ok({ properties: { tags: '["a","b"]' } })],
+    [
+      'property selecting several',
+      { ...base, properties: { tag: '$.tags[*]' } },
+      { ...doc, tags: ['a', 'b'] },
+      {},
+      {
+        code: 'MAPPING_FAILED',
+        field: 'field_mappings.properties.tag',
+        message: 'field_mappings.properties.tag selected 2 values; a mapping must select exactly one',
+      },
+    ],
+    [
+      'property selecting an array as a whole',
+      { ...base, properties: { tags: '$.tags' } },
+      { ...doc, tags: ['a', 'b'] },
+      {},
+      ok({ properties: { tags: '["a","b"]' } }),
+    ],
   ];
   for (const [name, mapping, document, headers, expected] of cases) {
     it(name, () => {
@@ -533,7 +788,13 @@ describe('realistic payloads', () => {
       },
       { email: 'example@test.com', timestamp: 1513299570, event: 'open', sg_event_id: 'Gmnw0sGK3hEkNxJxqyJZsw==', sg_message_id: 'm2', tenant_id: 'cus_abc' },
     ];
-    const m = compiled({ quantity: 1, tenant_id: '$.tenant_id', event_id: '$.sg_event_id', timestamp: '$.timestamp', properties: { message_id: '$.sg_message_id', category: '$.category' } });
+    const m = compiled({
+      quantity: 1,
+      tenant_id: '$.tenant_id',
+      event_id: '$.sg_event_id',
+      timestamp: '$.timestamp',
+      properties: { message_id: '$.sg_message_id', category: '$.category' },
+    });
     const events = body.map((element) => extractEvent(m, element, {}, RECEIVED));
     assert.deepEqual(events, [
       {
@@ -568,13 +829,16 @@ describe('realistic payloads', () => {
       event_time: 1355517523,
     };
     assert.deepEqual(selectValue(compileSource('$.event.type'), body, {}), { kind: 'one', value: 'message' });
-    assert.deepEqual(extract({ quantity: 1, tenant_id: '$.team_id', event_id: '$.event_id', timestamp: '$.event_time', properties: { channel: '$.event.channel' } }, body), {
-      quantity: 1,
-      tenantId: 'T123ABC456',
-      eventId: 'Ev123ABC456',
-      occurredAt: 1355517523000,
-      properties: { channel: 'C123ABC456' },
-    });
+    assert.deepEqual(
+      extract({ quantity: 1, tenant_id: '$.team_id', event_id: '$.event_id', timestamp: '$.event_time', properties: { channel: '$.event.channel' } }, body),
+      {
+        quantity: 1,
+        tenantId: 'T123ABC456',
+        eventId: 'Ev123ABC456',
+        occurredAt: 1355517523000,
+        properties: { channel: 'C123ABC456' },
+      },
+    );
     // The message's own ts is a fractional-seconds string.
     const byTs = extract({ quantity: 1, tenant_id: '$.team_id', event_id: '$.event_id', timestamp: '$.event.ts' }, body);
     assert.ok(!('code' in byTs));
@@ -610,7 +874,12 @@ describe('realistic payloads', () => {
           tenant_id: '$.repository.owner.login',
           event_id: { header: 'X-GitHub-Delivery' },
           timestamp: '$.head_commit.timestamp',
-          properties: { repository: '$.repository.full_name', repository_id: '$.repository.id', private: '$.repository.private', author: '$.head_commit.author' },
+          properties: {
+            repository: '$.repository.full_name',
+            repository_id: '$.repository.id',
+            private: '$.repository.private',
+            author: '$.head_commit.author',
+          },
         },
         body,
         headers,
@@ -646,13 +915,16 @@ describe('realistic payloads', () => {
       ),
     );
     assert.deepEqual(selectValue(compileSource('$.MessageStatus'), body, {}), { kind: 'one', value: 'delivered' });
-    assert.deepEqual(extract({ quantity: '$.NumSegments', tenant_id: '$.AccountSid', event_id: '$.MessageSid', properties: { price: '$.Price', to: '$.To' } }, body), {
-      quantity: 2,
-      tenantId: 'ACXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',
-      eventId: 'SM1f0e8ae6ade43cb3c0ce4525424e404f',
-      occurredAt: RECEIVED,
-      properties: { price: '-0.00750', to: '+15558675310' },
-    });
+    assert.deepEqual(
+      extract({ quantity: '$.NumSegments', tenant_id: '$.AccountSid', event_id: '$.MessageSid', properties: { price: '$.Price', to: '$.To' } }, body),
+      {
+        quantity: 2,
+        tenantId: 'ACXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',
+        eventId: 'SM1f0e8ae6ade43cb3c0ce4525424e404f',
+        occurredAt: RECEIVED,
+        properties: { price: '-0.00750', to: '+15558675310' },
+      },
+    );
     assert.deepEqual(extract({ quantity: 1, tenant_id: '$.AccountSid', event_id: '$.MessageSid' }, body), {
       quantity: 1,
       tenantId: 'ACXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',

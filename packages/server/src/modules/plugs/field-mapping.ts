@@ -100,7 +100,10 @@ function compileQuery(expression: string, env: JSONPathEnvironment = environment
     return env.compile(expression);
   } catch (err) {
     if (env === mappingEnvironment && err instanceof JSONPathError && REGEX_FUNCTIONS.test(expression)) {
-      throw new JsonPathSyntaxError(expression, 'match() and search() are not allowed in field mappings (a regular expression can take seconds on one payload); use == comparisons instead');
+      throw new JsonPathSyntaxError(
+        expression,
+        'match() and search() are not allowed in field mappings (a regular expression can take seconds on one payload); use == comparisons instead',
+      );
     }
     // Type, index and undefined-function errors are json-p3's names for kinds of invalid query.
     if (err instanceof JSONPathError) throw new JsonPathSyntaxError(expression, err.message);
@@ -109,7 +112,9 @@ function compileQuery(expression: string, env: JSONPathEnvironment = environment
 }
 
 export function evaluateJsonPath(expression: string, document: unknown): unknown[] {
-  return compileQuery(expression).query(document as JSONValue).values();
+  return compileQuery(expression)
+    .query(document as JSONValue)
+    .values();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,7 +172,11 @@ export function checkMappingSource(raw: unknown, field: string, allowNumber: boo
   if (isPlainObject(raw)) {
     const errors: MappingError[] = [];
     for (const key of Object.keys(raw)) {
-      if (key !== 'header') errors.push({ field: join(field, keyLabel(key)), message: `${join(field, keyLabel(key))} is not a known field; a header source is {"header": "<name>"}.` });
+      if (key !== 'header')
+        errors.push({
+          field: join(field, keyLabel(key)),
+          message: `${join(field, keyLabel(key))} is not a known field; a header source is {"header": "<name>"}.`,
+        });
     }
     const name = raw.header;
     const hf = join(field, 'header');
@@ -186,7 +195,12 @@ export function checkFieldMappings(raw: unknown, at: string): Checked<FieldMappi
   if (!isPlainObject(raw)) {
     return {
       ok: false,
-      errors: [{ field: at, message: `${at} must be an object with quantity, tenant_id and event_id (and optionally timestamp and properties), got ${typeName(raw)}.` }],
+      errors: [
+        {
+          field: at,
+          message: `${at} must be an object with quantity, tenant_id and event_id (and optionally timestamp and properties), got ${typeName(raw)}.`,
+        },
+      ],
     };
   }
   const errors: MappingError[] = [];
@@ -244,10 +258,7 @@ export function checkFieldMappings(raw: unknown, at: string): Checked<FieldMappi
 // ---------------------------------------------------------------------------------------------
 // Compiling and selecting
 
-type Source =
-  | { kind: 'path'; text: string; query: JSONPathQuery }
-  | { kind: 'header'; name: string; lowerName: string }
-  | { kind: 'constant'; value: number };
+type Source = { kind: 'path'; text: string; query: JSONPathQuery } | { kind: 'header'; name: string; lowerName: string } | { kind: 'constant'; value: number };
 
 declare const compiledBrand: unique symbol;
 /** Opaque outside this module: a compiled query, a header name or a constant. */
@@ -416,7 +427,8 @@ function idOf(v: unknown, field: string): string {
   if (typeof v === 'number' && Number.isInteger(v)) {
     // Past 2^53 JSON.parse has already rounded the id, so distinct ids could collide and one
     // event would be dropped as a duplicate of another.
-    if (!Number.isSafeInteger(v)) throw mappingFailed(field, `selected the integer ${shown(v)}, too large to be read exactly (above 2^53); map a string field instead`);
+    if (!Number.isSafeInteger(v))
+      throw mappingFailed(field, `selected the integer ${shown(v)}, too large to be read exactly (above 2^53); map a string field instead`);
     return String(v);
   }
   throw mappingFailed(field, `selected ${describeValue(v)}; expected a non-empty string or an integer`);

@@ -154,7 +154,9 @@ export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: V
   const doc = parsed.value;
   // Slack checks a new Events API URL with a signed challenge that must be echoed.
   if (d.source.provider === 'chat' && isObject(doc) && doc.type === 'url_verification' && typeof doc.challenge === 'string') {
-    await deps.usage.writeWebhook(writeJob(d, r, 'url_verification', [], [{ index: 0, status: 'discarded', eventType: 'url_verification', reason: 'url_verification' }]));
+    await deps.usage.writeWebhook(
+      writeJob(d, r, 'url_verification', [], [{ index: 0, status: 'discarded', eventType: 'url_verification', reason: 'url_verification' }]),
+    );
     return { status: 200, body: { challenge: doc.challenge }, logId: r.logId };
   }
   const isArray = Array.isArray(doc);
@@ -169,7 +171,8 @@ export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: V
   }
 
   const settled: EventOutcome[] = [];
-  const mapped: Array<{ index: number; tenantId: string; eventId: string; quantity: number; occurredAt: number; metadata: Record<string, unknown> | null }> = [];
+  const mapped: Array<{ index: number; tenantId: string; eventId: string; quantity: number; occurredAt: number; metadata: Record<string, unknown> | null }> =
+    [];
   let firstType: string | null = null;
   elements.forEach((element, index) => {
     const selected = selectValue(d.eventType, element, r.headers);
@@ -234,7 +237,12 @@ export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: V
       metadata,
       dimension: dimensionKeyOf(m.metadata as never),
     };
-    candidates.push({ index: m.index, customerId, fields: { eventId: m.eventId, tenantId: m.tenantId, quantity: m.quantity, metricId: d.source.metricId }, event });
+    candidates.push({
+      index: m.index,
+      customerId,
+      fields: { eventId: m.eventId, tenantId: m.tenantId, quantity: m.quantity, metricId: d.source.metricId },
+      event,
+    });
   }
 
   const result = await deps.usage.writeWebhook(writeJob(d, r, firstType, candidates, settled));

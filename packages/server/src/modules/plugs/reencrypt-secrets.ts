@@ -31,18 +31,28 @@ export async function reencryptSecrets(deps: Deps, actor: Actor, correlationId: 
       const aad = secretAssociatedData(row.id);
       try {
         const plaintext = deps.secrets.open({ ciphertext: row.secretCiphertext, keyId: row.secretKeyId }, aad);
-        await replaceSealedSecret(trx, { workspaceId: row.workspaceId, environment: row.environment as 'test' | 'live' }, row.id, deps.secrets.seal(plaintext, aad));
+        await replaceSealedSecret(
+          trx,
+          { workspaceId: row.workspaceId, environment: row.environment as 'test' | 'live' },
+          row.id,
+          deps.secrets.seal(plaintext, aad),
+        );
         reencrypted += 1;
       } catch (err) {
         if (!(err instanceof SecretBoxError)) throw err;
         unreadable.push(row.id);
       }
     }
-    await recordAudit(trx, deps, { workspaceId: null, environment: null, actor, correlationId, source: 'cli' }, {
-      eventType: 'system.secrets_reencrypted',
-      severity: unreadable.length > 0 ? 'WARN' : 'INFO',
-      payload: { currentKeyId, total: rows.length, reencrypted, unreadable },
-    });
+    await recordAudit(
+      trx,
+      deps,
+      { workspaceId: null, environment: null, actor, correlationId, source: 'cli' },
+      {
+        eventType: 'system.secrets_reencrypted',
+        severity: unreadable.length > 0 ? 'WARN' : 'INFO',
+        payload: { currentKeyId, total: rows.length, reencrypted, unreadable },
+      },
+    );
     return { currentKeyId, total: rows.length, reencrypted, unreadable };
   });
   await webhookSourcesChanged(deps);

@@ -28,7 +28,11 @@ import { findWebhookSource, insertWebhookSource, markWebhookSourceDeleted, updat
 
 function invalid(errors: MappingError[]): AppError {
   // Mapping errors (field-mapping.ts) already start with their field; the source's own do not.
-  const details = errors.map((e) => ({ code: 'VALIDATION_FAILED' as const, message: e.message.startsWith(e.field) ? e.message : `${e.field} ${e.message}`, field: e.field }));
+  const details = errors.map((e) => ({
+    code: 'VALIDATION_FAILED' as const,
+    message: e.message.startsWith(e.field) ? e.message : `${e.field} ${e.message}`,
+    field: e.field,
+  }));
   return new AppError('VALIDATION_FAILED', errors.length === 1 ? details[0]!.message : `${errors.length} fields are invalid; see errors.`, {
     details: capDetails(details, 'body'),
   });
@@ -39,8 +43,12 @@ async function resolveMetric(db: Db, tenant: Tenant, input: { metricId?: string;
   if (input.metricId !== undefined && input.metricName !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'Give metricId or metricName, not both.', { field: 'body.metricName' });
   }
-  const [column, value, field] = input.metricId !== undefined ? (['id', input.metricId, 'body.metricId'] as const) : (['name', input.metricName, 'body.metricName'] as const);
-  if (value === undefined) throw new AppError('VALIDATION_FAILED', 'body.metricId is required: the billable metric (mtr_…) that receives the quantity; or give metricName.', { field: 'body.metricId' });
+  const [column, value, field] =
+    input.metricId !== undefined ? (['id', input.metricId, 'body.metricId'] as const) : (['name', input.metricName, 'body.metricName'] as const);
+  if (value === undefined)
+    throw new AppError('VALIDATION_FAILED', 'body.metricId is required: the billable metric (mtr_…) that receives the quantity; or give metricName.', {
+      field: 'body.metricId',
+    });
   const m = await db.selectFrom('metrics').select(['id', 'name']).$call(forTenant(tenant)).where(column, '=', value).executeTakeFirst();
   if (!m) throw new AppError('VALIDATION_FAILED', `${field}: no metric '${value}' exists in this workspace and environment.`, { field });
   return m;
@@ -52,7 +60,11 @@ function sealSecret(deps: Deps, sourceId: string, secret: string | undefined, cu
   return { ...sealed, hint: secretHint(secret) };
 }
 
-export async function createWebhookSource(deps: Deps, ctx: OperationContext, input: CreateWebhookSourceInput): Promise<{ source: WebhookSource; metricName: string }> {
+export async function createWebhookSource(
+  deps: Deps,
+  ctx: OperationContext,
+  input: CreateWebhookSourceInput,
+): Promise<{ source: WebhookSource; metricName: string }> {
   const checked = checkSourceSettings(input.provider, input, templateSettings(input.provider, input.displayName));
   if (!checked.ok) throw invalid(checked.errors);
   const metric = await resolveMetric(deps.db, ctx, input);
@@ -81,7 +93,9 @@ export async function createWebhookSource(deps: Deps, ctx: OperationContext, inp
   return { source, metricName: metric.name };
 }
 
-function settingsOf(s: SourceSettings): Omit<WebhookSource, 'id' | 'workspaceId' | 'environment' | 'provider' | 'metricId' | 'secret' | 'createdAt' | 'updatedAt'> {
+function settingsOf(
+  s: SourceSettings,
+): Omit<WebhookSource, 'id' | 'workspaceId' | 'environment' | 'provider' | 'metricId' | 'secret' | 'createdAt' | 'updatedAt'> {
   return {
     displayName: s.displayName,
     signatureOptions: s.signatureOptions,
@@ -92,14 +106,21 @@ function settingsOf(s: SourceSettings): Omit<WebhookSource, 'id' | 'workspaceId'
   };
 }
 
-export async function updateWebhookSource(deps: Deps, ctx: OperationContext, id: string, input: UpdateWebhookSourceInput): Promise<{ source: WebhookSource; metricName: string }> {
+export async function updateWebhookSource(
+  deps: Deps,
+  ctx: OperationContext,
+  id: string,
+  input: UpdateWebhookSourceInput,
+): Promise<{ source: WebhookSource; metricName: string }> {
   const result = await inTransaction(deps.db, async (trx) => {
     const current = await findWebhookSource(trx, ctx, id);
     if (!current) throw notFound('webhook source', id);
     const checked = checkSourceSettings(current.provider, input, current);
     if (!checked.ok) throw invalid(checked.errors);
     const metric =
-      input.metricId !== undefined || input.metricName !== undefined ? await resolveMetric(trx, ctx, input) : await resolveMetric(trx, ctx, { metricId: current.metricId });
+      input.metricId !== undefined || input.metricName !== undefined
+        ? await resolveMetric(trx, ctx, input)
+        : await resolveMetric(trx, ctx, { metricId: current.metricId });
     const next: WebhookSource = {
       ...current,
       ...settingsOf(checked.value),

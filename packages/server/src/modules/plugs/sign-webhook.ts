@@ -79,6 +79,14 @@ function signTwilio(authToken: string, body: Buffer, opts: SignOptions): SignedH
     byName.set(name, (byName.get(name) ?? new Set()).add(value));
   }
   const names = [...byName.keys()].sort();
-  const signed = names.reduce((data, name) => data + [...(byName.get(name) ?? [])].sort().map((value) => name + value).join(''), opts.url);
+  const signed = names.reduce(
+    (data, name) =>
+      data +
+      [...(byName.get(name) ?? [])]
+        .sort()
+        .map((value) => name + value)
+        .join(''),
+    opts.url,
+  );
   return { headers: { 'x-twilio-signature': hmacOf('sha1', authToken, 'base64', signed) }, url: opts.url };
 }

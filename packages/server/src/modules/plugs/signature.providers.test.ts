@@ -16,7 +16,12 @@ const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000;
 const PAYLOAD = JSON.stringify({ id: 'evt_test_1', object: 'event', type: 'invoice.paid', data: { object: { amount_paid: 4200, note: 'naïve ✓' } } });
 const TAMPERED = PAYLOAD.replace('4200', '1');
 
-function request(body: string, headers: Record<string, string>, url = 'https://hooks.tollgate.test/plugs/p', contentType: string | null = 'application/json'): SignedRequest {
+function request(
+  body: string,
+  headers: Record<string, string>,
+  url = 'https://hooks.tollgate.test/plugs/p',
+  contentType: string | null = 'application/json',
+): SignedRequest {
   return { body: Buffer.from(body, 'utf8'), headers, url, contentType };
 }
 
@@ -48,7 +53,10 @@ describe('stripe: signed by stripe.webhooks.generateTestHeaderString', () => {
   it("stripe's own constructEvent agrees on valid and stale, but (unlike us) accepts a future timestamp", () => {
     const event = Stripe.webhooks.constructEvent(PAYLOAD, header(), secret, 300, undefined, NOW_MS);
     assert.equal(event.id, 'evt_test_1');
-    assert.throws(() => Stripe.webhooks.constructEvent(PAYLOAD, header(NOW_S - 301), secret, 300, undefined, NOW_MS), Stripe.errors.StripeSignatureVerificationError);
+    assert.throws(
+      () => Stripe.webhooks.constructEvent(PAYLOAD, header(NOW_S - 301), secret, 300, undefined, NOW_MS),
+      Stripe.errors.StripeSignatureVerificationError,
+    );
     // stripe-node only rejects age > tolerance; a timestamp from the future passes there. We refuse both ways.
     assert.doesNotThrow(() => Stripe.webhooks.constructEvent(PAYLOAD, header(NOW_S + 3600), secret, 300, undefined, NOW_MS));
   });
@@ -62,10 +70,16 @@ describe('stripe: signed by stripe.webhooks.generateTestHeaderString', () => {
       assert.throws(() => Stripe.webhooks.constructEvent(TAMPERED, ours(), secret, 300, undefined, NOW_MS), Stripe.errors.StripeSignatureVerificationError);
     });
     it('rejects our header under another secret', () => {
-      assert.throws(() => Stripe.webhooks.constructEvent(PAYLOAD, ours(), 'whsec_other', 300, undefined, NOW_MS), Stripe.errors.StripeSignatureVerificationError);
+      assert.throws(
+        () => Stripe.webhooks.constructEvent(PAYLOAD, ours(), 'whsec_other', 300, undefined, NOW_MS),
+        Stripe.errors.StripeSignatureVerificationError,
+      );
     });
     it('rejects our header once stale', () => {
-      assert.throws(() => Stripe.webhooks.constructEvent(PAYLOAD, ours(NOW_MS - 301_000), secret, 300, undefined, NOW_MS), Stripe.errors.StripeSignatureVerificationError);
+      assert.throws(
+        () => Stripe.webhooks.constructEvent(PAYLOAD, ours(NOW_MS - 301_000), secret, 300, undefined, NOW_MS),
+        Stripe.errors.StripeSignatureVerificationError,
+      );
     });
   });
 });

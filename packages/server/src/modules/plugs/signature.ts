@@ -1,14 +1,7 @@
 // Signature verification for inbound third-party webhooks. Pure apart from node:crypto (and the
 // equally pure node:querystring, used only to mirror one of Twilio's URL normalisations): the
 // clock is an argument, nothing is logged, nothing is stored.
-import {
-  createHash,
-  createHmac,
-  createPublicKey,
-  timingSafeEqual,
-  verify as verifyDigitalSignature,
-  type KeyObject,
-} from 'node:crypto';
+import { createHash, createHmac, createPublicKey, timingSafeEqual, verify as verifyDigitalSignature, type KeyObject } from 'node:crypto';
 import { parse as parseQueryString, stringify as stringifyQueryString } from 'node:querystring';
 
 export type SignatureScheme =
@@ -47,12 +40,7 @@ export type Verification = { ok: true } | { ok: false; reason: VerificationFailu
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 /** Fails closed: a null/empty secret, or any exception while checking, is a failure, never a pass. */
-export function verifySignature(
-  scheme: SignatureScheme,
-  secret: string | null,
-  request: SignedRequest,
-  nowMs: number,
-): Verification {
+export function verifySignature(scheme: SignatureScheme, secret: string | null, request: SignedRequest, nowMs: number): Verification {
   const header = displayHeader(scheme);
   if (secret === null || secret.trim() === '') {
     return failure('missing_secret', `No signing secret is configured for this endpoint, so the ${header} header cannot be checked.`);
@@ -326,7 +314,10 @@ function twilioUrlCandidates(url: string): string[] {
   return [...new Set(candidates)];
 }
 
-const DEFAULT_PORTS: ReadonlyMap<string, string> = new Map([['http', ':80'], ['https', ':443']]);
+const DEFAULT_PORTS: ReadonlyMap<string, string> = new Map([
+  ['http', ':80'],
+  ['https', ':443'],
+]);
 
 function defaultPortVariants(url: string): string[] {
   const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)/i.exec(url);

@@ -62,7 +62,14 @@ export async function deleteLogEntriesBefore(db: Db, cutoff: number, chunk = 500
   for (;;) {
     const ids = await db.selectFrom('webhookLog').select('id').where('id', '<', idFloor('webhookLogEntry', cutoff)).limit(chunk).execute();
     if (ids.length === 0) return total;
-    const r = await db.deleteFrom('webhookLog').where('id', 'in', ids.map((x) => x.id)).executeTakeFirst();
+    const r = await db
+      .deleteFrom('webhookLog')
+      .where(
+        'id',
+        'in',
+        ids.map((x) => x.id),
+      )
+      .executeTakeFirst();
     total += Number(r.numDeletedRows);
     if (ids.length < chunk) return total;
   }

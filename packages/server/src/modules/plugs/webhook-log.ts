@@ -93,14 +93,20 @@ const entryFields = {
   environment: Environment,
   sourceId: Type.String(),
   receivedAt: Timestamp,
-  status: Type.Union(logStatuses.map((s) => Type.Literal(s)), {
-    description: 'accepted: at least one usage event stored; duplicate: every event was seen within the window; discarded: outside the event filter; rejected: refused (see reasonCode).',
-  }),
+  status: Type.Union(
+    logStatuses.map((s) => Type.Literal(s)),
+    {
+      description:
+        'accepted: at least one usage event stored; duplicate: every event was seen within the window; discarded: outside the event filter; rejected: refused (see reasonCode).',
+    },
+  ),
   verification: Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('skipped')], {
     description: 'skipped only with WEBHOOK_VERIFICATION_DISABLED in the development profile.',
   }),
   httpStatus: Type.Integer({ description: 'The status the sender got.' }),
-  reasonCode: Type.Union([Type.String(), Type.Null()], { description: 'Why it was rejected or discarded, e.g. signature_mismatch, UNKNOWN_CUSTOMER, filtered.' }),
+  reasonCode: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why it was rejected or discarded, e.g. signature_mismatch, UNKNOWN_CUSTOMER, filtered.',
+  }),
   reasonMessage: Type.Union([Type.String(), Type.Null()]),
   eventType: Type.Union([Type.String(), Type.Null()]),
   outcomes: Type.Array(Outcome),

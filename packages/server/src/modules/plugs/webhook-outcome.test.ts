@@ -6,7 +6,13 @@ const fields = { eventId: 'evt_1', tenantId: 'acme', quantity: 5, metricId: 'mtr
 const accepted = (index: number): EventOutcome => ({ index, status: 'accepted', ...fields });
 const duplicate = (index: number): EventOutcome => ({ index, status: 'duplicate', ...fields });
 const discarded = (index: number): EventOutcome => ({ index, status: 'discarded', eventType: 'open', reason: 'filtered' });
-const rejected = (index: number): EventOutcome => ({ index, status: 'rejected', code: 'UNKNOWN_CUSTOMER', field: 'field_mappings.tenant_id', message: 'no such customer' });
+const rejected = (index: number): EventOutcome => ({
+  index,
+  status: 'rejected',
+  code: 'UNKNOWN_CUSTOMER',
+  field: 'field_mappings.tenant_id',
+  message: 'no such customer',
+});
 
 describe('plugs.summarizeOutcomes', () => {
   const cases: Array<[string, EventOutcome[], { status: string; httpStatus: number; reasonCode: string | null }]> = [
@@ -16,7 +22,11 @@ describe('plugs.summarizeOutcomes', () => {
     ['one rejected: 422 with its code', [rejected(0)], { status: 'rejected', httpStatus: 422, reasonCode: 'UNKNOWN_CUSTOMER' }],
     ['accepted and duplicate: accepted', [duplicate(0), accepted(1)], { status: 'accepted', httpStatus: 200, reasonCode: null }],
     ['accepted and discarded: accepted', [accepted(0), discarded(1)], { status: 'accepted', httpStatus: 200, reasonCode: null }],
-    ['accepted and rejected: stored, yet 422 so the provider retries', [accepted(0), rejected(1)], { status: 'accepted', httpStatus: 422, reasonCode: 'UNKNOWN_CUSTOMER' }],
+    [
+      'accepted and rejected: stored, yet 422 so the provider retries',
+      [accepted(0), rejected(1)],
+      { status: 'accepted', httpStatus: 422, reasonCode: 'UNKNOWN_CUSTOMER' },
+    ],
     ['duplicate and rejected: rejected', [duplicate(0), rejected(1)], { status: 'rejected', httpStatus: 422, reasonCode: 'UNKNOWN_CUSTOMER' }],
     ['duplicate and discarded: duplicate', [discarded(0), duplicate(1)], { status: 'duplicate', httpStatus: 200, reasonCode: null }],
     ['an empty array: discarded', [], { status: 'discarded', httpStatus: 200, reasonCode: 'empty_batch' }],
@@ -41,7 +51,10 @@ describe('plugs.webhookResponseBody', () => {
     assert.deepEqual(body([discarded(0)], false), { status: 'discarded', event_type: 'open', reason: 'filtered' });
   });
   it('a rejected event answers with the error envelope naming the field', () => {
-    assert.deepEqual(body([rejected(0)], false), { success: false, errors: [{ code: 'UNKNOWN_CUSTOMER', message: 'no such customer', field: 'field_mappings.tenant_id' }] });
+    assert.deepEqual(body([rejected(0)], false), {
+      success: false,
+      errors: [{ code: 'UNKNOWN_CUSTOMER', message: 'no such customer', field: 'field_mappings.tenant_id' }],
+    });
   });
   it('an array lists every element, and a refusal adds the envelope with indexes', () => {
     assert.deepEqual(body([accepted(0), discarded(1)], true), {

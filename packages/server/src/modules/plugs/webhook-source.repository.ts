@@ -21,8 +21,7 @@ function toSource(r: Selectable<WebhookSourceTable>): WebhookSource {
     eventFilter: JSON.parse(r.eventFilter),
     fieldMappings: JSON.parse(r.fieldMappings),
     dedupWindowHours: Number(r.dedupWindowHours),
-    secret:
-      r.secretCiphertext === null || r.secretKeyId === null ? null : { ciphertext: r.secretCiphertext, keyId: r.secretKeyId, hint: r.secretHint ?? '' },
+    secret: r.secretCiphertext === null || r.secretKeyId === null ? null : { ciphertext: r.secretCiphertext, keyId: r.secretKeyId, hint: r.secretHint ?? '' },
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
   };
@@ -50,7 +49,10 @@ function toRow(s: WebhookSource): Omit<Selectable<WebhookSourceTable>, 'deletedA
 }
 
 export async function insertWebhookSource(db: Db, s: WebhookSource): Promise<void> {
-  await db.insertInto('webhookSources').values({ ...toRow(s), deletedAt: null }).execute();
+  await db
+    .insertInto('webhookSources')
+    .values({ ...toRow(s), deletedAt: null })
+    .execute();
 }
 
 export async function findWebhookSource(db: Db, tenant: Tenant, id: string): Promise<WebhookSource | null> {
@@ -80,12 +82,20 @@ export async function updateWebhookSourceRow(db: Db, s: WebhookSource): Promise<
 }
 
 export async function markWebhookSourceDeleted(db: Db, tenant: Tenant, id: string, now: number): Promise<boolean> {
-  const r = await db.updateTable('webhookSources').set({ deletedAt: now, updatedAt: now }).$call(forTenant(tenant)).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('webhookSources')
+    .set({ deletedAt: now, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
 /** Every sealed secret, across tenants: for `tollgate secrets re-encrypt` only. */
-export async function listSealedSecrets(db: Db): Promise<Array<{ id: string; workspaceId: string; environment: string; secretCiphertext: string; secretKeyId: string }>> {
+export async function listSealedSecrets(
+  db: Db,
+): Promise<Array<{ id: string; workspaceId: string; environment: string; secretCiphertext: string; secretKeyId: string }>> {
   const rows = await db
     .selectFrom('webhookSources')
     .select(['id', 'workspaceId', 'environment', 'secretCiphertext', 'secretKeyId'])
@@ -95,7 +105,12 @@ export async function listSealedSecrets(db: Db): Promise<Array<{ id: string; wor
 }
 
 export async function replaceSealedSecret(db: Db, tenant: Tenant, id: string, sealed: { ciphertext: string; keyId: string }): Promise<void> {
-  await db.updateTable('webhookSources').set({ secretCiphertext: sealed.ciphertext, secretKeyId: sealed.keyId }).$call(forTenant(tenant)).where('id', '=', id).execute();
+  await db
+    .updateTable('webhookSources')
+    .set({ secretCiphertext: sealed.ciphertext, secretKeyId: sealed.keyId })
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .execute();
 }
 
 export interface ProviderEventClaim {

@@ -29,7 +29,6 @@ after(() => t.close());
 const now = () => new Date(t.clock.now()).toISOString();
 const ids = (res: Response) => (res.body.data as { id: string }[]).map((x) => x.id);
 
-
 const create = (body: Record<string, unknown>, client: Client = api, headers?: Record<string, string>) =>
   client.post('/api/v1/webhook-sources', { displayName: 'Source', metricName: 'webhook_units', ...body }, headers);
 
@@ -55,7 +54,8 @@ async function deliver(sourceId: string, secret: string, payload: string | Buffe
 }
 
 let seq = 0;
-const event = (fields: Record<string, unknown> = {}) => JSON.stringify({ id: `evt_${++seq}`, type: 'job.completed', tenant_id: 'acme', quantity: 1, ...fields });
+const event = (fields: Record<string, unknown> = {}) =>
+  JSON.stringify({ id: `evt_${++seq}`, type: 'job.completed', tenant_id: 'acme', quantity: 1, ...fields });
 
 const emailKeys = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const EMAIL_KEY = emailKeys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
@@ -70,7 +70,13 @@ describe('POST /api/v1/webhook-sources: provider templates', () => {
       signature: { scheme: 'stripe', header: 'Stripe-Signature', algorithm: 'sha256', encoding: 'hex', prefix: 't=<timestamp>,v1=' },
       eventTypeFrom: '$.type',
       eventFilter: ['payment_intent.succeeded'],
-      fieldMappings: { quantity: '$.data.object.amount', tenant_id: '$.data.object.customer', event_id: '$.id', timestamp: '$.created', properties: { currency: '$.data.object.currency' } },
+      fieldMappings: {
+        quantity: '$.data.object.amount',
+        tenant_id: '$.data.object.customer',
+        event_id: '$.id',
+        timestamp: '$.created',
+        properties: { currency: '$.data.object.currency' },
+      },
     },
     messaging: {
       secret: 'twilio_auth_token_template_0002',
@@ -84,14 +90,25 @@ describe('POST /api/v1/webhook-sources: provider templates', () => {
       signature: { scheme: 'sendgrid', header: 'X-Twilio-Email-Event-Webhook-Signature', algorithm: 'ecdsa-p256-sha256', encoding: 'base64', prefix: '' },
       eventTypeFrom: '$.event',
       eventFilter: ['delivered'],
-      fieldMappings: { quantity: 1, tenant_id: '$.tenant_id', event_id: '$.sg_event_id', timestamp: '$.timestamp', properties: { message_id: '$.sg_message_id' } },
+      fieldMappings: {
+        quantity: 1,
+        tenant_id: '$.tenant_id',
+        event_id: '$.sg_event_id',
+        timestamp: '$.timestamp',
+        properties: { message_id: '$.sg_message_id' },
+      },
     },
     code_hosting: {
       secret: 'github-template-secret-0004',
       signature: { scheme: 'hub_sha256', header: 'X-Hub-Signature-256', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' },
       eventTypeFrom: { header: 'X-GitHub-Event' },
       eventFilter: ['push'],
-      fieldMappings: { quantity: 1, tenant_id: '$.repository.owner.login', event_id: { header: 'X-GitHub-Delivery' }, properties: { repository: '$.repository.full_name' } },
+      fieldMappings: {
+        quantity: 1,
+        tenant_id: '$.repository.owner.login',
+        event_id: { header: 'X-GitHub-Delivery' },
+        properties: { repository: '$.repository.full_name' },
+      },
     },
     chat: {
       secret: 'slack-template-secret-0005',
@@ -175,7 +192,13 @@ describe('POST /api/v1/webhook-sources: provider templates', () => {
   });
 
   it("200 with the spec's snake_case event_filter and field_mappings", async () => {
-    const s = await ok(create({ provider: 'custom', event_filter: ['usage.recorded', 'usage.adjusted'], field_mappings: { quantity: '$.usage.units', event_id: { header: 'X-Event-Id' } } }));
+    const s = await ok(
+      create({
+        provider: 'custom',
+        event_filter: ['usage.recorded', 'usage.adjusted'],
+        field_mappings: { quantity: '$.usage.units', event_id: { header: 'X-Event-Id' } },
+      }),
+    );
     assert.deepEqual(s.eventFilter, ['usage.recorded', 'usage.adjusted']);
     assert.deepEqual(s.fieldMappings, { quantity: '$.usage.units', tenant_id: '$.tenant_id', event_id: { header: 'X-Event-Id' }, timestamp: '$.timestamp' });
     const csv = await ok(create({ provider: 'custom', event_filter: 'a.b,c.d' }));
@@ -340,13 +363,22 @@ describe('GET /api/v1/webhook-sources', () => {
     const [a, b, c] = made;
     const first = await ok(client.get('/api/v1/webhook-sources?limit=2'));
     assert.equal(first.object, 'list');
-    assert.deepEqual(first.data.map((s: any) => s.id), [c, b]);
+    assert.deepEqual(
+      first.data.map((s: any) => s.id),
+      [c, b],
+    );
     assert.equal(first.hasMore, true);
     const second = await ok(client.get(`/api/v1/webhook-sources?limit=2&startingAfter=${b}`));
-    assert.deepEqual(second.data.map((s: any) => s.id), [a]);
+    assert.deepEqual(
+      second.data.map((s: any) => s.id),
+      [a],
+    );
     assert.equal(second.hasMore, false);
     const back = await ok(client.get(`/api/v1/webhook-sources?limit=2&endingBefore=${a}`));
-    assert.deepEqual(back.data.map((s: any) => s.id), [c, b]);
+    assert.deepEqual(
+      back.data.map((s: any) => s.id),
+      [c, b],
+    );
   });
 
   it('404 NOT_FOUND for an unknown id', async () => {
@@ -408,7 +440,7 @@ describe('PATCH /api/v1/webhook-sources/{id}', () => {
     assert.equal(fresh.body.status, 'accepted');
   });
 
-  it("a rotation is audited as webhook_source.secret_rotated, whose payload holds neither secret", async () => {
+  it('a rotation is audited as webhook_source.secret_rotated, whose payload holds neither secret', async () => {
     const OLD = 'audit-old-secret-3333';
     const NEW = 'audit-new-secret-4444';
     const s = await ok(create({ provider: 'custom', signingSecret: OLD }));
@@ -492,7 +524,10 @@ describe('GET /api/v1/webhook-log', () => {
 
   it('by sourceId, newest first; summaries carry no body', async () => {
     const res = await ok(api.get(`/api/v1/webhook-log?sourceId=${one.id}`));
-    assert.deepEqual(res.data.map((e: any) => e.id), [entries.rejected, entries.discarded, entries.accepted]);
+    assert.deepEqual(
+      res.data.map((e: any) => e.id),
+      [entries.rejected, entries.discarded, entries.accepted],
+    );
     for (const e of res.data) {
       assert.equal(e.object, 'webhook_log_entry');
       assert.equal(e.sourceId, one.id);
@@ -558,9 +593,19 @@ describe('GET /api/v1/webhook-log', () => {
   it('a payment source signed by stripe: the log entry redacts Stripe-Signature', async () => {
     const secret = 'whsec_log_payment_5555';
     const s = await ok(create({ provider: 'payment', signingSecret: secret }));
-    const payload = JSON.stringify({ id: 'evt_log_1', type: 'charge.refunded', created: Math.floor(t.clock.now() / 1000), data: { object: { amount: 5, customer: 'acme' } } });
+    const payload = JSON.stringify({
+      id: 'evt_log_1',
+      type: 'charge.refunded',
+      created: Math.floor(t.clock.now() / 1000),
+      data: { object: { amount: 5, customer: 'acme' } },
+    });
     const header = Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(t.clock.now() / 1000) });
-    const res = await t.app.inject({ method: 'POST', url: `/v1/ingest/webhook/${s.id}`, payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/ingest/webhook/${s.id}`,
+      payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const e = await ok(api.get(`/api/v1/webhook-log/${String(res.headers['x-webhook-log-id'])}`));
     assert.equal(e.status, 'discarded');

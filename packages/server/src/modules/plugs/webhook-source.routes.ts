@@ -43,7 +43,12 @@ export async function webhookSourceRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/webhook-sources', {
     config: admin,
-    schema: { ...sources, summary: 'List webhook sources, newest first', querystring: Type.Object(ListQuery, { additionalProperties: false }), response: { 200: ListOf(WebhookSourceSchema), ...errors(403) } },
+    schema: {
+      ...sources,
+      summary: 'List webhook sources, newest first',
+      querystring: Type.Object(ListQuery, { additionalProperties: false }),
+      response: { 200: ListOf(WebhookSourceSchema), ...errors(403) },
+    },
     handler: async (req) => {
       const page = await listWebhookSources(deps.db, req.ctx, req.query);
       const data = [];
@@ -65,7 +70,8 @@ export async function webhookSourceRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       ...sources,
       summary: 'Update a webhook source',
-      description: 'Any field but provider. fieldMappings are merged over the current ones (a null timestamp removes that mapping); a new signingSecret replaces the old one at once on every node.',
+      description:
+        'Any field but provider. fieldMappings are merged over the current ones (a null timestamp removes that mapping); a new signingSecret replaces the old one at once on every node.',
       params: IdParams,
       body: UpdateWebhookSourceBody,
       response: { 200: WebhookSourceSchema, ...errors(403, 404) },
@@ -118,7 +124,12 @@ export async function webhookSourceRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/webhook-log/:id', {
     config: admin,
-    schema: { ...log, summary: 'Retrieve a received webhook with its raw body', params: IdParams, response: { 200: WebhookLogEntrySchema, ...errors(403, 404) } },
+    schema: {
+      ...log,
+      summary: 'Retrieve a received webhook with its raw body',
+      params: IdParams,
+      response: { 200: WebhookLogEntrySchema, ...errors(403, 404) },
+    },
     handler: async (req) => {
       const e = await findLogEntry(deps.db, req.ctx, req.params.id);
       if (!e) throw notFound('webhook log entry', req.params.id);

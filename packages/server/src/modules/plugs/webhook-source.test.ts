@@ -42,18 +42,27 @@ describe('plugs.checkSourceSettings', () => {
     ['a comma-separated filter is split and trimmed', 'payment', { eventFilter: 'a, b ,,c' }, (v) => assert.deepEqual(v.eventFilter, ['a', 'b', 'c'])],
     ["the spec's event_filter spelling is accepted", 'payment', { event_filter: ['x'] }, (v) => assert.deepEqual(v.eventFilter, ['x'])],
     ['both spellings of the filter are refused', 'payment', { eventFilter: ['x'], event_filter: ['y'] }, ['body.event_filter']],
-    ['mappings merge over the template', 'payment', { fieldMappings: { tenant_id: '$.data.object.metadata.tenant' } }, (v) => {
-      assert.equal(v.fieldMappings.tenant_id, '$.data.object.metadata.tenant');
-      assert.equal(v.fieldMappings.quantity, '$.data.object.amount');
-    }],
+    [
+      'mappings merge over the template',
+      'payment',
+      { fieldMappings: { tenant_id: '$.data.object.metadata.tenant' } },
+      (v) => {
+        assert.equal(v.fieldMappings.tenant_id, '$.data.object.metadata.tenant');
+        assert.equal(v.fieldMappings.quantity, '$.data.object.amount');
+      },
+    ],
     ["the spec's field_mappings spelling is accepted", 'custom', { field_mappings: { quantity: 2 } }, (v) => assert.equal(v.fieldMappings.quantity, 2)],
     ['a null timestamp mapping removes it', 'payment', { fieldMappings: { timestamp: null } }, (v) => assert.equal(v.fieldMappings.timestamp, undefined)],
     ['an invalid JSONPath names its field', 'payment', { fieldMappings: { quantity: '$.a[' } }, ['body.fieldMappings.quantity']],
     ['match() is refused in mappings', 'custom', { fieldMappings: { quantity: "$[?match(@.a, 'x')].n" } }, ['body.fieldMappings.quantity']],
     ['eventTypeFrom takes a header', 'custom', { eventTypeFrom: { header: 'X-Event' } }, (v) => assert.deepEqual(v.eventTypeFrom, { header: 'X-Event' })],
     ['eventTypeFrom refuses a number', 'custom', { eventTypeFrom: 3 }, ['body.eventTypeFrom']],
-    ['custom signature options are kept', 'custom', { signature: { header: 'X-Sig', algorithm: 'sha1', encoding: 'base64', prefix: 'sha1=' } }, (v) =>
-      assert.deepEqual(v.signatureOptions, { header: 'X-Sig', algorithm: 'sha1', encoding: 'base64', prefix: 'sha1=' })],
+    [
+      'custom signature options are kept',
+      'custom',
+      { signature: { header: 'X-Sig', algorithm: 'sha1', encoding: 'base64', prefix: 'sha1=' } },
+      (v) => assert.deepEqual(v.signatureOptions, { header: 'X-Sig', algorithm: 'sha1', encoding: 'base64', prefix: 'sha1=' }),
+    ],
     ['a custom header name must be a token', 'custom', { signature: { header: 'X Sig' } }, ['body.signature.header']],
     ['code hosting may choose sha1', 'code_hosting', { signature: { algorithm: 'sha1' } }, (v) => assert.deepEqual(v.signatureOptions, { algorithm: 'sha1' })],
     ['code hosting may not move the header', 'code_hosting', { signature: { header: 'X-Other' } }, ['body.signature.header']],
@@ -64,7 +73,12 @@ describe('plugs.checkSourceSettings', () => {
     ['an email source refuses a private key', 'email', { signingSecret: privatePem }, ['body.signingSecret']],
     ['an email source refuses an RSA key', 'email', { signingSecret: rsaPublic }, ['body.signingSecret']],
     ['an email source refuses garbage', 'email', { signingSecret: 'not a key' }, ['body.signingSecret']],
-    ['every problem is reported at once', 'payment', { signingSecret: '', fieldMappings: { event_id: '$[' }, signature: { prefix: 'x' } }, ['body.signature.prefix', 'body.fieldMappings.event_id', 'body.signingSecret']],
+    [
+      'every problem is reported at once',
+      'payment',
+      { signingSecret: '', fieldMappings: { event_id: '$[' }, signature: { prefix: 'x' } },
+      ['body.signature.prefix', 'body.fieldMappings.event_id', 'body.signingSecret'],
+    ],
   ];
   for (const [name, provider, input, expected] of cases) {
     it(name, () => {
@@ -74,7 +88,11 @@ describe('plugs.checkSourceSettings', () => {
         if (r.ok) expected(r.value);
       } else {
         assert.equal(r.ok, false);
-        if (!r.ok) assert.deepEqual(r.errors.map((e) => e.field), expected);
+        if (!r.ok)
+          assert.deepEqual(
+            r.errors.map((e) => e.field),
+            expected,
+          );
       }
     });
   }
@@ -83,7 +101,13 @@ describe('plugs.checkSourceSettings', () => {
 describe('plugs.secretHint', () => {
   const cases: Array<[string, string]> = [
     ['whsec_abcd1234', '1234'],
-    [publicPem, publicPem.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '').slice(-4)],
+    [
+      publicPem,
+      publicPem
+        .replace(/-----[A-Z ]+-----/g, '')
+        .replace(/\s+/g, '')
+        .slice(-4),
+    ],
     ['ab', 'ab'],
   ];
   for (const [secret, hint] of cases) it(`hints ${JSON.stringify(secret.slice(0, 12))}… as ${hint}`, () => assert.equal(secretHint(secret), hint));

@@ -44,11 +44,13 @@ const FieldMappingsSchema = Type.Object(
     tenant_id: Source,
     event_id: Source,
     timestamp: Type.Optional(Source),
-    properties: Type.Optional(MapOf(Source, { maxKeys: 20, maxKeyLength: 40, description: 'Up to 20 metadata keys of at most 40 characters, each with its source.' })),
+    properties: Type.Optional(
+      MapOf(Source, { maxKeys: 20, maxKeyLength: 40, description: 'Up to 20 metadata keys of at most 40 characters, each with its source.' }),
+    ),
   },
   {
     description:
-      'The spec\'s field mappings. quantity (number), tenant_id (the customer\'s externalId or cus_ id) and event_id (the provider\'s event id, deduplicated for the source\'s window) are required; timestamp (ISO 8601 or Unix seconds or milliseconds) defaults to receipt time; properties become the usage event\'s metadata.',
+      "The spec's field mappings. quantity (number), tenant_id (the customer's externalId or cus_ id) and event_id (the provider's event id, deduplicated for the source's window) are required; timestamp (ISO 8601 or Unix seconds or milliseconds) defaults to receipt time; properties become the usage event's metadata.",
   },
 );
 const SignatureOptionsSchema = Type.Object(
@@ -60,7 +62,8 @@ const SignatureOptionsSchema = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'code_hosting: algorithm sha256 (X-Hub-Signature-256, default) or sha1 (legacy X-Hub-Signature). custom: header (default X-Signature-256), algorithm (sha256 or sha1), encoding (hex or base64), prefix (e.g. "sha256="). Other providers take none.',
+    description:
+      'code_hosting: algorithm sha256 (X-Hub-Signature-256, default) or sha1 (legacy X-Hub-Signature). custom: header (default X-Signature-256), algorithm (sha256 or sha1), encoding (hex or base64), prefix (e.g. "sha256="). Other providers take none.',
   },
 );
 
@@ -78,7 +81,9 @@ export const WebhookSourceSchema = Type.Object({
     { description: 'How requests are verified (fixed by the provider template, options for code_hosting and custom).' },
   ),
   hasSigningSecret: Type.Boolean({ description: 'False: every request is refused with 401 until a secret is set.' }),
-  signingSecretHint: Type.Union([Type.String(), Type.Null()], { description: 'The last four characters, to tell secrets apart. The secret itself is never returned.' }),
+  signingSecretHint: Type.Union([Type.String(), Type.Null()], {
+    description: 'The last four characters, to tell secrets apart. The secret itself is never returned.',
+  }),
   eventTypeFrom: Source,
   eventFilter: Type.Array(Type.String(), { description: 'Event types processed; others get 200 and are discarded. Empty: every type.' }),
   fieldMappings: FieldMappingsSchema,
@@ -103,10 +108,12 @@ const mutable = {
   }),
   signature: SignatureOptionsSchema,
   eventTypeFrom: Source,
-  eventFilter: Type.Union([EventTypes, EventTypeList], { description: 'Event types to process (at most 100, each at most 200 characters): an array, or a comma-separated list.' }),
-  event_filter: Type.Union([EventTypes, EventTypeList], { description: 'The spec\'s name for eventFilter; give one or the other.' }),
-  fieldMappings: MappingsInput('Merged over the template\'s defaults (or, on update, over the current mappings).'),
-  field_mappings: MappingsInput('The spec\'s name for fieldMappings; give one or the other.'),
+  eventFilter: Type.Union([EventTypes, EventTypeList], {
+    description: 'Event types to process (at most 100, each at most 200 characters): an array, or a comma-separated list.',
+  }),
+  event_filter: Type.Union([EventTypes, EventTypeList], { description: "The spec's name for eventFilter; give one or the other." }),
+  fieldMappings: MappingsInput("Merged over the template's defaults (or, on update, over the current mappings)."),
+  field_mappings: MappingsInput("The spec's name for fieldMappings; give one or the other."),
   dedupWindowHours: Type.Integer({ minimum: 1, maximum: MAX_DEDUP_WINDOW_HOURS, description: 'Default 72.' }),
 };
 const opt = <T extends Record<string, import('@sinclair/typebox').TSchema>>(o: T) =>
@@ -160,33 +167,52 @@ const PRINTABLE = /^[\x20-\x7e]{0,50}$/;
 function checkSignatureOptions(provider: Provider, raw: SignatureOptions, errors: MappingError[]): SignatureOptions {
   const given = Object.keys(raw);
   if (provider === 'custom') {
-    if (raw.header !== undefined && !HEADER_NAME.test(raw.header)) errors.push({ field: 'body.signature.header', message: 'must be an HTTP header name (1-100 token characters), such as X-Signature-256.' });
-    if (raw.prefix !== undefined && !PRINTABLE.test(raw.prefix)) errors.push({ field: 'body.signature.prefix', message: 'must be at most 50 printable ASCII characters, such as "sha256=".' });
+    if (raw.header !== undefined && !HEADER_NAME.test(raw.header))
+      errors.push({ field: 'body.signature.header', message: 'must be an HTTP header name (1-100 token characters), such as X-Signature-256.' });
+    if (raw.prefix !== undefined && !PRINTABLE.test(raw.prefix))
+      errors.push({ field: 'body.signature.prefix', message: 'must be at most 50 printable ASCII characters, such as "sha256=".' });
     return raw;
   }
   if (provider === 'code_hosting') {
     const extra = given.filter((k) => k !== 'algorithm');
-    for (const k of extra) errors.push({ field: `body.signature.${k}`, message: `is fixed for the code_hosting provider (X-Hub-Signature-256 or X-Hub-Signature); only algorithm may be set.` });
+    for (const k of extra)
+      errors.push({
+        field: `body.signature.${k}`,
+        message: `is fixed for the code_hosting provider (X-Hub-Signature-256 or X-Hub-Signature); only algorithm may be set.`,
+      });
     return raw.algorithm ? { algorithm: raw.algorithm } : {};
   }
   for (const k of given) {
-    errors.push({ field: `body.signature.${k}`, message: `is fixed for the ${provider} provider (${describeSignature(signatureSchemeOf(provider, {})).header}); signature options apply to code_hosting and custom only.` });
+    errors.push({
+      field: `body.signature.${k}`,
+      message: `is fixed for the ${provider} provider (${describeSignature(signatureSchemeOf(provider, {})).header}); signature options apply to code_hosting and custom only.`,
+    });
   }
   return {};
 }
 
 function checkEventFilter(raw: string[] | string, field: string, errors: MappingError[]): string[] {
-  const list = typeof raw === 'string' ? raw.split(',').map((s) => s.trim()).filter((s) => s !== '') : raw;
+  const list =
+    typeof raw === 'string'
+      ? raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+      : raw;
   if (list.length > 100) errors.push({ field, message: `holds at most 100 event types (got ${list.length}).` });
   list.forEach((t, i) => {
-    if (typeof t !== 'string' || t.trim() === '' || t.length > 200) errors.push({ field: `${field}.${i}`, message: 'must be a non-empty event type of at most 200 characters.' });
+    if (typeof t !== 'string' || t.trim() === '' || t.length > 200)
+      errors.push({ field: `${field}.${i}`, message: 'must be a non-empty event type of at most 200 characters.' });
   });
   return [...new Set(list.map((t) => t.trim()))];
 }
 
 function checkSecret(provider: Provider, secret: string, errors: MappingError[]): void {
   if (secret.length === 0) {
-    errors.push({ field: 'body.signingSecret', message: 'must not be empty; omit it to leave the source without a secret (it then refuses every request with 401).' });
+    errors.push({
+      field: 'body.signingSecret',
+      message: 'must not be empty; omit it to leave the source without a secret (it then refuses every request with 401).',
+    });
   } else if (secret.length > 10_000) {
     errors.push({ field: 'body.signingSecret', message: 'must be at most 10,000 characters.' });
   } else if (provider === 'email') {
@@ -198,7 +224,10 @@ function checkSecret(provider: Provider, secret: string, errors: MappingError[])
       const key = createPublicKey(pem);
       if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('not P-256');
     } catch {
-      errors.push({ field: 'body.signingSecret', message: "must be the email provider's ECDSA P-256 verification public key: PEM, or the base64 key its dashboard shows." });
+      errors.push({
+        field: 'body.signingSecret',
+        message: "must be the email provider's ECDSA P-256 verification public key: PEM, or the base64 key its dashboard shows.",
+      });
     }
   }
 }
@@ -216,12 +245,19 @@ export function checkSourceSettings(
   base: Omit<SourceSettings, 'signingSecret'>,
 ): { ok: true; value: SourceSettings } | { ok: false; errors: MappingError[] } {
   const errors: MappingError[] = [];
-  for (const [camel, snake] of [['eventFilter', 'event_filter'], ['fieldMappings', 'field_mappings']] as const) {
-    if (input[camel] !== undefined && input[snake] !== undefined) errors.push({ field: `body.${snake}`, message: `is the spec's name for ${camel}: give one or the other.` });
+  for (const [camel, snake] of [
+    ['eventFilter', 'event_filter'],
+    ['fieldMappings', 'field_mappings'],
+  ] as const) {
+    if (input[camel] !== undefined && input[snake] !== undefined)
+      errors.push({ field: `body.${snake}`, message: `is the spec's name for ${camel}: give one or the other.` });
   }
   const signatureOptions = input.signature ? checkSignatureOptions(provider, input.signature, errors) : base.signatureOptions;
   const filterRaw = input.eventFilter ?? input.event_filter;
-  const eventFilter = filterRaw === undefined ? base.eventFilter : checkEventFilter(filterRaw, input.eventFilter !== undefined ? 'body.eventFilter' : 'body.event_filter', errors);
+  const eventFilter =
+    filterRaw === undefined
+      ? base.eventFilter
+      : checkEventFilter(filterRaw, input.eventFilter !== undefined ? 'body.eventFilter' : 'body.event_filter', errors);
   let eventTypeFrom = base.eventTypeFrom;
   if (input.eventTypeFrom !== undefined) {
     const r = checkMappingSource(input.eventTypeFrom, 'body.eventTypeFrom', false);

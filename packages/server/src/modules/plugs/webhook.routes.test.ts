@@ -411,7 +411,14 @@ const cases: ProviderCase[] = [
       const at = now() - 120_000;
       return {
         eventId,
-        body: JSON.stringify({ id: eventId, type: 'job.completed', tenant_id: 'acme-custom', quantity: 42, timestamp: new Date(at).toISOString(), region: 'eu-west-1' }),
+        body: JSON.stringify({
+          id: eventId,
+          type: 'job.completed',
+          tenant_id: 'acme-custom',
+          quantity: 42,
+          timestamp: new Date(at).toISOString(),
+          region: 'eu-west-1',
+        }),
         headers: { 'content-type': 'application/json' },
         expected: { quantity: 42, occurredAt: at, metadata: { region: 'eu-west-1' }, eventType: 'job.completed' },
       };
@@ -435,7 +442,13 @@ for (const c of cases) {
     before(async () => {
       metricId = await createMetric(api, c.metric);
       customerId = (await t.seed.customer(ws.test, { externalId: c.tenant })).id;
-      source = await createSource(api, { provider: c.provider, displayName: `${c.modelledOn} production`, metricName: c.metric, signingSecret: c.secret, ...c.createExtra });
+      source = await createSource(api, {
+        provider: c.provider,
+        displayName: `${c.modelledOn} production`,
+        metricName: c.metric,
+        signingSecret: c.secret,
+        ...c.createExtra,
+      });
       unsecured = await createSource(api, { provider: c.provider, displayName: `${c.modelledOn} without secret`, metricName: c.metric, ...c.createExtra });
     });
 
@@ -501,7 +514,9 @@ for (const c of cases) {
       assert.equal(entry.body, d.body);
       assert.equal(entry.bodyEncoding, 'utf8');
       assert.equal(entry.headers[c.signatureHeader], '[redacted]');
-      assert.deepEqual(entry.outcomes, [{ index: 0, status: 'accepted', customerId, eventId: d.eventId, tenantId: c.tenant, quantity: d.expected.quantity, metricId }]);
+      assert.deepEqual(entry.outcomes, [
+        { index: 0, status: 'accepted', customerId, eventId: d.eventId, tenantId: c.tenant, quantity: d.expected.quantity, metricId },
+      ]);
     });
 
     it('200 duplicate: the same request again is answered but not counted twice', async () => {
@@ -671,24 +686,46 @@ describe('email (SendGrid): a JSON array of events', () => {
   it('the test signature is one @sendgrid/eventwebhook accepts with the configured (dashboard) key', () => {
     const req = signedBatch([emailEvent('sg_check', 'delivered', 'acme-mail', seconds(now()))]);
     const key = eventWebhook.convertPublicKeyToECDSA(EMAIL_PUBLIC_KEY);
-    assert.equal(eventWebhook.verifySignature(key, req.body, req.headers['x-twilio-email-event-webhook-signature'], req.headers['x-twilio-email-event-webhook-timestamp']), true);
-    assert.equal(eventWebhook.verifySignature(key, `${req.body} `, req.headers['x-twilio-email-event-webhook-signature'], req.headers['x-twilio-email-event-webhook-timestamp']), false);
+    assert.equal(
+      eventWebhook.verifySignature(key, req.body, req.headers['x-twilio-email-event-webhook-signature'], req.headers['x-twilio-email-event-webhook-timestamp']),
+      true,
+    );
+    assert.equal(
+      eventWebhook.verifySignature(
+        key,
+        `${req.body} `,
+        req.headers['x-twilio-email-event-webhook-signature'],
+        req.headers['x-twilio-email-event-webhook-timestamp'],
+      ),
+      false,
+    );
   });
 
   it('200 with an outcome per element: two delivered events accepted, the open event discarded; two usage events', async () => {
     const ts = seconds(now()) - 5;
     const ids = [`sg_b${next()}`, `sg_b${next()}`, `sg_b${next()}`];
-    const res = await post(t, source.id, signedBatch([emailEvent(ids[0]!, 'delivered', 'acme-mail', ts), emailEvent(ids[1]!, 'open', 'acme-mail', ts), emailEvent(ids[2]!, 'delivered', 'acme-mail', ts)]));
+    const res = await post(
+      t,
+      source.id,
+      signedBatch([
+        emailEvent(ids[0]!, 'delivered', 'acme-mail', ts),
+        emailEvent(ids[1]!, 'open', 'acme-mail', ts),
+        emailEvent(ids[2]!, 'delivered', 'acme-mail', ts),
+      ]),
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body, {
       status: 'accepted',
       events: [one('accepted', ids[0]!), { status: 'discarded', event_type: 'open', reason: 'filtered' }, one('accepted', ids[2]!)],
     });
     const rows = await usageRows(t, ws.workspaceId);
-    assert.deepEqual(rows.filter((r) => ids.includes(r.eventId ?? '')).map((r) => [r.eventId, r.metricName, r.occurredAt]), [
-      [ids[0], 'emails_batch', ts * 1000],
-      [ids[2], 'emails_batch', ts * 1000],
-    ]);
+    assert.deepEqual(
+      rows.filter((r) => ids.includes(r.eventId ?? '')).map((r) => [r.eventId, r.metricName, r.occurredAt]),
+      [
+        [ids[0], 'emails_batch', ts * 1000],
+        [ids[2], 'emails_batch', ts * 1000],
+      ],
+    );
   });
 
   it('the same sg_event_id twice in one array is stored once: the second element is a duplicate', async () => {
@@ -703,7 +740,11 @@ describe('email (SendGrid): a JSON array of events', () => {
   it('422 when one element names an unknown tenant: errors[] gives its index, events every outcome, the good ones are stored', async () => {
     const ts = seconds(now()) - 5;
     const ids = [`sg_u${next()}`, `sg_u${next()}`, `sg_u${next()}`];
-    const req = signedBatch([emailEvent(ids[0]!, 'delivered', 'acme-mail', ts), emailEvent(ids[1]!, 'delivered', 'nobody-we-know', ts), emailEvent(ids[2]!, 'delivered', 'acme-mail', ts)]);
+    const req = signedBatch([
+      emailEvent(ids[0]!, 'delivered', 'acme-mail', ts),
+      emailEvent(ids[1]!, 'delivered', 'nobody-we-know', ts),
+      emailEvent(ids[2]!, 'delivered', 'acme-mail', ts),
+    ]);
     const res = await post(t, source.id, req);
     const e = assertEnvelope(res, 422, 'UNKNOWN_CUSTOMER', 'field_mappings.tenant_id');
     assert.deepEqual(Object.keys(res.body).sort(), ['errors', 'events', 'success']);
@@ -715,7 +756,12 @@ describe('email (SendGrid): a JSON array of events', () => {
     assert.equal(res.body.events[1].code, 'UNKNOWN_CUSTOMER');
     assert.equal(res.body.events[1].field, 'field_mappings.tenant_id');
     assert.deepEqual(res.body.events[2], one('accepted', ids[2]!));
-    for (const [id, n] of [[ids[0]!, 1], [ids[1]!, 0], [ids[2]!, 1]] as const) assert.equal((await usageRows(t, ws.workspaceId, id)).length, n, id);
+    for (const [id, n] of [
+      [ids[0]!, 1],
+      [ids[1]!, 0],
+      [ids[2]!, 1],
+    ] as const)
+      assert.equal((await usageRows(t, ws.workspaceId, id)).length, n, id);
     const entry = await logEntry(res.logId);
     assert.equal(entry.httpStatus, 422);
     assert.equal(entry.reasonCode, 'UNKNOWN_CUSTOMER');
@@ -724,7 +770,10 @@ describe('email (SendGrid): a JSON array of events', () => {
     // The provider retries a non-2xx answer: the stored events come back as duplicates.
     const retry = await post(t, source.id, signedBatch(JSON.parse(req.body)));
     assertEnvelope(retry, 422, 'UNKNOWN_CUSTOMER', 'field_mappings.tenant_id');
-    assert.deepEqual(retry.body.events.map((x: { status: string }) => x.status), ['duplicate', 'rejected', 'duplicate']);
+    assert.deepEqual(
+      retry.body.events.map((x: { status: string }) => x.status),
+      ['duplicate', 'rejected', 'duplicate'],
+    );
     assert.deepEqual(retry.body.events[0], one('duplicate', ids[0]!));
     for (const id of [ids[0]!, ids[2]!]) assert.equal((await usageRows(t, ws.workspaceId, id)).length, 1, id);
   });
@@ -740,12 +789,23 @@ describe('code_hosting (GitHub): event type and id from headers', () => {
   before(async () => {
     await createMetric(api, 'gh_events');
     source = await createSource(api, { provider: 'code_hosting', displayName: 'GitHub', metricName: 'gh_events', signingSecret: c.secret });
-    legacy = await createSource(api, { provider: 'code_hosting', displayName: 'GitHub legacy', metricName: 'gh_events', signingSecret: c.secret, signature: { algorithm: 'sha1' } });
+    legacy = await createSource(api, {
+      provider: 'code_hosting',
+      displayName: 'GitHub legacy',
+      metricName: 'gh_events',
+      signingSecret: c.secret,
+      signature: { algorithm: 'sha1' },
+    });
   });
 
   const push = async (delivery: string, event = 'push', body = JSON.stringify(githubPush())): Promise<Outgoing> => ({
     body,
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery, 'x-hub-signature-256': await octokitSign(c.secret, body) },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': await octokitSign(c.secret, body),
+    },
   });
 
   it('the event id is X-GitHub-Delivery: the same body under a new delivery id is a new event, under the same id a duplicate', async () => {
@@ -759,7 +819,12 @@ describe('code_hosting (GitHub): event type and id from headers', () => {
 
   it("200 discarded for a 'ping' (X-GitHub-Event outside the filter ['push']); nothing counted; logged as discarded", async () => {
     const delivery = randomUUID();
-    const body = JSON.stringify({ zen: 'Design for failure.', hook_id: 292430182, hook: { type: 'Organization', id: 292430182, events: ['push'] }, repository: githubPush().repository });
+    const body = JSON.stringify({
+      zen: 'Design for failure.',
+      hook_id: 292430182,
+      hook: { type: 'Organization', id: 292430182, events: ['push'] },
+      repository: githubPush().repository,
+    });
     const res = await post(t, source.id, await push(delivery, 'ping', body));
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body, { status: 'discarded', event_type: 'ping', reason: 'filtered' });
@@ -797,11 +862,20 @@ describe('chat (Slack): the Events API URL check', () => {
     source = await createSource(api, { provider: 'chat', displayName: 'Slack', metricName: 'slack_events', signingSecret: c.secret });
   });
 
-  const challengeBody = JSON.stringify({ token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
+  const challengeBody = JSON.stringify({
+    token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+    challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+    type: 'url_verification',
+  });
 
   it('200 echoes the signed url_verification challenge as {challenge}; nothing is counted', async () => {
     const before = (await usageRows(t, ws.workspaceId)).length;
-    const d = { eventId: '', body: challengeBody, headers: { 'content-type': 'application/json' }, expected: { quantity: 0, occurredAt: 0, metadata: null, eventType: '' } };
+    const d = {
+      eventId: '',
+      body: challengeBody,
+      headers: { 'content-type': 'application/json' },
+      expected: { quantity: 0, occurredAt: 0, metadata: null, eventType: '' },
+    };
     const res = await post(t, source.id, await c.sign(source.id, d));
     assert.equal(res.status, 200, JSON.stringify(res.body));
     // Slack only reads `challenge`; the body is {challenge} (a status beside it would do no harm).
@@ -844,7 +918,10 @@ describe('event filter', () => {
     assert.equal(entry.httpStatus, 200);
     assert.equal(entry.reasonCode, 'filtered');
     assert.equal(entry.eventType, 'charge.refunded');
-    assert.deepEqual((await auditRows(t, 'webhook.rejected', source.id)).filter((a) => a.payload.logEntryId === res.logId), []);
+    assert.deepEqual(
+      (await auditRows(t, 'webhook.rejected', source.id)).filter((a) => a.payload.logEntryId === res.logId),
+      [],
+    );
   });
 
   it('401 for an event type outside the filter with a bad signature: verification comes first', async () => {
@@ -925,7 +1002,9 @@ describe('mapping: a verified event that cannot become usage', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.status, 'accepted');
     assert.equal((await usageRows(t, ws.workspaceId, e.id))[0]!.occurredAt, occurredAt);
-    const viaApi = await api.post('/v1/ingest/batch', { events: [{ customerId, metricName: 'mapped_units', quantity: 1, occurredAt: new Date(occurredAt).toISOString() }] });
+    const viaApi = await api.post('/v1/ingest/batch', {
+      events: [{ customerId, metricName: 'mapped_units', quantity: 1, occurredAt: new Date(occurredAt).toISOString() }],
+    });
     assert.equal(viaApi.status, 400, JSON.stringify(viaApi.body));
     assert.equal(viaApi.body.errors[0].code, 'TIMESTAMP_TOO_OLD');
   });
@@ -986,7 +1065,11 @@ describe('mapping: a verified event that cannot become usage', () => {
   });
 
   it('400 naming body.id for %00 in a signed form body', async () => {
-    const res = await post(t, source.id, customSigned(SECRET, 'id=a%00b&tenant_id=acme-mapping&quantity=1', { 'content-type': 'application/x-www-form-urlencoded' }));
+    const res = await post(
+      t,
+      source.id,
+      customSigned(SECRET, 'id=a%00b&tenant_id=acme-mapping&quantity=1', { 'content-type': 'application/x-www-form-urlencoded' }),
+    );
     assertEnvelope(res, 400, 'VALIDATION_FAILED', 'body.id');
   });
 
@@ -1015,7 +1098,13 @@ describe('dedup window (file-backed SQLite: through the writer thread)', () => {
     await createMetric(dapi, 'deduped');
     await d.seed.customer(dws.test, { externalId: 'acme-dedup' });
     standard = await createSource(dapi, { provider: 'custom', displayName: 'Default window', metricName: 'deduped', signingSecret: SECRET });
-    hourly = await createSource(dapi, { provider: 'custom', displayName: 'One hour window', metricName: 'deduped', signingSecret: SECRET, dedupWindowHours: 1 });
+    hourly = await createSource(dapi, {
+      provider: 'custom',
+      displayName: 'One hour window',
+      metricName: 'deduped',
+      signingSecret: SECRET,
+      dedupWindowHours: 1,
+    });
     other = await createSource(dapi, { provider: 'custom', displayName: 'Another source', metricName: 'deduped', signingSecret: SECRET });
   });
   after(() => d.close());
@@ -1166,7 +1255,10 @@ describe('development bypass (WEBHOOK_VERIFICATION_DISABLED)', () => {
     const source = await createSource(client, { provider: 'custom', displayName: 'Bypass', metricName: 'bypass_units', signingSecret: 'bypass-secret' });
     return { app, client, source, lines, tenant };
   }
-  const unsigned = (id: string): Outgoing => ({ body: JSON.stringify({ id, type: 'job.completed', tenant_id: 'acme-bypass', quantity: 2 }), headers: { 'content-type': 'application/json' } });
+  const unsigned = (id: string): Outgoing => ({
+    body: JSON.stringify({ id, type: 'job.completed', tenant_id: 'acme-bypass', quantity: 2 }),
+    headers: { 'content-type': 'application/json' },
+  });
   type LogLine = { level: number; msg: string; profile?: string };
   const warnings = (lines: LogLine[]) => lines.filter((l) => l.level === 40 && /WEBHOOK_VERIFICATION_DISABLED/.test(l.msg));
 
@@ -1242,7 +1334,8 @@ describe('tenant isolation: the source decides the workspace and environment', (
     other = await t.seed.workspace('Other workspace');
   });
 
-  const send = (sourceId: string, id: string) => post(t, sourceId, customSigned(SECRET, JSON.stringify({ id, type: 'job.completed', tenant_id: 'acme-iso', quantity: 3 })));
+  const send = (sourceId: string, id: string) =>
+    post(t, sourceId, customSigned(SECRET, JSON.stringify({ id, type: 'job.completed', tenant_id: 'acme-iso', quantity: 3 })));
 
   it("a live source's usage lands in live, for the live customer; a test source's in test", async () => {
     assert.equal(liveSource.environment, 'live');
@@ -1259,7 +1352,10 @@ describe('tenant isolation: the source decides the workspace and environment', (
       [['test', testCustomer]],
     );
     const liveUsage = await ok(live.get('/api/v1/usage?metricName=isolated_units'));
-    assert.deepEqual(liveUsage.data.map((r: any) => [r.customerId, r.sum, r.count]), [[liveCustomer, '3', 1]]);
+    assert.deepEqual(
+      liveUsage.data.map((r: any) => [r.customerId, r.sum, r.count]),
+      [[liveCustomer, '3', 1]],
+    );
     testEntry = tt.logId;
   });
 

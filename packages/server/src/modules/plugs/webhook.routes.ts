@@ -13,7 +13,8 @@ const Accepted = Type.Object(
   {
     status: Type.Optional(
       Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('discarded')], {
-        description: 'accepted: stored as a usage event. duplicate: the provider event id was seen within the dedup window; dropped. discarded: outside the event filter. (Absent only in the chat challenge answer.)',
+        description:
+          'accepted: stored as a usage event. duplicate: the provider event id was seen within the dedup window; dropped. discarded: outside the event filter. (Absent only in the chat challenge answer.)',
       }),
     ),
     event_id: Type.Optional(Type.String()),
@@ -55,7 +56,10 @@ export async function webhookRoutes(app: App, deps: Deps): Promise<void> {
           ...errors(404, 413, 503),
           422: Type.Object(
             { ...ErrorEnvelope.properties, events: Type.Optional(Accepted.properties.events) },
-            { description: 'Verified, but an event cannot become usage; errors name the mapping field (and, for a JSON array body, the index); events gives every element\'s outcome.' },
+            {
+              description:
+                "Verified, but an event cannot become usage; errors name the mapping field (and, for a JSON array body, the index); events gives every element's outcome.",
+            },
           ),
         },
       },
@@ -63,7 +67,9 @@ export async function webhookRoutes(app: App, deps: Deps): Promise<void> {
         const d = await loadDeliverySource(deps, req.params.sourceId);
         if (!d) {
           await enforceRateLimit(deps, reply, `ip:${req.ip}`, deps.config.rateLimitPerMinute, 'IP address');
-          throw new AppError('NOT_FOUND', `No webhook source '${req.params.sourceId}' exists (or it was deleted). Check the URL the provider posts to.`, { field: 'sourceId' });
+          throw new AppError('NOT_FOUND', `No webhook source '${req.params.sourceId}' exists (or it was deleted). Check the URL the provider posts to.`, {
+            field: 'sourceId',
+          });
         }
         const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         const now = deps.clock.now();
@@ -91,7 +97,12 @@ export async function webhookRoutes(app: App, deps: Deps): Promise<void> {
             // Unverified traffic counts against the sender's address, never the workspace's limit.
             await enforceRateLimit(deps, reply, `ip:${req.ip}`, deps.config.rateLimitPerMinute, 'IP address');
             req.log.warn({ sourceId: d.source.id, reason: v.reason, logId: r.logId }, 'webhook rejected: signature');
-            const answer = await refuseWebhook(deps, d, { ...r, verification: 'failed' }, { httpStatus: 401, code: v.reason, errorCode: 'WEBHOOK_SIGNATURE_INVALID', message: v.message });
+            const answer = await refuseWebhook(
+              deps,
+              d,
+              { ...r, verification: 'failed' },
+              { httpStatus: 401, code: v.reason, errorCode: 'WEBHOOK_SIGNATURE_INVALID', message: v.message },
+            );
             return reply.code(answer.status as 200).send(answer.body as never);
           }
         }

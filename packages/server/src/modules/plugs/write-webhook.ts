@@ -41,7 +41,13 @@ export interface WebhookWriteResult {
 export async function runWebhookGroup(txDeps: Deps, jobs: readonly WebhookWriteJob[]): Promise<WebhookWriteResult[]> {
   const now = txDeps.clock.now();
   const claims = jobs.flatMap((job) =>
-    job.candidates.map((c) => ({ workspaceId: job.ctx.workspaceId, environment: job.ctx.environment, sourceId: job.sourceId, providerEventId: c.fields.eventId, expiresAt: now + job.dedupWindowMs })),
+    job.candidates.map((c) => ({
+      workspaceId: job.ctx.workspaceId,
+      environment: job.ctx.environment,
+      sourceId: job.sourceId,
+      providerEventId: c.fields.eventId,
+      expiresAt: now + job.dedupWindowMs,
+    })),
   );
   const claimed = await claimProviderEventIds(txDeps.db, claims, now);
 

@@ -28,20 +28,12 @@ export async function insertProduct(db: Db, tenant: Tenant, p: Product): Promise
 }
 
 export async function findProduct(db: Db, tenant: Tenant, id: string): Promise<Product | null> {
-  const r = await db
-    .selectFrom('products')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.selectFrom('products').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return r ? toProduct(r) : null;
 }
 
 export async function listProducts(db: Db, tenant: Tenant, page: PageParams & { kind?: ProductKind }): Promise<Page<Product>> {
-  let q = db
-    .selectFrom('products')
-    .selectAll()
-    .$call(forTenant(tenant));
+  let q = db.selectFrom('products').selectAll().$call(forTenant(tenant));
   if (page.kind !== undefined) q = q.where('kind', '=', page.kind);
   const { items, hasMore } = await pageById(q, 'products', page);
   return { items: items.map(toProduct), hasMore };

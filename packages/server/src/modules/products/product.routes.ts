@@ -32,10 +32,7 @@ export async function productRoutes(app: App, deps: Deps): Promise<void> {
       summary: 'List products, newest first',
       tags,
       security: bearerSecurity,
-      querystring: Type.Object(
-        { ...ListQuery, kind: Type.Optional(Type.Union(productKinds.map((k) => Type.Literal(k)))) },
-        { additionalProperties: false },
-      ),
+      querystring: Type.Object({ ...ListQuery, kind: Type.Optional(Type.Union(productKinds.map((k) => Type.Literal(k)))) }, { additionalProperties: false }),
       response: { 200: ListOf(ProductSchema), ...errors(403) },
     },
     handler: async (req) => {

@@ -29,20 +29,12 @@ export async function insertStorefrontKey(db: Db, tenant: Tenant, k: StorefrontK
 }
 
 export async function findStorefrontKey(db: Db, tenant: Tenant, id: string): Promise<StorefrontKey | null> {
-  const r = await db
-    .selectFrom('storefrontKeys')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.selectFrom('storefrontKeys').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return r ? toStorefrontKey(r) : null;
 }
 
 export async function listStorefrontKeys(db: Db, tenant: Tenant, page: PageParams): Promise<Page<StorefrontKey>> {
-  const q = db
-    .selectFrom('storefrontKeys')
-    .selectAll()
-    .$call(forTenant(tenant));
+  const q = db.selectFrom('storefrontKeys').selectAll().$call(forTenant(tenant));
   const { items, hasMore } = await pageById(q, 'storefrontKeys', page);
   return { items: items.map(toStorefrontKey), hasMore };
 }

@@ -116,7 +116,10 @@ describe('GET /api/v1/storefront-keys', () => {
     const liveKey = await createKey(live, 'live');
     const res = await admin.get('/api/v1/storefront-keys');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.map((k: { id: string }) => k.id), [b.id, a.id]);
+    assert.deepEqual(
+      res.body.data.map((k: { id: string }) => k.id),
+      [b.id, a.id],
+    );
     for (const secret of [a.fullToken, b.fullToken, liveKey.fullToken]) {
       assert.ok(!res.raw.body.includes(secret.slice(8)), 'no secret in the list');
       assert.ok(!res.raw.body.includes(sha256Hex(secret)), 'no hash in the list');

@@ -38,11 +38,9 @@ export async function findBindableSubscription(
   if (!product) throw new AppError('NOT_FOUND', `The subscription's product '${subscription.productId}' no longer exists.`);
   if (credentialTypeFor(product.kind) !== credential) {
     const other = credential === 'api_key' ? 'client credentials (POST /api/v1/client-credentials)' : 'product keys (POST /api/v1/api-keys)';
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `Product '${product.id}' is of kind ${product.kind}; its customers authenticate with ${other}.`,
-      { field: 'body.subscriptionId' },
-    );
+    throw new AppError('VALIDATION_FAILED', `Product '${product.id}' is of kind ${product.kind}; its customers authenticate with ${other}.`, {
+      field: 'body.subscriptionId',
+    });
   }
   return { subscription, product };
 }

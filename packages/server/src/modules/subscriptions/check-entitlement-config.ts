@@ -33,9 +33,17 @@ export async function checkEntitlementConfig(
   const seen = new Set<string>();
   (input.usageLimits ?? []).forEach((l, i) => {
     if (!known.has(l.metricName)) {
-      details.push({ code: 'VALIDATION_FAILED', field: `body.usageLimits.${i}.metricName`, message: `No metric named '${l.metricName}' exists in this environment.` });
+      details.push({
+        code: 'VALIDATION_FAILED',
+        field: `body.usageLimits.${i}.metricName`,
+        message: `No metric named '${l.metricName}' exists in this environment.`,
+      });
     } else if (seen.has(l.metricName)) {
-      details.push({ code: 'VALIDATION_FAILED', field: `body.usageLimits.${i}.metricName`, message: `Metric '${l.metricName}' already has a limit; one limit per metric.` });
+      details.push({
+        code: 'VALIDATION_FAILED',
+        field: `body.usageLimits.${i}.metricName`,
+        message: `Metric '${l.metricName}' already has a limit; one limit per metric.`,
+      });
     }
     seen.add(l.metricName);
   });

@@ -49,7 +49,12 @@ export async function createSubscription(deps: Deps, ctx: OperationContext, inpu
       eventType: 'subscription.created',
       targetType: 'subscription',
       targetId: subscription.id,
-      payload: { customerId: subscription.customerId, productId: subscription.productId, offeringId: subscription.offeringId, billingPeriod: subscription.billingPeriod },
+      payload: {
+        customerId: subscription.customerId,
+        productId: subscription.productId,
+        offeringId: subscription.offeringId,
+        billingPeriod: subscription.billingPeriod,
+      },
     });
     return subscription;
   });

@@ -50,12 +50,7 @@ export async function insertSubscription(db: Db, tenant: Tenant, s: Subscription
 }
 
 export async function findSubscription(db: Db, tenant: Tenant, id: string): Promise<Subscription | null> {
-  const r = await db
-    .selectFrom('subscriptions')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.selectFrom('subscriptions').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return r ? toSubscription(r) : null;
 }
 
@@ -85,10 +80,7 @@ export interface SubscriptionFilter extends PageParams {
 }
 
 export async function listSubscriptions(db: Db, tenant: Tenant, f: SubscriptionFilter): Promise<Page<Subscription>> {
-  let q = db
-    .selectFrom('subscriptions')
-    .selectAll()
-    .$call(forTenant(tenant));
+  let q = db.selectFrom('subscriptions').selectAll().$call(forTenant(tenant));
   if (f.customerId !== undefined) q = q.where('customerId', '=', f.customerId);
   if (f.productId !== undefined) q = q.where('productId', '=', f.productId);
   if (f.status !== undefined) q = q.where('status', '=', f.status);

@@ -163,7 +163,10 @@ describe('POST /api/v1/subscriptions', () => {
   it('400 names a missing customerId', async () => {
     const res = await api.post('/api/v1/subscriptions', {});
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['body.customerId']);
+    assert.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['body.customerId'],
+    );
   });
 
   it('400 names body.productId when neither offeringId nor productId is sent', async () => {

@@ -25,8 +25,7 @@ export async function subscriptionRoutes(app: App, deps: Deps): Promise<void> {
       body: CreateSubscriptionBody,
       response: { 200: SubscriptionSchema, ...errors(403, 404, 422) },
     },
-    handler: (req, reply) =>
-      idempotent(deps, req, reply, async (tx) => presentSubscription(await createSubscription(tx, req.ctx, req.body))),
+    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentSubscription(await createSubscription(tx, req.ctx, req.body))),
   });
 
   app.get('/api/v1/subscriptions', {
@@ -87,8 +86,7 @@ export async function subscriptionRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       summary: 'Cancel a subscription now',
-      description:
-        'Every product key and client credential bound to it is revoked in the same transaction and stops working on every node at once.',
+      description: 'Every product key and client credential bound to it is revoked in the same transaction and stops working on every node at once.',
       tags,
       security: bearerSecurity,
       params: IdParams,

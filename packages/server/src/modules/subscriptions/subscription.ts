@@ -50,9 +50,12 @@ export interface Subscription {
 }
 
 const Status = Type.Union(subscriptionStatuses.map((s) => Type.Literal(s)));
-const EnforcementSchema = Type.Union(enforcements.map((e) => Type.Literal(e)), {
-  description: 'BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed.',
-});
+const EnforcementSchema = Type.Union(
+  enforcements.map((e) => Type.Literal(e)),
+  {
+    description: 'BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed.',
+  },
+);
 const DecimalAmount = Type.String({ pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,12})?$', description: 'A non-negative decimal string, e.g. "49.90".' });
 const UsageLimitSchema = Type.Object(
   {
@@ -71,9 +74,13 @@ const UnitPrices = Type.Record(Type.String({ maxLength: 100 }), DecimalAmount, {
   maxProperties: 50,
   // TypeBox drops the key schema's maxLength (see MapOf in http/schemas.ts).
   propertyNames: { maxLength: 100 },
-  description: 'For a subscription without an offering: price per unit of each metric, in the subscription currency (rated as PER_UNIT). Not allowed with an offering, whose rate plans price usage.',
+  description:
+    'For a subscription without an offering: price per unit of each metric, in the subscription currency (rated as PER_UNIT). Not allowed with an offering, whose rate plans price usage.',
 });
-const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused.' });
+const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: 'ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused.',
+});
 const EntitlementFields = {
   currency: Type.Optional(Currency),
   usageLimits: Type.Optional(UsageLimits),
@@ -88,7 +95,9 @@ export const SubscriptionSchema = Type.Object({
   environment: Environment,
   customerId: Type.String(),
   productId: Type.String(),
-  offeringId: Type.Union([Type.String(), Type.Null()], { description: 'off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices.' }),
+  offeringId: Type.Union([Type.String(), Type.Null()], {
+    description: 'off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices.',
+  }),
   trialEndsAt: NullableTimestamp,
   status: Status,
   billingPeriod: Period,
@@ -110,10 +119,19 @@ export const CreateSubscriptionBody = Type.Object(
   {
     customerId: Type.String({ minLength: 1, maxLength: 100 }),
     offeringId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: "off_…: subscribe to an offering; productId, billingPeriod and currency then come from it (send them only if they agree)." }),
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'off_…: subscribe to an offering; productId, billingPeriod and currency then come from it (send them only if they agree).',
+      }),
     ),
     productId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Required without offeringId.' })),
-    billingPeriod: Type.Optional(Type.Union(billingPeriods.map((p) => Type.Literal(p)), { description: 'Default MONTHLY, or the offering\'s.' })),
+    billingPeriod: Type.Optional(
+      Type.Union(
+        billingPeriods.map((p) => Type.Literal(p)),
+        { description: "Default MONTHLY, or the offering's." },
+      ),
+    ),
     metadata: Type.Optional(Metadata),
     ...EntitlementFields,
   },

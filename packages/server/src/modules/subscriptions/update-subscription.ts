@@ -8,12 +8,7 @@ import { findSubscription, updateSubscriptionIfVersion } from './subscription.re
 import { checkEntitlementConfig } from './check-entitlement-config.js';
 
 /** Replaces the fields present in the body; the version increases. A cancelled subscription is final. */
-export async function updateSubscription(
-  deps: Deps,
-  ctx: OperationContext,
-  id: string,
-  input: UpdateSubscriptionInput,
-): Promise<Subscription> {
+export async function updateSubscription(deps: Deps, ctx: OperationContext, id: string, input: UpdateSubscriptionInput): Promise<Subscription> {
   const updated = await inTransaction(deps.db, async (trx) => {
     const current = await findSubscription(trx, ctx, id);
     if (!current) throw notFound('subscription', id);
@@ -22,7 +17,11 @@ export async function updateSubscription(
     }
     if (current.offeringId !== null) {
       if (input.unitPrices !== undefined && Object.keys(input.unitPrices).length > 0) {
-        throw new AppError('VALIDATION_FAILED', "An offering's rate plans price this subscription's usage; unitPrices is only for subscriptions without an offering.", { field: 'body.unitPrices' });
+        throw new AppError(
+          'VALIDATION_FAILED',
+          "An offering's rate plans price this subscription's usage; unitPrices is only for subscriptions without an offering.",
+          { field: 'body.unitPrices' },
+        );
       }
       if (input.currency !== undefined && input.currency !== current.currency) {
         throw new AppError('VALIDATION_FAILED', `This subscription bills in its offering's currency, ${current.currency}.`, { field: 'body.currency' });

@@ -59,7 +59,13 @@ export async function createDemoWorkspace(
     const created = await createWorkspace(tx, { ...opts, name: opts.name ?? 'Demo workspace' });
     const out = { workspaceId: created.workspace.id, environments: {} } as DemoWorkspace;
     for (const environment of environments) {
-      const ctx: OperationContext = { workspaceId: created.workspace.id, environment, actor: opts.actor, correlationId: opts.correlationId, source: opts.source };
+      const ctx: OperationContext = {
+        workspaceId: created.workspace.id,
+        environment,
+        actor: opts.actor,
+        correlationId: opts.correlationId,
+        source: opts.source,
+      };
       const product = await createProduct(tx, ctx, { name: 'Demo Search API', kind: 'STANDARD_API', description: 'A metered API to try Tollgate with.' });
       for (const name of DEMO_METRICS) await createMetric(tx, ctx, { name, ...DEMO_CATALOG_METRICS[name] });
       const catalog = await createDemoCatalog(tx, ctx, product.id);

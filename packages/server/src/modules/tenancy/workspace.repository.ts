@@ -12,15 +12,14 @@ export async function findWorkspace(db: Db, id: string): Promise<Workspace | nul
 }
 
 export async function countWorkspaces(db: Db): Promise<number> {
-  const r = await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('workspaces')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 export async function setWorkspaceRateLimit(db: Db, id: string, perMinute: number | null, now: number): Promise<boolean> {
-  const r = await db
-    .updateTable('workspaces')
-    .set({ rateLimitPerMinute: perMinute, updatedAt: now })
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const r = await db.updateTable('workspaces').set({ rateLimitPerMinute: perMinute, updatedAt: now }).where('id', '=', id).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

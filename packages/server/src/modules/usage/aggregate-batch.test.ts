@@ -11,29 +11,79 @@ const FEB = Date.UTC(2026, 1, 1);
 /** An independent reference: plain decimal.js with room for every digit the properties produce. */
 const Exact = Decimal.clone({ precision: 200 });
 
-function event(customerId: string, metricName: string, quantity: number, periodStart = JAN, quantityText = numberToDecimal(quantity), dimension = ''): ResolvedEvent {
+function event(
+  customerId: string,
+  metricName: string,
+  quantity: number,
+  periodStart = JAN,
+  quantityText = numberToDecimal(quantity),
+  dimension = '',
+): ResolvedEvent {
   return { customerId, metricName, quantity, quantityText, occurredAt: periodStart + 3_600_000, periodStart, eventId: null, metadata: null, dimension };
 }
 
 const key = (d: AggregateDelta) => `${d.customerId}|${d.metricName}|${d.periodStart}|${d.dimension}|${d.sum}|${d.count}`;
 const asSet = (deltas: readonly AggregateDelta[]) => deltas.map(key).sort();
-const delta = (customerId: string, metricName: string, periodStart: number, sum: string, count: number, dimension = ''): AggregateDelta => ({ customerId, metricName, periodStart, dimension, sum, count });
+const delta = (customerId: string, metricName: string, periodStart: number, sum: string, count: number, dimension = ''): AggregateDelta => ({
+  customerId,
+  metricName,
+  periodStart,
+  dimension,
+  sum,
+  count,
+});
 
 describe('usage.aggregateBatch', () => {
   const MAX = Number.MAX_SAFE_INTEGER;
   const cases: [string, ResolvedEvent[], AggregateDelta[]][] = [
     ['an empty batch has no groups', [], []],
-    ['one customer, metric and month is one group', [event('c1', 'calls', 3), event('c1', 'calls', 4), event('c1', 'calls', 5)], [delta('c1', 'calls', JAN, '12', 3)]],
-    ['two customers are two groups', [event('c1', 'calls', 3), event('c2', 'calls', 4), event('c1', 'calls', 1)], [delta('c1', 'calls', JAN, '4', 2), delta('c2', 'calls', JAN, '4', 1)]],
-    ['two metrics are two groups', [event('c1', 'calls', 3), event('c1', 'tokens', 400)], [delta('c1', 'calls', JAN, '3', 1), delta('c1', 'tokens', JAN, '400', 1)]],
-    ['two months are two groups', [event('c1', 'calls', 3, JAN), event('c1', 'calls', 7, FEB), event('c1', 'calls', 1, FEB)], [delta('c1', 'calls', JAN, '3', 1), delta('c1', 'calls', FEB, '8', 2)]],
+    [
+      'one customer, metric and month is one group',
+      [event('c1', 'calls', 3), event('c1', 'calls', 4), event('c1', 'calls', 5)],
+      [delta('c1', 'calls', JAN, '12', 3)],
+    ],
+    [
+      'two customers are two groups',
+      [event('c1', 'calls', 3), event('c2', 'calls', 4), event('c1', 'calls', 1)],
+      [delta('c1', 'calls', JAN, '4', 2), delta('c2', 'calls', JAN, '4', 1)],
+    ],
+    [
+      'two metrics are two groups',
+      [event('c1', 'calls', 3), event('c1', 'tokens', 400)],
+      [delta('c1', 'calls', JAN, '3', 1), delta('c1', 'tokens', JAN, '400', 1)],
+    ],
+    [
+      'two months are two groups',
+      [event('c1', 'calls', 3, JAN), event('c1', 'calls', 7, FEB), event('c1', 'calls', 1, FEB)],
+      [delta('c1', 'calls', JAN, '3', 1), delta('c1', 'calls', FEB, '8', 2)],
+    ],
     ['decimals add exactly: 0.1 + 0.2 = 0.3', [event('c1', 'gb', 0.1), event('c1', 'gb', 0.2)], [delta('c1', 'gb', JAN, '0.3', 2)]],
     ['an integer after a decimal stays exact', [event('c1', 'gb', 0.1), event('c1', 'gb', 2), event('c1', 'gb', 0.2)], [delta('c1', 'gb', JAN, '2.3', 3)]],
-    ['integers past 2^53 switch to decimal and stay exact', [event('c1', 'calls', MAX), event('c1', 'calls', 2)], [delta('c1', 'calls', JAN, '9007199254740993', 2)]],
-    ['the sum keeps growing exactly after the switch', [event('c1', 'calls', MAX), event('c1', 'calls', MAX), event('c1', 'calls', 1)], [delta('c1', 'calls', JAN, '18014398509481983', 3)]],
-    ['an integer above 2^53 is summed from its quantityText, as the client sent it', [event('c1', 'calls', 1e20), event('c1', 'calls', 5)], [delta('c1', 'calls', JAN, '100000000000000000005', 2)]],
+    [
+      'integers past 2^53 switch to decimal and stay exact',
+      [event('c1', 'calls', MAX), event('c1', 'calls', 2)],
+      [delta('c1', 'calls', JAN, '9007199254740993', 2)],
+    ],
+    [
+      'the sum keeps growing exactly after the switch',
+      [event('c1', 'calls', MAX), event('c1', 'calls', MAX), event('c1', 'calls', 1)],
+      [delta('c1', 'calls', JAN, '18014398509481983', 3)],
+    ],
+    [
+      'an integer above 2^53 is summed from its quantityText, as the client sent it',
+      [event('c1', 'calls', 1e20), event('c1', 'calls', 5)],
+      [delta('c1', 'calls', JAN, '100000000000000000005', 2)],
+    ],
     ['a tiny quantity in exponent form is expanded', [event('c1', 'gb', 1e-9), event('c1', 'gb', 1)], [delta('c1', 'gb', JAN, '1.000000001', 2)]],
-    ['two rating dimensions of one metric and month are two groups', [event('c1', 'calls', 3, JAN, '3', '["SUCCESS",null,null]'), event('c1', 'calls', 4, JAN, '4', '["ERROR",null,null]'), event('c1', 'calls', 1, JAN, '1', '["SUCCESS",null,null]')], [delta('c1', 'calls', JAN, '4', 2, '["SUCCESS",null,null]'), delta('c1', 'calls', JAN, '4', 1, '["ERROR",null,null]')]],
+    [
+      'two rating dimensions of one metric and month are two groups',
+      [
+        event('c1', 'calls', 3, JAN, '3', '["SUCCESS",null,null]'),
+        event('c1', 'calls', 4, JAN, '4', '["ERROR",null,null]'),
+        event('c1', 'calls', 1, JAN, '1', '["SUCCESS",null,null]'),
+      ],
+      [delta('c1', 'calls', JAN, '4', 2, '["SUCCESS",null,null]'), delta('c1', 'calls', JAN, '4', 1, '["ERROR",null,null]')],
+    ],
     ['zero quantities count but add nothing', [event('c1', 'calls', 0), event('c1', 'calls', 0)], [delta('c1', 'calls', JAN, '0', 2)]],
   ];
   for (const [rule, events, expected] of cases) {
@@ -68,7 +118,10 @@ describe('usage.aggregateBatch', () => {
         const deltas = aggregateBatch(events);
         assert.equal(new Set(deltas.map(groupOf)).size, deltas.length);
         assert.equal(new Set(events.map(groupOf)).size, deltas.length);
-        assert.equal(deltas.reduce((n, d) => n + d.count, 0), events.length);
+        assert.equal(
+          deltas.reduce((n, d) => n + d.count, 0),
+          events.length,
+        );
         for (const d of deltas) assert.equal(d.count, events.filter((e) => groupOf(e) === groupOf(d)).length);
       }),
     );
@@ -91,12 +144,49 @@ describe('usage.withTotalRows', () => {
   const E = '["ERROR",null,"/v1/chat"]';
   const cases: [string, AggregateDelta[], AggregateDelta[]][] = [
     ['no deltas, no rows', [], []],
-    ['events without a dimension: one total row per group, as before', [delta('c1', 'calls', JAN, '3', 2), delta('c2', 'calls', JAN, '4', 1)], [delta('c1', 'calls', JAN, '3', 2), delta('c2', 'calls', JAN, '4', 1)]],
-    ['a dimension adds its own row and to the total row', [delta('c1', 'calls', JAN, '4', 1, S)], [delta('c1', 'calls', JAN, '4', 1), delta('c1', 'calls', JAN, '4', 1, S)]],
-    ['the total row sums events without a dimension and every dimension', [delta('c1', 'calls', JAN, '3', 2), delta('c1', 'calls', JAN, '4', 1, S), delta('c1', 'calls', JAN, '5', 5, E)], [delta('c1', 'calls', JAN, '12', 8), delta('c1', 'calls', JAN, '4', 1, S), delta('c1', 'calls', JAN, '5', 5, E)]],
-    ['customers, metrics and months keep totals of their own', [delta('c1', 'calls', JAN, '1', 1, S), delta('c2', 'calls', JAN, '2', 1, S), delta('c1', 'tokens', JAN, '3', 1, S), delta('c1', 'calls', FEB, '4', 1, S)], [delta('c1', 'calls', JAN, '1', 1), delta('c1', 'calls', JAN, '1', 1, S), delta('c2', 'calls', JAN, '2', 1), delta('c2', 'calls', JAN, '2', 1, S), delta('c1', 'tokens', JAN, '3', 1), delta('c1', 'tokens', JAN, '3', 1, S), delta('c1', 'calls', FEB, '4', 1), delta('c1', 'calls', FEB, '4', 1, S)]],
-    ['decimal totals add exactly', [delta('c1', 'gb', JAN, '0.1', 1, S), delta('c1', 'gb', JAN, '0.2', 1, E)], [delta('c1', 'gb', JAN, '0.3', 2), delta('c1', 'gb', JAN, '0.1', 1, S), delta('c1', 'gb', JAN, '0.2', 1, E)]],
-    ['totals past 2^53 stay exact', [delta('c1', 'calls', JAN, '9007199254740993', 2, S), delta('c1', 'calls', JAN, '9007199254740993', 2, E)], [delta('c1', 'calls', JAN, '18014398509481986', 4), delta('c1', 'calls', JAN, '9007199254740993', 2, S), delta('c1', 'calls', JAN, '9007199254740993', 2, E)]],
+    [
+      'events without a dimension: one total row per group, as before',
+      [delta('c1', 'calls', JAN, '3', 2), delta('c2', 'calls', JAN, '4', 1)],
+      [delta('c1', 'calls', JAN, '3', 2), delta('c2', 'calls', JAN, '4', 1)],
+    ],
+    [
+      'a dimension adds its own row and to the total row',
+      [delta('c1', 'calls', JAN, '4', 1, S)],
+      [delta('c1', 'calls', JAN, '4', 1), delta('c1', 'calls', JAN, '4', 1, S)],
+    ],
+    [
+      'the total row sums events without a dimension and every dimension',
+      [delta('c1', 'calls', JAN, '3', 2), delta('c1', 'calls', JAN, '4', 1, S), delta('c1', 'calls', JAN, '5', 5, E)],
+      [delta('c1', 'calls', JAN, '12', 8), delta('c1', 'calls', JAN, '4', 1, S), delta('c1', 'calls', JAN, '5', 5, E)],
+    ],
+    [
+      'customers, metrics and months keep totals of their own',
+      [delta('c1', 'calls', JAN, '1', 1, S), delta('c2', 'calls', JAN, '2', 1, S), delta('c1', 'tokens', JAN, '3', 1, S), delta('c1', 'calls', FEB, '4', 1, S)],
+      [
+        delta('c1', 'calls', JAN, '1', 1),
+        delta('c1', 'calls', JAN, '1', 1, S),
+        delta('c2', 'calls', JAN, '2', 1),
+        delta('c2', 'calls', JAN, '2', 1, S),
+        delta('c1', 'tokens', JAN, '3', 1),
+        delta('c1', 'tokens', JAN, '3', 1, S),
+        delta('c1', 'calls', FEB, '4', 1),
+        delta('c1', 'calls', FEB, '4', 1, S),
+      ],
+    ],
+    [
+      'decimal totals add exactly',
+      [delta('c1', 'gb', JAN, '0.1', 1, S), delta('c1', 'gb', JAN, '0.2', 1, E)],
+      [delta('c1', 'gb', JAN, '0.3', 2), delta('c1', 'gb', JAN, '0.1', 1, S), delta('c1', 'gb', JAN, '0.2', 1, E)],
+    ],
+    [
+      'totals past 2^53 stay exact',
+      [delta('c1', 'calls', JAN, '9007199254740993', 2, S), delta('c1', 'calls', JAN, '9007199254740993', 2, E)],
+      [
+        delta('c1', 'calls', JAN, '18014398509481986', 4),
+        delta('c1', 'calls', JAN, '9007199254740993', 2, S),
+        delta('c1', 'calls', JAN, '9007199254740993', 2, E),
+      ],
+    ],
   ];
   for (const [rule, deltas, expected] of cases) {
     it(rule, () => assert.deepEqual(asSet(withTotalRows(deltas)), asSet(expected)));

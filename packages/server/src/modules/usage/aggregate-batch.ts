@@ -37,7 +37,11 @@ export function aggregateBatch(events: readonly ResolvedEvent[]): AggregateDelta
     const key = `${e.customerId}\u0000${e.metricName}\u0000${e.periodStart}\u0000${e.dimension}`;
     let g = groups.get(key);
     if (!g) {
-      g = { delta: { customerId: e.customerId, metricName: e.metricName, periodStart: e.periodStart, dimension: e.dimension, sum: '0', count: 0 }, int: 0, dec: null };
+      g = {
+        delta: { customerId: e.customerId, metricName: e.metricName, periodStart: e.periodStart, dimension: e.dimension, sum: '0', count: 0 },
+        int: 0,
+        dec: null,
+      };
       groups.set(key, g);
     }
     g.delta.count += 1;

@@ -14,7 +14,8 @@ export function eventsOf(body: unknown): unknown[] {
     throw new AppError('VALIDATION_FAILED', 'The body must be a JSON object {"events": [...]}.', { field: 'body' });
   }
   for (const key of Object.keys(body)) {
-    if (key !== 'events') throw new AppError('VALIDATION_FAILED', `body.${key} is not a known field; the body has one field, events.`, { field: `body.${key}` });
+    if (key !== 'events')
+      throw new AppError('VALIDATION_FAILED', `body.${key} is not a known field; the body has one field, events.`, { field: `body.${key}` });
   }
   const events = (body as { events?: unknown }).events;
   if (!Array.isArray(events)) throw new AppError('VALIDATION_FAILED', 'body.events must be an array of usage events.', { field: 'body.events' });

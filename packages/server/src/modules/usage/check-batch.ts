@@ -55,13 +55,7 @@ export function capProblems(perEvent: readonly EventRejection[][], max = MAX_REP
  * under a new name. The accepting path stops at an event's first problem; only when some event
  * is rejected are the rejected ones inspected again for all their problems.
  */
-export async function checkBatch(
-  db: Db,
-  tenant: Tenant,
-  raw: readonly unknown[],
-  rules: ShapeRules,
-  at: (index: number) => string,
-): Promise<CheckedBatch> {
+export async function checkBatch(db: Db, tenant: Tenant, raw: readonly unknown[], rules: ShapeRules, at: (index: number) => string): Promise<CheckedBatch> {
   const rejectedAt: number[] = [];
   const shaped: Array<{ index: number; event: CheckedEvent }> = [];
   raw.forEach((r, index) => {
@@ -110,8 +104,7 @@ export async function checkBatch(
   const allMetricNames = [...metricNames].some((n) => !metrics.has(n)) ? await listMetricNames(db, tenant) : [];
   const refs: RefChecks = {
     customer: (ref) => (customers.has(ref) ? null : `'${ref}' is neither the id nor the externalId of a customer in this environment.`),
-    metric: (name) =>
-      metrics.has(name) ? null : `'${name}' is not a billable metric of this workspace and environment.${suggestion(name, allMetricNames)}`,
+    metric: (name) => (metrics.has(name) ? null : `'${name}' is not a billable metric of this workspace and environment.${suggestion(name, allMetricNames)}`),
   };
   rejectedAt.sort((a, b) => a - b);
   return { resolved, rejected: capProblems(rejectedAt.map((index) => listEventProblems(raw[index], index, at(index), rules, refs))) };

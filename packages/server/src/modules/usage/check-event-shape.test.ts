@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkEventShape, isRejection, listEventProblems, MAX_PROBLEMS_PER_EVENT, parseIsoTimestamp, type RefChecks, type ShapeRules } from './check-event-shape.js';
+import {
+  checkEventShape,
+  isRejection,
+  listEventProblems,
+  MAX_PROBLEMS_PER_EVENT,
+  parseIsoTimestamp,
+  type RefChecks,
+  type ShapeRules,
+} from './check-event-shape.js';
 import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, type CheckedEvent } from './usage-event.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -42,7 +50,13 @@ const cases: Row[] = [
   {
     rule: 'metadata and eventId are kept as sent',
     raw: withFields({ metadata: { model: 'gpt', tokens: 12, cached: true, note: null }, eventId: 'evt_1' }),
-    expect: accepted({ customerRef: 'cus_123', metricName: 'api_calls', quantity: 1, metadata: { model: 'gpt', tokens: 12, cached: true, note: null }, eventId: 'evt_1' }),
+    expect: accepted({
+      customerRef: 'cus_123',
+      metricName: 'api_calls',
+      quantity: 1,
+      metadata: { model: 'gpt', tokens: 12, cached: true, note: null },
+      eventId: 'evt_1',
+    }),
   },
   { rule: 'metadata null is the same as no metadata', raw: withFields({ metadata: null }), expect: accepted({ metadata: null }) },
 
@@ -87,23 +101,54 @@ const cases: Row[] = [
 
   // occurredAt forms
   { rule: 'occurredAt in UTC (Z)', raw: withFields({ occurredAt: '2026-01-15T10:00:00Z' }), expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }) },
-  { rule: 'occurredAt with a +02:00 offset', raw: withFields({ occurredAt: '2026-01-15T12:00:00+02:00' }), expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }) },
+  {
+    rule: 'occurredAt with a +02:00 offset',
+    raw: withFields({ occurredAt: '2026-01-15T12:00:00+02:00' }),
+    expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }),
+  },
   {
     rule: 'occurredAt with 9 fraction digits is cut to milliseconds',
     raw: withFields({ occurredAt: '2026-01-15T10:00:00.123456789Z' }),
     expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10, 0, 0, 123) }),
   },
-  { rule: 'occurredAt without seconds is accepted', raw: withFields({ occurredAt: '2026-01-15T10:00Z' }), expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }) },
-  { rule: 'occurredAt without a time zone is refused', raw: withFields({ occurredAt: '2026-01-15T10:00:00' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
+  {
+    rule: 'occurredAt without seconds is accepted',
+    raw: withFields({ occurredAt: '2026-01-15T10:00Z' }),
+    expect: accepted({ occurredAt: Date.UTC(2026, 0, 15, 10) }),
+  },
+  {
+    rule: 'occurredAt without a time zone is refused',
+    raw: withFields({ occurredAt: '2026-01-15T10:00:00' }),
+    expect: refused('INVALID_TIMESTAMP', 'occurredAt'),
+  },
   { rule: 'occurredAt as a date only is refused', raw: withFields({ occurredAt: '2026-01-15' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
-  { rule: 'occurredAt on Feb 30 is refused', raw: withFields({ occurredAt: '2026-02-30T10:00:00Z' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt'), rules: anyAge },
-  { rule: 'occurredAt on Feb 29 of a leap year is accepted', raw: withFields({ occurredAt: '2024-02-29T10:00:00Z' }), expect: accepted({ occurredAt: Date.UTC(2024, 1, 29, 10) }), rules: anyAge },
-  { rule: 'occurredAt on Feb 29 of a common year is refused', raw: withFields({ occurredAt: '2026-02-29T10:00:00Z' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt'), rules: anyAge },
+  {
+    rule: 'occurredAt on Feb 30 is refused',
+    raw: withFields({ occurredAt: '2026-02-30T10:00:00Z' }),
+    expect: refused('INVALID_TIMESTAMP', 'occurredAt'),
+    rules: anyAge,
+  },
+  {
+    rule: 'occurredAt on Feb 29 of a leap year is accepted',
+    raw: withFields({ occurredAt: '2024-02-29T10:00:00Z' }),
+    expect: accepted({ occurredAt: Date.UTC(2024, 1, 29, 10) }),
+    rules: anyAge,
+  },
+  {
+    rule: 'occurredAt on Feb 29 of a common year is refused',
+    raw: withFields({ occurredAt: '2026-02-29T10:00:00Z' }),
+    expect: refused('INVALID_TIMESTAMP', 'occurredAt'),
+    rules: anyAge,
+  },
   { rule: 'occurredAt at hour 24 is refused', raw: withFields({ occurredAt: '2026-01-15T24:00:00Z' }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
   { rule: 'occurredAt as a number is refused', raw: withFields({ occurredAt: Date.UTC(2026, 0, 15, 10) }), expect: refused('INVALID_TIMESTAMP', 'occurredAt') },
 
   // Time window
-  { rule: 'occurredAt exactly 5 minutes in the future is accepted (clock skew)', raw: at(NOW + CLOCK_SKEW_MS), expect: accepted({ occurredAt: NOW + CLOCK_SKEW_MS }) },
+  {
+    rule: 'occurredAt exactly 5 minutes in the future is accepted (clock skew)',
+    raw: at(NOW + CLOCK_SKEW_MS),
+    expect: accepted({ occurredAt: NOW + CLOCK_SKEW_MS }),
+  },
   { rule: 'occurredAt 5 minutes and 1 ms in the future is refused', raw: at(NOW + CLOCK_SKEW_MS + 1), expect: refused('TIMESTAMP_IN_FUTURE', 'occurredAt') },
   { rule: 'occurredAt exactly 35 days old is accepted', raw: at(NOW - MAX_EVENT_AGE_MS), expect: accepted({ occurredAt: NOW - MAX_EVENT_AGE_MS }) },
   { rule: 'occurredAt 35 days and 1 ms old is refused', raw: at(NOW - MAX_EVENT_AGE_MS - 1), expect: refused('TIMESTAMP_TOO_OLD', 'occurredAt') },
@@ -113,16 +158,49 @@ const cases: Row[] = [
     expect: accepted({ occurredAt: NOW - MAX_EVENT_AGE_MS - 1 }),
     rules: { enforceMaxAge: false },
   },
-  { rule: 'the future is refused even when the age is not enforced', raw: at(NOW + CLOCK_SKEW_MS + 1), expect: refused('TIMESTAMP_IN_FUTURE', 'occurredAt'), rules: anyAge },
+  {
+    rule: 'the future is refused even when the age is not enforced',
+    raw: at(NOW + CLOCK_SKEW_MS + 1),
+    expect: refused('TIMESTAMP_IN_FUTURE', 'occurredAt'),
+    rules: anyAge,
+  },
 
   // metadata
-  { rule: `metadata with ${MAX_METADATA_KEYS} keys is accepted`, raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS) }), expect: accepted({ metadata: metadataWithKeys(MAX_METADATA_KEYS) }) },
-  { rule: `metadata with ${MAX_METADATA_KEYS + 1} keys is refused`, raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS + 1) }), expect: refused('INVALID_METADATA', 'metadata') },
-  { rule: 'a metadata key of 40 characters is accepted', raw: withFields({ metadata: { ['k'.repeat(40)]: 1 } }), expect: accepted({ metadata: { ['k'.repeat(40)]: 1 } }) },
-  { rule: 'a metadata key of 41 characters is refused', raw: withFields({ metadata: { ['k'.repeat(41)]: 1 } }), expect: refused('INVALID_METADATA', `metadata.${'k'.repeat(40)}…`) },
-  { rule: 'a metadata string of 500 characters is accepted', raw: withFields({ metadata: { note: 'x'.repeat(500) } }), expect: accepted({ metadata: { note: 'x'.repeat(500) } }) },
-  { rule: 'a metadata string of 501 characters is refused', raw: withFields({ metadata: { note: 'x'.repeat(501) } }), expect: refused('INVALID_METADATA', 'metadata.note') },
-  { rule: 'a nested object as a metadata value is refused', raw: withFields({ metadata: { nested: { a: 1 } } }), expect: refused('INVALID_METADATA', 'metadata.nested') },
+  {
+    rule: `metadata with ${MAX_METADATA_KEYS} keys is accepted`,
+    raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS) }),
+    expect: accepted({ metadata: metadataWithKeys(MAX_METADATA_KEYS) }),
+  },
+  {
+    rule: `metadata with ${MAX_METADATA_KEYS + 1} keys is refused`,
+    raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS + 1) }),
+    expect: refused('INVALID_METADATA', 'metadata'),
+  },
+  {
+    rule: 'a metadata key of 40 characters is accepted',
+    raw: withFields({ metadata: { ['k'.repeat(40)]: 1 } }),
+    expect: accepted({ metadata: { ['k'.repeat(40)]: 1 } }),
+  },
+  {
+    rule: 'a metadata key of 41 characters is refused',
+    raw: withFields({ metadata: { ['k'.repeat(41)]: 1 } }),
+    expect: refused('INVALID_METADATA', `metadata.${'k'.repeat(40)}…`),
+  },
+  {
+    rule: 'a metadata string of 500 characters is accepted',
+    raw: withFields({ metadata: { note: 'x'.repeat(500) } }),
+    expect: accepted({ metadata: { note: 'x'.repeat(500) } }),
+  },
+  {
+    rule: 'a metadata string of 501 characters is refused',
+    raw: withFields({ metadata: { note: 'x'.repeat(501) } }),
+    expect: refused('INVALID_METADATA', 'metadata.note'),
+  },
+  {
+    rule: 'a nested object as a metadata value is refused',
+    raw: withFields({ metadata: { nested: { a: 1 } } }),
+    expect: refused('INVALID_METADATA', 'metadata.nested'),
+  },
   { rule: 'an array as a metadata value is refused', raw: withFields({ metadata: { list: [1, 2] } }), expect: refused('INVALID_METADATA', 'metadata.list') },
   { rule: 'metadata that is not an object is refused', raw: withFields({ metadata: ['a'] }), expect: refused('INVALID_METADATA', 'metadata') },
   {
@@ -146,7 +224,8 @@ describe('usage.checkEventShape', () => {
         const event = result as CheckedEvent;
         for (const [key, value] of Object.entries(expect.ok)) {
           // === so that -0 compares equal to 0; objects compare deeply.
-          if (typeof value === 'number') assert.ok(event[key as keyof CheckedEvent] === value, `${key}: ${String(event[key as keyof CheckedEvent])} !== ${value}`);
+          if (typeof value === 'number')
+            assert.ok(event[key as keyof CheckedEvent] === value, `${key}: ${String(event[key as keyof CheckedEvent])} !== ${value}`);
           else assert.deepEqual(event[key as keyof CheckedEvent], value, key);
         }
       } else {
@@ -198,8 +277,21 @@ describe('usage.listEventProblems', () => {
       raw: withFields({ customerId: 'ghost', quantity: -1 }),
       expect: [['NEGATIVE_QUANTITY', 'quantity']],
     },
-    { rule: 'an unknown customer and an unknown metric are both named', raw: withFields({ customerId: 'ghost', metricName: 'x' }), refs, expect: [['UNKNOWN_CUSTOMER', 'customerId'], ['UNKNOWN_METRIC', 'metricName']] },
-    { rule: 'a malformed customerId is a shape problem and is not looked up', raw: withFields({ customerId: 42 }), refs, expect: [['INVALID_EVENT', 'customerId']] },
+    {
+      rule: 'an unknown customer and an unknown metric are both named',
+      raw: withFields({ customerId: 'ghost', metricName: 'x' }),
+      refs,
+      expect: [
+        ['UNKNOWN_CUSTOMER', 'customerId'],
+        ['UNKNOWN_METRIC', 'metricName'],
+      ],
+    },
+    {
+      rule: 'a malformed customerId is a shape problem and is not looked up',
+      raw: withFields({ customerId: 42 }),
+      refs,
+      expect: [['INVALID_EVENT', 'customerId']],
+    },
     {
       rule: 'unknown fields come first, then every missing required field',
       raw: { cost: 1 },
@@ -221,8 +313,19 @@ describe('usage.listEventProblems', () => {
         ['INVALID_EVENT', 'eventId'],
       ],
     },
-    { rule: 'too many metadata keys is one problem', raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS + 5) }), expect: [['INVALID_METADATA', 'metadata']] },
-    { rule: 'a future date and a quantity string', raw: withFields({ quantity: '5', occurredAt: iso(NOW + CLOCK_SKEW_MS + 1) }), expect: [['INVALID_QUANTITY', 'quantity'], ['TIMESTAMP_IN_FUTURE', 'occurredAt']] },
+    {
+      rule: 'too many metadata keys is one problem',
+      raw: withFields({ metadata: metadataWithKeys(MAX_METADATA_KEYS + 5) }),
+      expect: [['INVALID_METADATA', 'metadata']],
+    },
+    {
+      rule: 'a future date and a quantity string',
+      raw: withFields({ quantity: '5', occurredAt: iso(NOW + CLOCK_SKEW_MS + 1) }),
+      expect: [
+        ['INVALID_QUANTITY', 'quantity'],
+        ['TIMESTAMP_IN_FUTURE', 'occurredAt'],
+      ],
+    },
     { rule: 'a value that is not an object is one problem', raw: [BASE], refs, expect: [['INVALID_EVENT', '']] },
     {
       rule: `at most ${MAX_PROBLEMS_PER_EVENT} problems are listed`,
@@ -299,7 +402,9 @@ describe('usage.parseIsoTimestamp agrees with Date for every valid form', () => 
           const d = new Date(date.getTime() - (date.getTime() % (precision === 'minutes' ? 60_000 : precision === 'seconds' ? 1000 : 1)));
           const local = new Date(d.getTime() + offsetMinutes * 60_000);
           const zone =
-            offsetMinutes === 0 ? 'Z' : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offsetMinutes) / 60), 2)}:${pad(Math.abs(offsetMinutes) % 60, 2)}`;
+            offsetMinutes === 0
+              ? 'Z'
+              : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offsetMinutes) / 60), 2)}:${pad(Math.abs(offsetMinutes) % 60, 2)}`;
           const year = local.getUTCFullYear();
           if (year < 0 || year > 9999) return;
           let text = `${pad(year, 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}T${pad(local.getUTCHours(), 2)}:${pad(local.getUTCMinutes(), 2)}`;

@@ -1,13 +1,5 @@
 import type { ErrorCode } from '../../lib/errors.js';
-import {
-  CLOCK_SKEW_MS,
-  MAX_EVENT_AGE_MS,
-  MAX_METADATA_KEYS,
-  MAX_QUANTITY,
-  type CheckedEvent,
-  type EventRejection,
-  type MetadataValue,
-} from './usage-event.js';
+import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, MAX_QUANTITY, type CheckedEvent, type EventRejection, type MetadataValue } from './usage-event.js';
 
 const KNOWN_FIELDS = new Set(['customerId', 'metricName', 'quantity', 'occurredAt', 'metadata', 'eventId']);
 
@@ -130,7 +122,14 @@ function textProblem(v: unknown, max: number): string | null {
  * Records what is wrong with a customerId or metricName: its shape, or else (given a look-up)
  * that it names nothing. True once the limit is reached.
  */
-function refProblem(p: Problems, field: string, v: unknown, max: number, unknownCode: ErrorCode, lookUp: ((ref: string) => string | null) | undefined): boolean {
+function refProblem(
+  p: Problems,
+  field: string,
+  v: unknown,
+  max: number,
+  unknownCode: ErrorCode,
+  lookUp: ((ref: string) => string | null) | undefined,
+): boolean {
   const wrong = textProblem(v, max);
   if (wrong !== null) return p.add('INVALID_EVENT', field, wrong);
   const unknown = lookUp === undefined ? null : lookUp(v as string);

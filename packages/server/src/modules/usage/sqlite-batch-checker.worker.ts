@@ -23,7 +23,8 @@ parentPort!.on('message', (req: WorkerRequest) => {
   }
   const { ctx, text, enforceMaxAge, idempotency } = req.work.job;
   checkBatchText(opened.db, ctx, text, { now: req.now, enforceMaxAge }).then(
-    (events) => port.postMessage({ id: req.id, now: req.now, work: { kind: 'usage', job: { ctx, events, source: 'api', idempotency } } } satisfies WorkerRequest),
+    (events) =>
+      port.postMessage({ id: req.id, now: req.now, work: { kind: 'usage', job: { ctx, events, source: 'api', idempotency } } } satisfies WorkerRequest),
     (err) => parentPort!.postMessage(replyError(req.id, err)),
   );
 });

@@ -24,14 +24,18 @@ describe('usage through the SQLite writer thread', { skip }, () => {
   });
   after(() => t.close());
 
-  it('the writer thread runs at USAGE_WRITER_NICE, the rest of the process at its own priority', { skip: existsSync('/proc/self/task') ? false : 'reads thread priorities from /proc (Linux only)' }, async () => {
-    await t.deps.usage.warm();
-    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the ")" that ends its name).
-    const nices = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
-    // The writer and the batch checker.
-    assert.equal(nices.filter((n) => n === t.deps.config.usageWriterNice).length, 2, `thread nice values: ${nices.join(',')}`);
-    assert.equal(nices[0], getPriority(), 'the main thread keeps the priority the process was started with');
-  });
+  it(
+    'the writer thread runs at USAGE_WRITER_NICE, the rest of the process at its own priority',
+    { skip: existsSync('/proc/self/task') ? false : 'reads thread priorities from /proc (Linux only)' },
+    async () => {
+      await t.deps.usage.warm();
+      // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the ")" that ends its name).
+      const nices = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+      // The writer and the batch checker.
+      assert.equal(nices.filter((n) => n === t.deps.config.usageWriterNice).length, 2, `thread nice values: ${nices.join(',')}`);
+      assert.equal(nices[0], getPriority(), 'the main thread keeps the priority the process was started with');
+    },
+  );
 
   const ev = (customerId: string, over: Record<string, unknown> = {}) => ({
     customerId,
@@ -40,8 +44,7 @@ describe('usage through the SQLite writer thread', { skip }, () => {
     occurredAt: iso(t.clock.now() - 1000),
     ...over,
   });
-  const stored = async (customerId: string) =>
-    (await t.deps.db.selectFrom('usageEvents').select('seq').where('customerId', '=', customerId).execute()).length;
+  const stored = async (customerId: string) => (await t.deps.db.selectFrom('usageEvents').select('seq').where('customerId', '=', customerId).execute()).length;
 
   it('200 after the writer thread committed: events and aggregates are readable at once', async () => {
     const c = await t.seed.customer(ws.test);
@@ -51,7 +54,12 @@ describe('usage through the SQLite writer thread', { skip }, () => {
     assert.equal(await stored(c.id), 1000);
     const agg = await t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', c.id).executeTakeFirstOrThrow();
     assert.equal(agg.quantitySum, '2000');
-    const audit = await t.deps.db.selectFrom('auditEvents').selectAll().where('eventType', '=', 'usage.batch_ingested').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const audit = await t.deps.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('eventType', '=', 'usage.batch_ingested')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     assert.equal(audit.createdAt, t.clock.now(), 'the thread writes at the caller’s clock');
   });
 
@@ -59,7 +67,10 @@ describe('usage through the SQLite writer thread', { skip }, () => {
     const c = await t.seed.customer(ws.test);
     const body = { events: [ev(c.id)] };
     const res = await Promise.all(Array.from({ length: 6 }, () => api.post('/v1/ingest/batch', body, { 'x-idempotency-key': 'thread-1' })));
-    assert.ok(res.every((r) => r.status === 200 || r.status === 503), res.map((r) => r.status).join(','));
+    assert.ok(
+      res.every((r) => r.status === 200 || r.status === 503),
+      res.map((r) => r.status).join(','),
+    );
     assert.equal(await stored(c.id), 1);
     const other = await api.post('/v1/ingest/batch', { events: [ev(c.id, { quantity: 3 })] }, { 'x-idempotency-key': 'thread-1' });
     assert.equal(other.status, 422);
@@ -89,7 +100,13 @@ describe('usage through the SQLite writer thread', { skip }, () => {
   });
 
   it('the checker thread refuses what the body parser refuses: bad JSON, NUL, deep nesting, a bad envelope', async () => {
-    const post = (body: string) => t.app.inject({ method: 'POST', url: '/v1/ingest/batch', headers: { authorization: `Bearer ${ws.test.secretKey}`, 'content-type': 'application/json' }, payload: body });
+    const post = (body: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/ingest/batch',
+        headers: { authorization: `Bearer ${ws.test.secretKey}`, 'content-type': 'application/json' },
+        payload: body,
+      });
     const cases: Array<[string, number, string, string | undefined]> = [
       ['{"events": [', 400, 'INVALID_JSON', undefined],
       ['{"events": [{"customerId": "a\\u0000b"}]}', 400, 'VALIDATION_FAILED', 'body.events.0.customerId'],

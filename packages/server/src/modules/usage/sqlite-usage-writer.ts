@@ -23,7 +23,13 @@ interface Threads {
  * thread pays for a 200 KB batch only its bytes, and the checker works on the next batch while the
  * writer commits this one. Both threads run at `nice`, below the main thread.
  */
-export function createSqliteWorkerWriter(file: string, opts: { busyTimeoutMs: number; nice: number }, clock: Clock, log: Logger, onCommitted: () => void = () => undefined): UsageWriter {
+export function createSqliteWorkerWriter(
+  file: string,
+  opts: { busyTimeoutMs: number; nice: number },
+  clock: Clock,
+  log: Logger,
+  onCommitted: () => void = () => undefined,
+): UsageWriter {
   let nextId = 1;
   let closing = false;
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: unknown) => void }>();

@@ -57,18 +57,17 @@ function run(req: WorkerRequest): void {
     work.kind === 'batch-text'
       ? Promise.reject(new Error('batch bodies go to the checker thread'))
       : work.kind === 'warm'
-      ? warm()
-      : work.kind === 'webhook'
-      ? webhooks.run({ ...work.job, now: req.now })
-      : writer.run((trx) => {
-          clock.set(req.now);
-          return runWriteJob({ ...deps, db: trx }, work.job);
-        });
-  done
-    .then(
-      (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),
-      (err) => parentPort!.postMessage(replyError(req.id, err)),
-    );
+        ? warm()
+        : work.kind === 'webhook'
+          ? webhooks.run({ ...work.job, now: req.now })
+          : writer.run((trx) => {
+              clock.set(req.now);
+              return runWriteJob({ ...deps, db: trx }, work.job);
+            });
+  done.then(
+    (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),
+    (err) => parentPort!.postMessage(replyError(req.id, err)),
+  );
 }
 
 parentPort!.on('message', run);

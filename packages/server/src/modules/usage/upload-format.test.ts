@@ -21,11 +21,46 @@ describe('CsvRecordReader (RFC 4180)', () => {
     ['empty fields, a trailing comma', [',x,'], [[1, ['', 'x', '']]]],
     ['a quoted comma', ['"a,b",c'], [[1, ['a,b', 'c']]]],
     ['doubled quotes', ['"say ""hi""",""'], [[1, ['say "hi"', '']]]],
-    ['a quoted line break, named by its first line', ['"two', 'lines",x', 'y'], [[1, ['two\nlines', 'x']], [3, ['y']]]],
-    ['blank lines between records', ['a', '', 'b'], [[1, ['a']], [3, ['b']]]],
-    ['a quote inside an unquoted field', ['5" screen,x', 'ok'], [[1, /quote inside field 1/], [2, ['ok']]]],
-    ['text after a closing quote', ['"a"b,c', 'ok'], [[1, /after the closing quote of field 1/], [2, ['ok']]]],
-    ['a quote never closed', ['x', '"open', 'more'], [[1, ['x']], [2, /never closed/]]],
+    [
+      'a quoted line break, named by its first line',
+      ['"two', 'lines",x', 'y'],
+      [
+        [1, ['two\nlines', 'x']],
+        [3, ['y']],
+      ],
+    ],
+    [
+      'blank lines between records',
+      ['a', '', 'b'],
+      [
+        [1, ['a']],
+        [3, ['b']],
+      ],
+    ],
+    [
+      'a quote inside an unquoted field',
+      ['5" screen,x', 'ok'],
+      [
+        [1, /quote inside field 1/],
+        [2, ['ok']],
+      ],
+    ],
+    [
+      'text after a closing quote',
+      ['"a"b,c', 'ok'],
+      [
+        [1, /after the closing quote of field 1/],
+        [2, ['ok']],
+      ],
+    ],
+    [
+      'a quote never closed',
+      ['x', '"open', 'more'],
+      [
+        [1, ['x']],
+        [2, /never closed/],
+      ],
+    ],
   ];
   for (const [what, lines, expected] of cases) {
     it(what, () => {
@@ -52,7 +87,13 @@ describe('CsvRecordReader (RFC 4180)', () => {
 describe('physicalLines', () => {
   async function lines(chunks: Array<string | Buffer>, max?: number) {
     const out = [];
-    for await (const l of physicalLines((async function* () { yield* chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)); })(), max)) out.push(l);
+    for await (const l of physicalLines(
+      (async function* () {
+        yield* chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c));
+      })(),
+      max,
+    ))
+      out.push(l);
     return out;
   }
 

@@ -166,7 +166,9 @@ export class CsvRecordReader {
         this.quoted = false;
         i = q + 1;
         if (i < text.length && text[i] !== ',') {
-          return this.fail(`has ${JSON.stringify(text[i])} after the closing quote of field ${this.fields.length + 1}; a quoted field ends at a comma or the end of the line`);
+          return this.fail(
+            `has ${JSON.stringify(text[i])} after the closing quote of field ${this.fields.length + 1}; a quoted field ends at a comma or the end of the line`,
+          );
         }
         this.fields.push(this.field);
         this.field = '';
@@ -278,7 +280,11 @@ export function csvEvent(columns: readonly Column[], line: number, fields: reado
         const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
         return {
           line,
-          rejection: { code: 'INVALID_QUANTITY', field: `${at}.quantity`, message: `${at}.quantity must be a decimal number such as 12 or 0.25 (got ${shown}).` },
+          rejection: {
+            code: 'INVALID_QUANTITY',
+            field: `${at}.quantity`,
+            message: `${at}.quantity must be a decimal number such as 12 or 0.25 (got ${shown}).`,
+          },
         };
       }
       event.quantity = Number(value);

@@ -20,9 +20,13 @@ const line = (customerId: string, over: Record<string, unknown> = {}) =>
 const ndjson = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i)).join('\n');
 
 const eventsOf = (cid: string) =>
-  t.deps.db.selectFrom('usageEvents').select(['quantity', 'metadata', 'source', 'eventId', 'occurredAt']).where('customerId', '=', cid).orderBy('seq').execute();
-const aggregates = (cid: string) =>
-  t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', cid).orderBy('periodStart').execute();
+  t.deps.db
+    .selectFrom('usageEvents')
+    .select(['quantity', 'metadata', 'source', 'eventId', 'occurredAt'])
+    .where('customerId', '=', cid)
+    .orderBy('seq')
+    .execute();
+const aggregates = (cid: string) => t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', cid).orderBy('periodStart').execute();
 
 before(async () => {
   t = await createTestApp();
@@ -43,16 +47,19 @@ describe('POST /api/v1/usage/uploads', () => {
     });
     const res = await api.post(URL, body, NDJSON);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual({ ...res.body, errors: undefined }, {
-      object: 'usage_upload',
-      environment: 'test',
-      lines: 2500,
-      accepted: 2497,
-      duplicates: 0,
-      rejected: 3,
-      errors: undefined,
-      errorsTruncated: false,
-    });
+    assert.deepEqual(
+      { ...res.body, errors: undefined },
+      {
+        object: 'usage_upload',
+        environment: 'test',
+        lines: 2500,
+        accepted: 2497,
+        duplicates: 0,
+        rejected: 3,
+        errors: undefined,
+        errorsTruncated: false,
+      },
+    );
     assert.deepEqual(
       res.body.errors.map((e: { line: number; code: string; field: string }) => [e.line, e.code, e.field]),
       [
@@ -76,7 +83,10 @@ describe('POST /api/v1/usage/uploads', () => {
       .where('eventType', '=', 'usage.batch_ingested')
       .where('payload', 'like', '%"source":"upload"%')
       .execute();
-    assert.deepEqual(audits.map((a) => JSON.parse(a.payload).accepted as number).sort((a, b) => a - b), [499, 999, 999]);
+    assert.deepEqual(
+      audits.map((a) => JSON.parse(a.payload).accepted as number).sort((a, b) => a - b),
+      [499, 999, 999],
+    );
   });
 
   it('200 accepts events a year old, into the month they occurred in; one more than 5 minutes ahead is still rejected', async () => {
@@ -87,7 +97,10 @@ describe('POST /api/v1/usage/uploads', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.lines, 2, 'blank lines are skipped, not counted');
     assert.equal(res.body.accepted, 1);
-    assert.deepEqual(res.body.errors.map((e: { line: number; code: string }) => [e.line, e.code]), [[4, 'TIMESTAMP_IN_FUTURE']]);
+    assert.deepEqual(
+      res.body.errors.map((e: { line: number; code: string }) => [e.line, e.code]),
+      [[4, 'TIMESTAMP_IN_FUTURE']],
+    );
     const [agg] = await aggregates(c.id);
     const d = new Date(yearAgo);
     assert.equal(agg?.periodStart, Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
@@ -162,29 +175,43 @@ describe('POST /api/v1/usage/uploads', () => {
     assert.equal(res.statusCode, 200);
     const body = res.json();
     assert.equal(body.accepted, 1);
-    assert.deepEqual(body.errors.map((e: { line: number; message: string }) => [e.line, e.message]), [
-      [1, 'line 1 is longer than 65536 bytes.'],
-      [2, 'line 2 is not valid UTF-8.'],
-    ]);
+    assert.deepEqual(
+      body.errors.map((e: { line: number; message: string }) => [e.line, e.message]),
+      [
+        [1, 'line 1 is longer than 65536 bytes.'],
+        [2, 'line 2 is not valid UTF-8.'],
+      ],
+    );
   });
 
   it('200 rejects lines holding a NUL character (PostgreSQL text refuses it) or nested too deeply, naming them, and reads on', async () => {
     const c = await t.seed.customer(ws.test);
-    const nd = [line('a\u0000b'), line(c.id, { eventId: 'e\u0000' }), line(c.id, { metadata: JSON.parse('{"a":'.repeat(70) + '1' + '}'.repeat(70)) }), line(c.id)].join('\n');
+    const nd = [
+      line('a\u0000b'),
+      line(c.id, { eventId: 'e\u0000' }),
+      line(c.id, { metadata: JSON.parse('{"a":'.repeat(70) + '1' + '}'.repeat(70)) }),
+      line(c.id),
+    ].join('\n');
     const res = await api.post(URL, nd, NDJSON);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.accepted, 1);
-    assert.deepEqual(res.body.errors.map((e: { line: number; code: string; field: string }) => [e.line, e.code, e.field]), [
-      [1, 'INVALID_EVENT', 'line 1.customerId'],
-      [2, 'INVALID_EVENT', 'line 2.eventId'],
-      [3, 'INVALID_EVENT', 'line 3'],
-    ]);
+    assert.deepEqual(
+      res.body.errors.map((e: { line: number; code: string; field: string }) => [e.line, e.code, e.field]),
+      [
+        [1, 'INVALID_EVENT', 'line 1.customerId'],
+        [2, 'INVALID_EVENT', 'line 2.eventId'],
+        [3, 'INVALID_EVENT', 'line 3'],
+      ],
+    );
     assert.match(res.body.errors[0].message, /^line 1\.customerId contains a NUL character/);
     const csv = `customerId,metricName,quantity,occurredAt\n${c.id},api\u0000calls,1,${minuteAgo()}\n${c.id},api_calls,1,${minuteAgo()}\n`;
     const fromCsv = await api.post(URL, csv, CSV);
     assert.equal(fromCsv.status, 200, JSON.stringify(fromCsv.body));
     assert.equal(fromCsv.body.accepted, 1);
-    assert.deepEqual(fromCsv.body.errors.map((e: { line: number; message: string }) => [e.line, e.message]), [[2, 'line 2 contains a NUL character, which cannot be stored.']]);
+    assert.deepEqual(
+      fromCsv.body.errors.map((e: { line: number; message: string }) => [e.line, e.message]),
+      [[2, 'line 2 contains a NUL character, which cannot be stored.']],
+    );
   });
 
   it('200 counts duplicates when a file with eventIds is sent again, and stores nothing twice', async () => {
@@ -224,7 +251,10 @@ describe('POST /api/v1/usage/uploads', () => {
     });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^application\/x-ndjson/);
-    const out = res.body.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const out = res.body
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.deepEqual(out.slice(0, 2), [
       { object: 'usage_upload_progress', lines: 10_000, accepted: 10_000, duplicates: 0, rejected: 0 },
       { object: 'usage_upload_progress', lines: 20_000, accepted: 19_999, duplicates: 0, rejected: 1 },
@@ -233,7 +263,10 @@ describe('POST /api/v1/usage/uploads', () => {
     assert.equal(out[2].object, 'usage_upload');
     assert.equal(out[2].lines, 25_000);
     assert.equal(out[2].accepted, 24_999);
-    assert.deepEqual(out[2].errors.map((e: { line: number; code: string }) => [e.line, e.code]), [[17_001, 'INVALID_QUANTITY']]);
+    assert.deepEqual(
+      out[2].errors.map((e: { line: number; code: string }) => [e.line, e.code]),
+      [[17_001, 'INVALID_QUANTITY']],
+    );
   });
 
   it('200 names every problem of a bad line, and counts the line once in rejected', async () => {
@@ -259,7 +292,10 @@ describe('POST /api/v1/usage/uploads', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.environment, 'live');
     assert.equal(res.body.accepted, 0);
-    assert.deepEqual(res.body.errors.map((e: { code: string }) => e.code), ['UNKNOWN_CUSTOMER', 'UNKNOWN_CUSTOMER']);
+    assert.deepEqual(
+      res.body.errors.map((e: { code: string }) => e.code),
+      ['UNKNOWN_CUSTOMER', 'UNKNOWN_CUSTOMER'],
+    );
     assert.equal((await eventsOf(c.id)).length, 0);
   });
 

@@ -24,14 +24,20 @@ const UploadSummarySchema = Type.Object({
   ...counts,
   errors: Type.Array(
     Type.Object({
-      line: Type.Integer({ description: 'Line number in the file, counting from 1 (the CSV header is line 1); a CSV record spanning lines is named by its first.' }),
-      code: Type.String({ description: 'The same codes as the ingestion API: UNKNOWN_METRIC, NEGATIVE_QUANTITY, INVALID_EVENT (also for a line that is not valid JSON or CSV), …' }),
+      line: Type.Integer({
+        description: 'Line number in the file, counting from 1 (the CSV header is line 1); a CSV record spanning lines is named by its first.',
+      }),
+      code: Type.String({
+        description: 'The same codes as the ingestion API: UNKNOWN_METRIC, NEGATIVE_QUANTITY, INVALID_EVENT (also for a line that is not valid JSON or CSV), …',
+      }),
       message: Type.String(),
       field: Type.String({ description: 'Such as `line 12.quantity`, or `line 12` for the whole line.' }),
     }),
     { description: `The first ${MAX_REPORTED_ERRORS} problems of rejected lines, in line order; a line with several problems has one entry for each.` },
   ),
-  errorsTruncated: Type.Boolean({ description: `True when errors stops short (more than ${MAX_REPORTED_ERRORS} problems); rejected has the full count of lines.` }),
+  errorsTruncated: Type.Boolean({
+    description: `True when errors stops short (more than ${MAX_REPORTED_ERRORS} problems); rejected has the full count of lines.`,
+  }),
 });
 const UploadProgressSchema = Type.Object({ object: Type.Literal('usage_upload_progress'), ...counts });
 
@@ -101,13 +107,18 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
         tags: ['Usage ingestion'],
         security: bearerSecurity,
         consumes: ['application/x-ndjson', 'text/csv'],
-        body: Type.String({ format: 'binary', description: 'The file: NDJSON (one event per line) or CSV (a header row, then one event per row); any size, each line at most 64 KiB.' }),
+        body: Type.String({
+          format: 'binary',
+          description: 'The file: NDJSON (one event per line) or CSV (a header row, then one event per row); any size, each line at most 64 KiB.',
+        }),
         response: {
           200: {
             description: 'The upload report (JSON), or with Accept: application/x-ndjson, progress lines then the report (NDJSON).',
             content: {
               'application/json': { schema: UploadSummarySchema },
-              'application/x-ndjson': { schema: Type.Union([UploadProgressSchema, UploadSummarySchema], { description: 'Each line is one of these; the last is the summary.' }) },
+              'application/x-ndjson': {
+                schema: Type.Union([UploadProgressSchema, UploadSummarySchema], { description: 'Each line is one of these; the last is the summary.' }),
+              },
             },
           },
           ...errors(403, 415),

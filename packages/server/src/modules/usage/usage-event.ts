@@ -64,7 +64,8 @@ export const UsageEventSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        description: 'Your id for this event: an event with an id seen in the last 24 hours is a duplicate and is skipped, so retries are safe without X-Idempotency-Key.',
+        description:
+          'Your id for this event: an event with an id seen in the last 24 hours is a duplicate and is skipped, so retries are safe without X-Idempotency-Key.',
       }),
     ),
   },
@@ -76,9 +77,10 @@ export const IngestResultSchema = Type.Object({
   environment: Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'Where the events landed: the key decides.' }),
   accepted: Type.Integer({ description: 'Events stored and counted now.' }),
   duplicates: Type.Integer({ description: 'Events skipped because their eventId was seen in the last 24 hours (or earlier in this batch).' }),
-  rejected: Type.Array(
-    Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String(), field: Type.String() }),
-    { description: 'Always empty on a 200 from /v1/ingest/batch and /v1/ingest: a batch with any rejected event is refused whole (400).' },
-  ),
-  idempotentReplay: Type.Boolean({ description: 'True when this is the stored response to an earlier request with the same X-Idempotency-Key; nothing was ingested now.' }),
+  rejected: Type.Array(Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String(), field: Type.String() }), {
+    description: 'Always empty on a 200 from /v1/ingest/batch and /v1/ingest: a batch with any rejected event is refused whole (400).',
+  }),
+  idempotentReplay: Type.Boolean({
+    description: 'True when this is the stored response to an earlier request with the same X-Idempotency-Key; nothing was ingested now.',
+  }),
 });

@@ -21,16 +21,26 @@ before(async () => {
   for (const name of ['api_calls', 'tokens']) await createMetric(t.deps, ws.test.ctx, { name });
   small = (await t.seed.customer(ws.test)).id;
   const api = t.seed.client(ws.test.secretKey);
-  const events = ['GET', 'POST', 'GET'].map((method, i) => ({ customerId: small, metricName: 'api_calls', quantity: 1, occurredAt: `2026-02-0${i + 1}T10:00:00Z`, metadata: { method } }));
+  const events = ['GET', 'POST', 'GET'].map((method, i) => ({
+    customerId: small,
+    metricName: 'api_calls',
+    quantity: 1,
+    occurredAt: `2026-02-0${i + 1}T10:00:00Z`,
+    metadata: { method },
+  }));
   events.push({ customerId: small, metricName: 'tokens', quantity: 5, occurredAt: '2026-02-04T10:00:00Z', metadata: { method: 'GET' } });
   assert.equal((await api.post('/v1/ingest/batch', { events })).status, 200);
   const db = t.deps.db;
   const feb = Date.UTC(2026, 1, 1);
   if (backend === 'postgres') {
     await sql`insert into usage_events (workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, metadata, source)
-      select 'ws_other' || (i % 50), 'test', 'cus_' || (i % 1000), 'api_calls', '1', ${feb}::bigint + i, ${feb}::bigint, 0, '{"method":"GET"}', 'api' from generate_series(1, ${OTHER_ROWS}) as i`.execute(db);
+      select 'ws_other' || (i % 50), 'test', 'cus_' || (i % 1000), 'api_calls', '1', ${feb}::bigint + i, ${feb}::bigint, 0, '{"method":"GET"}', 'api' from generate_series(1, ${OTHER_ROWS}) as i`.execute(
+      db,
+    );
     await sql`insert into usage_aggregates (workspace_id, environment, customer_id, metric_name, period_start, dimension, quantity_sum, event_count, updated_at)
-      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}::bigint, d, '1', 1, 0 from generate_series(1, ${OTHER_ROWS}) as i, (values (''), ('["SUCCESS",null,null]')) as t(d)`.execute(db);
+      select 'ws_other' || (i % 50), 'test', 'cus_' || i, 'api_calls', ${feb}::bigint, d, '1', 1, 0 from generate_series(1, ${OTHER_ROWS}) as i, (values (''), ('["SUCCESS",null,null]')) as t(d)`.execute(
+      db,
+    );
     await sql`analyze usage_events`.execute(db);
     await sql`analyze usage_aggregates`.execute(db);
   } else {
@@ -72,7 +82,11 @@ describe('GET /api/v1/usage query plans', () => {
   });
 
   /** The query of the page after the first row of `q`. */
-  const secondPage = async (q: UsageQuery): Promise<UsageQuery> => ({ ...q, limit: 1, startingAfter: (await reportUsage(t.deps, ws.test.ctx, { ...q, limit: 1 })).items[0]!.id });
+  const secondPage = async (q: UsageQuery): Promise<UsageQuery> => ({
+    ...q,
+    limit: 1,
+    startingAfter: (await reportUsage(t.deps, ws.test.ctx, { ...q, limit: 1 })).items[0]!.id,
+  });
   const cases: Array<[label: string, query: () => Promise<UsageQuery>]> = [
     ['the month list of a groupBy report', async () => ({ groupBy: 'method' })],
     ['the month list of a second groupBy page', () => secondPage({ groupBy: 'method' })],
@@ -91,7 +105,8 @@ describe('GET /api/v1/usage query plans', () => {
         assert.match(plan, /usage_aggregates_total_(month|customer)/, plan);
         assert.doesNotMatch(plan, /SCAN usage_aggregates|Seq Scan on usage_aggregates/, plan);
         // A later page starts at its cursor inside the index, not by skipping the rows before it.
-        if (q.startingAfter && !q.customerId) assert.match(plan, /\(period_start,customer_id(,metric_name)?\)>|Index Cond: .*ROW\(period_start, customer_id/, plan);
+        if (q.startingAfter && !q.customerId)
+          assert.match(plan, /\(period_start,customer_id(,metric_name)?\)>|Index Cond: .*ROW\(period_start, customer_id/, plan);
       }
     });
   }

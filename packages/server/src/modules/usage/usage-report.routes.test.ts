@@ -71,22 +71,28 @@ describe('GET /api/v1/usage', () => {
 
   it('200 covers every month of from..to and filters by customer (externalId) and metric', async () => {
     const res = await api.get('/api/v1/usage?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&customerId=a-corp&metricName=api_calls');
-    assert.deepEqual(rows(res).map((r) => [r[2], r[5]]), [
-      ['2026-01', 1],
-      ['2026-02', 3],
-    ]);
+    assert.deepEqual(
+      rows(res).map((r) => [r[2], r[5]]),
+      [
+        ['2026-01', 1],
+        ['2026-02', 3],
+      ],
+    );
     assert.equal(res.body.data[0].periodEnd, '2026-02-01T00:00:00.000Z');
   });
 
   it('200 splits by a metadata key with groupBy, exact sums, null for events without it', async () => {
     const res = await api.get('/api/v1/usage?customerId=a-corp&groupBy=method');
     const got = res.body.data.map((r: Record<string, unknown>) => [r.metricName, r.groupValue, Number(r.sum), r.count]);
-    assert.deepEqual(got.sort(), [
-      ['api_calls', 'GET', 1, 1],
-      ['api_calls', 'POST', 1, 1],
-      ['api_calls', null, 1, 1],
-      ['revenue', 'POST', 20, 2],
-    ].sort());
+    assert.deepEqual(
+      got.sort(),
+      [
+        ['api_calls', 'GET', 1, 1],
+        ['api_calls', 'POST', 1, 1],
+        ['api_calls', null, 1, 1],
+        ['revenue', 'POST', 20, 2],
+      ].sort(),
+    );
     const revenue = res.body.data.find((r: Record<string, unknown>) => r.metricName === 'revenue');
     assert.match(revenue.sum, /^20(\.0+)?$/, 'no float error such as 19.999999999');
   });
@@ -172,7 +178,10 @@ describe('GET /api/v1/usage', () => {
     for (const groupBy of ['', '&groupBy=method']) {
       const january = await api.get(`/api/v1/usage?${JAN_FEB}&limit=1${groupBy}`);
       const res = await api.get(`/api/v1/usage?from=2026-02-01T00:00:00Z&limit=1${groupBy}&startingAfter=${january.body.data[0].id}`);
-      assert.deepEqual(rows(res).map((r) => [r[0], r[1], r[2]]), [['a', 'api_calls', '2026-02']]);
+      assert.deepEqual(
+        rows(res).map((r) => [r[0], r[1], r[2]]),
+        [['a', 'api_calls', '2026-02']],
+      );
     }
   });
 

@@ -15,10 +15,15 @@ export const UsageQuery = Type.Object(
   {
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'cus_ id or externalId.' })),
     metricName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    from: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Months overlapping [from, to) are reported; default: the current month.' })),
+    from: Type.Optional(
+      Type.String({ format: 'date-time', maxLength: 40, description: 'Months overlapping [from, to) are reported; default: the current month.' }),
+    ),
     to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Exclusive; default: the end of the month of from.' })),
     groupBy: Type.Optional(
-      Type.String({ pattern: GROUP_BY_PATTERN, description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page.' }),
+      Type.String({
+        pattern: GROUP_BY_PATTERN,
+        description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page.',
+      }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     // A cursor holds a group value (up to 500 characters, JSON-escaped) in base64url.
@@ -46,7 +51,13 @@ const encode = (k: Key) => `usg_${Buffer.from(JSON.stringify(k)).toString('base6
 function decode(cursor: string): Key {
   try {
     const k = JSON.parse(Buffer.from(cursor.replace(/^usg_/, ''), 'base64url').toString('utf8')) as Key;
-    if (Array.isArray(k) && Number.isSafeInteger(k[0]) && typeof k[1] === 'string' && typeof k[2] === 'string' && (k[3] === undefined || k[3] === null || typeof k[3] === 'string')) {
+    if (
+      Array.isArray(k) &&
+      Number.isSafeInteger(k[0]) &&
+      typeof k[1] === 'string' &&
+      typeof k[2] === 'string' &&
+      (k[3] === undefined || k[3] === null || typeof k[3] === 'string')
+    ) {
       return [k[0], k[1], k[2], k[3] ?? null];
     }
   } catch {
@@ -75,7 +86,8 @@ interface Row {
 const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** Within one customer's month: by metric, then group value, null first. */
 const byMetricAndValue = (a: Pick<Row, 'metricName' | 'groupValue'>, b: Pick<Row, 'metricName' | 'groupValue'>) =>
-  text(a.metricName, b.metricName) || (a.groupValue === b.groupValue ? 0 : a.groupValue === null ? -1 : b.groupValue === null ? 1 : text(a.groupValue, b.groupValue));
+  text(a.metricName, b.metricName) ||
+  (a.groupValue === b.groupValue ? 0 : a.groupValue === null ? -1 : b.groupValue === null ? 1 : text(a.groupValue, b.groupValue));
 
 /**
  * Usage per customer, metric and calendar month (sum and count), ordered by month, customer,
@@ -105,7 +117,12 @@ export async function reportUsage(
   const limit = q.limit ?? 100;
   const rows =
     q.groupBy === undefined
-      ? (await listTotals(deps.db, tenant, range, after && [after[0], after[1], after[2]], limit + 1)).map((t) => ({ ...t, groupValue: null, sum: t.quantitySum, count: t.eventCount }))
+      ? (await listTotals(deps.db, tenant, range, after && [after[0], after[1], after[2]], limit + 1)).map((t) => ({
+          ...t,
+          groupValue: null,
+          sum: t.quantitySum,
+          count: t.eventCount,
+        }))
       : await groupedPage(deps, tenant, range, q.groupBy, after, limit + 1, opts.eventsPerRead ?? EVENTS_PER_READ);
   const items = rows.slice(0, limit).map((r) => ({
     id: encode([r.periodStart, r.customerId, r.metricName, r.groupValue]),
@@ -172,11 +189,24 @@ async function groupMonth(deps: Deps, tenant: Tenant, m: MonthRead): Promise<Row
   for (;;) {
     const range = { from: m.periodStart, to, after: position };
     const upTo = await nthEventPosition(deps.db, tenant, range, m.perRead);
-    const events = await readGroupedEvents(deps.db, deps.dialect, tenant, { ...range, upTo, customers, groupBy: m.groupBy, ...(m.metricName ? { metricName: m.metricName } : {}) });
+    const events = await readGroupedEvents(deps.db, deps.dialect, tenant, {
+      ...range,
+      upTo,
+      customers,
+      groupBy: m.groupBy,
+      ...(m.metricName ? { metricName: m.metricName } : {}),
+    });
     for (const e of events) {
       const key = `${e.customerId}\u0000${e.metricName}\u0000${e.groupValue === null ? '' : `=${e.groupValue}`}`;
       let g = groups.get(key);
-      if (!g) groups.set(key, (g = { row: { customerId: e.customerId, periodStart: m.periodStart, metricName: e.metricName, groupValue: e.groupValue, sum: '0', count: 0 }, sum: new ExactSum() }));
+      if (!g)
+        groups.set(
+          key,
+          (g = {
+            row: { customerId: e.customerId, periodStart: m.periodStart, metricName: e.metricName, groupValue: e.groupValue, sum: '0', count: 0 },
+            sum: new ExactSum(),
+          }),
+        );
       g.sum.add(e.quantity);
       g.row.count += 1;
     }
@@ -185,5 +215,7 @@ async function groupMonth(deps: Deps, tenant: Tenant, m: MonthRead): Promise<Row
     await setImmediate();
   }
   const order = new Map(m.customers.map((c, i) => [c, i]));
-  return [...groups.values()].map((g) => ({ ...g.row, sum: g.sum.text() })).sort((a, b) => order.get(a.customerId)! - order.get(b.customerId)! || byMetricAndValue(a, b));
+  return [...groups.values()]
+    .map((g) => ({ ...g.row, sum: g.sum.text() }))
+    .sort((a, b) => order.get(a.customerId)! - order.get(b.customerId)! || byMetricAndValue(a, b));
 }

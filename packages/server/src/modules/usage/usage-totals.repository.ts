@@ -53,7 +53,8 @@ export async function listTotals(db: Db, tenant: Tenant, range: TotalsRange, aft
   let qb = totals(db, tenant).select(COLUMNS).where('periodStart', '<', range.to);
   // The cursor alone starts the range: SQLite walks an index from a row value only when no other
   // bound on its first column competes (a cursor before the range is ignored).
-  if (after && after[0] >= range.from) qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId', 'metricName'), '>', eb.tuple(after[0], after[1], after[2])));
+  if (after && after[0] >= range.from)
+    qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId', 'metricName'), '>', eb.tuple(after[0], after[1], after[2])));
   else qb = qb.where('periodStart', '>=', range.from);
   if (range.customerId !== undefined) qb = qb.where('customerId', '=', range.customerId);
   if (range.metricName !== undefined) qb = qb.where('metricName', '=', range.metricName);
@@ -78,7 +79,8 @@ export async function listCustomerMonths(
 ): Promise<Array<{ periodStart: number; customerId: string }>> {
   let qb = totals(db, tenant).select(['periodStart', 'customerId']).distinct().where('periodStart', '<', range.to);
   // As in listTotals: the cursor alone starts the range.
-  if (from && from.periodStart >= range.from) qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId'), from.inclusive ? '>=' : '>', eb.tuple(from.periodStart, from.customerId)));
+  if (from && from.periodStart >= range.from)
+    qb = qb.where((eb) => eb(eb.refTuple('periodStart', 'customerId'), from.inclusive ? '>=' : '>', eb.tuple(from.periodStart, from.customerId)));
   else qb = qb.where('periodStart', '>=', range.from);
   if (range.customerId !== undefined) qb = qb.where('customerId', '=', range.customerId);
   if (range.metricName !== undefined) qb = qb.where('metricName', '=', range.metricName);

@@ -46,7 +46,8 @@ export interface UsageWriter {
 }
 
 /** Every kind of job a writer runs, as it crosses to the writer thread. */
-export type WriterJob = { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob } | { kind: 'warm' } | { kind: 'batch-text'; job: BatchTextJob };
+export type WriterJob =
+  { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob } | { kind: 'warm' } | { kind: 'batch-text'; job: BatchTextJob };
 
 /** Webhook requests are written a group at a time (plugs/write-webhook.ts), up to this many a commit. */
 export const WEBHOOKS_PER_COMMIT = 128;

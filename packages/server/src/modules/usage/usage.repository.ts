@@ -16,8 +16,7 @@ export async function resolveCustomerRefs(db: Db, tenant: Tenant, refs: string[]
   const out = new Map<string, string>();
   if (refs.length === 0) return out;
   // Two index look-ups joined by UNION ALL: written as one OR, SQLite scans the tenant's customers.
-  const byColumn = (column: 'id' | 'externalId') =>
-    db.selectFrom('customers').select(['id', 'externalId']).$call(forTenant(tenant)).where(column, 'in', refs);
+  const byColumn = (column: 'id' | 'externalId') => db.selectFrom('customers').select(['id', 'externalId']).$call(forTenant(tenant)).where(column, 'in', refs);
   const rows = await byColumn('id').unionAll(byColumn('externalId')).execute();
   // An id match wins over an externalId that happens to look like an id.
   for (const r of rows) if (r.externalId !== null) out.set(r.externalId, r.id);
@@ -73,8 +72,7 @@ export async function claimEventIds(db: Db, tenant: Tenant, eventIds: string[], 
   return claimed;
 }
 
-const EVENT_COLUMNS =
-  '(workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, event_id, metadata, source)';
+const EVENT_COLUMNS = '(workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, event_id, metadata, source)';
 /** Rows per statement: one call binds 64 rows (704 parameters), far cheaper than 64 calls. */
 const ROWS_PER_STATEMENT = 64;
 const statements = new WeakMap<SQLite.Database, Map<number, SQLite.Statement>>();
@@ -112,7 +110,19 @@ export async function insertEvents(
       const chunk = events.slice(i, i + ROWS_PER_STATEMENT);
       const params: unknown[] = [];
       for (const e of chunk) {
-        params.push(workspaceId, environment, e.customerId, e.metricName, e.quantityText, e.occurredAt, e.periodStart, receivedAt, e.eventId, e.metadata, source);
+        params.push(
+          workspaceId,
+          environment,
+          e.customerId,
+          e.metricName,
+          e.quantityText,
+          e.occurredAt,
+          e.periodStart,
+          receivedAt,
+          e.eventId,
+          e.metadata,
+          source,
+        );
       }
       insertStatement(sqlite, chunk.length).run(params);
     }
@@ -169,14 +179,25 @@ function eventsInRange(db: Db, tenant: Tenant, r: TenantEventRange, upTo: EventP
   return qb;
 }
 
-const toPosition = (r: { occurredAt: number; customerId: string; seq: number }): EventPosition => ({ occurredAt: Number(r.occurredAt), customerId: r.customerId, seq: Number(r.seq) });
+const toPosition = (r: { occurredAt: number; customerId: string; seq: number }): EventPosition => ({
+  occurredAt: Number(r.occurredAt),
+  customerId: r.customerId,
+  seq: Number(r.seq),
+});
 
 /**
  * The position of the `n`-th event of the range, or null when it holds fewer: the end of a read
  * that covers at most `n` of the tenant's events, whoever they belong to. Reads the index alone.
  */
 export async function nthEventPosition(db: Db, tenant: Tenant, r: TenantEventRange, n: number): Promise<EventPosition | null> {
-  const row = await eventsInRange(db, tenant, r).select(POSITION).orderBy('occurredAt').orderBy('customerId').orderBy('seq').offset(n - 1).limit(1).executeTakeFirst();
+  const row = await eventsInRange(db, tenant, r)
+    .select(POSITION)
+    .orderBy('occurredAt')
+    .orderBy('customerId')
+    .orderBy('seq')
+    .offset(n - 1)
+    .limit(1)
+    .executeTakeFirst();
   return row ? toPosition(row) : null;
 }
 
@@ -200,7 +221,9 @@ export async function readGroupedEvents(db: Db, dialect: DialectName, tenant: Te
   const path = `$."${q.groupBy}"`;
   const value =
     dialect === 'sqlite'
-      ? sql<string | null>`case json_type(metadata, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(metadata, ${path}) as text) end`
+      ? sql<
+          string | null
+        >`case json_type(metadata, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(metadata, ${path}) as text) end`
       : sql<string | null>`(metadata::jsonb ->> ${q.groupBy})`;
   let qb = eventsInRange(db, tenant, q, q.upTo)
     .select(['customerId', 'metricName', 'quantity', value.as('groupValue')])
@@ -214,13 +237,7 @@ export async function readGroupedEvents(db: Db, dialect: DialectName, tenant: Te
  * Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float): each
  * (customer, metric, month) total row, and the share of each rating dimension (withTotalRows).
  */
-export async function addToAggregates(
-  db: Db,
-  dialect: DialectName,
-  tenant: Tenant,
-  deltas: readonly AggregateDelta[],
-  now: number,
-): Promise<void> {
+export async function addToAggregates(db: Db, dialect: DialectName, tenant: Tenant, deltas: readonly AggregateDelta[], now: number): Promise<void> {
   if (deltas.length === 0) return;
   // In primary-key order: concurrent transactions then lock the same rows in the same order and
   // cannot deadlock (PostgreSQL runs several writer lanes).
@@ -271,7 +288,13 @@ export interface AggregateRow {
  * A customer's dimension rows (never the total rows) of some metrics for the given months: a row
  * per distinct (status, tool, endpoint), so read them only for units whose pricing uses them.
  */
-export async function readDimensionRows(db: Db, tenant: Tenant, customerId: string, months: readonly number[], metricNames: readonly string[]): Promise<AggregateRow[]> {
+export async function readDimensionRows(
+  db: Db,
+  tenant: Tenant,
+  customerId: string,
+  months: readonly number[],
+  metricNames: readonly string[],
+): Promise<AggregateRow[]> {
   if (months.length === 0 || metricNames.length === 0) return [];
   return db
     .selectFrom('usageAggregates')

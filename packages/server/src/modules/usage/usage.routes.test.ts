@@ -24,10 +24,17 @@ async function metrics(env: EnvHandle, ...names: string[]) {
 
 /** The problems of a refused batch as [index, code, field]. */
 const listed = (res: { body: { errors: Array<{ index: number; code: string; field: string }> } }) => res.body.errors.map((e) => [e.index, e.code, e.field]);
-const aggregates = (cid: string) =>
-  t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', cid).orderBy('metricName').execute();
+const aggregates = (cid: string) => t.deps.db.selectFrom('usageAggregates').selectAll().where('customerId', '=', cid).orderBy('metricName').execute();
 const eventCount = async (cid: string) =>
-  Number((await t.deps.db.selectFrom('usageEvents').select((eb) => eb.fn.countAll<number>().as('n')).where('customerId', '=', cid).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.deps.db
+        .selectFrom('usageEvents')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('customerId', '=', cid)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 before(async () => {
   t = await createTestApp();
@@ -109,7 +116,10 @@ describe('POST /v1/ingest/batch', () => {
     const c = await t.seed.customer(ws.test);
     const body = { events: [ev({ customerId: c.id })] };
     const responses = await Promise.all(Array.from({ length: 8 }, () => api.post('/v1/ingest/batch', body, { 'x-idempotency-key': 'race-1' })));
-    assert.ok(responses.every((r) => r.status === 200 || r.status === 503), responses.map((r) => r.status).join(','));
+    assert.ok(
+      responses.every((r) => r.status === 200 || r.status === 503),
+      responses.map((r) => r.status).join(','),
+    );
     assert.equal(await eventCount(c.id), 1);
   });
 
@@ -213,7 +223,10 @@ describe('POST /v1/ingest/batch', () => {
     const unknownFields = Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`extra${i}`, i]));
     const res = await api.post('/v1/ingest/batch', { events: [ev(unknownFields)] });
     assert.equal(res.status, 400);
-    assert.deepEqual(listed(res), Array.from({ length: 10 }, (_, i) => [0, 'INVALID_EVENT', `events[0].extra${i}`]));
+    assert.deepEqual(
+      listed(res),
+      Array.from({ length: 10 }, (_, i) => [0, 'INVALID_EVENT', `events[0].extra${i}`]),
+    );
   });
 
   it('400 lists at most 1,000 problems in all, and every rejected event keeps its first', async () => {
@@ -225,7 +238,11 @@ describe('POST /v1/ingest/batch', () => {
     assert.equal(errors.length, 1000);
     const perEvent = new Map<number, string[]>();
     for (const e of errors) perEvent.set(e.index, [...(perEvent.get(e.index) ?? []), e.code]);
-    assert.deepEqual([...perEvent.keys()], Array.from({ length: 600 }, (_, i) => i), 'every rejected event, in index order');
+    assert.deepEqual(
+      [...perEvent.keys()],
+      Array.from({ length: 600 }, (_, i) => i),
+      'every rejected event, in index order',
+    );
     assert.deepEqual(perEvent.get(0), ['UNKNOWN_CUSTOMER', 'NEGATIVE_QUANTITY', 'TIMESTAMP_TOO_OLD']);
     assert.deepEqual(perEvent.get(199), ['UNKNOWN_CUSTOMER', 'NEGATIVE_QUANTITY', 'TIMESTAMP_TOO_OLD']);
     assert.deepEqual(perEvent.get(200), ['UNKNOWN_CUSTOMER']);
@@ -299,7 +316,10 @@ describe('POST /v1/ingest/test', () => {
     assert.equal(res.body.environment, 'test');
     assert.equal(res.body.sandbox, true);
     assert.equal(res.body.wouldAccept, false);
-    assert.deepEqual(res.body.rejected.map((r: { index: number; code: string }) => [r.index, r.code]), [[2, 'UNKNOWN_METRIC']]);
+    assert.deepEqual(
+      res.body.rejected.map((r: { index: number; code: string }) => [r.index, r.code]),
+      [[2, 'UNKNOWN_METRIC']],
+    );
     const ok = await api.post('/v1/ingest/test', { events: [ev({ customerId: c.id }), ev({ customerId: c.id, eventId: 'seen-1' })] });
     assert.equal(ok.body.wouldAccept, true);
     assert.equal(ok.body.accepted, 1);
@@ -318,7 +338,9 @@ describe('admission control', () => {
       const w = await small.seed.workspace();
       await createMetric(small.deps, w.test.ctx, { name: 'api_calls' });
       const c = await small.seed.customer(w.test);
-      const body = JSON.stringify({ events: Array.from({ length: 1000 }, () => ({ customerId: c.id, metricName: 'api_calls', quantity: 1, occurredAt: iso(small.clock.now()) })) });
+      const body = JSON.stringify({
+        events: Array.from({ length: 1000 }, () => ({ customerId: c.id, metricName: 'api_calls', quantity: 1, occurredAt: iso(small.clock.now()) })),
+      });
       const client = small.seed.client(w.test.secretKey);
       const responses = await Promise.all(Array.from({ length: 4 }, () => client.post('/v1/ingest/batch', body)));
       const statuses = responses.map((r) => r.status).sort();

@@ -23,10 +23,7 @@ const tags = ['Usage ingestion'];
 // schema only documents them.
 const documentOnly = () => () => true;
 
-const BatchBody = Type.Object(
-  { events: Type.Array(UsageEventSchema, { minItems: 1, maxItems: MAX_BATCH_EVENTS }) },
-  { additionalProperties: false },
-);
+const BatchBody = Type.Object({ events: Type.Array(UsageEventSchema, { minItems: 1, maxItems: MAX_BATCH_EVENTS }) }, { additionalProperties: false });
 const IdempotencyHeader = Type.Object({
   'x-idempotency-key': Type.Optional(
     Type.String({

@@ -31,4 +31,3 @@ export interface UsageAggregateTable {
   eventCount: number;
   updatedAt: number;
 }
-
