@@ -47,7 +47,7 @@ import { auditSearchText, ftsDocument, ftsScope, tsDocument } from '../packages/
 import { scratchPostgres } from './lib.js';
 import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
 import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
-import type { Tenant } from '../packages/server/src/modules/tenancy/tenant.js';
+import type { Tenant } from '../packages/server/src/lib/tenant.js';
 
 const EVENTS = Number(process.env.BENCH_AUDIT_EVENTS ?? 10_000_000);
 const CACHE = process.env.BENCH_AUDIT_DB ? path.resolve(process.env.BENCH_AUDIT_DB) : null;

@@ -10,7 +10,7 @@ import { CREDENTIALS_CHANNEL } from './deps.js';
 import { reencryptSecrets } from './modules/plugs/reencrypt-secrets.js';
 import { auditEventsBetween } from './modules/audit/audit-event.repository.js';
 import { presentAuditEvent } from './modules/audit/audit-event.schema.js';
-import { parseIsoTimestamp } from './modules/usage/check-event-shape.js';
+import { parseIsoTimestamp } from './lib/timestamps.js';
 import { formatEncryptionKey, generateEncryptionKey } from './lib/secret-box.js';
 
 const usage = `Usage: tollgate <command> [options]

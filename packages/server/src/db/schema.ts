@@ -1,20 +1,20 @@
-import type { WorkspaceTable } from '../modules/tenancy/workspace.table.js';
-import type { CustomerTable } from '../modules/customers/customer.table.js';
-import type { ProductTable } from '../modules/products/product.table.js';
-import type { MetricTable } from '../modules/metrics/metric.table.js';
-import type { SubscriptionTable } from '../modules/subscriptions/subscription.table.js';
-import type { ApiKeyTable } from '../modules/api-keys/api-key.table.js';
-import type { AccessTokenTable, ClientCredentialTable } from '../modules/client-credentials/client-credential.table.js';
-import type { StorefrontKeyTable } from '../modules/storefront-keys/storefront-key.table.js';
-import type { AuditEventTable } from '../modules/audit/audit-event.table.js';
-import type { IdempotencyKeyTable } from '../modules/idempotency/idempotency-key.table.js';
-import type { UsageAggregateTable, UsageEventTable } from '../modules/usage/usage.table.js';
-import type { RatePlanTable } from '../modules/catalog/rate-plan.table.js';
-import type { OfferingTable } from '../modules/catalog/offering.table.js';
-import type { StorefrontTable } from '../modules/catalog/storefront.table.js';
-import type { WebhookEventIdTable, WebhookSourceTable } from '../modules/plugs/webhook-source.table.js';
-import type { WebhookLogTable } from '../modules/plugs/webhook-log.table.js';
-import type { AuditSearchPresetTable } from '../modules/audit/audit-search-preset.table.js';
+import type { WorkspaceTable } from './tables/workspace.table.js';
+import type { CustomerTable } from './tables/customer.table.js';
+import type { ProductTable } from './tables/product.table.js';
+import type { MetricTable } from './tables/metric.table.js';
+import type { SubscriptionTable } from './tables/subscription.table.js';
+import type { ApiKeyTable } from './tables/api-key.table.js';
+import type { AccessTokenTable, ClientCredentialTable } from './tables/client-credential.table.js';
+import type { StorefrontKeyTable } from './tables/storefront-key.table.js';
+import type { AuditEventTable } from './tables/audit-event.table.js';
+import type { IdempotencyKeyTable } from './tables/idempotency-key.table.js';
+import type { UsageAggregateTable, UsageEventTable } from './tables/usage.table.js';
+import type { RatePlanTable } from './tables/rate-plan.table.js';
+import type { OfferingTable } from './tables/offering.table.js';
+import type { StorefrontTable } from './tables/storefront.table.js';
+import type { WebhookEventIdTable, WebhookSourceTable } from './tables/webhook-source.table.js';
+import type { WebhookLogTable } from './tables/webhook-log.table.js';
+import type { AuditSearchPresetTable } from './tables/audit-search-preset.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {

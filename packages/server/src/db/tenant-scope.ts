@@ -1,4 +1,4 @@
-import type { Tenant } from '../modules/tenancy/tenant.js';
+import type { Tenant } from '../lib/tenant.js';
 
 /**
  * The filter every tenant query carries: the workspace and the environment of the credential.

@@ -4,7 +4,7 @@ import { AppError } from '../lib/errors.js';
 import { credentialState, hasScope, type Credential } from '../modules/api-keys/credential.js';
 import { findCredentialBySecret } from '../modules/api-keys/find-credential.js';
 import { recordAudit } from '../modules/audit/audit-event.repository.js';
-import type { ActorType } from '../modules/audit/audit-event.js';
+import type { ActorType } from '../lib/operation-context.js';
 import type { AuthRequirement } from './types.js';
 
 const WINDOW_MS = 60_000;

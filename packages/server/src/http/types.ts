@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Credential, Scope } from '../modules/api-keys/credential.js';
-import type { OperationContext } from '../modules/audit/audit-event.js';
+import type { OperationContext } from '../lib/operation-context.js';
 
 /**
  * What a route needs from the caller, declared in the route's `config.auth`:

@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Deps } from '../../src/deps.js';
 import type { App } from '../../src/http/types.js';
 import type { Environment } from '../../src/lib/crypto.js';
-import type { OperationContext } from '../../src/modules/audit/audit-event.js';
+import type { OperationContext } from '../../src/lib/operation-context.js';
 import { createWorkspace } from '../../src/modules/tenancy/create-workspace.js';
 import { createCustomer } from '../../src/modules/customers/create-customer.js';
 import { createProduct } from '../../src/modules/products/create-product.js';

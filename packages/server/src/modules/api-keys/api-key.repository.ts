@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { ApiKey, ApiKeyKind, ApiKeyStatus } from './api-key.js';
-import type { ApiKeyTable } from './api-key.table.js';
+import type { ApiKeyTable } from '../../db/tables/api-key.table.js';
 import type { Scope } from './credential.js';
 
 function toApiKey(r: Selectable<ApiKeyTable>): ApiKey {

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { findBindableSubscription } from '../subscriptions/bindable-subscription.js';
 import type { ApiKey, CreateApiKeyInput } from './api-key.js';
 import { insertApiKey } from './api-key.repository.js';

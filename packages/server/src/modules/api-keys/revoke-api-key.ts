@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { ApiKey } from './api-key.js';
 import { findApiKey, revokeApiKeyRow } from './api-key.repository.js';
 import { assertHoldsScopes } from './create-api-key.js';

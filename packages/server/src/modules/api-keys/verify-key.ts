@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { toIsoOrNull } from '../../lib/clock.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { credentialState, type Credential } from './credential.js';
 import { findCredentialBySecret } from './find-credential.js';
 

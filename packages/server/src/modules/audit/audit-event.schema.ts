@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { toIso } from '../../lib/clock.js';
-import { actorTypes, severities, type AuditEvent } from './audit-event.js';
+import { severities, type AuditEvent } from './audit-event.js';
+import { actorTypes } from '../../lib/operation-context.js';
 
 export const AuditEventSchema = Type.Object({
   object: Type.Literal('audit_event'),

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { sseFrame, type SseStream } from '../../http/sse.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { onAuditCommitted } from './audit-commit-signal.js';
 import { formatCursor, isAfter, type AuditCursor } from './audit-cursor.js';
 import { feedHead, readFeed, readTenantFeed, type CursoredAuditEvent } from './audit-event.repository.js';

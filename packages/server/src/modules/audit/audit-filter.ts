@@ -1,6 +1,7 @@
 import { AppError } from '../../lib/errors.js';
-import { parseIsoTimestamp } from '../usage/check-event-shape.js';
-import { actorTypes, severities, type ActorType, type AuditEvent, type Severity } from './audit-event.js';
+import { parseIsoTimestamp } from '../../lib/timestamps.js';
+import { severities, type AuditEvent, type Severity } from './audit-event.js';
+import { actorTypes, type ActorType } from '../../lib/operation-context.js';
 import { auditSearchText, matchesText, parseTextQuery, type TextQuery } from './audit-search-text.js';
 
 /**

@@ -2,9 +2,9 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { AuditSearchPreset } from './audit-search-preset.js';
-import type { AuditSearchPresetTable } from './audit-search-preset.table.js';
+import type { AuditSearchPresetTable } from '../../db/tables/audit-search-preset.table.js';
 
 const toPreset = (r: Selectable<AuditSearchPresetTable>): AuditSearchPreset => ({
   id: r.id,

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backend, createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { AuditEvent, Severity } from './audit-event.js';
 import { recordAudit } from './audit-event.repository.js';
 import { filterErrors, matchesAuditFilter, type AuditFilterQuery } from './audit-filter.js';

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from './audit-event.repository.js';
-import type { OperationContext } from './audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { filterErrors } from './audit-filter.js';
 import type { AuditSearchPreset, CreateAuditSearchPresetInput } from './audit-search-preset.js';
 import { deletePreset, insertPreset } from './audit-search-preset.repository.js';

@@ -9,7 +9,7 @@ import { createDemoWorkspace, type DemoEnvironment } from '../tenancy/create-dem
 import { checkEntitlement } from '../entitlements/check-entitlement.js';
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { rateSubscriptionPeriod } from './rate-subscription-period.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 
 /** Distinct endpoint values a customer sends: each one is an aggregate row of its own. */
 const ENDPOINTS = 3000;

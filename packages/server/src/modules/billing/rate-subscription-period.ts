@@ -4,7 +4,7 @@ import { AppError } from '../../lib/errors.js';
 import { monthStartsOverlapping } from '../../lib/periods.js';
 import { loadPricedOffering } from '../catalog/load-priced-offering.js';
 import { periodAt, type Subscription } from '../subscriptions/subscription.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { readDimensionRows } from '../usage/usage.repository.js';
 import { readCustomerTotals } from '../usage/usage-totals.repository.js';
 import { metricsRatedByDimension, unitsOfOffering, unitsOfUnitPrices, usageGroupsOf } from './priced-units.js';

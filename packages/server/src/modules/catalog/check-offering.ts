@@ -2,7 +2,7 @@ import { checkPeriodAmount, normaliseOverride, prefixFieldErrors, type BillingPe
 import type { Db } from '../../db/database.js';
 import type { ErrorDetail } from '../../lib/errors.js';
 import { findProduct } from '../products/product.repository.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { checkCurrency, failValidation } from './check-rate-plan-units.js';
 import type { OfferingOverride } from './offering.js';
 import { findRatePlans } from './rate-plan.repository.js';

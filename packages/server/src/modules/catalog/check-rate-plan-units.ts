@@ -3,7 +3,7 @@ import { isCurrencyCode, normaliseUnitPricing, prefixFieldErrors, type CatalogUn
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { AppError, capDetails, type ErrorDetail } from '../../lib/errors.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { UnitPricingBody } from './catalog-schemas.js';
 
 type UnitInput = Static<typeof UnitPricingBody>;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { ErrorDetail } from '../../lib/errors.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { failValidation } from './check-rate-plan-units.js';
 import { findOfferings } from './offering.repository.js';
 

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { createOffering } from './create-offering.js';
 import { createRatePlan } from './create-rate-plan.js';
 import { createStorefront } from './create-storefront.js';

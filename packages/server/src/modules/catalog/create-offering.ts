@@ -2,7 +2,7 @@ import { Decimal, toDecimalText } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
 import { checkOffering } from './check-offering.js';
 import type { CreateOfferingInput, Offering } from './offering.js';

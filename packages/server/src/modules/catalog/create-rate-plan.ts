@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
 import { checkCurrency, checkRatePlanUnits, failValidation } from './check-rate-plan-units.js';
 import type { CreateRatePlanInput, RatePlan } from './rate-plan.js';

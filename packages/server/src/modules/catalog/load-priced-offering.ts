@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { Offering } from './offering.js';
 import { findOffering } from './offering.repository.js';
 import type { RatePlan } from './rate-plan.js';

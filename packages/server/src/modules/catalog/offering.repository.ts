@@ -4,9 +4,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { BillingMode, Offering, OfferingOverride } from './offering.js';
-import type { OfferingTable } from './offering.table.js';
+import type { OfferingTable } from '../../db/tables/offering.table.js';
 
 function toOffering(r: Selectable<OfferingTable>): Offering {
   return {

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { checkStorefrontOfferings } from './check-storefront-offerings.js';
 import type { Storefront } from './storefront.js';
 import { findStorefront, updateStorefrontRow } from './storefront.repository.js';

@@ -4,9 +4,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { RatePlan } from './rate-plan.js';
-import type { RatePlanTable } from './rate-plan.table.js';
+import type { RatePlanTable } from '../../db/tables/rate-plan.table.js';
 
 function toRatePlan(r: Selectable<RatePlanTable>): RatePlan {
   return {

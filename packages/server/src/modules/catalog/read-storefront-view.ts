@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { buildStorefrontView, type StorefrontView } from './headless-config.js';
 import { findOfferings } from './offering.repository.js';
 import { findRatePlans } from './rate-plan.repository.js';

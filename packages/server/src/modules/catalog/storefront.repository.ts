@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { Storefront } from './storefront.js';
-import type { StorefrontTable } from './storefront.table.js';
+import type { StorefrontTable } from '../../db/tables/storefront.table.js';
 
 function toStorefront(r: Selectable<StorefrontTable>): Storefront {
   return {

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
 import { checkRatePlanUnits, failValidation } from './check-rate-plan-units.js';
 import type { Offering } from './offering.js';

@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { ClientCredential } from './client-credential.js';
-import type { ClientCredentialTable } from './client-credential.table.js';
+import type { ClientCredentialTable } from '../../db/tables/client-credential.table.js';
 
 function toClientCredential(r: Selectable<ClientCredentialTable>): ClientCredential {
   return {

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { findBindableSubscription } from '../subscriptions/bindable-subscription.js';
 import { newClientSecret } from '../api-keys/secrets.js';
 import type { ClientCredential, CreateClientCredentialInput } from './client-credential.js';

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { newAccessToken } from '../api-keys/secrets.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { findClientForTokenGrant, insertAccessToken } from './client-credential.repository.js';
 
 export interface TokenGrant {

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { CreateCustomerInput, Customer } from './customer.js';
 import { insertCustomer } from './customer.repository.js';
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { clearEverywhere } from '../../lib/bus.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { resolveCustomerRefs } from '../usage/usage.repository.js';
 
 export const CUSTOMERS_CHANNEL = 'customers.invalidate';

@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { Customer } from './customer.js';
-import type { CustomerTable } from './customer.table.js';
+import type { CustomerTable } from '../../db/tables/customer.table.js';
 
 function toCustomer(r: Selectable<CustomerTable>): Customer {
   return {

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { Customer, UpdateCustomerInput } from './customer.js';
 import { findCustomer, updateCustomerRow } from './customer.repository.js';
 import { duplicateExternalId } from './create-customer.js';

@@ -5,7 +5,7 @@ import { AppError } from '../../lib/errors.js';
 import { Decimal } from '../../lib/money.js';
 import { findProduct } from '../products/product.repository.js';
 import { findDecidingSubscription } from '../subscriptions/subscription.repository.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { resolveCustomerRefs } from '../usage/usage.repository.js';
 import { rateSubscriptionPeriod } from '../billing/rate-subscription-period.js';
 import { decideEntitlement, type EntitlementDecision } from './decide-entitlement.js';

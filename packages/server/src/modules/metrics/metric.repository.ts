@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { Metric } from './metric.js';
-import type { MetricTable } from './metric.table.js';
+import type { MetricTable } from '../../db/tables/metric.table.js';
 
 function toMetric(r: Selectable<MetricTable>): Metric {
   return {

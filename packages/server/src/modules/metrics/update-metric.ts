@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { Metric, UpdateMetricInput } from './metric.js';
 import { findMetric, updateMetricRow } from './metric.repository.js';
 

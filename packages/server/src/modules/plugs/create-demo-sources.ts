@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { FieldMappings } from './field-mapping.js';
 import type { Provider } from './provider-templates.js';
 import { createWebhookSource } from './save-webhook-source.js';

@@ -1,5 +1,5 @@
 import { JSONPathEnvironment, JSONPathError, type JSONPathQuery, type JSONValue } from 'json-p3';
-import { parseIsoTimestamp } from '../usage/check-event-shape.js';
+import { parseIsoTimestamp } from '../../lib/timestamps.js';
 import { MAX_QUANTITY } from '../usage/usage-event.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { describeJsonProblem, findJsonProblem } from '../../lib/json-limits.js';
 import { numberToDecimal } from '../../lib/money.js';
 import { monthStart } from '../../lib/periods.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { ResolvedEvent } from '../usage/aggregate-batch.js';
 import { checkEventShape, isRejection } from '../usage/check-event-shape.js';
 import { dimensionKeyOf } from '../usage/rating-dimension.js';

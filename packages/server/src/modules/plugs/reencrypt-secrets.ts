@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { SecretBoxError } from '../../lib/secret-box.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { Actor } from '../audit/audit-event.js';
+import type { Actor } from '../../lib/operation-context.js';
 import { webhookSourcesChanged } from './delivery-source.js';
 import { secretAssociatedData } from './webhook-source.js';
 import { listSealedSecrets, replaceSealedSecret } from './webhook-source.repository.js';

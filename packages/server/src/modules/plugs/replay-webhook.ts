@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { loadDeliverySource } from './delivery-source.js';
 import { processVerifiedWebhook } from './receive-webhook.js';
 import { decodeBody, type WebhookLogEntry } from './webhook-log.js';

@@ -4,8 +4,8 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { AppError, capDetails, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { OperationContext } from '../../lib/operation-context.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { MappingError } from './field-mapping.js';
 import { webhookSourcesChanged } from './delivery-source.js';
 import {

@@ -4,9 +4,9 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import { idFloor } from '../../lib/ids.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { WebhookLogEntry } from './webhook-log.js';
-import type { WebhookLogTable } from './webhook-log.table.js';
+import type { WebhookLogTable } from '../../db/tables/webhook-log.table.js';
 import type { LogStatus, VerificationState } from './webhook-outcome.js';
 
 function toEntry(r: Selectable<WebhookLogTable>): WebhookLogEntry {

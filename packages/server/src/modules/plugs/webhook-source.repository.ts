@@ -3,10 +3,10 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { Provider } from './provider-templates.js';
 import type { WebhookSource } from './webhook-source.js';
-import type { WebhookSourceTable } from './webhook-source.table.js';
+import type { WebhookSourceTable } from '../../db/tables/webhook-source.table.js';
 
 function toSource(r: Selectable<WebhookSourceTable>): WebhookSource {
   return {

@@ -4,7 +4,7 @@ import { idempotent } from '../../http/idempotent.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import type { App } from '../../http/types.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import { parseIsoTimestamp } from '../usage/check-event-shape.js';
+import { parseIsoTimestamp } from '../../lib/timestamps.js';
 import { replayWebhook } from './replay-webhook.js';
 import { createWebhookSource, deleteWebhookSource, metricNameOf, updateWebhookSource } from './save-webhook-source.js';
 import { logStatuses, presentLogEntry, WebhookLogEntrySchema, WebhookLogEntrySummarySchema } from './webhook-log.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { ResolvedEvent } from '../usage/aggregate-batch.js';
 import { writeUsage } from '../usage/ingest-usage.js';
 import type { WebhookLogEntry } from './webhook-log.js';

@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { Product, ProductKind } from './product.js';
-import type { ProductTable } from './product.table.js';
+import type { ProductTable } from '../../db/tables/product.table.js';
 
 function toProduct(r: Selectable<ProductTable>): Product {
   return {

@@ -3,9 +3,9 @@ import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { StorefrontKey } from './storefront-key.js';
-import type { StorefrontKeyTable } from './storefront-key.table.js';
+import type { StorefrontKeyTable } from '../../db/tables/storefront-key.table.js';
 
 function toStorefrontKey(r: Selectable<StorefrontKeyTable>): StorefrontKey {
   return {

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../lib/errors.js';
 import { credentialTypeFor, type Product } from '../products/product.js';
 import { findProduct } from '../products/product.repository.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { Subscription } from './subscription.js';
 import { findSubscription } from './subscription.repository.js';
 

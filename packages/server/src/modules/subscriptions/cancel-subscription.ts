@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { revokeKeysForSubscription } from '../api-keys/api-key.repository.js';
 import { revokeClientCredentialsForSubscription } from '../client-credentials/client-credential.repository.js';
 import type { Subscription } from './subscription.js';

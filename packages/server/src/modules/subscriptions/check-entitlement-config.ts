@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError, type ErrorDetail } from '../../lib/errors.js';
 import { checkCurrency } from '../catalog/check-rate-plan-units.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { UsageLimit } from './subscription.js';
 
 /**

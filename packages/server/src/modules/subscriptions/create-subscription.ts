@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../lib/errors.js';
 import { calendarPeriodEnd } from '../../lib/periods.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { findCustomer } from '../customers/customer.repository.js';
 import type { CreateSubscriptionInput, Subscription } from './subscription.js';
 import { insertSubscription } from './subscription.repository.js';

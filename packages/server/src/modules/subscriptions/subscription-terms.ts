@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import type { BillingPeriod } from '../../lib/periods.js';
 import { findOffering } from '../catalog/offering.repository.js';
 import { findProduct } from '../products/product.repository.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { CreateSubscriptionInput } from './subscription.js';
 
 export interface SubscriptionTerms {

@@ -4,7 +4,7 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import type { BillingPeriod } from '../../lib/periods.js';
-import { parseMetadata, type Tenant } from '../tenancy/tenant.js';
+import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { SpendBudget, Subscription, SubscriptionStatus, UsageLimit } from './subscription.js';
 
 function serialized(s: Subscription) {
@@ -15,7 +15,7 @@ function serialized(s: Subscription) {
     unitPrices: JSON.stringify(s.unitPrices),
   };
 }
-import type { SubscriptionTable } from './subscription.table.js';
+import type { SubscriptionTable } from '../../db/tables/subscription.table.js';
 
 function toSubscription(r: Selectable<SubscriptionTable>): Subscription {
   return {

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import type { Subscription, UpdateSubscriptionInput } from './subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
 import { checkEntitlementConfig } from './check-entitlement-config.js';

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { environments, type Environment } from '../../lib/crypto.js';
-import type { Actor, AuditSource, OperationContext } from '../audit/audit-event.js';
+import type { Actor, AuditSource, OperationContext } from '../../lib/operation-context.js';
 import { createApiKey } from '../api-keys/create-api-key.js';
 import { createCustomer } from '../customers/create-customer.js';
 import { createMetric } from '../metrics/create-metric.js';

@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { environments, type Environment } from '../../lib/crypto.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { Actor, AuditSource, OperationContext } from '../audit/audit-event.js';
+import type { Actor, AuditSource, OperationContext } from '../../lib/operation-context.js';
 import { createApiKey } from '../api-keys/create-api-key.js';
 import { scopes } from '../api-keys/credential.js';
 import { insertWorkspace, type Workspace } from './workspace.repository.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { WorkspaceTable } from './workspace.table.js';
+import type { WorkspaceTable } from '../../db/tables/workspace.table.js';
 
 export type Workspace = WorkspaceTable;
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../lib/errors.js';
 import { parseJsonBody } from '../../lib/json-body.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { checkBatch } from './check-batch.js';
 import type { ShapeRules } from './check-event-shape.js';

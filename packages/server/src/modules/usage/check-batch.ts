@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { numberToDecimal } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { dimensionKeyOf } from './rating-dimension.js';
 import { checkEventShape, isRejection, listEventProblems, type RefChecks, type ShapeRules } from './check-event-shape.js';

@@ -1,15 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  checkEventShape,
-  isRejection,
-  listEventProblems,
-  MAX_PROBLEMS_PER_EVENT,
-  parseIsoTimestamp,
-  type RefChecks,
-  type ShapeRules,
-} from './check-event-shape.js';
+import { checkEventShape, isRejection, listEventProblems, MAX_PROBLEMS_PER_EVENT, type RefChecks, type ShapeRules } from './check-event-shape.js';
+import { parseIsoTimestamp } from '../../lib/timestamps.js';
 import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, type CheckedEvent } from './usage-event.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
 import { aggregateBatch, type ResolvedEvent } from './aggregate-batch.js';
 import { findAlertSubscriptions, recordLimitAlerts } from './record-limit-alerts.js';

@@ -5,7 +5,7 @@ import { toIso } from '../../lib/clock.js';
 import { Decimal } from '../../lib/money.js';
 import { monthStartsOverlapping } from '../../lib/periods.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { periodAt, type UsageLimit } from '../subscriptions/subscription.js';
 import type { BillingPeriod } from '../../lib/periods.js';
 import type { AggregateDelta } from './aggregate-batch.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import type { ErrorCode } from '../../lib/errors.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { checkBatch } from './check-batch.js';
 import { MAX_BATCH_EVENTS } from './usage-event.js';
 import type { UploadLine } from './upload-format.js';

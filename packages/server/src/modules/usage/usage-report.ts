@@ -5,7 +5,7 @@ import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { ExactSum } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { nthEventPosition, readGroupedEvents, resolveCustomerRefs, type EventPosition } from './usage.repository.js';
 import { listCustomerMonths, listTotals, type CustomerMonthCursor, type TotalsRange } from './usage-totals.repository.js';
 

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
-import type { OperationContext } from '../audit/audit-event.js';
+import type { OperationContext } from '../../lib/operation-context.js';
 import { runIdempotent, type IdempotentOutcome } from '../idempotency/run-idempotent.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { writeUsage, type UsageSource } from './ingest-usage.js';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
-import type { Tenant } from '../tenancy/tenant.js';
+import type { Tenant } from '../../lib/tenant.js';
 import { withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
 import { TOTAL } from './rating-dimension.js';
 

@@ -1,4 +1,4 @@
-import type { Environment } from '../../lib/crypto.js';
+import type { Environment } from './crypto.js';
 
 /** The pair every tenant query filters by; it always comes from the credential. */
 export interface Tenant {
