@@ -36,10 +36,10 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import SQLite from 'better-sqlite3';
 import { sql, type RawBuilder } from 'kysely';
 import { buildApp } from '../packages/server/src/app.js';
-import { loadConfig } from '../packages/server/src/config.js';
+import { loadConfig } from '../packages/server/src/lib/config.js';
 import { openDatabase, type OpenedDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
-import { createDeps } from '../packages/server/src/deps.js';
+import { compose } from '../packages/server/src/compose.js';
 import { createIdGenerator, idFloor } from '../packages/server/src/lib/ids.js';
 import { listAuditEvents } from '../packages/server/src/modules/audit/audit-search.repository.js';
 import { filterErrors, type AuditFilterQuery } from '../packages/server/src/modules/audit/audit-filter.js';
@@ -365,9 +365,10 @@ function openStore(loc: Location): OpenedDatabase {
   return loc.backend === 'sqlite' ? openDatabase({ databaseUrl: null, sqlitePath: loc.file }) : openDatabase({ databaseUrl: loc.url });
 }
 
-async function depsOn(loc: Location, opened: OpenedDatabase) {
+/** The composition root on this store; its deps are what operations take. */
+async function composeOn(loc: Location, opened: OpenedDatabase) {
   const dataDir = loc.backend === 'sqlite' ? path.dirname(loc.file) : tmpdir();
-  return createDeps({
+  return compose({
     config: quietConfig(dataDir),
     db: opened.db,
     dialect: opened.dialect,
@@ -381,10 +382,11 @@ async function depsOn(loc: Location, opened: OpenedDatabase) {
 async function createStore(loc: Location): Promise<Sidecar> {
   const opened = openStore(loc);
   await migrateToLatest(opened.db);
-  const deps = await depsOn(loc, opened);
+  const composition = await composeOn(loc, opened);
+  const { deps } = composition;
   const demo = await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'bench' }, source: 'system', correlationId: 'bench' });
   await setWorkspaceRateLimit(deps.db, demo.workspaceId, 10_000_000, Date.now());
-  await deps.close();
+  await composition.close();
   const spanEnd = Date.now() - 60_000;
   return {
     workspaceId: demo.workspaceId,
@@ -926,8 +928,8 @@ async function main(): Promise<void> {
     // The same through HTTP: the real app on the same database, in this process, one request at a time.
     const http: Measured[] = [];
     if (WITH_HTTP) {
-      const deps = await depsOn(loc, openStore(loc));
-      const app = await buildApp(deps);
+      const composition = await composeOn(loc, openStore(loc));
+      const app = await buildApp(composition);
       const url = await app.listen({ host: '127.0.0.1', port: 0 });
       try {
         // Two fast queries, so that the difference is the HTTP path (auth, rate limit, JSON).
@@ -959,7 +961,7 @@ async function main(): Promise<void> {
         }
       } finally {
         await app.close();
-        await deps.close();
+        await composition.close();
       }
     }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../packages/server/src/app.js';
 import { bootstrap } from '../packages/server/src/bootstrap.js';
-import { loadConfig } from '../packages/server/src/config.js';
+import { loadConfig } from '../packages/server/src/lib/config.js';
 import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
 import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
 import { createCustomer } from '../packages/server/src/modules/customers/create-customer.js';
@@ -20,7 +20,8 @@ const config = {
   seedDemo: false,
   port: 0,
 };
-const { deps } = await bootstrap(config);
+const { composition } = await bootstrap(config);
+const { deps } = composition;
 const demo = await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'bench' }, source: 'system', correlationId: 'bench' });
 await setWorkspaceRateLimit(deps.db, demo.workspaceId, 10_000_000, Date.now());
 const test = demo.environments.test;
@@ -39,7 +40,7 @@ await updateSubscription(deps, ctx, test.subscriptionId, {
   usageLimits: [{ metricName: 'api_calls', limit: 1_000_000_000, enforcement: 'BLOCK' }],
   spendBudget: { amount: '1000000', enforcement: 'BLOCK' },
 });
-const app = await buildApp(deps);
+const app = await buildApp(composition);
 app.get('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
 app.post('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
 // The same bare answer behind authentication and the rate limit: what every API route pays.

@@ -5,10 +5,10 @@ import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import autocannon from 'autocannon';
 import { startBenchServer } from './lib.js';
-import { createDeps } from '../packages/server/src/deps.js';
+import { compose } from '../packages/server/src/compose.js';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
-import { loadConfig } from '../packages/server/src/config.js';
+import { loadConfig } from '../packages/server/src/lib/config.js';
 import { sha256Hex } from '../packages/server/src/lib/crypto.js';
 import { verifyKey } from '../packages/server/src/modules/api-keys/verify-key.js';
 import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
@@ -20,7 +20,8 @@ async function inProcess(): Promise<{ verifyNs: number; hashNs: number }> {
   const config = { ...loadConfig({ TOLLGATE_PROFILE: 'test' }), logLevel: 'silent', redisUrl: null };
   const opened = openDatabase({ databaseUrl: null, sqlitePath: ':memory:' });
   await migrateToLatest(opened.db);
-  const deps = await createDeps({ config, db: opened.db, dialect: opened.dialect, closeDb: opened.close, log: pino({ level: 'silent' }) });
+  const composition = await compose({ config, db: opened.db, dialect: opened.dialect, closeDb: opened.close, log: pino({ level: 'silent' }) });
+  const { deps } = composition;
   const demo = await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'bench' }, source: 'system', correlationId: 'bench' });
   const tenant = { workspaceId: demo.workspaceId, environment: 'test' as const };
   const key = demo.environments.test.productKey;
@@ -32,7 +33,7 @@ async function inProcess(): Promise<{ verifyNs: number; hashNs: number }> {
   t0 = performance.now();
   for (let i = 0; i < n; i++) sha256Hex(key);
   const hashNs = ((performance.now() - t0) * 1e6) / n;
-  await deps.close();
+  await composition.close();
   return { verifyNs, hashNs };
 }
 

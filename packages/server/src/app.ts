@@ -2,7 +2,7 @@ import Fastify, { LogController } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Deps } from './deps.js';
+import type { Composition } from './compose.js';
 import { AppError, MAX_REPORTED_ERRORS } from './lib/errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
@@ -55,7 +55,8 @@ Every workspace gets 300 requests per minute (shared by its test and live enviro
 its limit was raised; public routes are limited per IP address.`;
 
 /** Builds the app with every module registered; never listens, so tests inject requests. */
-export async function buildApp(deps: Deps): Promise<App> {
+export async function buildApp(composition: Composition): Promise<App> {
+  const { deps, usage, auditFeed } = composition;
   const app = Fastify({
     logger: false,
     loggerInstance: deps.log,
@@ -113,7 +114,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     throw new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`);
   });
 
-  await healthRoutes(app, deps);
+  await healthRoutes(app, deps, usage);
 
   await app.register(async (scoped) => {
     const a = scoped as unknown as App;
@@ -126,16 +127,16 @@ export async function buildApp(deps: Deps): Promise<App> {
     await clientCredentialRoutes(a, deps);
     await oauthRoutes(a, deps);
     await storefrontKeyRoutes(a, deps);
-    await usageRoutes(a, deps);
-    await uploadRoutes(a, deps);
+    await usageRoutes(a, deps, usage);
+    await uploadRoutes(a, deps, usage);
     await entitlementRoutes(a, deps);
     await catalogRoutes(a, deps);
     await headlessConfigRoutes(a, deps);
     await pricingPageRoutes(a, deps);
     await billingRoutes(a, deps);
-    await webhookRoutes(a, deps);
-    await webhookSourceRoutes(a, deps);
-    await auditEventRoutes(a, deps);
+    await webhookRoutes(a, deps, usage);
+    await webhookSourceRoutes(a, deps, usage);
+    await auditEventRoutes(a, deps, auditFeed);
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
-import type { Config } from './config.js';
-import { createDeps, type Deps } from './deps.js';
+import type { Config } from './lib/config.js';
+import { compose, type Composition } from './compose.js';
 import { openDatabase, type OpenedDatabase } from './db/database.js';
 import { classifyDatabaseError } from './db/errors.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -58,7 +58,7 @@ async function openReachable(config: Config, log: Logger | undefined): Promise<O
 }
 
 /** Opens the configured database, applies migrations and builds the dependencies. */
-export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Promise<{ deps: Deps; describe: string; applied: string[] }> {
+export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Promise<{ composition: Composition; describe: string; applied: string[] }> {
   const migrating = await openReachable(config, opts.log);
   let applied: string[];
   try {
@@ -84,7 +84,7 @@ export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Pr
       idleInTransactionMs: config.databaseIdleInTransactionTimeoutMs,
     },
   });
-  const deps = await createDeps({
+  const composition = await compose({
     config,
     db: opened.db,
     dialect: opened.dialect,
@@ -93,6 +93,7 @@ export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Pr
     closeDb: opened.close,
     log: opts.log,
   });
+  const { deps } = composition;
   if (applied.length > 0) {
     await recordAudit(
       deps.db,
@@ -101,5 +102,5 @@ export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Pr
       { eventType: 'system.migrations_applied', payload: { migrations: applied } },
     );
   }
-  return { deps, describe: opened.describe, applied };
+  return { composition, describe: opened.describe, applied };
 }

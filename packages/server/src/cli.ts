@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { destination, pino } from 'pino';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './lib/config.js';
 import { bootstrap, StartupError } from './bootstrap.js';
 import { serve } from './main.js';
 import { createDemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
 import { createWorkspace } from './modules/tenancy/create-workspace.js';
 import { setWorkspaceRateLimit } from './modules/tenancy/workspace.repository.js';
-import { CREDENTIALS_CHANNEL } from './deps.js';
+import { CREDENTIALS_CHANNEL } from './modules/api-keys/credential-cache.js';
 import { reencryptSecrets } from './modules/plugs/reencrypt-secrets.js';
 import { auditEventsBetween } from './modules/audit/audit-event.repository.js';
 import { presentAuditEvent } from './modules/audit/audit-event.schema.js';
@@ -82,7 +82,8 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'serve') return serve(config);
 
   // stdout carries the command's output (demo --json is parsed by scripts): logs go to stderr.
-  const { deps, describe, applied } = await bootstrap(config, { log: pino({ level: config.logLevel }, destination(2)) });
+  const { composition, describe, applied } = await bootstrap(config, { log: pino({ level: config.logLevel }, destination(2)) });
+  const { deps } = composition;
   const correlationId = deps.ids.next('request');
   try {
     if (command === 'migrate') {
@@ -135,7 +136,7 @@ async function main(argv: string[]): Promise<void> {
       fail(`Unknown command: ${argv.join(' ')}`);
     }
   } finally {
-    await deps.close();
+    await composition.close();
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import type { Config } from './lib/config.js';
 import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { schedulePruning } from './jobs/prune-expired.js';
@@ -8,7 +8,8 @@ import { createDemoWorkspace, type DemoWorkspace } from './modules/tenancy/creat
 
 /** read config -> open storage -> build app -> listen. */
 export async function serve(config: Config): Promise<void> {
-  const { deps, describe } = await bootstrap(config);
+  const { composition, describe } = await bootstrap(config);
+  const { deps } = composition;
   let demo: DemoWorkspace | null = null;
   if (config.seedDemo && (await countWorkspaces(deps.db)) === 0) {
     demo = await createDemoWorkspace(deps, {
@@ -20,9 +21,9 @@ export async function serve(config: Config): Promise<void> {
   // A node survives what it cannot prevent (a database restart mid-query, say); a promise
   // nobody awaited must not end it. Such a rejection is a bug, logged as one.
   process.on('unhandledRejection', (err) => deps.log.error({ err }, 'unhandled promise rejection (a bug: please report it)'));
-  const app = await buildApp(deps);
+  const app = await buildApp(composition);
   // Before the first request: the first batch after a start costs what any other does.
-  await deps.usage.warm().catch((err: unknown) => deps.log.warn({ err }, 'usage writer not warm yet; /ready says so until it is'));
+  await composition.usage.warm().catch((err: unknown) => deps.log.warn({ err }, 'usage writer not warm yet; /ready says so until it is'));
   const stopPruning = schedulePruning(deps);
   const stopRetention = scheduleAuditRetention(deps);
   const address = await app.listen({ host: config.host, port: config.port });
@@ -39,7 +40,7 @@ export async function serve(config: Config): Promise<void> {
     stopPruning();
     stopRetention();
     await app.close();
-    await deps.close();
+    await composition.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

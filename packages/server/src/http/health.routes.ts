@@ -26,7 +26,12 @@ function within<T>(ms: number, what: Promise<T>): Promise<T> {
  *   knows is applied, and the usage writer is warm. 503 (with the failing checks) otherwise, so
  *   the balancer sends traffic elsewhere until it recovers.
  */
-export async function healthRoutes(app: App, deps: Deps): Promise<void> {
+/** What /ready asks of the usage writer: that it can take a write at full speed. */
+export interface WarmWriter {
+  warm(): Promise<void>;
+}
+
+export async function healthRoutes(app: App, deps: Deps, writer: WarmWriter): Promise<void> {
   app.get('/health', {
     config: { rateLimited: false },
     schema: {
@@ -64,7 +69,7 @@ export async function healthRoutes(app: App, deps: Deps): Promise<void> {
         failed.push(`database: ${classifyDatabaseError(err) === null ? 'query failed' : 'not answering'} (${(err as Error).message})`);
       }
       try {
-        await within(READY_CHECK_TIMEOUT_MS, deps.usage.warm());
+        await within(READY_CHECK_TIMEOUT_MS, writer.warm());
       } catch (err) {
         failed.push(`usage writer: not warm (${(err as Error).message})`);
       }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import type { TenantHandle } from '../../test/helpers/seed.js';
 import { setWorkspaceRateLimit } from '../modules/tenancy/workspace.repository.js';
+import { invalidateCredentials } from '../modules/api-keys/credential-cache.js';
 
 let t: TestApp;
 
@@ -78,7 +79,7 @@ describe('rate limit configured per workspace', () => {
   it('a raised limit applies at once and shows in X-RateLimit-Limit and GET /api/v1/workspace', async () => {
     const ws = await t.seed.workspace();
     await setWorkspaceRateLimit(t.deps.db, ws.workspaceId, 1000, t.clock.now());
-    await t.deps.invalidateCredentials();
+    await invalidateCredentials(t.deps);
     const res = await t.seed.client(ws.test.secretKey).get('/api/v1/workspace');
     assert.equal(res.headers['x-ratelimit-limit'], '1000');
     assert.equal(res.body.rateLimitPerMinute, 1000);

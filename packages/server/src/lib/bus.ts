@@ -38,17 +38,3 @@ export function createRedisBus(link: RedisLink): Bus {
     async close() {},
   };
 }
-
-/**
- * After a committed change: clear a cache on this node and tell every other node (each
- * subscribes to `channel` and clears its own). A lost broadcast is only logged: the cache's TTL
- * bounds how long another node may serve the old value.
- */
-export async function clearEverywhere(deps: { bus: Bus; log: Logger }, channel: string, clear: () => void, what: string): Promise<void> {
-  clear();
-  try {
-    await deps.bus.publish(channel, 'changed');
-  } catch (err) {
-    deps.log.warn({ err }, `${what} invalidation not broadcast; other nodes catch up when their cache entries expire`);
-  }
-}

@@ -5,8 +5,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import { createDeps, type Deps } from '../../src/deps.js';
+import { loadConfig, type Config } from '../../src/lib/config.js';
+import type { Deps } from '../../src/deps.js';
+import { compose, type Composition } from '../../src/compose.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { FrozenClock } from '../../src/lib/clock.js';
@@ -24,6 +25,8 @@ export const backend = process.env.TOLLGATE_TEST_BACKEND === 'postgres' ? 'postg
 export interface TestApp {
   app: App;
   deps: Deps;
+  /** What the composition root built: deps, the usage writer, the live audit feed. */
+  composition: Composition;
   clock: FrozenClock;
   seed: Seeder;
   close(): Promise<void>;
@@ -93,7 +96,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     },
   });
   await migrateToLatest(opened.db);
-  const deps = await createDeps({
+  const composition = await compose({
     config,
     db: opened.db,
     dialect: opened.dialect,
@@ -104,16 +107,18 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     log: opts.log ?? pino({ level: 'silent' }),
     redisPrefix: `tgtest:${suffix}:`,
   });
-  const app = await buildApp(deps);
+  const { deps } = composition;
+  const app = await buildApp(composition);
   await app.ready();
   return {
     app,
     deps,
+    composition,
     clock,
     seed: new Seeder(app, deps),
     async close() {
       await app.close();
-      await deps.close();
+      await composition.close();
       if (schema && config.databaseUrl) await adminQuery(config.databaseUrl, `DROP SCHEMA ${schema} CASCADE`);
       if (dir) rmSync(dir, { recursive: true, force: true });
     },

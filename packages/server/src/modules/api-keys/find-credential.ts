@@ -1,6 +1,7 @@
 import { sha256Hex, type Environment } from '../../lib/crypto.js';
 import type { Db } from '../../db/database.js';
 import type { Deps } from '../../deps.js';
+import { credentialCache } from './credential-cache.js';
 import { parseSecret, type Credential, type Scope, type SecretKind } from './credential.js';
 
 async function loadCredential(db: Db, kind: SecretKind, hash: string): Promise<Credential | null> {
@@ -71,12 +72,13 @@ export async function findCredentialBySecret(deps: Deps, secret: string): Promis
   const parsed = parseSecret(secret);
   if (!parsed) return null;
   const hash = sha256Hex(secret);
-  const cached = deps.credentials.get(hash);
+  const cache = deps.caches.of(credentialCache);
+  const cached = cache.get(hash);
   if (cached !== undefined) return cached;
-  const generation = deps.credentials.generation;
+  const generation = cache.generation;
   const found = await loadCredential(deps.db, parsed.kind, hash);
   // The prefix names the environment; a row that disagrees is treated as absent.
   const result = found && found.environment === parsed.environment ? found : null;
-  deps.credentials.set(hash, result, generation);
+  cache.set(hash, result, generation);
   return result;
 }

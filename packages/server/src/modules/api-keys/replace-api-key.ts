@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { invalidateCredentials } from './credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
@@ -86,6 +87,6 @@ export async function replaceApiKey(
     return { key, fullToken: secret.plaintext, previous };
   });
   // The old key's cached state is stale on every node now.
-  await deps.invalidateCredentials();
+  await invalidateCredentials(deps);
   return result;
 }

@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { invalidateCredentials } from './credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
@@ -23,6 +24,6 @@ export async function revokeApiKey(deps: Deps, ctx: OperationContext, id: string
     }
     return (await findApiKey(trx, ctx, id)) as ApiKey;
   });
-  await deps.invalidateCredentials();
+  await invalidateCredentials(deps);
   return key;
 }

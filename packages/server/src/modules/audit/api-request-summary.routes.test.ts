@@ -126,7 +126,7 @@ describe('api.request_failed', () => {
   // The real routes do not fail on purpose: a second app on the same storage gets routes that do.
   let boom: App;
   before(async () => {
-    boom = await buildApp(t.deps);
+    boom = await buildApp(t.composition);
     boom.get('/test/boom/:id', { config: { auth: { kind: 'workspace', scope: 'events:read' } } }, async () => {
       throw new Error('boom');
     });

@@ -9,7 +9,8 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { idFloor, idTime } from '../../lib/ids.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { auditSearchText, ftsDocument, ftsScope, tsDocument } from './audit-search-text.js';
-import { auditWritten } from './audit-commit-signal.js';
+import { signalAuditCommitted } from './audit-commit-signal.js';
+import { afterCommit } from '../../db/transaction.js';
 import type { AuditCursor } from './audit-cursor.js';
 
 type Executor = Kysely<Database>;
@@ -60,7 +61,7 @@ export async function recordAudit(db: Executor, deps: Pick<Deps, 'clock' | 'ids'
   if (!postgres) {
     await sql`insert into audit_events_fts (rowid, body) values (${row.seq}, ${ftsDocument(scope, terms)})`.execute(db);
   }
-  auditWritten(db);
+  await afterCommit(db, signalAuditCommitted);
   return id;
 }
 

@@ -13,10 +13,11 @@ import { idempotent } from '../../http/idempotent.js';
 import { notFound } from '../../lib/errors.js';
 import { AuditEventSchema, presentAuditEvent } from './audit-event.schema.js';
 import { auditStreamRoutes } from './audit-stream.routes.js';
+import type { AuditFeed } from './audit-feed.js';
 
 /** The audit event log. Read with a workspace key holding events:read (admin holds every scope). */
-export async function auditEventRoutes(app: App, deps: Deps): Promise<void> {
-  await auditStreamRoutes(app, deps);
+export async function auditEventRoutes(app: App, deps: Deps, feed: AuditFeed): Promise<void> {
+  await auditStreamRoutes(app, deps, feed);
   app.get('/v1/events', {
     config: { auth: { kind: 'workspace', scope: 'events:read' } },
     schema: {

@@ -31,7 +31,7 @@ after(async () => {
 
 /** A client on this server, connected once the server has registered it. */
 async function connect(query = '', key = ws.test.secretKey, tenantId = ws.workspaceId): Promise<StreamClient> {
-  await until(() => t.deps.auditFeed.subscriberCount === expectedOpen, 'earlier streams to settle');
+  await until(() => t.composition.auditFeed.subscriberCount === expectedOpen, 'earlier streams to settle');
   // A stream without Last-Event-ID starts at the newest settled event. On PostgreSQL an event
   // settles once every transaction older than it has ended (other test files' included), so
   // wait for that: events committed before connecting must not count as new.
@@ -42,7 +42,7 @@ async function connect(query = '', key = ws.test.secretKey, tenantId = ws.worksp
   const c = new StreamClient(base, query, key, tenantId);
   clients.push(c);
   expectedOpen += 1;
-  await until(() => t.deps.auditFeed.subscriberCount === expectedOpen, 'the stream to be registered');
+  await until(() => t.composition.auditFeed.subscriberCount === expectedOpen, 'the stream to be registered');
   return c;
 }
 
@@ -116,7 +116,7 @@ describe('GET /api/v1/events/stream with an EventSource client', () => {
     const lastSeen = c.events[0]!.id;
 
     c.hold();
-    t.deps.auditFeed.endStreams();
+    t.composition.auditFeed.endStreams();
     await until(() => c.attempts.length === 2, 'the client to try to reconnect');
     const missed = [await createCustomer('Missed 1'), await createCustomer('Missed 2'), await createCustomer('Missed 3')];
     c.release();
@@ -294,15 +294,15 @@ describe('GET /api/v1/events/stream: limits answered inside the stream', () => {
     await withLimitedServer({ auditStreamMaxPerTenant: 1 }, async ({ t: capped, stream }) => {
       const first = new AbortController();
       await stream(first.signal);
-      await until(() => capped.deps.auditFeed.subscriberCount === 1, 'the first stream');
+      await until(() => capped.composition.auditFeed.subscriberCount === 1, 'the first stream');
       const second = await (await stream()).text();
       assert.match(second, /retry: 1000\n/);
       assert.match(second, /"code":"TOO_MANY_STREAMS"/);
       first.abort();
-      await until(() => capped.deps.auditFeed.subscriberCount === 0, 'the first stream to end');
+      await until(() => capped.composition.auditFeed.subscriberCount === 0, 'the first stream to end');
       const third = new AbortController();
       assert.equal((await stream(third.signal)).status, 200);
-      await until(() => capped.deps.auditFeed.subscriberCount === 1, 'the third stream to be admitted');
+      await until(() => capped.composition.auditFeed.subscriberCount === 1, 'the third stream to be admitted');
       third.abort();
     });
   });

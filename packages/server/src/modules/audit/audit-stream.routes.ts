@@ -5,7 +5,7 @@ import { SseStream } from '../../http/sse.js';
 import type { App } from '../../http/types.js';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
 import { parseCursor } from './audit-cursor.js';
-import { STREAM_EVENT } from './audit-feed.js';
+import { STREAM_EVENT, type AuditFeed } from './audit-feed.js';
 import { filterErrors } from './audit-filter.js';
 import { AuditFiltersSchema } from './audit-search-preset.js';
 
@@ -20,8 +20,8 @@ const error = (description: string) => Type.Object(ErrorEnvelope.properties, { d
  * opens, with a status; what is only "not now" (rate limit, connection caps) is answered inside
  * an open stream with a retry: field, because EventSource clients give up for good on a non-200.
  */
-export async function auditStreamRoutes(app: App, deps: Deps): Promise<void> {
-  app.addHook('preClose', async () => deps.auditFeed.close());
+export async function auditStreamRoutes(app: App, deps: Deps, feed: AuditFeed): Promise<void> {
+  app.addHook('preClose', async () => feed.close());
 
   app.get('/api/v1/events/stream', {
     config: { auth: { kind: 'workspace', scope: 'events:read' }, rateLimited: 'in_stream' },
@@ -104,11 +104,11 @@ export async function auditStreamRoutes(app: App, deps: Deps): Promise<void> {
         stream.end('refused');
       };
       if (req.overRateLimit) return refuse('RATE_LIMITED', req.overRateLimit.message, req.overRateLimit.retryAfterSeconds * 1000);
-      const full = deps.auditFeed.admit(req.ctx.workspaceId);
+      const full = feed.admit(req.ctx.workspaceId);
       // A full server or workspace frees up as streams end; wait ten retries before the next try.
       if (full) return refuse(full.code, full.message, deps.config.auditStreamRetryMs * 10);
       try {
-        await deps.auditFeed.subscribe(req.ctx, filter, from, stream);
+        await feed.subscribe(req.ctx, filter, from, stream);
       } catch (err) {
         req.log.error({ err }, 'audit stream could not start; the client reconnects');
         stream.end('failed');

@@ -1,5 +1,4 @@
 import type { Deps } from '../../deps.js';
-import { clearEverywhere } from '../../lib/bus.js';
 
 export const CATALOG_CHANNEL = 'catalog.invalidate';
 
@@ -8,13 +7,5 @@ export const CATALOG_CHANNEL = 'catalog.invalidate';
  * are dropped at once, and on every other node through the bus.
  */
 export function catalogChanged(deps: Deps): Promise<void> {
-  return clearEverywhere(
-    deps,
-    CATALOG_CHANNEL,
-    () => {
-      deps.entitlements.clear();
-      deps.catalog.clear();
-    },
-    'catalog',
-  );
+  return deps.caches.clearEverywhere(CATALOG_CHANNEL, 'catalog');
 }

@@ -1,4 +1,6 @@
 import type { Deps } from '../../deps.js';
+import { cacheSpec } from '../../lib/caches.js';
+import { CATALOG_CHANNEL } from './catalog-changed.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { Offering } from './offering.js';
 import { findOffering } from './offering.repository.js';
@@ -11,6 +13,16 @@ export interface PricedOffering {
   plans: RatePlan[];
 }
 
+/** Offerings change rarely and every change broadcasts a clear; the TTL bounds staleness when a broadcast is lost. */
+export const CATALOG_CACHE_TTL_MS = 5_000;
+
+export const pricedOfferingCache = cacheSpec<PricedOffering | null>({
+  name: 'rated offerings',
+  ttlMs: () => CATALOG_CACHE_TTL_MS,
+  maxEntries: 10_000,
+  channels: [CATALOG_CHANNEL],
+});
+
 /**
  * Cached per node for CATALOG_CACHE_TTL_MS and cleared on every catalog change (all nodes, through
  * the bus): entitlement checks rate the current period on every cache miss, and the catalog is
@@ -18,9 +30,10 @@ export interface PricedOffering {
  */
 export async function loadPricedOffering(deps: Deps, tenant: Tenant, offeringId: string): Promise<PricedOffering | null> {
   const key = `${tenant.workspaceId}:${tenant.environment}:${offeringId}`;
-  const cached = deps.catalog.get(key);
+  const cache = deps.caches.of(pricedOfferingCache);
+  const cached = cache.get(key);
   if (cached !== undefined) return cached;
-  const generation = deps.catalog.generation;
+  const generation = cache.generation;
   const offering = await findOffering(deps.db, tenant, offeringId);
   let priced: PricedOffering | null = null;
   if (offering) {
@@ -29,6 +42,6 @@ export async function loadPricedOffering(deps: Deps, tenant: Tenant, offeringId:
     );
     priced = { offering, plans: offering.ratePlanIds.flatMap((id) => (plans.has(id) ? [plans.get(id)!] : [])) };
   }
-  deps.catalog.set(key, priced, generation);
+  cache.set(key, priced, generation);
   return priced;
 }

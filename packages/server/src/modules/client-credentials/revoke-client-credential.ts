@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { invalidateCredentials } from '../api-keys/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
@@ -20,6 +21,6 @@ export async function revokeClientCredential(deps: Deps, ctx: OperationContext, 
     }
     return (await findClientCredential(trx, ctx, id)) as ClientCredential;
   });
-  await deps.invalidateCredentials();
+  await invalidateCredentials(deps);
   return credential;
 }

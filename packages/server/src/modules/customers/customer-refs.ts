@@ -1,10 +1,17 @@
 import type { Deps } from '../../deps.js';
-import { clearEverywhere } from '../../lib/bus.js';
+import { cacheSpec } from '../../lib/caches.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { resolveCustomerRefs } from '../usage/usage.repository.js';
 
 export const CUSTOMERS_CHANNEL = 'customers.invalidate';
 export const CUSTOMER_REF_TTL_MS = 60_000;
+
+export const customerRefCache = cacheSpec<string>({
+  name: 'customer references',
+  ttlMs: () => CUSTOMER_REF_TTL_MS,
+  maxEntries: 100_000,
+  channels: [CUSTOMERS_CHANNEL],
+});
 
 /**
  * resolveCustomerRefs behind a cache of hits, for webhooks: each names one customer, and the
@@ -15,22 +22,23 @@ export const CUSTOMER_REF_TTL_MS = 60_000;
 export async function resolveCustomerRefsCached(deps: Deps, tenant: Tenant, refs: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const missing: string[] = [];
+  const cache = deps.caches.of(customerRefCache);
   const prefix = `${tenant.workspaceId}\u0000${tenant.environment}\u0000`;
   for (const ref of refs) {
-    const hit = deps.customerRefs.get(prefix + ref);
+    const hit = cache.get(prefix + ref);
     if (hit === undefined) missing.push(ref);
     else out.set(ref, hit);
   }
   if (missing.length === 0) return out;
-  const generation = deps.customerRefs.generation;
+  const generation = cache.generation;
   for (const [ref, id] of await resolveCustomerRefs(deps.db, tenant, missing)) {
     out.set(ref, id);
-    deps.customerRefs.set(prefix + ref, id, generation);
+    cache.set(prefix + ref, id, generation);
   }
   return out;
 }
 
 /** After a customer's externalId changed (committed): drop cached references here and on every node. */
 export function customerRefsChanged(deps: Deps): Promise<void> {
-  return clearEverywhere(deps, CUSTOMERS_CHANNEL, () => deps.customerRefs.clear(), 'customer reference');
+  return deps.caches.clearEverywhere(CUSTOMERS_CHANNEL, 'customer reference');
 }

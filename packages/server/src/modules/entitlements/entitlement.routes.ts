@@ -2,10 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors } from '../../http/schemas.js';
+import { entitlementAnswerCache } from './entitlement-answer-cache.js';
 import { checkEntitlement, EntitlementResultSchema, type EntitlementResult } from './check-entitlement.js';
 
 export async function entitlementRoutes(app: App, deps: Deps): Promise<void> {
   const deciding = new Map<string, Promise<string>>();
+  const answers = deps.caches.of(entitlementAnswerCache);
   app.get('/v1/entitlements/check', {
     config: { auth: { kind: 'workspace', scope: 'entitlements:read' } },
     schema: {
@@ -28,18 +30,18 @@ export async function entitlementRoutes(app: App, deps: Deps): Promise<void> {
       // second, and usage moves the answer slowly. Limits therefore bite up to that much late.
       // The answer is kept as its JSON text, so a repeat costs a map look-up and no serializing.
       const key = `${req.ctx.workspaceId}\u0000${req.ctx.environment}\u0000${req.query.accessorId}\u0000${req.query.productId}`;
-      let json = deps.entitlements.get(key);
+      let json = answers.get(key);
       if (json === undefined) {
         // Requests that miss together share one decision instead of each running the queries;
         // only while nothing changed since it started (the generation), so none reads stale data.
-        const generation = deps.entitlements.generation;
+        const generation = answers.generation;
         const flight = `${generation}\u0000${key}`;
         let pending = deciding.get(flight);
         if (!pending) {
           pending = checkEntitlement(deps, req.ctx, req.query.accessorId, req.query.productId)
             .then((result) => {
               const text = JSON.stringify(result);
-              deps.entitlements.set(key, text, generation);
+              answers.set(key, text, generation);
               return text;
             })
             .finally(() => deciding.delete(flight));

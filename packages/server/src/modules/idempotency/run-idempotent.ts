@@ -1,10 +1,10 @@
 import { sha256Hex } from '../../lib/crypto.js';
 import { stableStringify } from '../../lib/stable-json.js';
 import { AppError } from '../../lib/errors.js';
-import { inUnitOfWork } from '../../db/transaction.js';
+import { inTransaction } from '../../db/transaction.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Environment } from '../../lib/crypto.js';
-import type { Deps } from '../../deps.js';
+import type { Deps, StorageDeps } from '../../deps.js';
 
 /** How long a key is remembered (the spec's ingestion window; creates use the same). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -64,16 +64,18 @@ export async function findStoredResponse<T>(deps: Deps, req: IdempotentRequest):
  * `stored` shapes what is kept for replays: secrets are never written, so a replay of a create
  * that returned one shows it as null.
  */
-export async function runIdempotent<T>(
-  deps: Deps,
+export async function runIdempotent<T, D extends StorageDeps = Deps>(
+  deps: D,
   req: IdempotentRequest,
-  work: (txDeps: Deps) => Promise<T>,
+  work: (txDeps: D) => Promise<T>,
   stored: (body: T) => T = (b) => b,
 ): Promise<IdempotentOutcome<T>> {
+  // One transaction for the key's row and the work; what the work defers (afterCommit) waits for its commit.
+  const inUnitOfWork = <R>(fn: (txDeps: D) => Promise<R>) => inTransaction(deps.db, (trx) => fn({ ...deps, db: trx }));
   const key = req.key;
-  if (key === undefined) return { body: await inUnitOfWork(deps, work), replayed: false };
+  if (key === undefined) return { body: await inUnitOfWork(work), replayed: false };
   const fingerprint = req.fingerprint ?? fingerprintOf(req.method, req.route, req.body);
-  return inUnitOfWork(deps, async (tx) => {
+  return inUnitOfWork(async (tx) => {
     const scope = forTenant({ workspaceId: req.workspaceId, environment: req.environment });
     const thisKey = <QB extends { where: unknown }>(qb: QB): QB => (scope(qb) as any).where('key', '=', key);
     const now = deps.clock.now();

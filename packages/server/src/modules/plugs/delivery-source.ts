@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { SecretBoxError } from '../../lib/secret-box.js';
-import { clearEverywhere } from '../../lib/bus.js';
+import { cacheSpec } from '../../lib/caches.js';
 import { compileFieldMappings, compileSource, type CompiledMappings, type CompiledSource } from './field-mapping.js';
 import { signatureSchemeOf } from './provider-templates.js';
 import { signatureHeaderNames, type SignatureScheme } from './signature.js';
@@ -24,15 +24,23 @@ export interface DeliverySource {
   rateLimitPerMinute: number | null;
 }
 
+export const deliverySourceCache = cacheSpec<DeliverySource>({
+  name: 'webhook sources',
+  ttlMs: () => DELIVERY_SOURCE_TTL_MS,
+  maxEntries: 10_000,
+  channels: [PLUGS_CHANNEL],
+});
+
 /**
  * Cached for a few seconds (every change clears it on every node through the bus), so a burst
  * of webhooks decrypts and compiles once. Unknown ids are not cached: random ids cannot push
  * real sources out.
  */
 export async function loadDeliverySource(deps: Deps, id: string): Promise<DeliverySource | null> {
-  const cached = deps.plugs.get(id);
+  const cache = deps.caches.of(deliverySourceCache);
+  const cached = cache.get(id);
   if (cached) return cached;
-  const generation = deps.plugs.generation;
+  const generation = cache.generation;
   const source = await findWebhookSourceForDelivery(deps.db, id);
   if (!source) return null;
   const metric = await deps.db
@@ -64,13 +72,13 @@ export async function loadDeliverySource(deps: Deps, id: string): Promise<Delive
     signatureHeaders: signatureHeaderNames(scheme),
     rateLimitPerMinute: workspace?.rateLimitPerMinute ?? null,
   };
-  deps.plugs.set(id, loaded, generation);
+  cache.set(id, loaded, generation);
   return loaded;
 }
 
 /** After a committed source change: drop cached sources here and, through the bus, everywhere. */
 export function webhookSourcesChanged(deps: Deps): Promise<void> {
-  return clearEverywhere(deps, PLUGS_CHANNEL, () => deps.plugs.clear(), 'webhook source');
+  return deps.caches.clearEverywhere(PLUGS_CHANNEL, 'webhook source');
 }
 
 /** The development bypass: honoured in the development profile only. */

@@ -1,5 +1,6 @@
 import secureJson from 'secure-json-parse';
 import type { Deps } from '../../deps.js';
+import type { WebhookWriter } from './write-webhook.js';
 import { describeJsonProblem, findJsonProblem } from '../../lib/json-limits.js';
 import { numberToDecimal } from '../../lib/money.js';
 import { monthStart } from '../../lib/periods.js';
@@ -71,11 +72,12 @@ function logEntryBase(d: DeliverySource, r: VerifiedRequest, eventType: string |
 /** A request refused whole (bad signature, unreadable body): logged, audited, never processed. */
 export async function refuseWebhook(
   deps: Deps,
+  writer: WebhookWriter,
   d: DeliverySource,
   r: VerifiedRequest,
   refusal: { httpStatus: number; code: string; message: string; errorCode: string; field?: string },
 ): Promise<WebhookAnswer> {
-  await deps.usage.writeWebhook({
+  await writer.writeWebhook({
     now: deps.clock.now(),
     ctx: sourceContext(d, r.correlationId),
     sourceId: d.source.id,
@@ -145,16 +147,16 @@ const eventTypeText = (v: unknown): string | null => (typeof v === 'string' ? v 
  * usage event rules (90 days instead of 35), resolve tenant_id to a customer, then store through
  * the writer (dedup, usage, log entry in one transaction). Replays enter here too.
  */
-export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: VerifiedRequest): Promise<WebhookAnswer> {
+export async function processVerifiedWebhook(deps: Deps, writer: WebhookWriter, d: DeliverySource, r: VerifiedRequest): Promise<WebhookAnswer> {
   const parsed = parseWebhookBody(r.body, r.contentType);
   if (!parsed.ok) {
     const { errorCode, message, field } = parsed;
-    return refuseWebhook(deps, d, r, { httpStatus: 400, code: 'INVALID_BODY', errorCode, message, ...(field ? { field } : {}) });
+    return refuseWebhook(deps, writer, d, r, { httpStatus: 400, code: 'INVALID_BODY', errorCode, message, ...(field ? { field } : {}) });
   }
   const doc = parsed.value;
   // Slack checks a new Events API URL with a signed challenge that must be echoed.
   if (d.source.provider === 'chat' && isObject(doc) && doc.type === 'url_verification' && typeof doc.challenge === 'string') {
-    await deps.usage.writeWebhook(
+    await writer.writeWebhook(
       writeJob(d, r, 'url_verification', [], [{ index: 0, status: 'discarded', eventType: 'url_verification', reason: 'url_verification' }]),
     );
     return { status: 200, body: { challenge: doc.challenge }, logId: r.logId };
@@ -162,7 +164,7 @@ export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: V
   const isArray = Array.isArray(doc);
   const elements: unknown[] = isArray ? doc : [doc];
   if (elements.length > MAX_BATCH_EVENTS) {
-    return refuseWebhook(deps, d, r, {
+    return refuseWebhook(deps, writer, d, r, {
       httpStatus: 413,
       code: 'TOO_MANY_EVENTS',
       errorCode: 'TOO_MANY_EVENTS',
@@ -245,7 +247,7 @@ export async function processVerifiedWebhook(deps: Deps, d: DeliverySource, r: V
     });
   }
 
-  const result = await deps.usage.writeWebhook(writeJob(d, r, firstType, candidates, settled));
+  const result = await writer.writeWebhook(writeJob(d, r, firstType, candidates, settled));
   return { status: result.summary.httpStatus, body: webhookResponseBody(result.outcomes, isArray, result.summary), logId: r.logId };
 }
 

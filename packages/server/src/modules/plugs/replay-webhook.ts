@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { loadDeliverySource } from './delivery-source.js';
 import { processVerifiedWebhook } from './receive-webhook.js';
+import type { WebhookWriter } from './write-webhook.js';
 import { decodeBody, type WebhookLogEntry } from './webhook-log.js';
 import { findLogEntry } from './webhook-log.repository.js';
 
@@ -14,7 +15,7 @@ import { findLogEntry } from './webhook-log.repository.js';
  * development) can be replayed; deduplication still applies. The replay is a new log entry that
  * names the original.
  */
-export async function replayWebhook(deps: Deps, ctx: OperationContext, id: string): Promise<WebhookLogEntry> {
+export async function replayWebhook(deps: Deps, writer: WebhookWriter, ctx: OperationContext, id: string): Promise<WebhookLogEntry> {
   const original = await findLogEntry(deps.db, ctx, id);
   if (!original) throw notFound('webhook log entry', id);
   if (original.verification === 'failed') {
@@ -28,7 +29,7 @@ export async function replayWebhook(deps: Deps, ctx: OperationContext, id: strin
     throw new AppError('CONFLICT', `The source ${original.sourceId} of log entry ${id} has been deleted; nothing can be replayed into it.`);
   }
   const contentType = original.headers['content-type'] ?? null;
-  const answer = await processVerifiedWebhook(deps, d, {
+  const answer = await processVerifiedWebhook(deps, writer, d, {
     body: decodeBody(original),
     headers: original.headers,
     contentType,

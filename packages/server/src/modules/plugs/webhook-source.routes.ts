@@ -6,6 +6,7 @@ import type { App } from '../../http/types.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { parseIsoTimestamp } from '../../lib/timestamps.js';
 import { replayWebhook } from './replay-webhook.js';
+import type { WebhookWriter } from './write-webhook.js';
 import { createWebhookSource, deleteWebhookSource, metricNameOf, updateWebhookSource } from './save-webhook-source.js';
 import { logStatuses, presentLogEntry, WebhookLogEntrySchema, WebhookLogEntrySummarySchema } from './webhook-log.js';
 import { findLogEntry, listLogEntries } from './webhook-log.repository.js';
@@ -22,7 +23,7 @@ function instant(value: string | undefined, field: string): number | undefined {
 }
 
 /** Operator API: webhook sources and the ingestion log. Admin scope. */
-export async function webhookSourceRoutes(app: App, deps: Deps): Promise<void> {
+export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookWriter): Promise<void> {
   const sources = { tags: ['Webhook sources'], security: bearerSecurity };
   app.post('/api/v1/webhook-sources', {
     config: admin,
@@ -146,6 +147,6 @@ export async function webhookSourceRoutes(app: App, deps: Deps): Promise<void> {
       params: IdParams,
       response: { 200: WebhookLogEntrySchema, ...errors(403, 404, 409) },
     },
-    handler: async (req) => presentLogEntry(await replayWebhook(deps, req.ctx, req.params.id), true),
+    handler: async (req) => presentLogEntry(await replayWebhook(deps, writer, req.ctx, req.params.id), true),
   });
 }

@@ -7,6 +7,7 @@ import type { App } from '../../http/types.js';
 import { AppError } from '../../lib/errors.js';
 import { loadDeliverySource, verificationBypassed } from './delivery-source.js';
 import { processVerifiedWebhook, refuseWebhook, type VerifiedRequest } from './receive-webhook.js';
+import type { WebhookWriter } from './write-webhook.js';
 import { verifySignature } from './signature.js';
 
 const Accepted = Type.Object(
@@ -34,7 +35,7 @@ const Accepted = Type.Object(
  * decides the workspace and environment; the signature, checked on the raw bytes before anything
  * is parsed, authenticates. Bodies stay raw Buffers in this scope (no JSON parser runs first).
  */
-export async function webhookRoutes(app: App, deps: Deps): Promise<void> {
+export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter): Promise<void> {
   await app.register(async (scoped) => {
     const scope = scoped as unknown as App;
     scope.removeAllContentTypeParsers();
@@ -99,6 +100,7 @@ export async function webhookRoutes(app: App, deps: Deps): Promise<void> {
             req.log.warn({ sourceId: d.source.id, reason: v.reason, logId: r.logId }, 'webhook rejected: signature');
             const answer = await refuseWebhook(
               deps,
+              writer,
               d,
               { ...r, verification: 'failed' },
               { httpStatus: 401, code: v.reason, errorCode: 'WEBHOOK_SIGNATURE_INVALID', message: v.message },
@@ -107,7 +109,7 @@ export async function webhookRoutes(app: App, deps: Deps): Promise<void> {
           }
         }
         await enforceRateLimit(deps, reply, `ws:${d.source.workspaceId}`, d.rateLimitPerMinute ?? deps.config.rateLimitPerMinute, 'tenant');
-        const answer = await processVerifiedWebhook(deps, d, r);
+        const answer = await processVerifiedWebhook(deps, writer, d, r);
         if (answer.status !== 200) req.log.info({ sourceId: d.source.id, status: answer.status, logId: r.logId }, 'webhook event rejected');
         return reply.code(answer.status as 200).send(answer.body as never);
       },

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps.js';
+import type { Deps, StorageDeps } from '../../deps.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { ResolvedEvent } from '../usage/aggregate-batch.js';
@@ -30,6 +30,11 @@ export interface WebhookWriteResult {
   summary: Summary;
 }
 
+/** Where verified webhook requests are written, a group of them per transaction (the usage writer implements it). */
+export interface WebhookWriter {
+  writeWebhook(job: WebhookWriteJob): Promise<WebhookWriteResult>;
+}
+
 /**
  * A group of webhook requests inside the caller's transaction (txDeps.db is one), written with a
  * handful of multi-row statements whatever the group's size: the provider event id claims, the
@@ -38,7 +43,7 @@ export interface WebhookWriteResult {
  * together: a webhook is never counted without its log entry, nor logged as accepted without its
  * usage.
  */
-export async function runWebhookGroup(txDeps: Deps, jobs: readonly WebhookWriteJob[]): Promise<WebhookWriteResult[]> {
+export async function runWebhookGroup(txDeps: StorageDeps, jobs: readonly WebhookWriteJob[]): Promise<WebhookWriteResult[]> {
   const now = txDeps.clock.now();
   const claims = jobs.flatMap((job) =>
     job.candidates.map((c) => ({

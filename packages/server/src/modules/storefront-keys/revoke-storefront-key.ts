@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { invalidateCredentials } from '../api-keys/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
@@ -14,6 +15,6 @@ export async function revokeStorefrontKey(deps: Deps, ctx: OperationContext, id:
     }
     return (await findStorefrontKey(trx, ctx, id)) as StorefrontKey;
   });
-  await deps.invalidateCredentials();
+  await invalidateCredentials(deps);
   return key;
 }

@@ -1,4 +1,6 @@
 import type { Deps } from '../../deps.js';
+import { SUBSCRIPTIONS_CHANGED } from './subscription.js';
+import { invalidateCredentials } from '../api-keys/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
@@ -56,7 +58,7 @@ export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: 
     }
     return { subscription: next, revokedKeyIds, revokedClientCredentialIds };
   });
-  await deps.invalidateCredentials();
-  deps.entitlements.clear();
+  await invalidateCredentials(deps);
+  deps.caches.clear(SUBSCRIPTIONS_CHANGED);
   return result;
 }

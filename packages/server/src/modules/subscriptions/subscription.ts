@@ -169,3 +169,10 @@ export function presentSubscription(s: Subscription): Static<typeof Subscription
     updatedAt: toIso(s.updatedAt),
   };
 }
+
+/**
+ * Cleared on this node by every committed subscription change, so its entitlement answers follow at
+ * once (other nodes within ENTITLEMENT_CACHE_TTL_MS): the caches listening on it are declared by
+ * the modules that cache what a subscription decides (entitlements/entitlement-answer-cache.ts).
+ */
+export const SUBSCRIPTIONS_CHANGED = 'subscriptions.changed';

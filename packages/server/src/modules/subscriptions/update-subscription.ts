@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { SUBSCRIPTIONS_CHANGED } from './subscription.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
@@ -41,6 +42,6 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
     return next;
   });
   // This node answers with the new limits at once; others within ENTITLEMENT_CACHE_TTL_MS.
-  deps.entitlements.clear();
+  deps.caches.clear(SUBSCRIPTIONS_CHANGED);
   return updated;
 }

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps.js';
+import type { Deps, StorageDeps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
@@ -24,7 +24,7 @@ export interface IngestOutcome {
 }
 
 /** Per-event ids seen earlier in this batch or within 24 hours are duplicates: skipped, counted. */
-async function dropDuplicates(deps: Deps, ctx: OperationContext, events: ResolvedEvent[]): Promise<ResolvedEvent[]> {
+async function dropDuplicates(deps: StorageDeps, ctx: OperationContext, events: ResolvedEvent[]): Promise<ResolvedEvent[]> {
   const ids = events.filter((e) => e.eventId !== null).map((e) => e.eventId as string);
   if (ids.length === 0) return events;
   const claimed = await claimEventIds(deps.db, ctx, [...new Set(ids)], deps.clock.now(), IDEMPOTENCY_WINDOW_MS);
@@ -51,7 +51,7 @@ export function rejectedBatch(rejected: EventRejection[]): AppError {
  * records ALERT crossings and one audit event. The caller commits, and answers only after.
  */
 export async function writeUsage(
-  deps: Deps,
+  deps: StorageDeps,
   ctx: OperationContext,
   resolved: ResolvedEvent[],
   source: UsageSource,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Deps } from '../../deps.js';
+import type { Deps, StorageDeps } from '../../deps.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { toIso } from '../../lib/clock.js';
 import { Decimal } from '../../lib/money.js';
@@ -18,7 +18,7 @@ type AlertSubscription = { id: string; customerId: string; usageLimits: string; 
  * adds to the aggregates, so that on PostgreSQL the aggregate rows stay locked as briefly as
  * possible (every batch of a customer waits for them).
  */
-export async function findAlertSubscriptions(deps: Deps, ctx: OperationContext, deltas: readonly AggregateDelta[]): Promise<AlertSubscription[]> {
+export async function findAlertSubscriptions(deps: StorageDeps, ctx: OperationContext, deltas: readonly AggregateDelta[]): Promise<AlertSubscription[]> {
   const customerIds = [...new Set(deltas.map((d) => d.customerId))];
   if (customerIds.length === 0) return [];
   return (
@@ -43,7 +43,7 @@ export async function findAlertSubscriptions(deps: Deps, ctx: OperationContext, 
  * period, and entitlement checks stay read-only.
  */
 export async function recordLimitAlerts(
-  deps: Deps,
+  deps: StorageDeps,
   ctx: OperationContext,
   subs: readonly AlertSubscription[],
   deltas: readonly AggregateDelta[],

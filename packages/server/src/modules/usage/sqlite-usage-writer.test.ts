@@ -28,7 +28,7 @@ describe('usage through the SQLite writer thread', { skip }, () => {
     'the writer thread runs at USAGE_WRITER_NICE, the rest of the process at its own priority',
     { skip: existsSync('/proc/self/task') ? false : 'reads thread priorities from /proc (Linux only)' },
     async () => {
-      await t.deps.usage.warm();
+      await t.composition.usage.warm();
       // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the ")" that ends its name).
       const nices = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
       // The writer and the batch checker.

@@ -8,7 +8,7 @@ import { openDatabase } from '../../db/database.js';
 import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import { FrozenClock } from '../../lib/clock.js';
 import { createIdGenerator } from '../../lib/ids.js';
-import type { Deps } from '../../deps.js';
+import type { StorageDeps } from '../../deps.js';
 import { lowerThreadPriority, replyError, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
 import { runWriteJob, WEBHOOKS_PER_COMMIT } from './usage-writer.js';
 import { runWebhookGroup, type WebhookWriteJob } from '../plugs/write-webhook.js';
@@ -21,15 +21,14 @@ const opened = openDatabase({ databaseUrl: null, sqlitePath: file, sqliteBusyTim
 const clock = new FrozenClock(Date.now());
 const writer = new GroupCommitter(opened.db);
 // Only what the write path touches; the rest of Deps belongs to the main thread.
-const deps = {
+const deps: StorageDeps = {
   db: opened.db,
   dialect: 'sqlite',
   sqlite: opened.sqlite,
   clock,
   ids: createIdGenerator(clock),
   log: pino({ level: 'warn' }),
-  async invalidateCredentials() {},
-} as unknown as Deps;
+};
 
 /**
  * Readiness: this thread has loaded its code and can take the write lock (a write transaction

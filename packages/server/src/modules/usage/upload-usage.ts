@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import type { UsageWriter } from './usage-writer.js';
 import type { ErrorCode } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { checkBatch } from './check-batch.js';
@@ -43,7 +44,13 @@ export interface UploadOptions {
  * reported. Events of any age are taken (not more than 5 minutes ahead); per-line eventIds seen
  * in the last 24 hours are skipped and counted, which makes sending a file again safe.
  */
-export async function uploadUsage(deps: Deps, ctx: OperationContext, lines: AsyncIterable<UploadLine>, opts: UploadOptions = {}): Promise<UploadReport> {
+export async function uploadUsage(
+  deps: Deps,
+  writer: UsageWriter,
+  ctx: OperationContext,
+  lines: AsyncIterable<UploadLine>,
+  opts: UploadOptions = {},
+): Promise<UploadReport> {
   const report: UploadReport = { lines: 0, accepted: 0, duplicates: 0, rejected: 0, errors: [], errorsTruncated: false };
 
   async function store(chunk: UploadLine[]): Promise<void> {
@@ -63,7 +70,7 @@ export async function uploadUsage(deps: Deps, ctx: OperationContext, lines: Asyn
       const { resolved, rejected } = await checkBatch(deps.db, ctx, raw, { now: deps.clock.now(), enforceMaxAge: false }, at);
       for (const r of rejected) errors.push({ line: lineOf[r.index]!, code: r.code, message: r.message, field: r.field });
       if (resolved.length > 0) {
-        const written = await deps.usage.write({ ctx, events: resolved, source: 'upload', idempotency: null });
+        const written = await writer.write({ ctx, events: resolved, source: 'upload', idempotency: null });
         report.accepted += written.body.accepted;
         report.duplicates += written.body.duplicates;
       }

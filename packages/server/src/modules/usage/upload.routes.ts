@@ -2,6 +2,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
+import type { UsageWriter } from './usage-writer.js';
 import { admission } from '../../http/admission.js';
 import { watchUploadProgress } from '../../http/slow-clients.js';
 import { databaseFailureError } from '../../db/errors.js';
@@ -68,7 +69,7 @@ function isUploadBody(body: unknown): body is UploadBody {
 
 const wantsProgress = (req: FastifyRequest) => (req.headers.accept ?? '').toLowerCase().includes('application/x-ndjson');
 
-export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
+export async function uploadRoutes(app: App, deps: Deps, writer: UsageWriter): Promise<void> {
   // Its own scope, so these parsers (which leave the body unread) apply to this route only.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -129,7 +130,7 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
         watchUploadProgress(req.raw, reply.raw, deps.config.uploadIdleTimeoutMs);
         const lines = await openUpload(req.body.format, req.body.stream);
         const summary = (r: UploadReport): UploadSummary => ({ object: 'usage_upload', environment: req.ctx.environment, ...r });
-        if (!wantsProgress(req)) return summary(await uploadUsage(deps, req.ctx, lines));
+        if (!wantsProgress(req)) return summary(await uploadUsage(deps, writer, req.ctx, lines));
 
         const out = new PassThrough();
         out.on('error', () => {}); // the client went away; the upload's own read fails and ends the work
@@ -137,7 +138,7 @@ export async function uploadRoutes(app: App, deps: Deps): Promise<void> {
           if (!out.destroyed && !out.writableEnded) out.write(`${JSON.stringify(value)}\n`);
         };
         const onProgress = (p: UploadProgress) => writeLine({ object: 'usage_upload_progress', ...p });
-        void uploadUsage(deps, req.ctx, lines, { onProgress })
+        void uploadUsage(deps, writer, req.ctx, lines, { onProgress })
           .then((report) => writeLine(summary(report)))
           .catch((err: unknown) => {
             if (err instanceof AppError) return writeLine(envelope(err.details));

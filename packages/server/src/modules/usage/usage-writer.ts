@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { Deps } from '../../deps.js';
+import type { Deps, StorageDeps } from '../../deps.js';
 import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { runIdempotent, type IdempotentOutcome } from '../idempotency/run-idempotent.js';
@@ -53,7 +53,7 @@ export type WriterJob =
 export const WEBHOOKS_PER_COMMIT = 128;
 
 /** One job inside an open transaction (txDeps.db is one), under its idempotency key if it has one. */
-export function runWriteJob(txDeps: Deps, job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>> {
+export function runWriteJob(txDeps: StorageDeps, job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>> {
   return runIdempotent(
     txDeps,
     {

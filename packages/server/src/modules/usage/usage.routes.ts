@@ -8,7 +8,7 @@ import { bearerSecurity, errors } from '../../http/schemas.js';
 import { findStoredResponse, IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
 import { checkBatch } from './check-batch.js';
 import { rejectedBatch, type IngestOptions } from './ingest-usage.js';
-import type { IngestResult, UsageWriteJob } from './usage-writer.js';
+import type { IngestResult, UsageWriteJob, UsageWriter } from './usage-writer.js';
 import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
 import { batchAt, eventsOf } from './batch-body.js';
 import { IngestResultSchema, MAX_BATCH_EVENTS, UsageEventSchema } from './usage-event.js';
@@ -36,7 +36,7 @@ const IdempotencyHeader = Type.Object({
 
 const singleAt = () => 'body';
 
-export async function usageRoutes(app: App, deps: Deps): Promise<void> {
+export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Promise<void> {
   const ingestRoute = { ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests'), validatorCompiler: documentOnly };
 
   /**
@@ -69,13 +69,13 @@ export async function usageRoutes(app: App, deps: Deps): Promise<void> {
     ingest(req, async (idempotency) => {
       const { resolved, rejected } = await checkBatch(deps.db, req.ctx, events, { now: deps.clock.now(), enforceMaxAge: opts.enforceMaxAge }, opts.at);
       if (rejected.length > 0) throw rejectedBatch(rejected);
-      return deps.usage.write({ ctx: req.ctx, events: resolved, source: opts.source, idempotency });
+      return writer.write({ ctx: req.ctx, events: resolved, source: opts.source, idempotency });
     });
 
   // A writer that can take a batch as text (the SQLite writer: its checker thread parses and
   // checks it) gets the body unparsed, so a 200 KB batch costs this thread, which answers
   // entitlement checks and key verifications, only its bytes. Elsewhere the body is parsed here.
-  const writeBatchText = deps.usage.writeBatchText?.bind(deps.usage);
+  const writeBatchText = writer.writeBatchText?.bind(writer);
   await app.register(async (scoped) => {
     const scope = scoped as unknown as App;
     if (writeBatchText) {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseEncryptionKeys, SecretBoxError, type EncryptionKey } from './lib/secret-box.js';
+import { parseEncryptionKeys, SecretBoxError, type EncryptionKey } from './secret-box.js';
 
 /**
  * Typed configuration from the environment. Every variable is listed in the README's
