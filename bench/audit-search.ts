@@ -943,7 +943,7 @@ async function main(): Promise<void> {
           for (let i = 0; i < WARMUP_RUNS + RUNS; i++) {
             const qs = new URLSearchParams({ ...(c.filters(i) as Record<string, string>), limit: String(PAGE) });
             const t0 = performance.now();
-            const res = await fetch(`${url}/v1/events?${qs}`, { headers: { authorization: `Bearer ${side.secretKey}` } });
+            const res = await fetch(`${url}/v1/events?${qs.toString()}`, { headers: { authorization: `Bearer ${side.secretKey}` } });
             const body = (await res.json()) as { data?: unknown[] };
             const dt = performance.now() - t0;
             if (res.status !== 200) throw new Error(`GET /v1/events answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
@@ -992,7 +992,7 @@ async function main(): Promise<void> {
       console.log(
         `| (${r.c.key}) ${label} | ${pct(r.times, 50).toFixed(1)} | ${p99.toFixed(1)} | ${(r.times[r.times.length - 1] ?? NaN).toFixed(1)} | ${(pct(r.times, 50) / ceilingP50).toFixed(1)} | ${mean} | ${p99 <= TARGET_P99_MS ? 'yes' : 'NO'} |` +
           (r.stoppedAfter !== null
-            ? ` budget of ${QUERY_BUDGET_MS / 1000} s: ${r.stoppedAfter} run${r.stoppedAfter === 1 ? '' : 's'} done, ${r.warmupOnly ? 'all warm-up (figures from them)' : `${Math.max(0, r.stoppedAfter! - WARMUP_RUNS)} measured`}${r.cutOffMs !== null ? `; the run cut off counts as its ${r.cutOffMs.toFixed(0)} ms so far (a lower bound)` : ''}`
+            ? ` budget of ${QUERY_BUDGET_MS / 1000} s: ${r.stoppedAfter} run${r.stoppedAfter === 1 ? '' : 's'} done, ${r.warmupOnly ? 'all warm-up (figures from them)' : `${Math.max(0, r.stoppedAfter - WARMUP_RUNS)} measured`}${r.cutOffMs !== null ? `; the run cut off counts as its ${r.cutOffMs.toFixed(0)} ms so far (a lower bound)` : ''}`
             : ''),
       );
     };

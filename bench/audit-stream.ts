@@ -199,7 +199,7 @@ function runClient(): void {
     });
   }
 
-  port.on('message', async (m: ToClient) => {
+  const onMessage = async (m: ToClient) => {
     const reply = (r: FromClient, transfer: ArrayBuffer[] = []) => port.postMessage(r, transfer);
     if (m.cmd === 'open') {
       // In groups, so the server's accept backlog never overflows (a dropped SYN costs a second).
@@ -236,7 +236,7 @@ function runClient(): void {
         d.buffer,
         c.buffer,
         b.buffer,
-        ...counts.map((x) => x.buffer as ArrayBuffer),
+        ...counts.map((x) => x.buffer),
       ]);
     } else if (m.cmd === 'close') {
       closing = true;
@@ -245,7 +245,9 @@ function runClient(): void {
       reply({ type: 'closed' });
       port.close();
     }
-  });
+  };
+  // A failed command ends the thread (an unhandled rejection), as it did when the listener was async.
+  port.on('message', (m: ToClient) => void onMessage(m));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,7 +255,7 @@ function runClient(): void {
 
 class ClientThread {
   private readonly worker: Worker;
-  private waiting: Array<{ type: string; resolve: (m: any) => void; reject: (err: Error) => void }> = [];
+  private waiting: Array<{ type: string; resolve: (m: FromClient) => void; reject: (err: Error) => void }> = [];
   private failed: Error | null = null;
   constructor() {
     this.worker = tsWorker(import.meta.url, { role: 'client' });
@@ -272,7 +274,7 @@ class ClientThread {
   private ask<T extends FromClient['type']>(msg: ToClient, type: T): Promise<Extract<FromClient, { type: T }>> {
     return new Promise((resolve, reject) => {
       if (this.failed) return reject(this.failed);
-      this.waiting.push({ type, resolve, reject });
+      this.waiting.push({ type, resolve: resolve as (m: FromClient) => void, reject });
       this.worker.postMessage(msg);
     });
   }
@@ -477,13 +479,13 @@ async function main(): Promise<void> {
     }
   }
 
-  let rssStart: number | null = null;
-  let rssBefore: number | null = null;
+  let rssStart: number | null;
+  let rssBefore: number | null;
   let ceiling: LoadResult;
   let ceilingCpu: { server: number | null; client: number };
   let one: StreamRun;
   let many: StreamRun;
-  let rssAfterClose: number | null = null;
+  let rssAfterClose: number | null;
   try {
     rssStart = rssOf(pid);
     await ingest(2); // warm-up: the writer thread starts, statements are prepared

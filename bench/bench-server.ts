@@ -12,7 +12,6 @@ import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/wo
 import { createCustomer } from '../packages/server/src/modules/customers/create-customer.js';
 import { updateSubscription } from '../packages/server/src/modules/subscriptions/update-subscription.js';
 
-const ownDir = !process.env.DATA_DIR;
 const dataDir = process.env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'tollgate-bench-'));
 const config = {
   ...loadConfig({ ...process.env, TOLLGATE_PROFILE: 'test', DATA_DIR: dataDir }),

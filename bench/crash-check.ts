@@ -163,8 +163,8 @@ function runCli(
     children.track(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       signalPid(child.pid, 'SIGKILL');
       reject(new Error(`tollgate ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
@@ -224,8 +224,8 @@ class ServeChild {
     for (;;) {
       const m = /Tollgate is running at (http:\/\/127\.0\.0\.1:\d+) /.exec(this.out.head);
       if (m) return m[1] as string;
-      if (this.hasExited) throw new Error(`tollgate serve exited before its banner:\n${this.out}`);
-      if (Date.now() > deadline) throw new Error(`tollgate serve printed no banner in ${timeoutMs} ms:\n${this.out}`);
+      if (this.hasExited) throw new Error(`tollgate serve exited before its banner:\n${this.out.toString()}`);
+      if (Date.now() > deadline) throw new Error(`tollgate serve printed no banner in ${timeoutMs} ms:\n${this.out.toString()}`);
       await sleep(10);
     }
   }
@@ -293,7 +293,7 @@ class Supervisor {
         void server.exited.then((exit) => {
           if (this.alive && this.generation === generation) {
             this.alive = false;
-            this.fail(new Error(`tollgate serve (pid ${server.pid}) exited by itself (${exit.signal ?? `code ${exit.code}`}):\n${server.out}`));
+            this.fail(new Error(`tollgate serve (pid ${server.pid}) exited by itself (${exit.signal ?? `code ${exit.code}`}):\n${server.out.toString()}`));
           }
         });
         for (const w of this.waiters.splice(0)) w.resolve({ generation: this.generation, url: this.url });
@@ -304,7 +304,7 @@ class Supervisor {
       }
     }
     this.fail(new Error(`the server did not start (3 attempts): ${(lastError as Error).message}`));
-    throw this.fatal;
+    throw this.fatal!;
   }
 
   fail(err: Error): void {
@@ -330,7 +330,7 @@ class Supervisor {
     // One that already ended (by itself: a failure already reported) has nothing to stop.
     if (this.current && !this.current.hasExited) {
       const exit = await this.current.stop();
-      if (exit.code !== 0) throw new Error(`tollgate serve ended with ${exit.signal ?? `code ${exit.code}`} on SIGTERM:\n${this.current.out}`);
+      if (exit.code !== 0) throw new Error(`tollgate serve ended with ${exit.signal ?? `code ${exit.code}`} on SIGTERM:\n${this.current.out.toString()}`);
     }
   }
 }
@@ -605,7 +605,7 @@ export async function runCrashCheck(options: CrashCheckOptions = {}): Promise<Cr
         if (status === 200) {
           let body: { accepted?: unknown; duplicates?: unknown; idempotentReplay?: unknown };
           try {
-            body = JSON.parse(text);
+            body = JSON.parse(text) as typeof body;
           } catch {
             problem(`batch ${b.key}: 200 with a body that is not JSON: ${text.slice(0, 200)}`);
             b.failed = true;
@@ -613,7 +613,7 @@ export async function runCrashCheck(options: CrashCheckOptions = {}): Promise<Cr
           }
           if (body.accepted !== BATCH_EVENTS || body.duplicates !== 0) {
             problem(
-              `batch ${b.key}: 200 saying accepted ${body.accepted}, duplicates ${body.duplicates} (expected ${BATCH_EVENTS} and 0): ${text.slice(0, 300)}`,
+              `batch ${b.key}: 200 saying accepted ${String(body.accepted)}, duplicates ${String(body.duplicates)} (expected ${BATCH_EVENTS} and 0): ${text.slice(0, 300)}`,
             );
           }
           const retried = b.noAnswerAfterKill + b.noAnswerOther + b.got503 > 0;
@@ -717,7 +717,7 @@ export async function runCrashCheck(options: CrashCheckOptions = {}): Promise<Cr
     const stored = storeUrl ? await readPostgres(storeUrl, demo.workspaceId) : readSqlite(path.join(dataDir, 'tollgate.db'), demo.workspaceId);
     verify(report, problem, batches, stored, demo);
   } catch (err) {
-    problem(`the check could not run to the end: ${(err as Error).stack ?? err}`);
+    problem(`the check could not run to the end: ${(err as Error).stack ?? String(err)}`);
   } finally {
     // Only what this run started, by PID; then the scratch database and the temp dir.
     if (supervisor?.current && !supervisor.current.hasExited) await supervisor.current.kill().catch(() => undefined);

@@ -36,7 +36,7 @@ export async function startBenchServer(env: Record<string, string> = {}): Promis
   // The server's own log lines (pino JSON, e.g. a start-up warning) may come first: the info line
   // is the first one with a url; the others go to stderr.
   const line = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     const onLine = (l: string) => {
       if (l.startsWith('{"url":')) {
         lines.off('line', onLine);

@@ -125,11 +125,11 @@ async function generatePostgres(url: string, events: number): Promise<void> {
   }
 }
 
-async function timed(url: string, headers: Record<string, string>): Promise<{ ms: number; status: number; body: any }> {
+async function timed(url: string, headers: Record<string, string>): Promise<{ ms: number; status: number; body: unknown }> {
   const t0 = performance.now();
   try {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(BUDGET_MS) });
-    const body = await res.json();
+    const body: unknown = await res.json();
     return { ms: performance.now() - t0, status: res.status, body };
   } catch {
     return { ms: performance.now() - t0, status: 0, body: null };
@@ -145,7 +145,8 @@ async function sequential(label: string, url: string, headers: Record<string, st
     const r = await timed(url, headers);
     if (r.status !== 200) throw new Error(`${label}: ${r.status} ${JSON.stringify(r.body)?.slice(0, 300)}`);
     ms.push(r.ms);
-    rows = Array.isArray(r.body?.data) ? r.body.data.length : rows;
+    const data = (r.body as { data?: unknown } | null)?.data;
+    rows = Array.isArray(data) ? data.length : rows;
     if (r.ms > BUDGET_MS / 4) break; // a slow path: a few runs say enough
   }
   ms.sort((a, b) => a - b);
@@ -178,9 +179,9 @@ async function main() {
   try {
     const { url, secretKey, customerIds, customerId: acme, productId } = server.info;
     const auth = { authorization: `Bearer ${secretKey}` };
-    const post = async (p: string, body: unknown): Promise<any> => {
+    const post = async (p: string, body: unknown): Promise<{ id: string }> => {
       const res = await fetch(`${url}${p}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const json = await res.json();
+      const json = (await res.json()) as { id: string };
       if (res.status !== 200) throw new Error(`${p}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
       return json;
     };

@@ -139,7 +139,7 @@ async function drive(url: string, path: string, seconds: number, next: () => { b
     setupRequest: (req) => {
       const s = next();
       tally.sent += 1;
-      req.body = s.body as never;
+      req.body = s.body;
       req.headers!['stripe-signature'] = s.signature;
       return req;
     },
@@ -163,7 +163,7 @@ async function drive(url: string, path: string, seconds: number, next: () => { b
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       { url: `${url}${path}`, connections: CONNECTIONS, duration: seconds, headers: { 'content-type': 'application/json' }, requests: [request] },
-      (err, r) => (err ? reject(err) : resolve(r)),
+      (err, r) => (err ? reject(err as Error) : resolve(r)),
     );
     instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => tally.latencies.push(ms));
   });
@@ -213,7 +213,7 @@ async function main() {
     warm.answers += 1;
     if (res.status !== 200 || !text.startsWith('{"status":"accepted"')) throw new Error(`the first webhook was not accepted: ${res.status} ${text}`);
     warm.accepted += 1;
-    acceptedIds.add(JSON.parse(text).event_id);
+    acceptedIds.add((JSON.parse(text) as { event_id: string }).event_id);
     await drive(url, source.url, WARMUP_SECONDS, () => pool.take(), warm, true); // warm-up
     await drive(url, '/__bench/bare', WARMUP_SECONDS, bare, newTally(), false);
     // Enough signed requests for 1.5 times the warm-up's rate (those past it are signed live).

@@ -11,7 +11,7 @@ function unit(pricingModel: PricingModel, fields: Partial<UnitPricingInput> = {}
 
 /** For rows that send what the TypeScript types forbid but JSON can carry. */
 function loose(fields: Record<string, unknown>): Partial<UnitPricingInput> {
-  return fields as Partial<UnitPricingInput>;
+  return fields;
 }
 
 /** The normalised unit with every default, plus the row's fields. */

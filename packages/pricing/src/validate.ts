@@ -84,6 +84,8 @@ function usesIncludedFree(model: PricingModel): boolean {
 function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (typeof value === 'number') return String(value);
+  // Only a symbol or a function reaches String(): JSON has no text for them.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   return JSON.stringify(value) ?? String(value);
 }
 
@@ -533,7 +535,7 @@ export function normaliseUnitPricing(input: UnitPricingInput, planCurrency: stri
       errors.push({ field: 'rate', message: `rate is not used by ${model}: prices are on its tiers; omit rate or send "0".` });
     }
   } else {
-    const r = checkModelRate(model as (typeof RATE_MODELS)[number], input.rate, currency);
+    const r = checkModelRate(model, input.rate, currency);
     if (r.ok) rate = r.value;
     else errors.push(r.error);
   }

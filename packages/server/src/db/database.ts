@@ -14,7 +14,7 @@ export type DialectName = 'sqlite' | 'postgres';
  * Whether an executor (a database, a transaction, a migration's handle) talks to PostgreSQL: for
  * code that is handed an executor rather than deps.dialect.
  */
-export function isPostgres(db: Kysely<any>): boolean {
+export function isPostgres<DB>(db: Kysely<DB>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -27,7 +27,7 @@ export interface OpenedDatabase {
   sqlite: SQLite.Database | null;
   /** The SQLite file, or null in memory and on PostgreSQL: a second connection can open it. */
   sqliteFile: string | null;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
@@ -141,7 +141,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
-      types: pgTypes as unknown as pg.CustomTypesConfig,
+      types: pgTypes,
       // A dead peer is noticed by the OS, not only when a query times out.
       keepAlive: true,
       ...(options ? { options } : {}),
@@ -177,7 +177,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   sqlite.function('dec_add', { deterministic: true }, (a: unknown, b: unknown) => decimalAdd(String(a), String(b)));
   sqlite.aggregate('dec_sum', {
     start: () => '0',
-    step: (total: unknown, value: unknown) => (value === null ? total : decimalAdd(String(total), String(value))),
+    step: (total: string, value: string | number | bigint | null) => (value === null ? total : decimalAdd(total, String(value))),
   });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
   return { db, dialect: 'sqlite', describe: `SQLite ${file}`, sqlite, sqliteFile: file === ':memory:' ? null : file, close: () => db.destroy() };

@@ -39,8 +39,8 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(IOERR|FULL|CANTOPEN|READONLY)/;
 export function classifyDatabaseError(err: unknown): DatabaseFailure | null {
   // Errors may come wrapped (the usage writer thread, AggregateError from a pool): look a few causes deep.
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = String((e as { code?: unknown }).code ?? '');
-    const message = String((e as { message?: unknown }).message ?? '');
+    const code = textOf((e as { code?: unknown }).code);
+    const message = textOf((e as { message?: unknown }).message);
     if (SQLITE_BUSY.test(code)) return 'busy';
     if (SQLITE_UNAVAILABLE.test(code) || PG_UNAVAILABLE.test(code) || NET_CODES.has(code)) return 'unavailable';
     if (PG_MESSAGES.some((m) => message.includes(m))) return 'unavailable';
@@ -69,4 +69,9 @@ export function databaseFailureError(err: unknown): AppError | null {
     );
   }
   return null;
+}
+
+/** A property of an unknown error as text (codes and messages are strings, errnos numbers): '' otherwise. */
+function textOf(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
 }

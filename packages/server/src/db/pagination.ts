@@ -17,8 +17,10 @@ export interface Page<T> {
  * back to newer ones; one extra row tells whether more exist. The caller's builder already
  * filters by workspace and environment.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any table's builder: the callers' builders differ in their tables and joins
 export async function pageById<Row extends { id: string }>(qb: SelectQueryBuilder<Database, any, Row>, table: string, page: PageParams): Promise<Page<Row>> {
   const limit = page.limit ?? 10;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment -- a column named at run time, which Kysely's types cannot check
   const col = `${table}.id` as any;
   let q = qb;
   if (page.endingBefore !== undefined) {

@@ -7,5 +7,10 @@ import type { Tenant } from '../lib/tenant.js';
  */
 export function forTenant(tenant: Tenant) {
   return <QB extends { where: unknown }>(qb: QB): QB =>
-    (qb as any).where('workspaceId', '=', tenant.workspaceId).where('environment', '=', tenant.environment) as QB;
+    (qb as unknown as TenantFilterable).where('workspaceId', '=', tenant.workspaceId).where('environment', '=', tenant.environment) as unknown as QB;
+}
+
+/** The one where() call forTenant makes, on any builder of a tenant table. */
+interface TenantFilterable {
+  where(column: 'workspaceId' | 'environment', op: '=', value: string): TenantFilterable;
 }

@@ -30,7 +30,7 @@ export function errorHandler(error: FastifyError | AppError | Error, request: Fa
   if (error instanceof AppError) return sendError(reply, error.status, error.details, error.headers);
   const fe = error as FastifyError;
   if (fe.validation) {
-    return sendError(reply, 400, describeValidationErrors(fe.validationContext ?? 'body', fe.validation as any));
+    return sendError(reply, 400, describeValidationErrors(fe.validationContext ?? 'body', fe.validation));
   }
   const mapped = fe.code ? fastifyCodes[fe.code] : undefined;
   if (mapped) {

@@ -51,7 +51,8 @@ function guard(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (SUBSCHEMA_LISTS.has(k) && Array.isArray(v)) out[k] = v.map(guard);
-    else if (SUBSCHEMA_MAPS.has(k) && typeof v === 'object' && v !== null) out[k] = Object.fromEntries(Object.entries(v).map(([n, s]) => [n, guard(s)]));
+    else if (SUBSCHEMA_MAPS.has(k) && typeof v === 'object' && v !== null)
+      out[k] = Object.fromEntries(Object.entries(v as object).map(([n, s]) => [n, guard(s)]));
     else if (['items', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'].includes(k)) out[k] = guard(v);
     else out[k] = v;
   }
@@ -70,7 +71,8 @@ function guard(schema: unknown): unknown {
   return out;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(boundsFirst(schema));
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(boundsFirst(schema));
 
 const partNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 
@@ -102,6 +104,23 @@ function keyMessage(field: string, key: string, keyword: string, limit: number):
  */
 const SILENT_KEYWORDS = new Set(['anyOf', 'oneOf', 'if', 'propertyNames']);
 
+/** The params of the keywords described below (ajv types them loosely, as a record of any). */
+interface ErrorParams {
+  missingProperty?: string;
+  additionalProperty?: string;
+  allowedValues?: unknown[];
+  type?: string;
+  format?: string;
+  limit: number;
+  pattern?: string;
+  comparison?: string;
+}
+
+/** A param as text (ajv's are strings): '' when absent. */
+function textOf(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
+}
+
 /** Turns ajv's errors into our details, each naming the field and saying what is wrong in words. */
 export function describeValidationErrors(part: string, errors: ErrorObject[]): ErrorDetail[] {
   // A union of literals fails once per branch with a `const` error; gathered per field, they
@@ -123,14 +142,14 @@ export function describeValidationErrors(part: string, errors: ErrorObject[]): E
   for (const e of errors) {
     if (SILENT_KEYWORDS.has(e.keyword)) continue;
     const p0 = e.params as Record<string, unknown>;
-    const cheap = `${e.instancePath}\0${e.keyword}\0${String(p0.missingProperty ?? p0.additionalProperty ?? '')}`;
+    const cheap = `${e.instancePath}\0${e.keyword}\0${textOf(p0.missingProperty ?? p0.additionalProperty)}`;
     if (out.length >= MAX_REPORTED_ERRORS) {
       if (!listed.has(cheap)) more.add(cheap);
       continue;
     }
     let field = pathOf(part, e.instancePath);
     let message: string;
-    const p = e.params as Record<string, any>;
+    const p = e.params as ErrorParams;
     switch (e.keyword) {
       case 'required':
         field = pathOf(part, e.instancePath, p.missingProperty);
@@ -145,7 +164,7 @@ export function describeValidationErrors(part: string, errors: ErrorObject[]): E
         break;
       case 'const': {
         const values = constValues.get(e.instancePath) as unknown[];
-        message = values.length === 1 ? `${field} must be ${values[0]}.` : `${field} must be one of ${values.join(', ')}.`;
+        message = values.length === 1 ? `${field} must be ${String(values[0])}.` : `${field} must be one of ${values.join(', ')}.`;
         break;
       }
       case 'type':

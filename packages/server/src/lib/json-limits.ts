@@ -34,7 +34,7 @@ function hasProblem(value: object): boolean {
     const depth = depths.pop()!;
     if (depth > MAX_JSON_DEPTH) return true;
     if (Array.isArray(node)) {
-      for (const child of node) {
+      for (const child of node as unknown[]) {
         if (typeof child === 'string') {
           if (child.includes('\0')) return true;
         } else if (typeof child === 'object' && child !== null) {

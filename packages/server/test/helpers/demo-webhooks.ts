@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signWebhook } from '../../src/modules/plugs/sign-webhook.js';
-import { signatureSchemeOf, type Provider } from '../../src/modules/plugs/provider-templates.js';
+import { signatureSchemeOf } from '../../src/modules/plugs/provider-templates.js';
 import type { DemoSourceKey, DemoWebhookSource } from '../../src/modules/plugs/create-demo-sources.js';
 
 export interface SignedDelivery {
@@ -65,7 +65,7 @@ export function demoDelivery(key: DemoSourceKey, source: DemoWebhookSource, base
     },
   };
   const b = bodies[key];
-  const scheme = signatureSchemeOf(source.provider as Provider, {});
+  const scheme = signatureSchemeOf(source.provider, {});
   const signed = signWebhook(scheme, source.secret, b.body, { nowMs, url: base + source.url, contentType: b.contentType });
   const path = signed.url ? signed.url.slice(base.length) : source.url;
   return {

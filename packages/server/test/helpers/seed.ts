@@ -54,7 +54,7 @@ export class Client {
       payload = typeof body === 'string' ? body : JSON.stringify(body);
       h['content-type'] ??= 'application/json';
     }
-    return parse(await this.app.inject({ method: method as any, url, headers: h, payload }));
+    return parse(await this.app.inject({ method, url, headers: h, payload }));
   }
   get(url: string, headers?: Record<string, string>) {
     return this.request('GET', url, undefined, headers);

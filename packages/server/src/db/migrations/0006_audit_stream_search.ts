@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../database.js';
-import { auditSearchText, words } from '../../modules/audit/audit-search-text.js';
+import { auditSearchText, words } from './frozen/audit-search-text-v1.js';
 
 /**
  * The audit log's live stream and full-text search.

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../database.js';
-import { ftsDocument, ftsScope } from '../../modules/audit/audit-search-text.js';
+import { ftsDocument, ftsScope } from './frozen/audit-search-text-v1.js';
 import { ftsTenantToken } from './0006_audit_stream_search.js';
 import { forEachAuditEventBatch, reindexSearchText, type ReindexRow } from './audit-reindex.js';
 

@@ -8,7 +8,7 @@ import { migrations, migrateToLatest } from '../migrate.js';
 import { down } from './0008_audit_search_postgres.js';
 import { listAuditEvents } from '../../modules/audit/audit-search.repository.js';
 import { filterErrors } from '../../modules/audit/audit-filter.js';
-import { auditSearchText } from '../../modules/audit/audit-search-text.js';
+import { auditSearchText } from './frozen/audit-search-text-v1.js';
 import { idFloor } from '../../lib/ids.js';
 
 const url = process.env.TEST_DATABASE_URL;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../database.js';
-import { ftsScope, tsDocument } from '../../modules/audit/audit-search-text.js';
+import { ftsScope, tsDocument } from './frozen/audit-search-text-v1.js';
 import { idTime } from '../../lib/ids.js';
 import { forEachAuditEventBatch, reindexSearchText, type ReindexRow } from './audit-reindex.js';
 

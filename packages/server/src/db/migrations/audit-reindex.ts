@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { reportMigrationProgress } from '../migration-progress.js';
-import { auditSearchText } from '../../modules/audit/audit-search-text.js';
+import { auditSearchText } from './frozen/audit-search-text-v1.js';
 
 /** An audit event as a re-indexing migration reads it (the connection's CamelCasePlugin names). */
 export interface ReindexRow {
@@ -36,7 +36,7 @@ export async function forEachAuditEventBatch(db: Kysely<any>, migration: string,
   }
 }
 
-/** The words of a re-indexed event, as recordAudit makes them from a new one. */
+/** The words of a re-indexed event, by the tokenizer frozen for these migrations (recordAudit's when they were written). */
 export function reindexSearchText(r: ReindexRow): string {
   return auditSearchText({ eventType: r.eventType, targetType: r.targetType, payload: JSON.parse(r.payload) as unknown });
 }
