@@ -1,12 +1,12 @@
 import type { Deps } from '../../deps.js';
-import { invalidateCredentials } from './credential-cache.js';
+import { invalidateCredentials } from '../credentials/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { ApiKey } from './api-key.js';
 import { findApiKey, revokeApiKeyRow } from './api-key.repository.js';
 import { assertHoldsScopes } from './create-api-key.js';
-import type { Credential } from './credential.js';
+import type { Credential } from '../../lib/principal.js';
 import { findKeyForCaller } from './replace-api-key.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { invalidateCredentials } from '../api-keys/credential-cache.js';
+import { invalidateCredentials } from '../credentials/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { SUBSCRIPTIONS_CHANGED } from './subscription.js';
-import { invalidateCredentials } from '../api-keys/credential-cache.js';
+import { invalidateCredentials } from '../credentials/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
