@@ -27,6 +27,7 @@ import { entitlementRoutes } from './modules/entitlements/entitlement.routes.js'
 import { scopeDescriptions } from './modules/credentials/credential.js';
 import { authenticationHook, requireOperatorAccess } from './modules/authentication/authenticate.js';
 import { verifyKeyRoutes } from './modules/authentication/verify-key.routes.js';
+import { boundCredentials } from './modules/authentication/bound-credentials.js';
 import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
@@ -123,7 +124,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     await customerRoutes(a, deps);
     await productRoutes(a, deps);
     await metricRoutes(a, deps);
-    await subscriptionRoutes(a, deps);
+    await subscriptionRoutes(a, deps, boundCredentials);
     await apiKeyRoutes(a, deps);
     await verifyKeyRoutes(a, deps);
     await clientCredentialRoutes(a, deps);
