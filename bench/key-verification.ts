@@ -10,7 +10,7 @@ import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { loadConfig } from '../packages/server/src/lib/config.js';
 import { sha256Hex } from '../packages/server/src/lib/crypto.js';
-import { verifyKey } from '../packages/server/src/modules/api-keys/verify-key.js';
+import { verifyKey } from '../packages/server/src/modules/authentication/verify-key.js';
 import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);

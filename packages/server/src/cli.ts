@@ -6,7 +6,7 @@ import { serve } from './main.js';
 import { createDemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
 import { createWorkspace } from './modules/tenancy/create-workspace.js';
 import { setWorkspaceRateLimit } from './modules/tenancy/workspace.repository.js';
-import { CREDENTIALS_CHANNEL } from './modules/api-keys/credential-cache.js';
+import { CREDENTIALS_CHANNEL } from './modules/credentials/credential-cache.js';
 import { reencryptSecrets } from './modules/plugs/reencrypt-secrets.js';
 import { auditEventsBetween } from './modules/audit/audit-event.repository.js';
 import { presentAuditEvent } from './modules/audit/audit-event.schema.js';

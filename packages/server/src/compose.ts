@@ -11,7 +11,7 @@ import { createLocalBus, createRedisBus } from './lib/bus.js';
 import { RedisLink } from './lib/redis.js';
 import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limiter.js';
 import { loadOrCreateKeyFile, SecretBox } from './lib/secret-box.js';
-import { credentialCache } from './modules/api-keys/credential-cache.js';
+import { credentialCache } from './modules/credentials/credential-cache.js';
 import { pricedOfferingCache } from './modules/catalog/load-priced-offering.js';
 import { customerRefCache } from './modules/customers/customer-refs.js';
 import { entitlementAnswerCache } from './modules/entitlements/entitlement-answer-cache.js';

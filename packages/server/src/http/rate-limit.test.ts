@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import type { TenantHandle } from '../../test/helpers/seed.js';
 import { setWorkspaceRateLimit } from '../modules/tenancy/workspace.repository.js';
-import { invalidateCredentials } from '../modules/api-keys/credential-cache.js';
+import { invalidateCredentials } from '../modules/credentials/credential-cache.js';
 
 let t: TestApp;
 

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Credential, Scope } from '../modules/api-keys/credential.js';
+import type { Credential, Scope } from '../lib/principal.js';
 import type { OperationContext } from '../lib/operation-context.js';
 
 /**

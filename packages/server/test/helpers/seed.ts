@@ -9,7 +9,7 @@ import { createProduct } from '../../src/modules/products/create-product.js';
 import { createSubscription } from '../../src/modules/subscriptions/create-subscription.js';
 import { createApiKey } from '../../src/modules/api-keys/create-api-key.js';
 import type { ProductKind } from '../../src/modules/products/product.js';
-import type { Scope } from '../../src/modules/api-keys/credential.js';
+import type { Scope } from '../../src/lib/principal.js';
 
 export interface Response {
   status: number;

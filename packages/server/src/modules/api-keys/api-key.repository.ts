@@ -6,7 +6,8 @@ import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { ApiKey, ApiKeyKind, ApiKeyStatus } from './api-key.js';
 import type { ApiKeyTable } from '../../db/tables/api-key.table.js';
-import type { Scope } from './credential.js';
+import type { Scope } from '../../lib/principal.js';
+import type { FindCredentialByHash } from '../credentials/credential-lookup.js';
 
 function toApiKey(r: Selectable<ApiKeyTable>): ApiKey {
   return {
@@ -105,3 +106,43 @@ export async function revokeKeysForSubscription(db: Db, tenant: Tenant, subscrip
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The hot-path lookup (behind the credential cache): a key by the SHA-256 of its secret. */
+export const findApiKeyCredential: FindCredentialByHash = async (db, hash, rateLimitOf) => {
+  const row = await db
+    .selectFrom('apiKeys as k')
+    .select((eb) => [
+      'k.id',
+      'k.workspaceId',
+      'k.environment',
+      'k.kind',
+      'k.scopes',
+      'k.status',
+      'k.expiresAt',
+      'k.customerId',
+      'k.subscriptionId',
+      'k.productId',
+      rateLimitOf(db, eb.ref('k.workspaceId')).as('rateLimitPerMinute'),
+    ])
+    .where('k.keyHash', '=', hash)
+    .executeTakeFirst();
+  if (!row) return null;
+  const base = {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    environment: row.environment as Environment,
+    status: row.status,
+    expiresAt: row.expiresAt,
+    rateLimitPerMinute: row.rateLimitPerMinute,
+  };
+  if (row.kind === 'WORKSPACE') {
+    return { ...base, type: 'workspace_key', scopes: row.scopes.split(' ').filter(Boolean) as Scope[] };
+  }
+  return {
+    ...base,
+    type: 'product_key',
+    customerId: row.customerId ?? '',
+    subscriptionId: row.subscriptionId ?? '',
+    productId: row.productId ?? '',
+  };
+};

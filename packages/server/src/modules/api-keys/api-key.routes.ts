@@ -9,7 +9,6 @@ import { listApiKeys } from './api-key.repository.js';
 import { createApiKey } from './create-api-key.js';
 import { findKeyForCaller, replaceApiKey } from './replace-api-key.js';
 import { revokeApiKey } from './revoke-api-key.js';
-import { verifyKey, VerifyKeyBody, VerifyKeyResult } from './verify-key.js';
 
 const keysWrite = { auth: { kind: 'workspace', scope: 'keys:write' } } as const;
 const selfOrKeysWrite = { auth: { kind: 'workspace_or_product', scope: 'keys:write' } } as const;
@@ -124,19 +123,5 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
       response: { 200: ApiKeySchema, ...errors(403, 404) },
     },
     handler: async (req) => presentApiKey(await revokeApiKey(deps, req.ctx, req.params.id, req.credential), deps.clock.now()),
-  });
-
-  app.post('/v1/keys/verify', {
-    config: { auth: { kind: 'workspace', scope: 'keys:verify' } },
-    schema: {
-      summary: "Verify a customer's product key or access token",
-      description:
-        'For your gateway: is this key good, and whose is it? Always 200; read `valid`. Answered from an in-process cache (revocations reach every node at once). A rotated key answers valid until its 300-second grace period ends.',
-      tags,
-      security: bearerSecurity,
-      body: VerifyKeyBody,
-      response: { 200: VerifyKeyResult, ...errors(403) },
-    },
-    handler: async (req) => verifyKey(deps, req.ctx, req.body.key),
   });
 }

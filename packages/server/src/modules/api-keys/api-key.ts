@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { toIso, toIsoOrNull } from '../../lib/clock.js';
 import { Environment, NullableTimestamp, Timestamp } from '../../http/schemas.js';
 import type { Environment as Env } from '../../lib/crypto.js';
-import { scopes, type Scope } from './credential.js';
+import { scopes, type Scope } from '../../lib/principal.js';
 
 export type ApiKeyKind = 'WORKSPACE' | 'PRODUCT';
 /** Stored statuses. EXPIRED is only shown: a ROTATED key past its grace period. */

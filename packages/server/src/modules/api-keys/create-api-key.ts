@@ -6,8 +6,9 @@ import type { OperationContext } from '../../lib/operation-context.js';
 import { findBindableSubscription } from '../subscriptions/bindable-subscription.js';
 import type { ApiKey, CreateApiKeyInput } from './api-key.js';
 import { insertApiKey } from './api-key.repository.js';
-import { hasScope, type Credential, type Scope } from './credential.js';
-import { newBearerKey } from './secrets.js';
+import { hasScope } from '../credentials/credential.js';
+import type { Credential, Scope } from '../../lib/principal.js';
+import { newBearerKey } from '../credentials/secrets.js';
 
 export interface IssuedApiKey {
   key: ApiKey;

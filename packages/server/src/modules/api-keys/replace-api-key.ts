@@ -1,14 +1,14 @@
 import type { Deps } from '../../deps.js';
-import { invalidateCredentials } from './credential-cache.js';
+import { invalidateCredentials } from '../credentials/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { ApiKey } from './api-key.js';
 import { findApiKey, insertApiKey, retireActiveKey } from './api-key.repository.js';
-import type { Credential } from './credential.js';
+import type { Credential } from '../../lib/principal.js';
 import { assertHoldsScopes } from './create-api-key.js';
-import { newBearerKey } from './secrets.js';
+import { newBearerKey } from '../credentials/secrets.js';
 
 export interface ReplacedApiKey {
   key: ApiKey;

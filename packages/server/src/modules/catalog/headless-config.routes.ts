@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { errors } from '../../http/schemas.js';
-import { requireOperatorAccess } from '../../http/authenticate.js';
 import { etagMatches, HeadlessConfigSchema, toHeadlessConfig } from './headless-config.js';
 import { readStorefrontView } from './read-storefront-view.js';
 import { findStorefront } from './storefront.repository.js';
@@ -11,11 +11,17 @@ import { findStorefront } from './storefront.repository.js';
 const CACHE_CONTROL = 'private, max-age=60';
 
 /**
+ * preview=true's second credential check, given by the app (modules/authentication): it looks up
+ * workspace keys, a module above this one.
+ */
+export type RequireOperatorAccess = (deps: Deps, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/**
  * GET /api/v1/portal/headless/config, exactly per the spec. Browsers on the seller's site call
  * it with the storefront key, so it answers CORS: any origin, the key and If-None-Match allowed
  * in, ETag and the rate-limit headers readable.
  */
-export async function headlessConfigRoutes(app: App, deps: Deps): Promise<void> {
+export async function headlessConfigRoutes(app: App, deps: Deps, requireOperatorAccess: RequireOperatorAccess): Promise<void> {
   const cors = {
     'access-control-allow-origin': '*',
     'access-control-expose-headers': 'ETag, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',

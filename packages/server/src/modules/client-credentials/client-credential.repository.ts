@@ -6,6 +6,7 @@ import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { ClientCredential } from './client-credential.js';
 import type { ClientCredentialTable } from '../../db/tables/client-credential.table.js';
+import type { FindCredentialByHash } from '../credentials/credential-lookup.js';
 
 function toClientCredential(r: Selectable<ClientCredentialTable>): ClientCredential {
   return {
@@ -95,3 +96,27 @@ export async function deleteExpiredAccessTokens(db: Db, now: number): Promise<nu
   const r = await db.deleteFrom('accessTokens').where('expiresAt', '<=', now).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/**
+ * The hot-path lookup (behind the credential cache): an access token by the SHA-256 of its
+ * secret, answering with its client credential's status, so revoking the credential revokes it.
+ */
+export const findAccessTokenCredential: FindCredentialByHash = async (db, hash, rateLimitOf) => {
+  const row = await db
+    .selectFrom('accessTokens as t')
+    .innerJoin('clientCredentials as c', 'c.id', 't.clientCredentialId')
+    .select((eb) => [
+      'c.id',
+      't.workspaceId',
+      't.environment',
+      'c.status',
+      't.expiresAt',
+      'c.customerId',
+      'c.subscriptionId',
+      'c.productId',
+      rateLimitOf(db, eb.ref('t.workspaceId')).as('rateLimitPerMinute'),
+    ])
+    .where('t.tokenHash', '=', hash)
+    .executeTakeFirst();
+  return row ? { ...row, environment: row.environment as Environment, type: 'access_token' } : null;
+};

@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { findBindableSubscription } from '../subscriptions/bindable-subscription.js';
-import { newClientSecret } from '../api-keys/secrets.js';
+import { newClientSecret } from '../credentials/secrets.js';
 import type { ClientCredential, CreateClientCredentialInput } from './client-credential.js';
 import { insertClientCredential } from './client-credential.repository.js';
 

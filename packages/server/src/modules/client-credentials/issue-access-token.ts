@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import { newAccessToken } from '../api-keys/secrets.js';
+import { newAccessToken } from '../credentials/secrets.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { findClientForTokenGrant, insertAccessToken } from './client-credential.repository.js';
 

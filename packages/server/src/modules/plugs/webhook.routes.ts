@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { admission } from '../../http/admission.js';
-import { enforceRateLimit } from '../../http/authenticate.js';
+import { enforceRateLimit } from '../../http/rate-limit.js';
 import { ErrorEnvelope, errors } from '../../http/schemas.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../lib/errors.js';

@@ -4,7 +4,7 @@ import { findStorefront } from '../catalog/storefront.repository.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { newStorefrontKey } from '../api-keys/secrets.js';
+import { newStorefrontKey } from '../credentials/secrets.js';
 import type { CreateStorefrontKeyInput, StorefrontKey } from './storefront-key.js';
 import { insertStorefrontKey } from './storefront-key.repository.js';
 

@@ -6,6 +6,7 @@ import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { StorefrontKey } from './storefront-key.js';
 import type { StorefrontKeyTable } from '../../db/tables/storefront-key.table.js';
+import type { FindCredentialByHash } from '../credentials/credential-lookup.js';
 
 function toStorefrontKey(r: Selectable<StorefrontKeyTable>): StorefrontKey {
   return {
@@ -49,3 +50,13 @@ export async function revokeStorefrontKeyRow(db: Db, tenant: Tenant, id: string,
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
+
+/** The hot-path lookup (behind the credential cache): a storefront key by the SHA-256 of its secret. */
+export const findStorefrontKeyCredential: FindCredentialByHash = async (db, hash, rateLimitOf) => {
+  const row = await db
+    .selectFrom('storefrontKeys as s')
+    .select((eb) => ['s.id', 's.workspaceId', 's.environment', 's.status', 's.storefrontId', rateLimitOf(db, eb.ref('s.workspaceId')).as('rateLimitPerMinute')])
+    .where('s.keyHash', '=', hash)
+    .executeTakeFirst();
+  return row ? { ...row, environment: row.environment as Environment, expiresAt: null, type: 'storefront_key' } : null;
+};

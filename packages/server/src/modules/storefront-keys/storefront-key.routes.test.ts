@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sha256Hex } from '../../lib/crypto.js';
-import { credentialState } from '../api-keys/credential.js';
-import { findCredentialBySecret } from '../api-keys/find-credential.js';
+import { credentialState } from '../credentials/credential.js';
+import { findCredentialBySecret } from '../authentication/find-credential.js';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
 

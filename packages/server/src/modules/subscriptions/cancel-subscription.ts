@@ -1,12 +1,10 @@
 import type { Deps } from '../../deps.js';
 import { SUBSCRIPTIONS_CHANGED } from './subscription.js';
-import { invalidateCredentials } from '../api-keys/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { revokeKeysForSubscription } from '../api-keys/api-key.repository.js';
-import { revokeClientCredentialsForSubscription } from '../client-credentials/client-credential.repository.js';
+import type { BoundCredentials } from './bound-credentials.js';
 import type { Subscription } from './subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
 
@@ -20,8 +18,9 @@ export interface CancelledSubscription {
  * Cancels at once and, in the same transaction, revokes every product key and client
  * credential bound to the subscription; after the commit every node drops them from its cache.
  */
-export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: string): Promise<CancelledSubscription> {
+export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: string, bound: BoundCredentials): Promise<CancelledSubscription> {
   const result = await inTransaction(deps.db, async (trx) => {
+    const txDeps = { ...deps, db: trx };
     const current = await findSubscription(trx, ctx, id);
     if (!current) throw notFound('subscription', id);
     if (current.status !== 'ACTIVE') {
@@ -32,33 +31,16 @@ export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: 
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
       throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
     }
-    const revokedKeyIds = await revokeKeysForSubscription(trx, ctx, id, now);
-    const revokedClientCredentialIds = await revokeClientCredentialsForSubscription(trx, ctx, id, now);
+    const revoked = await bound.revokeForSubscription(txDeps, ctx, id, now);
     await recordAudit(trx, deps, ctx, {
       eventType: 'subscription.cancelled',
       targetType: 'subscription',
       targetId: id,
-      payload: { revokedKeyIds, revokedClientCredentialIds },
+      payload: { revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds },
     });
-    for (const keyId of revokedKeyIds) {
-      await recordAudit(trx, deps, ctx, {
-        eventType: 'api_key.revoked',
-        targetType: 'api_key',
-        targetId: keyId,
-        payload: { reason: 'subscription_cancelled', subscriptionId: id },
-      });
-    }
-    for (const clientId of revokedClientCredentialIds) {
-      await recordAudit(trx, deps, ctx, {
-        eventType: 'client_credential.revoked',
-        targetType: 'client_credential',
-        targetId: clientId,
-        payload: { reason: 'subscription_cancelled', subscriptionId: id },
-      });
-    }
-    return { subscription: next, revokedKeyIds, revokedClientCredentialIds };
+    await bound.recordRevocations(txDeps, ctx, id, revoked);
+    return { subscription: next, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds };
   });
-  await invalidateCredentials(deps);
   deps.caches.clear(SUBSCRIPTIONS_CHANGED);
   return result;
 }

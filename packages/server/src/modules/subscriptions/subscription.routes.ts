@@ -9,11 +9,12 @@ import { updateSubscription } from './update-subscription.js';
 import { findSubscription, listSubscriptions } from './subscription.repository.js';
 import { createSubscription } from './create-subscription.js';
 import { cancelSubscription } from './cancel-subscription.js';
+import type { BoundCredentials } from './bound-credentials.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Subscriptions'];
 
-export async function subscriptionRoutes(app: App, deps: Deps): Promise<void> {
+export async function subscriptionRoutes(app: App, deps: Deps, bound: BoundCredentials): Promise<void> {
   app.post('/api/v1/subscriptions', {
     config: admin,
     schema: {
@@ -92,6 +93,6 @@ export async function subscriptionRoutes(app: App, deps: Deps): Promise<void> {
       params: IdParams,
       response: { 200: SubscriptionSchema, ...errors(403, 404, 409) },
     },
-    handler: async (req) => presentSubscription((await cancelSubscription(deps, req.ctx, req.params.id)).subscription),
+    handler: async (req) => presentSubscription((await cancelSubscription(deps, req.ctx, req.params.id, bound)).subscription),
   });
 }

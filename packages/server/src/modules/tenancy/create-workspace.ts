@@ -4,7 +4,7 @@ import { environments, type Environment } from '../../lib/crypto.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { Actor, AuditSource, OperationContext } from '../../lib/operation-context.js';
 import { createApiKey } from '../api-keys/create-api-key.js';
-import { scopes } from '../api-keys/credential.js';
+import { scopes } from '../../lib/principal.js';
 import { insertWorkspace, type Workspace } from './workspace.repository.js';
 
 export interface CreatedWorkspace {

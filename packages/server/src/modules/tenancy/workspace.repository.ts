@@ -1,3 +1,4 @@
+import type { AliasableExpression, Expression } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { WorkspaceTable } from '../../db/tables/workspace.table.js';
 
@@ -22,4 +23,12 @@ export async function countWorkspaces(db: Db): Promise<number> {
 export async function setWorkspaceRateLimit(db: Db, id: string, perMinute: number | null, now: number): Promise<boolean> {
   const r = await db.updateTable('workspaces').set({ rateLimitPerMinute: perMinute, updatedAt: now }).where('id', '=', id).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * The workspace's own rate limit as a scalar subquery, for a credential lookup to select within
+ * its one query (modules/credentials/credential-lookup.ts).
+ */
+export function workspaceRateLimitOf(db: Db, workspaceId: Expression<string>): AliasableExpression<number | null> {
+  return db.selectFrom('workspaces as w').select('w.rateLimitPerMinute').where('w.id', '=', workspaceId).$asScalar();
 }

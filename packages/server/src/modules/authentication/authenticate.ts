@@ -1,13 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../deps.js';
-import { AppError } from '../lib/errors.js';
-import { credentialState, hasScope, type Credential } from '../modules/api-keys/credential.js';
-import { findCredentialBySecret } from '../modules/api-keys/find-credential.js';
-import { recordAudit } from '../modules/audit/audit-event.repository.js';
-import type { ActorType } from '../lib/operation-context.js';
-import type { AuthRequirement } from './types.js';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
+import { enforceRateLimit } from '../../http/rate-limit.js';
+import { credentialState, hasScope } from '../credentials/credential.js';
+import type { Credential } from '../../lib/principal.js';
+import { findCredentialBySecret } from './find-credential.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { ActorType } from '../../lib/operation-context.js';
+import type { AuthRequirement } from '../../http/types.js';
 
-const WINDOW_MS = 60_000;
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const CORRELATION_ID = /^[\x21-\x7e]{1,128}$/;
 
@@ -17,35 +18,6 @@ const actorTypeOf: Record<Credential['type'], ActorType> = {
   access_token: 'CLIENT_CREDENTIAL',
   storefront_key: 'STOREFRONT_KEY',
 };
-
-type Dimension = 'tenant' | 'storefront key' | 'IP address';
-export const RATE_LIMIT_WINDOW_MS = WINDOW_MS;
-
-/**
- * Counts the request against its bucket and sets the spec's headers; throws 429 when over, or,
- * on a route that answers in its stream, leaves the verdict on the request.
- */
-export async function enforceRateLimit(deps: Deps, reply: FastifyReply, bucket: string, limit: number, per: Dimension) {
-  let r;
-  try {
-    r = await deps.limiter.hit(bucket, limit, WINDOW_MS);
-  } catch (err) {
-    // The limiter's store is down: serving traffic matters more than counting it.
-    reply.log.error({ err }, 'rate limiter unavailable; request allowed');
-    return;
-  }
-  reply.header('x-ratelimit-limit', String(r.limit));
-  reply.header('x-ratelimit-remaining', String(r.remaining));
-  if (!r.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((r.resetAt - deps.clock.now()) / 1000));
-    const message = `Rate limit exceeded: at most ${limit} requests per minute per ${per}. Retry after ${retryAfter} seconds.`;
-    if (reply.request.routeOptions.config?.rateLimited === 'in_stream') {
-      reply.request.overRateLimit = { retryAfterSeconds: retryAfter, message };
-      return;
-    }
-    throw new AppError('RATE_LIMITED', message, { headers: { 'retry-after': String(retryAfter), 'x-ratelimit-remaining': '0' } });
-  }
-}
 
 function limitFor(deps: Deps, c: Credential): number {
   return c.rateLimitPerMinute ?? deps.config.rateLimitPerMinute;

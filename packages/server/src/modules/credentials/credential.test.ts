@@ -1,9 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sha256Hex } from '../../lib/crypto.js';
-import { credentialState, hasScope, parseSecret, scopes, type Credential, type CredentialState, type Scope } from './credential.js';
+import { credentialState, hasScope, type CredentialState } from './credential.js';
+import { parseSecret } from './secrets.js';
+import { scopes, type Credential, type Scope } from '../../lib/principal.js';
 import { newBearerKey } from './secrets.js';
-import { verificationOf } from './verify-key.js';
+import { verificationOf } from '../authentication/verify-key.js';
 
 const hex32 = '0123456789abcdef0123456789abcdef';
 const hex64 = hex32 + hex32;

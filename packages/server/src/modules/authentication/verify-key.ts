@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { toIsoOrNull } from '../../lib/clock.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { credentialState, type Credential } from './credential.js';
+import { credentialState } from '../credentials/credential.js';
+import type { Credential } from '../../lib/principal.js';
 import { findCredentialBySecret } from './find-credential.js';
 
 export const VerifyKeyBody = Type.Object(

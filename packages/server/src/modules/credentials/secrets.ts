@@ -1,5 +1,26 @@
 import { hintOf, randomHex, sha256Hex, type Environment } from '../../lib/crypto.js';
 
+/**
+ * Every kind of presented secret, told apart by its prefix alone: authentication looks each up
+ * in its own kind's table, and malformed input never reaches the database.
+ */
+export type SecretKind = 'secret_key' | 'access_token' | 'storefront_key';
+
+const formats: Array<[SecretKind, RegExp]> = [
+  ['secret_key', /^sk_(test|live)_[0-9a-f]{32}$/],
+  ['access_token', /^at_(test|live)_[0-9a-f]{64}$/],
+  ['storefront_key', /^pk_(test|live)_[0-9a-f]{32}$/],
+];
+
+/** Pure: recognise a presented secret by its form, so malformed input never reaches the database. */
+export function parseSecret(value: string): { kind: SecretKind; environment: Environment } | null {
+  for (const [kind, re] of formats) {
+    const m = re.exec(value);
+    if (m) return { kind, environment: m[1] as Environment };
+  }
+  return null;
+}
+
 /** A new secret, its hash for storage and its display hint. The plaintext leaves only once. */
 export interface NewSecret {
   plaintext: string;

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { afterCommit } from '../../db/transaction.js';
 import { cacheSpec } from '../../lib/caches.js';
-import type { Credential } from './credential.js';
+import type { Credential } from '../../lib/principal.js';
 
 /** Any message clears every node's credential cache; the CLI sends one after a rate-limit change. */
 export const CREDENTIALS_CHANNEL = 'credentials.invalidate';
