@@ -23,3 +23,9 @@ export async function setWorkspaceRateLimit(db: Db, id: string, perMinute: numbe
   const r = await db.updateTable('workspaces').set({ rateLimitPerMinute: perMinute, updatedAt: now }).where('id', '=', id).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
+
+/** The workspace's own requests-per-minute limit; null: the default, or no such workspace. */
+export async function findWorkspaceRateLimit(db: Db, id: string): Promise<number | null> {
+  const w = await db.selectFrom('workspaces').select('rateLimitPerMinute').where('id', '=', id).executeTakeFirst();
+  return w?.rateLimitPerMinute ?? null;
+}
