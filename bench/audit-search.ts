@@ -45,7 +45,7 @@ import { listAuditEvents } from '../packages/server/src/modules/audit/audit-sear
 import { filterErrors, type AuditFilterQuery } from '../packages/server/src/modules/audit/audit-filter.js';
 import { auditSearchText, ftsDocument, ftsScope, tsDocument } from '../packages/server/src/modules/audit/audit-search-text.js';
 import { scratchPostgres } from './lib.js';
-import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
+import { createDemoWorkspace } from '../packages/server/src/demo/create-demo-workspace.js';
 import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
 import type { Tenant } from '../packages/server/src/lib/tenant.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { buildApp } from '../packages/server/src/app.js';
 import { bootstrap } from '../packages/server/src/bootstrap.js';
 import { loadConfig } from '../packages/server/src/lib/config.js';
-import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
+import { createDemoWorkspace } from '../packages/server/src/demo/create-demo-workspace.js';
 import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
 import { createCustomer } from '../packages/server/src/modules/customers/create-customer.js';
 import { updateSubscription } from '../packages/server/src/modules/subscriptions/update-subscription.js';

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { loadConfig } from '../packages/server/src/lib/config.js';
 import { sha256Hex } from '../packages/server/src/lib/crypto.js';
 import { verifyKey } from '../packages/server/src/modules/authentication/verify-key.js';
-import { createDemoWorkspace } from '../packages/server/src/modules/tenancy/create-demo-workspace.js';
+import { createDemoWorkspace } from '../packages/server/src/demo/create-demo-workspace.js';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 32;

@@ -3,7 +3,7 @@ import { destination, pino } from 'pino';
 import { ConfigError, loadConfig } from './lib/config.js';
 import { bootstrap, StartupError } from './bootstrap.js';
 import { serve } from './main.js';
-import { createDemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
+import { createDemoWorkspace } from './demo/create-demo-workspace.js';
 import { createWorkspace } from './modules/tenancy/create-workspace.js';
 import { setWorkspaceRateLimit } from './modules/tenancy/workspace.repository.js';
 import { CREDENTIALS_CHANNEL } from './modules/credentials/credential-cache.js';

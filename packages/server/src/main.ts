@@ -4,7 +4,7 @@ import { bootstrap } from './bootstrap.js';
 import { schedulePruning } from './jobs/prune-expired.js';
 import { scheduleAuditRetention } from './jobs/purge-audit-events.js';
 import { countWorkspaces } from './modules/tenancy/workspace.repository.js';
-import { createDemoWorkspace, type DemoWorkspace } from './modules/tenancy/create-demo-workspace.js';
+import { createDemoWorkspace, type DemoWorkspace } from './demo/create-demo-workspace.js';
 
 /** read config -> open storage -> build app -> listen. */
 export async function serve(config: Config): Promise<void> {

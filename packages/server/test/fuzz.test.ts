@@ -5,7 +5,7 @@ import { backend, createTestApp, type TestApp } from './helpers/test-app.js';
 import type { EnvHandle } from './helpers/seed.js';
 import { demoDelivery } from './helpers/demo-webhooks.js';
 import { malformedRequests, operationsOf, type MalformedRequest, type OperationTarget } from './helpers/malformed-requests.js';
-import { createDemoWorkspace, type DemoEnvironment } from '../src/modules/tenancy/create-demo-workspace.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../src/demo/create-demo-workspace.js';
 import { signWebhook } from '../src/modules/plugs/sign-webhook.js';
 import { signatureSchemeOf } from '../src/modules/plugs/provider-templates.js';
 

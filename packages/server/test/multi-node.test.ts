@@ -14,7 +14,7 @@ import path from 'node:path';
 import { backend } from './helpers/test-app.js';
 import { Scratch, runCli, type ServeProcess as Node } from './helpers/processes.js';
 import { demoDelivery } from './helpers/demo-webhooks.js';
-import type { DemoWebhookSource } from '../src/modules/plugs/create-demo-sources.js';
+import type { DemoWebhookSource } from '../src/demo/create-demo-sources.js';
 
 const skip: string | false =
   backend !== 'postgres'

@@ -31,7 +31,7 @@ import {
   type UnitPricing,
 } from '@tollgate/pricing';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
-import { createDemoWorkspace, type DemoEnvironment } from '../src/modules/tenancy/create-demo-workspace.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../src/demo/create-demo-workspace.js';
 import type { HeadlessConfig } from '../src/modules/catalog/headless-config.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { signWebhook } from '../../src/modules/plugs/sign-webhook.js';
-import { signatureSchemeOf } from '../../src/modules/plugs/provider-templates.js';
-import type { DemoSourceKey, DemoWebhookSource } from '../../src/modules/plugs/create-demo-sources.js';
+import { signatureSchemeOf, type Provider } from '../../src/modules/plugs/provider-templates.js';
+import type { DemoSourceKey, DemoWebhookSource } from '../../src/demo/create-demo-sources.js';
 
 export interface SignedDelivery {
   path: string;

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client } from '../../../test/helpers/seed.js';
-import { createDemoWorkspace, type DemoEnvironment } from '../tenancy/create-demo-workspace.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../../demo/create-demo-workspace.js';
 
 let t: TestApp;
 before(async () => {

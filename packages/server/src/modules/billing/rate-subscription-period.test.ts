@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client } from '../../../test/helpers/seed.js';
 import { recordingPlans } from '../../../test/helpers/query-plans.js';
 import type { Deps } from '../../deps.js';
-import { createDemoWorkspace, type DemoEnvironment } from '../tenancy/create-demo-workspace.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../../demo/create-demo-workspace.js';
 import { checkEntitlement } from '../entitlements/check-entitlement.js';
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { rateSubscriptionPeriod } from './rate-subscription-period.js';

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { isCurrencyCode, normaliseUnitPricing, prefixFieldErrors, type CatalogUnitPricing } from '@tollgate/pricing';
 import type { Db } from '../../db/database.js';
-import { forTenant } from '../../db/tenant-scope.js';
+import { findMetricsByIdOrName } from '../metrics/metric.repository.js';
 import { AppError, capDetails, type ErrorDetail } from '../../lib/errors.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { UnitPricingBody } from './catalog-schemas.js';
@@ -26,15 +26,7 @@ export async function checkRatePlanUnits(db: Db, tenant: Tenant, units: readonly
   const details: ErrorDetail[] = [];
   const ids = units.flatMap((u) => (u.metricId ? [u.metricId] : []));
   const names = units.flatMap((u) => (u.metricName ? [u.metricName] : []));
-  const rows =
-    ids.length + names.length === 0
-      ? []
-      : await db
-          .selectFrom('metrics')
-          .select(['id', 'name'])
-          .$call(forTenant(tenant))
-          .where((eb) => eb.or([...(ids.length ? [eb('id', 'in', ids)] : []), ...(names.length ? [eb('name', 'in', names)] : [])]))
-          .execute();
+  const rows = ids.length + names.length === 0 ? [] : await findMetricsByIdOrName(db, tenant, ids, names);
   const byId = new Map(rows.map((r) => [r.id, r.name]));
   const byName = new Map(rows.map((r) => [r.name, r.id]));
   const seen = new Set<string>();

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { unitPricingWith, type BillingPeriod, type Offering, type RatePlan, type Tier, type UnitPricing } from '@tollgate/pricing';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { createDemoWorkspace, type DemoEnvironment } from '../tenancy/create-demo-workspace.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../../demo/create-demo-workspace.js';
 import { createOffering } from './create-offering.js';
 import { createStorefront } from './create-storefront.js';
 import type { StorefrontView } from './headless-config.js';

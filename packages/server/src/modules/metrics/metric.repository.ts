@@ -47,3 +47,45 @@ export async function updateMetricRow(db: Db, tenant: Tenant, m: Metric): Promis
     .where('id', '=', m.id)
     .execute();
 }
+
+// Lookups by other modules: plugs (delivery-source.ts, save-webhook-source.ts), subscriptions
+// (check-entitlement-config.ts) and catalog (check-rate-plan-units.ts) name metrics by id or name.
+
+/** The metric's name; null when no such metric exists in the tenant. */
+export async function findMetricName(db: Db, tenant: Tenant, id: string): Promise<string | null> {
+  const m = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
+  return m?.name ?? null;
+}
+
+/** One metric by its id or by its exact name. */
+export async function findMetricRef(db: Db, tenant: Tenant, column: 'id' | 'name', value: string): Promise<{ id: string; name: string } | null> {
+  const m = await db.selectFrom('metrics').select(['id', 'name']).$call(forTenant(tenant)).where(column, '=', value).executeTakeFirst();
+  return m ?? null;
+}
+
+/** Which of these exact names are metrics of the tenant. */
+export async function findExistingMetricNames(db: Db, tenant: Tenant, names: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('metrics')
+    .select('name')
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('name', 'in', [...names])
+    .execute();
+  return rows.map((r) => r.name);
+}
+
+/** The tenant's metrics having one of these ids or one of these names; at least one list must be non-empty. */
+export async function findMetricsByIdOrName(
+  db: Db,
+  tenant: Tenant,
+  ids: readonly string[],
+  names: readonly string[],
+): Promise<Array<{ id: string; name: string }>> {
+  return db
+    .selectFrom('metrics')
+    .select(['id', 'name'])
+    .$call(forTenant(tenant))
+    .where((eb) => eb.or([...(ids.length ? [eb('id', 'in', ids)] : []), ...(names.length ? [eb('name', 'in', names)] : [])]))
+    .execute();
+}

@@ -6,6 +6,8 @@ import { signatureSchemeOf } from './provider-templates.js';
 import { signatureHeaderNames, type SignatureScheme } from './signature.js';
 import { secretAssociatedData, type WebhookSource } from './webhook-source.js';
 import { findWebhookSourceForDelivery } from './webhook-source.repository.js';
+import { findMetricName } from '../metrics/metric.repository.js';
+import { findWorkspaceRateLimit } from '../tenancy/workspace.repository.js';
 
 export const PLUGS_CHANNEL = 'plugs.invalidate';
 export const DELIVERY_SOURCE_TTL_MS = 5_000;
@@ -43,15 +45,9 @@ export async function loadDeliverySource(deps: Deps, id: string): Promise<Delive
   const generation = cache.generation;
   const source = await findWebhookSourceForDelivery(deps.db, id);
   if (!source) return null;
-  const metric = await deps.db
-    .selectFrom('metrics')
-    .select('name')
-    .where('workspaceId', '=', source.workspaceId)
-    .where('environment', '=', source.environment)
-    .where('id', '=', source.metricId)
-    .executeTakeFirst();
-  if (!metric) return null;
-  const workspace = await deps.db.selectFrom('workspaces').select('rateLimitPerMinute').where('id', '=', source.workspaceId).executeTakeFirst();
+  const metricName = await findMetricName(deps.db, source, source.metricId);
+  if (metricName === null) return null;
+  const rateLimitPerMinute = await findWorkspaceRateLimit(deps.db, source.workspaceId);
   let secret: string | null = null;
   if (source.secret) {
     try {
@@ -64,13 +60,13 @@ export async function loadDeliverySource(deps: Deps, id: string): Promise<Delive
   const scheme = signatureSchemeOf(source.provider, source.signatureOptions);
   const loaded: DeliverySource = {
     source,
-    metricName: metric.name,
+    metricName,
     scheme,
     secret,
     mappings: compileFieldMappings(source.fieldMappings),
     eventType: compileSource(source.eventTypeFrom),
     signatureHeaders: signatureHeaderNames(scheme),
-    rateLimitPerMinute: workspace?.rateLimitPerMinute ?? null,
+    rateLimitPerMinute,
   };
   cache.set(id, loaded, generation);
   return loaded;

@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Db } from '../../db/database.js';
-import { forTenant } from '../../db/tenant-scope.js';
 import { AppError, capDetails, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { findMetricName, findMetricRef } from '../metrics/metric.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { MappingError } from './field-mapping.js';
@@ -49,7 +49,7 @@ async function resolveMetric(db: Db, tenant: Tenant, input: { metricId?: string;
     throw new AppError('VALIDATION_FAILED', 'body.metricId is required: the billable metric (mtr_…) that receives the quantity; or give metricName.', {
       field: 'body.metricId',
     });
-  const m = await db.selectFrom('metrics').select(['id', 'name']).$call(forTenant(tenant)).where(column, '=', value).executeTakeFirst();
+  const m = await findMetricRef(db, tenant, column, value);
   if (!m) throw new AppError('VALIDATION_FAILED', `${field}: no metric '${value}' exists in this workspace and environment.`, { field });
   return m;
 }
@@ -153,6 +153,5 @@ export async function deleteWebhookSource(deps: Deps, ctx: OperationContext, id:
 
 /** For presenting a stored source. */
 export async function metricNameOf(db: Db, tenant: Tenant, metricId: string): Promise<string> {
-  const m = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('id', '=', metricId).executeTakeFirst();
-  return m?.name ?? '';
+  return (await findMetricName(db, tenant, metricId)) ?? '';
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError, type ErrorDetail } from '../../lib/errors.js';
 import { checkCurrency } from '../catalog/check-rate-plan-units.js';
+import { findExistingMetricNames } from '../metrics/metric.repository.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { UsageLimit } from './subscription.js';
 
@@ -19,17 +20,7 @@ export async function checkEntitlementConfig(
   const badCurrency = input.currency === undefined ? null : checkCurrency(input.currency, 'body.currency');
   if (badCurrency) details.push(badCurrency);
   const named = [...(input.usageLimits ?? []).map((l) => l.metricName), ...Object.keys(input.unitPrices ?? {})];
-  const rows =
-    named.length === 0
-      ? []
-      : await db
-          .selectFrom('metrics')
-          .select('name')
-          .where('workspaceId', '=', tenant.workspaceId)
-          .where('environment', '=', tenant.environment)
-          .where('name', 'in', [...new Set(named)])
-          .execute();
-  const known = new Set(rows.map((r) => r.name));
+  const known = new Set(named.length === 0 ? [] : await findExistingMetricNames(db, tenant, [...new Set(named)]));
   const seen = new Set<string>();
   (input.usageLimits ?? []).forEach((l, i) => {
     if (!known.has(l.metricName)) {

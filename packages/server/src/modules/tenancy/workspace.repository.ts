@@ -32,3 +32,9 @@ export async function setWorkspaceRateLimit(db: Db, id: string, perMinute: numbe
 export function workspaceRateLimitOf(db: Db, workspaceId: Expression<string>): AliasableExpression<number | null> {
   return db.selectFrom('workspaces as w').select('w.rateLimitPerMinute').where('w.id', '=', workspaceId).$asScalar();
 }
+
+/** The workspace's own requests-per-minute limit; null: the default, or no such workspace. */
+export async function findWorkspaceRateLimit(db: Db, id: string): Promise<number | null> {
+  const w = await db.selectFrom('workspaces').select('rateLimitPerMinute').where('id', '=', id).executeTakeFirst();
+  return w?.rateLimitPerMinute ?? null;
+}

@@ -1,11 +1,11 @@
-import type { Deps } from '../../deps.js';
-import type { OperationContext } from '../../lib/operation-context.js';
-import { createOffering } from './create-offering.js';
-import { createRatePlan } from './create-rate-plan.js';
-import { createStorefront } from './create-storefront.js';
-import type { Offering } from './offering.js';
-import { publishStorefront } from './publish-storefront.js';
-import type { Storefront } from './storefront.js';
+import type { Deps } from '../deps.js';
+import type { OperationContext } from '../lib/operation-context.js';
+import { createOffering } from '../modules/catalog/create-offering.js';
+import { createRatePlan } from '../modules/catalog/create-rate-plan.js';
+import { createStorefront } from '../modules/catalog/create-storefront.js';
+import type { Offering } from '../modules/catalog/offering.js';
+import { publishStorefront } from '../modules/catalog/publish-storefront.js';
+import type { Storefront } from '../modules/catalog/storefront.js';
 
 /** The billable units the demo catalog prices, with their labels. */
 export const DEMO_CATALOG_METRICS = {
@@ -20,7 +20,7 @@ export const DEMO_CATALOG_METRICS = {
 /**
  * Three offerings on one product that together use all eight pricing models, in a published
  * storefront. Pro is what the demo customer subscribes to; its upcoming invoice is worked out by
- * hand in create-demo-workspace's test.
+ * hand in modules/billing/billing.routes.test.ts.
  */
 export async function createDemoCatalog(
   deps: Deps,

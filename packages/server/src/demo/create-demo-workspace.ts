@@ -1,17 +1,17 @@
-import type { Deps } from '../../deps.js';
-import { inTransaction } from '../../db/transaction.js';
-import { environments, type Environment } from '../../lib/crypto.js';
-import type { Actor, AuditSource, OperationContext } from '../../lib/operation-context.js';
-import { createApiKey } from '../api-keys/create-api-key.js';
-import { createCustomer } from '../customers/create-customer.js';
-import { createMetric } from '../metrics/create-metric.js';
-import { createProduct } from '../products/create-product.js';
-import { createStorefrontKey } from '../storefront-keys/create-storefront-key.js';
-import { createDemoCatalog, DEMO_CATALOG_METRICS } from '../catalog/create-demo-catalog.js';
-import { pricingPagePath } from '../catalog/storefront.js';
-import { createSubscription } from '../subscriptions/create-subscription.js';
-import { createWorkspace } from './create-workspace.js';
-import { createDemoSources, type DemoSourceKey, type DemoWebhookSource } from '../plugs/create-demo-sources.js';
+import type { Deps } from '../deps.js';
+import { inTransaction } from '../db/transaction.js';
+import { environments, type Environment } from '../lib/crypto.js';
+import type { Actor, AuditSource, OperationContext } from '../lib/operation-context.js';
+import { createApiKey } from '../modules/api-keys/create-api-key.js';
+import { createCustomer } from '../modules/customers/create-customer.js';
+import { createMetric } from '../modules/metrics/create-metric.js';
+import { createProduct } from '../modules/products/create-product.js';
+import { createStorefrontKey } from '../modules/storefront-keys/create-storefront-key.js';
+import { createDemoCatalog, DEMO_CATALOG_METRICS } from './create-demo-catalog.js';
+import { pricingPagePath } from '../modules/catalog/storefront.js';
+import { createSubscription } from '../modules/subscriptions/create-subscription.js';
+import { createWorkspace } from '../modules/tenancy/create-workspace.js';
+import { createDemoSources, type DemoSourceKey, type DemoWebhookSource } from './create-demo-sources.js';
 
 /**
  * The shape `tollgate demo --json` prints. Checks outside the test suite depend on it: later

@@ -1,10 +1,10 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import type { Deps } from '../../deps.js';
-import type { OperationContext } from '../../lib/operation-context.js';
-import type { FieldMappings } from './field-mapping.js';
-import type { Provider } from './provider-templates.js';
-import { createWebhookSource } from './save-webhook-source.js';
-import { webhookPath } from './webhook-source.js';
+import type { Deps } from '../deps.js';
+import type { OperationContext } from '../lib/operation-context.js';
+import type { FieldMappings } from '../modules/plugs/field-mapping.js';
+import type { Provider } from '../modules/plugs/provider-templates.js';
+import { createWebhookSource } from '../modules/plugs/save-webhook-source.js';
+import { webhookPath } from '../modules/plugs/webhook-source.js';
 
 /** Keys of `webhookSources` in `tollgate demo --json`. */
 export type DemoSourceKey = 'payment' | 'messaging' | 'email' | 'codeHosting' | 'chat' | 'custom';

@@ -1,0 +1,292 @@
+/**
+ * Table ownership: every table is read and written only by one module, in that module's
+ * `*.repository.ts` files; everything else calls the functions they export. Checked here from
+ * the source text (no database), so a stray `selectFrom` fails `npm test` with the file, the line
+ * and the table.
+ *
+ * A table access is a Kysely builder call naming a table (`selectFrom`, `insertInto`,
+ * `updateTable`, `deleteFrom`, the joins, `'x as y'` included) or raw SQL in a `sql` template (or
+ * `sql.raw`, or a better-sqlite3 `prepare`) naming a known table after from, join, into, update or
+ * delete from. The TypeScript parser finds them, so comments and ordinary strings never count.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src');
+
+/** Module -> the tables it owns (snake_case, as in the migrations). Every table has exactly one owner. */
+const OWNERS: Record<string, string[]> = {
+  'api-keys': ['api_keys'],
+  audit: ['audit_events', 'audit_events_fts', 'audit_search_presets'],
+  billing: [],
+  catalog: ['offerings', 'rate_plans', 'storefronts'],
+  'client-credentials': ['access_tokens', 'client_credentials'],
+  customers: ['customers'],
+  entitlements: [],
+  idempotency: ['idempotency_keys'],
+  metrics: ['metrics'],
+  plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
+  products: ['products'],
+  'storefront-keys': ['storefront_keys'],
+  subscriptions: ['subscriptions'],
+  tenancy: ['workspaces'],
+  usage: ['usage_aggregates', 'usage_events'],
+};
+
+/** Tables outside db/schema.ts's Database: they are named only in raw SQL. */
+const RAW_ONLY_TABLES = ['audit_events_fts', 'tollgate_migrations'];
+
+/**
+ * Tables that belong to the core rather than to a module, with the files that may name them:
+ * the migration ledger is written by the migrator, and the readiness probe counts its rows.
+ */
+const CORE_TABLES: Record<string, string[]> = {
+  tollgate_migrations: ['db/migrate.ts', 'http/health.routes.ts'],
+};
+
+/**
+ * Accesses that break the rule today and are being moved by the other helpers of issue 15
+ * (credentials; usage and idempotency). The lead empties this list after merging their branches;
+ * an entry that no longer matches any access fails the test, so none outlives its fix.
+ */
+const KNOWN_UNTIL_MERGED: Array<{ file: string; table: string }> = [
+  { file: 'jobs/prune-expired.ts', table: 'idempotency_keys' },
+  { file: 'modules/api-keys/find-credential.ts', table: 'access_tokens' },
+  { file: 'modules/api-keys/find-credential.ts', table: 'api_keys' },
+  { file: 'modules/api-keys/find-credential.ts', table: 'client_credentials' },
+  { file: 'modules/api-keys/find-credential.ts', table: 'storefront_keys' },
+  { file: 'modules/api-keys/find-credential.ts', table: 'workspaces' },
+  { file: 'modules/idempotency/run-idempotent.ts', table: 'idempotency_keys' },
+  { file: 'modules/usage/record-limit-alerts.ts', table: 'subscriptions' },
+  { file: 'modules/usage/usage.repository.ts', table: 'customers' },
+  { file: 'modules/usage/usage.repository.ts', table: 'idempotency_keys' },
+  { file: 'modules/usage/usage.repository.ts', table: 'metrics' },
+  { file: 'modules/usage/usage.routes.ts', table: 'idempotency_keys' },
+];
+
+/** Modules whose README's "Owns tables:" line another helper of issue 15 is writing; the lead empties this list after merging. */
+const README_PENDING = ['api-keys', 'client-credentials', 'customers', 'idempotency', 'storefront-keys', 'subscriptions', 'usage'];
+
+const KYSELY_TABLE_METHODS = new Set([
+  'selectFrom',
+  'insertInto',
+  'replaceInto',
+  'updateTable',
+  'deleteFrom',
+  'mergeInto',
+  'using',
+  'innerJoin',
+  'leftJoin',
+  'rightJoin',
+  'fullJoin',
+  'crossJoin',
+  'innerJoinLateral',
+  'leftJoinLateral',
+  'crossJoinLateral',
+]);
+const CTE_METHODS = new Set(['with', 'withRecursive']);
+const RAW_SQL_TABLE = /\b(?:from|join|into|update|delete\s+from)\s+"?([a-z_][a-z0-9_]*)"?/gi;
+
+interface Access {
+  file: string;
+  line: number;
+  table: string;
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return p === path.join(SRC, 'db/migrations') || p === path.join(SRC, 'db/tables') ? [] : sourceFiles(p);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+function parse(file: string): ts.SourceFile {
+  return ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+}
+
+/** The table names of db/schema.ts's Database interface, snake_case. */
+function schemaTables(): string[] {
+  const out: string[] = [];
+  parse(path.join(SRC, 'db/schema.ts')).forEachChild((n) => {
+    if (ts.isInterfaceDeclaration(n) && n.name.text === 'Database') {
+      for (const m of n.members) if (m.name && ts.isIdentifier(m.name)) out.push(snake(m.name.text));
+    }
+  });
+  return out;
+}
+
+const literalText = (n: ts.Node | undefined): string | null => (n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) ? n.text : null);
+
+/** The literal parts of a template, a placeholder where each substitution goes. */
+function templateText(t: ts.TemplateLiteral): string {
+  return ts.isNoSubstitutionTemplateLiteral(t) ? t.text : [t.head.text, ...t.templateSpans.map((s) => s.literal.text)].join(' ? ');
+}
+
+const calledName = (call: ts.CallExpression): string | null => (ts.isPropertyAccessExpression(call.expression) ? call.expression.name.text : null);
+
+/** Names a file gives its common table expressions, so `selectFrom('matches')` on one is not a table. */
+function cteNames(sf: ts.SourceFile): Set<string> {
+  const names = new Set<string>();
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n) && CTE_METHODS.has(calledName(n) ?? '') && n.arguments[0]) {
+      const first = n.arguments[0];
+      const own = literalText(first);
+      if (own !== null) names.add(own.split('(')[0]!.trim());
+      else
+        first.forEachChild(function inner(c: ts.Node): void {
+          if (ts.isCallExpression(c)) {
+            const named = literalText(c.arguments[0]);
+            if (named !== null) names.add(named.split('(')[0]!.trim());
+          }
+          c.forEachChild(inner);
+        });
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return names;
+}
+
+function tableAccesses(file: string, knownTables: Set<string>): { accesses: Access[]; unknown: Access[] } {
+  const sf = parse(file);
+  const rel = path.relative(SRC, file).split(path.sep).join('/');
+  const ctes = cteNames(sf);
+  const accesses: Access[] = [];
+  const unknown: Access[] = [];
+  const at = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
+  const rawSql = (text: string, n: ts.Node) => {
+    for (const m of text.matchAll(RAW_SQL_TABLE)) {
+      const table = m[1]!.toLowerCase();
+      // Only known tables: after these keywords raw SQL also names columns (`extract(epoch from x)`) and functions.
+      if (knownTables.has(table)) accesses.push({ file: rel, line: at(n), table });
+    }
+  };
+  const visit = (n: ts.Node): void => {
+    if (ts.isCallExpression(n)) {
+      const method = calledName(n);
+      if (method && KYSELY_TABLE_METHODS.has(method)) {
+        const first = n.arguments[0];
+        const names = first && ts.isArrayLiteralExpression(first) ? first.elements.map(literalText) : [literalText(first)];
+        for (const name of names) {
+          if (name === null) continue;
+          const bare = name.split(/\s+as\s+/i)[0]!.trim();
+          if (ctes.has(bare)) continue;
+          const table = snake(bare);
+          (knownTables.has(table) ? accesses : unknown).push({ file: rel, line: at(n), table });
+        }
+      }
+      const onSqlHelper = ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression) && n.expression.expression.text === 'sql';
+      if ((onSqlHelper && (method === 'raw' || method === 'table')) || method === 'prepare') {
+        const first = n.arguments[0];
+        const text = literalText(first) ?? (first && ts.isTemplateExpression(first) ? templateText(first) : null);
+        if (text !== null) {
+          if (method === 'table') {
+            const table = snake(text);
+            (knownTables.has(table) ? accesses : unknown).push({ file: rel, line: at(n), table });
+          } else rawSql(text, n);
+        }
+      }
+    }
+    if (ts.isTaggedTemplateExpression(n) && ts.isIdentifier(n.tag) && n.tag.text === 'sql') rawSql(templateText(n.template), n);
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return { accesses, unknown };
+}
+
+function ownerOf(table: string): string[] {
+  return Object.entries(OWNERS)
+    .filter(([, tables]) => tables.includes(table))
+    .map(([m]) => m);
+}
+
+const moduleDirs = readdirSync(path.join(SRC, 'modules'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
+
+const allTables = [...new Set([...schemaTables(), ...RAW_ONLY_TABLES])].sort();
+
+describe('architecture: table ownership', () => {
+  it('the ownership table names every module folder, and every table has exactly one owner', () => {
+    assert.deepEqual(Object.keys(OWNERS).sort(), moduleDirs, 'OWNERS must list every folder of src/modules, and only those');
+    const problems: string[] = [];
+    for (const table of allTables) {
+      const owners = ownerOf(table);
+      const core = table in CORE_TABLES;
+      if (owners.length + (core ? 1 : 0) !== 1) problems.push(`${table}: owned by ${[...owners, ...(core ? ['core'] : [])].join(', ') || 'nobody'}`);
+    }
+    for (const [m, tables] of Object.entries(OWNERS)) {
+      for (const t of tables) if (!allTables.includes(t)) problems.push(`${m} owns '${t}', which is no table of db/schema.ts (nor of RAW_ONLY_TABLES)`);
+    }
+    assert.deepEqual(problems, [], `Table ownership is inconsistent:\n${problems.join('\n')}`);
+  });
+
+  it("every table access is in a *.repository.ts of the table's owning module", () => {
+    const known = new Set(allTables);
+    const accesses: Access[] = [];
+    const unknown: Access[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const r = tableAccesses(file, known);
+      accesses.push(...r.accesses);
+      unknown.push(...r.unknown);
+    }
+    assert.deepEqual(
+      unknown.map((a) => `${a.file}:${a.line} ${a.table}`),
+      [],
+      'These name a table that is neither in db/schema.ts nor a CTE of the file; add it to the schema and to OWNERS',
+    );
+    // The check must see something: a parser change that found nothing would pass vacuously.
+    assert.ok(accesses.length > 100, `only ${accesses.length} table accesses found`);
+
+    const allowed = (a: Access): boolean => {
+      if (a.table in CORE_TABLES) return CORE_TABLES[a.table]!.includes(a.file);
+      const owner = ownerOf(a.table)[0];
+      return a.file.startsWith(`modules/${owner}/`) && a.file.endsWith('.repository.ts') && !a.file.slice(`modules/${owner}/`.length).includes('/');
+    };
+    const isKnown = (a: Access) => KNOWN_UNTIL_MERGED.some((k) => k.file === a.file && k.table === a.table);
+    const outside = accesses.filter((a) => !allowed(a));
+    const violations = outside
+      .filter((a) => !isKnown(a))
+      .map((a) => `${a.file}:${a.line} touches ${a.table} (owner: ${ownerOf(a.table)[0] ?? 'core'}; only its *.repository.ts may)`);
+    const stale = KNOWN_UNTIL_MERGED.filter((k) => !outside.some((a) => a.file === k.file && a.table === k.table)).map(
+      (k) => `${k.file} no longer touches ${k.table} outside its owner's repository: remove it from KNOWN_UNTIL_MERGED`,
+    );
+    assert.deepEqual(
+      [...violations, ...stale],
+      [],
+      `Table accesses outside the owning module's *.repository.ts:\n${[...violations, ...stale].join('\n')}\n` +
+        "Call a function exported by the owner's repository instead (or move the query there).",
+    );
+  });
+
+  it('every module README states its tables ("Owns tables: ...") as OWNERS does', () => {
+    const problems: string[] = [];
+    for (const m of moduleDirs) {
+      if (README_PENDING.includes(m)) continue;
+      const readme = path.join(SRC, 'modules', m, 'README.md');
+      if (!existsSync(readme)) {
+        problems.push(`modules/${m}/README.md is missing`);
+        continue;
+      }
+      const line = /^Owns tables:(.*)$/m.exec(readFileSync(readme, 'utf8'))?.[1]?.trim();
+      if (line === undefined) {
+        problems.push(`modules/${m}/README.md has no "Owns tables:" line`);
+        continue;
+      }
+      const stated = /^none\b/i.test(line) ? [] : [...line.matchAll(/`([a-z0-9_]+)`/g)].map((x) => x[1]!);
+      const expected = OWNERS[m] ?? [];
+      if (stated.sort().join(',') !== [...expected].sort().join(',')) {
+        problems.push(`modules/${m}/README.md says "Owns tables: ${line}"; OWNERS says ${expected.map((t) => `\`${t}\``).join(', ') || 'none'}`);
+      }
+    }
+    assert.deepEqual(problems, [], problems.join('\n'));
+  });
+});
