@@ -22,9 +22,11 @@ const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src')
 const OWNERS: Record<string, string[]> = {
   'api-keys': ['api_keys'],
   audit: ['audit_events', 'audit_events_fts', 'audit_search_presets'],
+  authentication: [],
   billing: [],
   catalog: ['offerings', 'rate_plans', 'storefronts'],
   'client-credentials': ['access_tokens', 'client_credentials'],
+  credentials: [],
   customers: ['customers'],
   entitlements: [],
   idempotency: ['idempotency_keys'],
@@ -55,11 +57,6 @@ const CORE_TABLES: Record<string, string[]> = {
  */
 const KNOWN_UNTIL_MERGED: Array<{ file: string; table: string }> = [
   { file: 'jobs/prune-expired.ts', table: 'idempotency_keys' },
-  { file: 'modules/api-keys/find-credential.ts', table: 'access_tokens' },
-  { file: 'modules/api-keys/find-credential.ts', table: 'api_keys' },
-  { file: 'modules/api-keys/find-credential.ts', table: 'client_credentials' },
-  { file: 'modules/api-keys/find-credential.ts', table: 'storefront_keys' },
-  { file: 'modules/api-keys/find-credential.ts', table: 'workspaces' },
   { file: 'modules/idempotency/run-idempotent.ts', table: 'idempotency_keys' },
   { file: 'modules/usage/record-limit-alerts.ts', table: 'subscriptions' },
   { file: 'modules/usage/usage.repository.ts', table: 'customers' },
@@ -69,7 +66,7 @@ const KNOWN_UNTIL_MERGED: Array<{ file: string; table: string }> = [
 ];
 
 /** Modules whose README's "Owns tables:" line another helper of issue 15 is writing; the lead empties this list after merging. */
-const README_PENDING = ['api-keys', 'client-credentials', 'customers', 'idempotency', 'storefront-keys', 'subscriptions', 'usage'];
+const README_PENDING = ['customers', 'idempotency', 'usage'];
 
 const KYSELY_TABLE_METHODS = new Set([
   'selectFrom',
