@@ -6,7 +6,7 @@ import { TtlCache } from './ttl-cache.js';
 
 /**
  * A module's cache, declared by the module that owns what it holds (the credential cache in
- * api-keys, rated offerings in catalog…) and created once per app by the composition root. The
+ * credentials, rated offerings in catalog…) and created once per app by the composition root. The
  * type parameter travels with the spec, so `deps.caches.of(spec)` is typed while Deps itself
  * names no module type.
  */
