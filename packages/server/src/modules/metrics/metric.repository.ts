@@ -47,3 +47,13 @@ export async function updateMetricRow(db: Db, tenant: Tenant, m: Metric): Promis
     .where('id', '=', m.id)
     .execute();
 }
+
+export async function findMetricNames(db: Db, tenant: Tenant, names: string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('name', 'in', names).execute();
+  return new Set(rows.map((r) => r.name));
+}
+
+export async function listMetricNames(db: Db, tenant: Tenant): Promise<string[]> {
+  return (await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).execute()).map((r) => r.name);
+}

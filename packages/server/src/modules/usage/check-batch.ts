@@ -5,7 +5,8 @@ import type { Tenant } from '../../lib/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { dimensionKeyOf } from './rating-dimension.js';
 import { checkEventShape, isRejection, listEventProblems, type RefChecks, type ShapeRules } from './check-event-shape.js';
-import { findMetricNames, listMetricNames, resolveCustomerRefs } from './usage.repository.js';
+import { resolveCustomerRefs } from '../customers/customer.repository.js';
+import { findMetricNames, listMetricNames } from '../metrics/metric.repository.js';
 import { MAX_BATCH_EVENTS, type CheckedEvent, type EventRejection } from './usage-event.js';
 
 export interface CheckedBatch {

@@ -11,29 +11,6 @@ import { TOTAL } from './rating-dimension.js';
  * so its storage can change (partitions, a columnar store) without touching anything else.
  */
 
-/** Maps each reference (a cus_ id or an externalId) to the customer's id; unknown ones are absent. */
-export async function resolveCustomerRefs(db: Db, tenant: Tenant, refs: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (refs.length === 0) return out;
-  // Two index look-ups joined by UNION ALL: written as one OR, SQLite scans the tenant's customers.
-  const byColumn = (column: 'id' | 'externalId') => db.selectFrom('customers').select(['id', 'externalId']).$call(forTenant(tenant)).where(column, 'in', refs);
-  const rows = await byColumn('id').unionAll(byColumn('externalId')).execute();
-  // An id match wins over an externalId that happens to look like an id.
-  for (const r of rows) if (r.externalId !== null) out.set(r.externalId, r.id);
-  for (const r of rows) out.set(r.id, r.id);
-  return out;
-}
-
-export async function findMetricNames(db: Db, tenant: Tenant, names: string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set();
-  const rows = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('name', 'in', names).execute();
-  return new Set(rows.map((r) => r.name));
-}
-
-export async function listMetricNames(db: Db, tenant: Tenant): Promise<string[]> {
-  return (await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).execute()).map((r) => r.name);
-}
-
 /**
  * Claims per-event ids for 24 hours in the idempotency table (not a unique index on the event
  * table, which would halve the insert rate). Returns the ids claimed now; the others were seen
