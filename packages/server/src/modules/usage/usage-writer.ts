@@ -2,9 +2,9 @@ import type { Static } from '@sinclair/typebox';
 import type { Deps, StorageDeps } from '../../deps.js';
 import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { runIdempotent, type IdempotentOutcome } from '../idempotency/run-idempotent.js';
+import { runIdempotent, type IdempotentOutcome, type IdempotentRequest } from '../idempotency/run-idempotent.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
-import { writeUsage, type UsageSource } from './ingest-usage.js';
+import { writeUsage, type UsageSource } from './write-usage.js';
 import type { IngestResultSchema } from './usage-event.js';
 import { runWebhookGroup, type WebhookWriteJob, type WebhookWriteResult } from '../plugs/write-webhook.js';
 
@@ -15,8 +15,8 @@ export interface UsageWriteJob {
   ctx: OperationContext;
   events: ResolvedEvent[];
   source: UsageSource;
-  /** The request's X-Idempotency-Key (namespaced) and the fingerprint of its body, if it sent one. */
-  idempotency: { key: string; fingerprint: string; method: string; route: string } | null;
+  /** The request under its X-Idempotency-Key (idempotency/idempotent.ts), if it sent one. */
+  idempotency: IdempotentRequest | null;
 }
 
 /** A POST /v1/ingest/batch body as sent (JSON text), for a writer that parses and checks it itself. */
@@ -54,17 +54,10 @@ export const WEBHOOKS_PER_COMMIT = 128;
 
 /** One job inside an open transaction (txDeps.db is one), under its idempotency key if it has one. */
 export function runWriteJob(txDeps: StorageDeps, job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>> {
+  const { workspaceId, environment } = job.ctx;
   return runIdempotent(
     txDeps,
-    {
-      workspaceId: job.ctx.workspaceId,
-      environment: job.ctx.environment,
-      key: job.idempotency?.key,
-      method: job.idempotency?.method ?? 'POST',
-      route: job.idempotency?.route ?? '',
-      body: null,
-      fingerprint: job.idempotency?.fingerprint ?? '',
-    },
+    job.idempotency ?? { workspaceId, environment, key: undefined, method: 'POST', route: '', body: null, fingerprint: '' },
     async (tx): Promise<IngestResult> => {
       const r = await writeUsage(tx, job.ctx, job.events, job.source);
       return { object: 'ingest_result', environment: job.ctx.environment, ...r, rejected: [], idempotentReplay: false };

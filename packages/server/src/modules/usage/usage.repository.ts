@@ -11,44 +11,6 @@ import { TOTAL } from './rating-dimension.js';
  * so its storage can change (partitions, a columnar store) without touching anything else.
  */
 
-/**
- * Claims per-event ids for 24 hours in the idempotency table (not a unique index on the event
- * table, which would halve the insert rate). Returns the ids claimed now; the others were seen
- * within the window. A claim older than the window is taken over.
- */
-export async function claimEventIds(db: Db, tenant: Tenant, eventIds: string[], now: number, windowMs: number): Promise<Set<string>> {
-  if (eventIds.length === 0) return new Set();
-  eventIds = [...eventIds].sort(); // one lock order for every writer (see addToAggregates)
-  const claimed = new Set<string>();
-  // 7 parameters a row; stay well inside both dialects' parameter limits.
-  for (let i = 0; i < eventIds.length; i += 1000) {
-    const chunk = eventIds.slice(i, i + 1000);
-    const rows = await db
-      .insertInto('idempotencyKeys')
-      .values(
-        chunk.map((id) => ({
-          workspaceId: tenant.workspaceId,
-          environment: tenant.environment,
-          key: `event:${id}`,
-          fingerprint: '',
-          responseStatus: 200,
-          responseBody: '',
-          createdAt: now,
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['workspaceId', 'environment', 'key'])
-          .doUpdateSet({ createdAt: now })
-          .where('idempotencyKeys.createdAt', '<=', now - windowMs),
-      )
-      .returning('key')
-      .execute();
-    for (const r of rows) claimed.add(r.key.slice('event:'.length));
-  }
-  return claimed;
-}
-
 const EVENT_COLUMNS = '(workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, event_id, metadata, source)';
 /** Rows per statement: one call binds 64 rows (704 parameters), far cheaper than 64 calls. */
 const ROWS_PER_STATEMENT = 64;
