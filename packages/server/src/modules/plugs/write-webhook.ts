@@ -30,7 +30,7 @@ export interface WebhookWriteResult {
   summary: Summary;
 }
 
-/** Where verified webhook requests are written, a group of them per transaction (the usage writer implements it). */
+/** Where verified webhook requests are written, a group of them per transaction (modules/ingest-writer implements it). */
 export interface WebhookWriter {
   writeWebhook(job: WebhookWriteJob): Promise<WebhookWriteResult>;
 }
