@@ -18,8 +18,8 @@ import { entitlementAnswerCache } from './modules/entitlements/entitlement-answe
 import { deliverySourceCache } from './modules/plugs/delivery-source.js';
 import { AuditFeed } from './modules/audit/audit-feed.js';
 import { signalAuditCommitted } from './modules/audit/audit-commit-signal.js';
-import { createInProcessUsageWriter, type UsageWriter } from './modules/usage/usage-writer.js';
-import { createSqliteWorkerWriter } from './modules/usage/sqlite-usage-writer.js';
+import { createInProcessUsageWriter, type IngestWriter } from './modules/ingest-writer/ingest-writer.js';
+import { createSqliteWorkerWriter } from './modules/ingest-writer/sqlite-usage-writer.js';
 
 /** Every module cache: created once per node here, before anything serves. */
 const MODULE_CACHES = [credentialCache, pricedOfferingCache, entitlementAnswerCache, deliverySourceCache, customerRefCache];
@@ -33,8 +33,8 @@ const REDIS_STARTUP_WAIT_MS = 3_000;
  */
 export interface Composition {
   deps: Deps;
-  /** Where checked usage is written (modules/usage/usage-writer.ts). */
-  usage: UsageWriter;
+  /** Where ingested usage and webhook requests are written (modules/ingest-writer). */
+  usage: IngestWriter;
   /** The live audit stream's subscribers on this node and the tail that feeds them. */
   auditFeed: AuditFeed;
   close(): Promise<void>;

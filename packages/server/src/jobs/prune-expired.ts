@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { runOnStartAndEvery } from './schedule.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../modules/idempotency/run-idempotent.js';
+import { deleteKeysCreatedUpTo } from '../modules/idempotency/idempotency-key.repository.js';
 import { deleteExpiredAccessTokens } from '../modules/client-credentials/client-credential.repository.js';
 import { deleteExpiredProviderEventIds } from '../modules/plugs/webhook-source.repository.js';
 import { deleteLogEntriesBefore } from '../modules/plugs/webhook-log.repository.js';
@@ -29,14 +30,11 @@ export interface Pruned {
  */
 export async function pruneExpired(deps: Deps): Promise<Pruned> {
   const now = deps.clock.now();
-  const r = await deps.db
-    .deleteFrom('idempotencyKeys')
-    .where('createdAt', '<=', now - IDEMPOTENCY_WINDOW_MS)
-    .executeTakeFirst();
+  const idempotencyKeys = await deleteKeysCreatedUpTo(deps.db, now - IDEMPOTENCY_WINDOW_MS);
   const accessTokens = await deleteExpiredAccessTokens(deps.db, now);
   const webhookEventIds = await deleteExpiredProviderEventIds(deps.db, now);
   const webhookLogEntries = await deleteLogEntriesBefore(deps.db, now - deps.config.webhookLogRetentionDays * DAY_MS);
-  const pruned = { idempotencyKeys: Number(r.numDeletedRows), accessTokens, webhookEventIds, webhookLogEntries };
+  const pruned = { idempotencyKeys, accessTokens, webhookEventIds, webhookLogEntries };
   if (Object.values(pruned).some((n) => n > 0)) {
     await recordAudit(
       deps.db,

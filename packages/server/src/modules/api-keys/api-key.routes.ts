@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
-import { idempotent } from '../../http/idempotent.js';
+import { idempotent } from '../idempotency/idempotent.js';
 import { toIsoOrNull } from '../../lib/clock.js';
 import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey, RotatedKeySchema } from './api-key.js';
 import { listApiKeys } from './api-key.repository.js';

@@ -9,7 +9,7 @@ import { AuditFiltersSchema, AuditSearchPresetSchema, CreateAuditSearchPresetBod
 import { findPreset, listPresets } from './audit-search-preset.repository.js';
 import { createPreset, removePreset } from './save-audit-search-preset.js';
 import { IdParams, IdempotencyHeaders } from '../../http/schemas.js';
-import { idempotent } from '../../http/idempotent.js';
+import { idempotent } from '../idempotency/idempotent.js';
 import { notFound } from '../../lib/errors.js';
 import { AuditEventSchema, presentAuditEvent } from './audit-event.schema.js';
 import { auditStreamRoutes } from './audit-stream.routes.js';

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { cacheSpec } from '../../lib/caches.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { resolveCustomerRefs } from '../usage/usage.repository.js';
+import { resolveCustomerRefs } from './customer.repository.js';
 
 export const CUSTOMERS_CHANNEL = 'customers.invalidate';
 export const CUSTOMER_REF_TTL_MS = 60_000;

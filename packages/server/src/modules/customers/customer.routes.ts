@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
-import { idempotent } from '../../http/idempotent.js';
+import { idempotent } from '../idempotency/idempotent.js';
 import { CreateCustomerBody, CustomerSchema, presentCustomer, UpdateCustomerBody } from './customer.js';
 import { findCustomer, listCustomers } from './customer.repository.js';
 import { createCustomer } from './create-customer.js';

@@ -6,7 +6,7 @@ import { Decimal } from '../../lib/money.js';
 import { findProduct } from '../products/product.repository.js';
 import { findDecidingSubscription } from '../subscriptions/subscription.repository.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { resolveCustomerRefs } from '../usage/usage.repository.js';
+import { resolveCustomerRefs } from '../customers/customer.repository.js';
 import { rateSubscriptionPeriod } from '../billing/rate-subscription-period.js';
 import { decideEntitlement, type EntitlementDecision } from './decide-entitlement.js';
 

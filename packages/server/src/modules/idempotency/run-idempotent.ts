@@ -2,9 +2,9 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { stableStringify } from '../../lib/stable-json.js';
 import { AppError } from '../../lib/errors.js';
 import { inTransaction } from '../../db/transaction.js';
-import { forTenant } from '../../db/tenant-scope.js';
 import type { Environment } from '../../lib/crypto.js';
 import type { Deps, StorageDeps } from '../../deps.js';
+import { deleteKeyRow, findKeyRow, insertKeyRow, storeResponse } from './idempotency-key.repository.js';
 
 /** How long a key is remembered (the spec's ingestion window; creates use the same). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -26,9 +26,19 @@ export interface IdempotentOutcome<T> {
   replayed: boolean;
 }
 
+/**
+ * What identifies a request under its key: method, concrete path and body. A parsed body is
+ * hashed with its keys sorted (creates); fingerprintOfText hashes a body as sent (ingestion).
+ */
 export function fingerprintOf(method: string, route: string, body: unknown): string {
-  return sha256Hex(`${method} ${route}\n${stableStringify(body ?? null)}`);
+  return fingerprintOfText(method, route, stableStringify(body ?? null));
 }
+
+export function fingerprintOfText(method: string, route: string, text: string): string {
+  return sha256Hex(`${method} ${route}\n${text}`);
+}
+
+const tenantOf = (req: IdempotentRequest) => ({ workspaceId: req.workspaceId, environment: req.environment });
 
 function reusedKey(key: string): AppError {
   return new AppError(
@@ -46,12 +56,7 @@ function reusedKey(key: string): AppError {
 export async function findStoredResponse<T>(deps: Deps, req: IdempotentRequest): Promise<IdempotentOutcome<T> | null> {
   if (req.key === undefined) return null;
   const fingerprint = req.fingerprint ?? fingerprintOf(req.method, req.route, req.body);
-  const row = await deps.db
-    .selectFrom('idempotencyKeys')
-    .select(['fingerprint', 'responseBody', 'createdAt'])
-    .$call(forTenant({ workspaceId: req.workspaceId, environment: req.environment }))
-    .where('key', '=', req.key)
-    .executeTakeFirst();
+  const row = await findKeyRow(deps.db, tenantOf(req), req.key);
   if (!row || row.createdAt <= deps.clock.now() - IDEMPOTENCY_WINDOW_MS || row.responseBody === '') return null;
   if (row.fingerprint !== fingerprint) throw reusedKey(req.key);
   return { body: JSON.parse(row.responseBody) as T, replayed: true };
@@ -76,42 +81,39 @@ export async function runIdempotent<T, D extends StorageDeps = Deps>(
   if (key === undefined) return { body: await inUnitOfWork(work), replayed: false };
   const fingerprint = req.fingerprint ?? fingerprintOf(req.method, req.route, req.body);
   return inUnitOfWork(async (tx) => {
-    const scope = forTenant({ workspaceId: req.workspaceId, environment: req.environment });
-    const thisKey = <QB extends { where: unknown }>(qb: QB): QB => (scope(qb) as any).where('key', '=', key);
+    const tenant = tenantOf(req);
     const now = deps.clock.now();
     const replay = (row: { fingerprint: string; responseBody: string }): IdempotentOutcome<T> => {
       if (row.fingerprint !== fingerprint) throw reusedKey(key);
       return { body: JSON.parse(row.responseBody) as T, replayed: true };
     };
-    const existing = await tx.db.selectFrom('idempotencyKeys').select(['fingerprint', 'responseBody', 'createdAt']).$call(thisKey).executeTakeFirst();
+    const existing = await findKeyRow(tx.db, tenant, key);
     if (existing && existing.createdAt > now - IDEMPOTENCY_WINDOW_MS) return replay(existing);
-    if (existing) await tx.db.deleteFrom('idempotencyKeys').$call(thisKey).execute();
-    const inserted = await tx.db
-      .insertInto('idempotencyKeys')
-      .values({
-        workspaceId: req.workspaceId,
-        environment: req.environment,
-        key,
-        fingerprint,
-        responseStatus: 200,
-        responseBody: '',
-        createdAt: now,
-      })
-      .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (!inserted) {
+    if (existing) await deleteKeyRow(tx.db, tenant, key);
+    if (!(await insertKeyRow(tx.db, tenant, key, fingerprint, now))) {
       // Another request with this key committed while we waited for its row.
-      const winner = await tx.db.selectFrom('idempotencyKeys').select(['fingerprint', 'responseBody']).$call(thisKey).executeTakeFirst();
+      const winner = await findKeyRow(tx.db, tenant, key);
       if (winner) return replay(winner);
       throw new AppError('IDEMPOTENCY_KEY_IN_USE', `A request with Idempotency-Key '${key}' is in progress; retry shortly.`);
     }
     const body = await work(tx);
-    await tx.db
-      .updateTable('idempotencyKeys')
-      .set({ responseBody: JSON.stringify(stored(body)) })
-      .$call(thisKey)
-      .execute();
+    await storeResponse(tx.db, tenant, key, JSON.stringify(stored(body)));
     return { body, replayed: false };
   });
+}
+
+/**
+ * For work that runs under runIdempotent elsewhere (the usage writer, on its own thread with
+ * SQLite): a retry with a known key is replayed at once, from a read outside any transaction;
+ * otherwise `run` gets the request to run under (null without a key), and runIdempotent settles
+ * two racing requests with one key there.
+ */
+export async function replayOrRun<T>(
+  deps: Deps,
+  req: IdempotentRequest,
+  run: (keyed: IdempotentRequest | null) => Promise<IdempotentOutcome<T>>,
+): Promise<IdempotentOutcome<T>> {
+  const stored = await findStoredResponse<T>(deps, req);
+  if (stored) return stored;
+  return run(req.key === undefined ? null : req);
 }

@@ -89,3 +89,14 @@ export async function findMetricsByIdOrName(
     .where((eb) => eb.or([...(ids.length ? [eb('id', 'in', ids)] : []), ...(names.length ? [eb('name', 'in', names)] : [])]))
     .execute();
 }
+
+/** Which of these exact names are metrics of the tenant (ingestion checks a batch's names with one query). */
+export async function findMetricNames(db: Db, tenant: Tenant, names: string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('name', 'in', names).execute();
+  return new Set(rows.map((r) => r.name));
+}
+
+export async function listMetricNames(db: Db, tenant: Tenant): Promise<string[]> {
+  return (await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).execute()).map((r) => r.name);
+}

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
-import { idempotent } from '../../http/idempotent.js';
+import { idempotent } from '../idempotency/idempotent.js';
 import { CreateMetricBody, MetricSchema, presentMetric, UpdateMetricBody } from './metric.js';
 import { findMetric, listMetrics } from './metric.repository.js';
 import { createMetric } from './create-metric.js';

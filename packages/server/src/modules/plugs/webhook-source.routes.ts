@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { idempotent } from '../../http/idempotent.js';
+import { idempotent } from '../idempotency/idempotent.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import type { App } from '../../http/types.js';
 import { AppError, notFound } from '../../lib/errors.js';

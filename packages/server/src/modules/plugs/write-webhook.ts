@@ -2,7 +2,7 @@ import type { Deps, StorageDeps } from '../../deps.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { ResolvedEvent } from '../usage/aggregate-batch.js';
-import { writeUsage } from '../usage/ingest-usage.js';
+import { writeUsage } from '../usage/write-usage.js';
 import type { WebhookLogEntry } from './webhook-log.js';
 import { insertLogEntries } from './webhook-log.repository.js';
 import { summarizeOutcomes, type EventOutcome, type MappedFields, type Summary } from './webhook-outcome.js';
@@ -30,7 +30,7 @@ export interface WebhookWriteResult {
   summary: Summary;
 }
 
-/** Where verified webhook requests are written, a group of them per transaction (the usage writer implements it). */
+/** Where verified webhook requests are written, a group of them per transaction (modules/ingest-writer implements it). */
 export interface WebhookWriter {
   writeWebhook(job: WebhookWriteJob): Promise<WebhookWriteResult>;
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
-import { idempotent } from '../../http/idempotent.js';
+import { idempotent } from '../idempotency/idempotent.js';
 import { CreatedStorefrontKeySchema, CreateStorefrontKeyBody, presentStorefrontKey, StorefrontKeySchema } from './storefront-key.js';
 import { listStorefrontKeys } from './storefront-key.repository.js';
 import { createStorefrontKey } from './create-storefront-key.js';

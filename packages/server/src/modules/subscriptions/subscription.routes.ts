@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
-import { idempotent } from '../../http/idempotent.js';
+import { idempotent } from '../idempotency/idempotent.js';
 import { CreateSubscriptionBody, presentSubscription, SubscriptionSchema, subscriptionStatuses, UpdateSubscriptionBody } from './subscription.js';
 import { updateSubscription } from './update-subscription.js';
 import { findSubscription, listSubscriptions } from './subscription.repository.js';

@@ -3,9 +3,8 @@ import { AppError } from '../../lib/errors.js';
 import { parseJsonBody } from '../../lib/json-body.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
-import { checkBatch } from './check-batch.js';
+import { checkBatch, rejectedBatch } from './check-batch.js';
 import type { ShapeRules } from './check-event-shape.js';
-import { rejectedBatch } from './ingest-usage.js';
 import { MAX_BATCH_EVENTS } from './usage-event.js';
 
 /** The batch body's envelope: an object with one field, events, holding 1 to 1,000 events. */

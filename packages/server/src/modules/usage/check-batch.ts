@@ -1,11 +1,13 @@
 import type { Db } from '../../db/database.js';
+import { AppError } from '../../lib/errors.js';
 import { numberToDecimal } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { dimensionKeyOf } from './rating-dimension.js';
 import { checkEventShape, isRejection, listEventProblems, type RefChecks, type ShapeRules } from './check-event-shape.js';
-import { findMetricNames, listMetricNames, resolveCustomerRefs } from './usage.repository.js';
+import { resolveCustomerRefs } from '../customers/customer.repository.js';
+import { findMetricNames, listMetricNames } from '../metrics/metric.repository.js';
 import { MAX_BATCH_EVENTS, type CheckedEvent, type EventRejection } from './usage-event.js';
 
 export interface CheckedBatch {
@@ -108,4 +110,13 @@ export async function checkBatch(db: Db, tenant: Tenant, raw: readonly unknown[]
   };
   rejectedAt.sort((a, b) => a - b);
   return { resolved, rejected: capProblems(rejectedAt.map((index) => listEventProblems(raw[index], index, at(index), rules, refs))) };
+}
+
+/** Thrown when any event is rejected: the batch is refused whole and nothing is written. */
+export function rejectedBatch(rejected: EventRejection[]): AppError {
+  // One entry per problem, and an event may have several.
+  const n = new Set(rejected.map((r) => r.index)).size;
+  return new AppError('VALIDATION_FAILED', `${n} event${n === 1 ? ' was' : 's were'} rejected; nothing was stored.`, {
+    details: rejected.map((r) => ({ code: r.code, message: r.message, field: r.field, index: r.index })),
+  });
 }

@@ -1,14 +1,9 @@
-import type { Deps, StorageDeps } from '../../deps.js';
-import { AppError } from '../../lib/errors.js';
-import { recordAudit } from '../audit/audit-event.repository.js';
+import type { Deps } from '../../deps.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
-import { aggregateBatch, type ResolvedEvent } from './aggregate-batch.js';
-import { findAlertSubscriptions, recordLimitAlerts } from './record-limit-alerts.js';
-import { addToAggregates, claimEventIds, insertEvents } from './usage.repository.js';
-import type { EventRejection } from './usage-event.js';
-
-export type UsageSource = 'api' | 'upload' | 'webhook';
+import { replayOrRun, type IdempotentOutcome, type IdempotentRequest } from '../idempotency/run-idempotent.js';
+import { checkBatch, rejectedBatch } from './check-batch.js';
+import type { BatchTextJob, IngestResult, UsageWriter } from './usage-writer.js';
+import type { UsageSource } from './write-usage.js';
 
 export interface IngestOptions {
   source: UsageSource;
@@ -18,63 +13,41 @@ export interface IngestOptions {
   at: (index: number) => string;
 }
 
-export interface IngestOutcome {
-  accepted: number;
-  duplicates: number;
-}
+const answer = (outcome: IdempotentOutcome<IngestResult>): IngestResult => ({ ...outcome.body, idempotentReplay: outcome.replayed });
 
-/** Per-event ids seen earlier in this batch or within 24 hours are duplicates: skipped, counted. */
-async function dropDuplicates(deps: StorageDeps, ctx: OperationContext, events: ResolvedEvent[]): Promise<ResolvedEvent[]> {
-  const ids = events.filter((e) => e.eventId !== null).map((e) => e.eventId as string);
-  if (ids.length === 0) return events;
-  const claimed = await claimEventIds(deps.db, ctx, [...new Set(ids)], deps.clock.now(), IDEMPOTENCY_WINDOW_MS);
-  return events.filter((e) => {
-    if (e.eventId === null) return true;
-    if (!claimed.has(e.eventId)) return false;
-    claimed.delete(e.eventId); // a second event with this id in the same batch is a duplicate too
-    return true;
-  });
-}
-
-/** Thrown when any event is rejected: the batch is refused whole and nothing is written. */
-export function rejectedBatch(rejected: EventRejection[]): AppError {
-  // One entry per problem, and an event may have several.
-  const n = new Set(rejected.map((r) => r.index)).size;
-  return new AppError('VALIDATION_FAILED', `${n} event${n === 1 ? ' was' : 's were'} rejected; nothing was stored.`, {
-    details: rejected.map((r) => ({ code: r.code, message: r.message, field: r.field, index: r.index })),
-  });
+/**
+ * Events parsed on this thread: a retry with a known X-Idempotency-Key is replayed at once;
+ * otherwise the events are checked here (reads, outside any transaction) and written by the
+ * usage writer under the key, which answers after the commit. A rejected event refuses the
+ * batch whole (400) and nothing is written.
+ */
+export async function ingestUsage(
+  deps: Deps,
+  writer: UsageWriter,
+  ctx: OperationContext,
+  events: readonly unknown[],
+  opts: IngestOptions,
+  idempotency: IdempotentRequest,
+): Promise<IngestResult> {
+  return answer(
+    await replayOrRun(deps, idempotency, async (keyed) => {
+      const { resolved, rejected } = await checkBatch(deps.db, ctx, events, { now: deps.clock.now(), enforceMaxAge: opts.enforceMaxAge }, opts.at);
+      if (rejected.length > 0) throw rejectedBatch(rejected);
+      return writer.write({ ctx, events: resolved, source: opts.source, idempotency: keyed });
+    }),
+  );
 }
 
 /**
- * Writes checked events inside the caller's transaction (deps.db is one): skips duplicates by
- * eventId, appends the events, adds them to the per-month aggregates (total rows included),
- * records ALERT crossings and one audit event. The caller commits, and answers only after.
+ * A POST /v1/ingest/batch body as sent (JSON text), for a writer that parses and checks it on its
+ * own thread (the SQLite writer's checker thread): this thread pays only the body's bytes.
  */
-export async function writeUsage(
-  deps: StorageDeps,
+export async function ingestBatchText(
+  deps: Deps,
+  writeBatchText: (job: BatchTextJob) => Promise<IdempotentOutcome<IngestResult>>,
   ctx: OperationContext,
-  resolved: ResolvedEvent[],
-  source: UsageSource,
-  // Webhooks deduplicate by (source, provider event id) themselves, and their ingestion log entry
-  // is their record: a per-request audit row would double the rows written.
-  opts: { audit: boolean; dedupByEventId: boolean } = { audit: true, dedupByEventId: true },
-): Promise<IngestOutcome> {
-  const now = deps.clock.now();
-  const fresh = opts.dedupByEventId ? await dropDuplicates(deps, ctx, resolved) : resolved;
-  await insertEvents(deps.db, deps.sqlite, ctx, fresh, now, source);
-  const deltas = aggregateBatch(fresh);
-  const outcome = { accepted: fresh.length, duplicates: resolved.length - fresh.length };
-  if (opts.audit) {
-    await recordAudit(deps.db, deps, ctx, {
-      eventType: 'usage.batch_ingested',
-      targetType: 'usage',
-      payload: { ...outcome, source },
-    });
-  }
-  // The aggregate rows are shared by every batch of the same customers: on PostgreSQL they stay
-  // locked from this upsert to the commit, so it comes last, with only what needs its totals.
-  const alerting = await findAlertSubscriptions(deps, ctx, deltas);
-  await addToAggregates(deps.db, deps.dialect, ctx, deltas, now);
-  await recordLimitAlerts(deps, ctx, alerting, deltas);
-  return outcome;
+  text: string,
+  idempotency: IdempotentRequest,
+): Promise<IngestResult> {
+  return answer(await replayOrRun(deps, idempotency, (keyed) => writeBatchText({ ctx, text, enforceMaxAge: true, idempotency: keyed })));
 }

@@ -6,7 +6,8 @@ import { AppError } from '../../lib/errors.js';
 import { ExactSum } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { nthEventPosition, readGroupedEvents, resolveCustomerRefs, type EventPosition } from './usage.repository.js';
+import { resolveCustomerRefs } from '../customers/customer.repository.js';
+import { nthEventPosition, readGroupedEvents, type EventPosition } from './usage.repository.js';
 import { listCustomerMonths, listTotals, type CustomerMonthCursor, type TotalsRange } from './usage-totals.repository.js';
 
 export const GROUP_BY_PATTERN = '^[A-Za-z0-9_-]{1,40}$';

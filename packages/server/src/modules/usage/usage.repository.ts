@@ -11,67 +11,6 @@ import { TOTAL } from './rating-dimension.js';
  * so its storage can change (partitions, a columnar store) without touching anything else.
  */
 
-/** Maps each reference (a cus_ id or an externalId) to the customer's id; unknown ones are absent. */
-export async function resolveCustomerRefs(db: Db, tenant: Tenant, refs: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (refs.length === 0) return out;
-  // Two index look-ups joined by UNION ALL: written as one OR, SQLite scans the tenant's customers.
-  const byColumn = (column: 'id' | 'externalId') => db.selectFrom('customers').select(['id', 'externalId']).$call(forTenant(tenant)).where(column, 'in', refs);
-  const rows = await byColumn('id').unionAll(byColumn('externalId')).execute();
-  // An id match wins over an externalId that happens to look like an id.
-  for (const r of rows) if (r.externalId !== null) out.set(r.externalId, r.id);
-  for (const r of rows) out.set(r.id, r.id);
-  return out;
-}
-
-export async function findMetricNames(db: Db, tenant: Tenant, names: string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set();
-  const rows = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('name', 'in', names).execute();
-  return new Set(rows.map((r) => r.name));
-}
-
-export async function listMetricNames(db: Db, tenant: Tenant): Promise<string[]> {
-  return (await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).execute()).map((r) => r.name);
-}
-
-/**
- * Claims per-event ids for 24 hours in the idempotency table (not a unique index on the event
- * table, which would halve the insert rate). Returns the ids claimed now; the others were seen
- * within the window. A claim older than the window is taken over.
- */
-export async function claimEventIds(db: Db, tenant: Tenant, eventIds: string[], now: number, windowMs: number): Promise<Set<string>> {
-  if (eventIds.length === 0) return new Set();
-  eventIds = [...eventIds].sort(); // one lock order for every writer (see addToAggregates)
-  const claimed = new Set<string>();
-  // 7 parameters a row; stay well inside both dialects' parameter limits.
-  for (let i = 0; i < eventIds.length; i += 1000) {
-    const chunk = eventIds.slice(i, i + 1000);
-    const rows = await db
-      .insertInto('idempotencyKeys')
-      .values(
-        chunk.map((id) => ({
-          workspaceId: tenant.workspaceId,
-          environment: tenant.environment,
-          key: `event:${id}`,
-          fingerprint: '',
-          responseStatus: 200,
-          responseBody: '',
-          createdAt: now,
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['workspaceId', 'environment', 'key'])
-          .doUpdateSet({ createdAt: now })
-          .where('idempotencyKeys.createdAt', '<=', now - windowMs),
-      )
-      .returning('key')
-      .execute();
-    for (const r of rows) claimed.add(r.key.slice('event:'.length));
-  }
-  return claimed;
-}
-
 const EVENT_COLUMNS = '(workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, event_id, metadata, source)';
 /** Rows per statement: one call binds 64 rows (704 parameters), far cheaper than 64 calls. */
 const ROWS_PER_STATEMENT = 64;

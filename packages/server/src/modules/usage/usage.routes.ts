@@ -1,19 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import { admission } from '../../http/admission.js';
 import type { Deps } from '../../deps.js';
-import { sha256Hex } from '../../lib/crypto.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors } from '../../http/schemas.js';
-import { findStoredResponse, IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
-import { checkBatch } from './check-batch.js';
-import { rejectedBatch, type IngestOptions } from './ingest-usage.js';
-import type { IngestResult, UsageWriteJob, UsageWriter } from './usage-writer.js';
-import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
+import { ingestIdempotency } from '../idempotency/idempotent.js';
+import { dryRunIngest } from './dry-run-ingest.js';
+import { ingestBatchText, ingestUsage } from './ingest-usage.js';
+import type { UsageWriter } from './usage-writer.js';
 import { batchAt, eventsOf } from './batch-body.js';
 import { IngestResultSchema, MAX_BATCH_EVENTS, UsageEventSchema } from './usage-event.js';
-
-import { forTenant } from '../../db/tenant-scope.js';
 import { ListOf } from '../../http/schemas.js';
 import { reportUsage, UsageQuery, UsageRowSchema } from './usage-report.js';
 
@@ -38,39 +33,6 @@ const singleAt = () => 'body';
 
 export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Promise<void> {
   const ingestRoute = { ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests'), validatorCompiler: documentOnly };
-
-  /**
-   * A retry with a known X-Idempotency-Key replays at once; otherwise `write` checks the events
-   * (reads, outside any transaction) and writes them through the usage writer, which answers
-   * after the commit. runIdempotent settles two racing requests with one key inside it.
-   */
-  async function ingest(req: FastifyRequest, write: (idempotency: UsageWriteJob['idempotency']) => Promise<IdempotentOutcome<IngestResult>>) {
-    const header = req.headers['x-idempotency-key'];
-    const key = typeof header === 'string' ? header : undefined;
-    const path = req.url.split('?')[0] ?? req.url;
-    const idem = {
-      workspaceId: req.ctx.workspaceId,
-      environment: req.ctx.environment,
-      key: key === undefined ? undefined : `ingest:${key}`,
-      method: req.method,
-      route: path,
-      body: null,
-      // Hashing a 200 KB body costs about 0.3 ms: only when there is a key to compare it for.
-      fingerprint: key === undefined ? '' : sha256Hex(`${req.method} ${path}\n${req.rawBody ?? ''}`),
-    };
-    const stored = await findStoredResponse<IngestResult>(deps, idem);
-    if (stored) return { ...stored.body, idempotentReplay: true };
-    const outcome = await write(idem.key === undefined ? null : { key: idem.key, fingerprint: idem.fingerprint, method: idem.method, route: idem.route });
-    return { ...outcome.body, idempotentReplay: outcome.replayed };
-  }
-
-  /** Events already parsed on this thread: checked here, then written. */
-  const checkAndWrite = (req: FastifyRequest, events: unknown[], opts: IngestOptions) =>
-    ingest(req, async (idempotency) => {
-      const { resolved, rejected } = await checkBatch(deps.db, req.ctx, events, { now: deps.clock.now(), enforceMaxAge: opts.enforceMaxAge }, opts.at);
-      if (rejected.length > 0) throw rejectedBatch(rejected);
-      return writer.write({ ctx: req.ctx, events: resolved, source: opts.source, idempotency });
-    });
 
   // A writer that can take a batch as text (the SQLite writer: its checker thread parses and
   // checks it) gets the body unparsed, so a 200 KB batch costs this thread, which answers
@@ -101,8 +63,8 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
       },
       handler: async (req) =>
         writeBatchText
-          ? ingest(req, (idempotency) => writeBatchText({ ctx: req.ctx, text: req.body as unknown as string, enforceMaxAge: true, idempotency }))
-          : checkAndWrite(req, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }),
+          ? ingestBatchText(deps, writeBatchText, req.ctx, req.body as unknown as string, ingestIdempotency(req))
+          : ingestUsage(deps, writer, req.ctx, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }, ingestIdempotency(req)),
     });
   });
 
@@ -118,7 +80,7 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
       body: UsageEventSchema,
       response: { 200: IngestResultSchema, ...errors(403, 422, 503) },
     },
-    handler: async (req) => checkAndWrite(req, [req.body], { source: 'api', enforceMaxAge: true, at: singleAt }),
+    handler: async (req) => ingestUsage(deps, writer, req.ctx, [req.body], { source: 'api', enforceMaxAge: true, at: singleAt }, ingestIdempotency(req)),
   });
 
   app.post('/v1/ingest/test', {
@@ -145,38 +107,12 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
         ...errors(403, 413, 503),
       },
     },
-    handler: async (req) => {
-      const events = eventsOf(req.body);
-      const { resolved, rejected } = await checkBatch(deps.db, req.ctx, events, { now: deps.clock.now(), enforceMaxAge: true }, batchAt);
-      const ids = resolved.filter((e) => e.eventId !== null).map((e) => `event:${e.eventId}`);
-      const seen = new Set<string>();
-      if (ids.length > 0) {
-        const rows = await deps.db
-          .selectFrom('idempotencyKeys')
-          .select('key')
-          .$call(forTenant(req.ctx))
-          .where('key', 'in', [...new Set(ids)])
-          .where('createdAt', '>', deps.clock.now() - IDEMPOTENCY_WINDOW_MS)
-          .execute();
-        for (const r of rows) seen.add(r.key);
-      }
-      let duplicates = 0;
-      for (const e of resolved) {
-        if (e.eventId === null) continue;
-        const k = `event:${e.eventId}`;
-        if (seen.has(k)) duplicates += 1;
-        seen.add(k);
-      }
-      return {
-        object: 'ingest_test_result' as const,
-        environment: req.ctx.environment,
-        sandbox: true as const,
-        wouldAccept: rejected.length === 0,
-        accepted: rejected.length === 0 ? resolved.length - duplicates : 0,
-        duplicates,
-        rejected,
-      };
-    },
+    handler: async (req) => ({
+      object: 'ingest_test_result' as const,
+      environment: req.ctx.environment,
+      sandbox: true as const,
+      ...(await dryRunIngest(deps, req.ctx, eventsOf(req.body))),
+    }),
   });
 
   app.get('/api/v1/usage', {

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
 import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
 import { errorOfReply, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
-import type { IngestResult, UsageWriter, WriterJob } from './usage-writer.js';
+import type { IngestResult } from '../usage/usage-writer.js';
+import type { IngestWriter, WriterJob } from './ingest-writer.js';
 
 /** The writer and the batch checker: started together, and started again together. */
 interface Threads {
@@ -29,7 +30,7 @@ export function createSqliteWorkerWriter(
   clock: Clock,
   log: Logger,
   onCommitted: () => void = () => undefined,
-): UsageWriter {
+): IngestWriter {
   let nextId = 1;
   let closing = false;
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: unknown) => void }>();

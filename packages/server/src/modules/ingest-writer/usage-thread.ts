@@ -3,7 +3,7 @@
 import { setPriority } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import { AppError } from '../../lib/errors.js';
-import type { WriterJob } from './usage-writer.js';
+import type { WriterJob } from './ingest-writer.js';
 
 /** What each thread is started with. `port` joins the checker to the writer. */
 export interface UsageThreadData {

@@ -10,7 +10,8 @@ import { FrozenClock } from '../../lib/clock.js';
 import { createIdGenerator } from '../../lib/ids.js';
 import type { StorageDeps } from '../../deps.js';
 import { lowerThreadPriority, replyError, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
-import { runWriteJob, WEBHOOKS_PER_COMMIT } from './usage-writer.js';
+import { runWriteJob } from '../usage/usage-writer.js';
+import { WEBHOOKS_PER_COMMIT } from './ingest-writer.js';
 import { runWebhookGroup, type WebhookWriteJob } from '../plugs/write-webhook.js';
 
 const { file, busyTimeoutMs, nice, port } = workerData as UsageThreadData;

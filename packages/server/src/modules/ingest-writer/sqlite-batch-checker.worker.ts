@@ -3,7 +3,7 @@
 // to the writer thread over their port. A refused body is answered to the main thread from here.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../../db/database.js';
-import { checkBatchText } from './batch-body.js';
+import { checkBatchText } from '../usage/batch-body.js';
 import { lowerThreadPriority, replyError, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
 
 const { file, busyTimeoutMs, nice, port } = workerData as UsageThreadData;

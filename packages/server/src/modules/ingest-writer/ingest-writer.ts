@@ -1,0 +1,41 @@
+import type { Deps } from '../../deps.js';
+import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
+import { runWebhookGroup, type WebhookWriteJob, type WebhookWriter } from '../plugs/write-webhook.js';
+import { runWriteJob, type BatchTextJob, type UsageWriteJob, type UsageWriter } from '../usage/usage-writer.js';
+
+/**
+ * The one writer of ingested usage: API batches and uploads (usage's UsageWriter) and webhook
+ * requests (plugs' WebhookWriter). The result of a write settles only after its commit.
+ * Implementations share runWriteJob and runWebhookGroup; they differ in where and how
+ * transactions are grouped.
+ */
+export interface IngestWriter extends UsageWriter, WebhookWriter {
+  /** Resolves once the writer can take a write at full speed (a thread started, its code loaded); /ready waits for it. */
+  warm(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Every kind of job a writer runs, as it crosses to the writer thread. */
+export type WriterJob =
+  { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob } | { kind: 'warm' } | { kind: 'batch-text'; job: BatchTextJob };
+
+/** Webhook requests are written a group at a time (plugs/write-webhook.ts), up to this many a commit. */
+export const WEBHOOKS_PER_COMMIT = 128;
+
+/**
+ * In this process, through group committers: PostgreSQL, and SQLite in memory (tests). On
+ * PostgreSQL several lanes, each its own connection and transactions, let the server work on
+ * batches in parallel; each job upserts its aggregates in key order, so two lanes that commit one
+ * job at a time never deadlock.
+ */
+export function createInProcessUsageWriter(deps: Deps, opts: { lanes: number; jobsPerCommit: number }): IngestWriter {
+  const committers = Array.from({ length: opts.lanes }, () => new GroupCommitter(deps.db, opts.jobsPerCommit));
+  const webhooks = new BatchCommitter(deps.db, (trx, jobs: WebhookWriteJob[]) => runWebhookGroup({ ...deps, db: trx }, jobs), WEBHOOKS_PER_COMMIT);
+  let next = 0;
+  return {
+    write: (job) => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job)),
+    writeWebhook: (job) => webhooks.run(job),
+    async warm() {},
+    async close() {},
+  };
+}
