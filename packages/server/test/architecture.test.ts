@@ -30,6 +30,7 @@ const OWNERS: Record<string, string[]> = {
   customers: ['customers'],
   entitlements: [],
   idempotency: ['idempotency_keys'],
+  'ingest-writer': [],
   metrics: ['metrics'],
   plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
   products: ['products'],
@@ -49,24 +50,6 @@ const RAW_ONLY_TABLES = ['audit_events_fts', 'tollgate_migrations'];
 const CORE_TABLES: Record<string, string[]> = {
   tollgate_migrations: ['db/migrate.ts', 'http/health.routes.ts'],
 };
-
-/**
- * Accesses that break the rule today and are being moved by the other helpers of issue 15
- * (credentials; usage and idempotency). The lead empties this list after merging their branches;
- * an entry that no longer matches any access fails the test, so none outlives its fix.
- */
-const KNOWN_UNTIL_MERGED: Array<{ file: string; table: string }> = [
-  { file: 'jobs/prune-expired.ts', table: 'idempotency_keys' },
-  { file: 'modules/idempotency/run-idempotent.ts', table: 'idempotency_keys' },
-  { file: 'modules/usage/record-limit-alerts.ts', table: 'subscriptions' },
-  { file: 'modules/usage/usage.repository.ts', table: 'customers' },
-  { file: 'modules/usage/usage.repository.ts', table: 'idempotency_keys' },
-  { file: 'modules/usage/usage.repository.ts', table: 'metrics' },
-  { file: 'modules/usage/usage.routes.ts', table: 'idempotency_keys' },
-];
-
-/** Modules whose README's "Owns tables:" line another helper of issue 15 is writing; the lead empties this list after merging. */
-const README_PENDING = ['customers', 'idempotency', 'usage'];
 
 const KYSELY_TABLE_METHODS = new Set([
   'selectFrom',
@@ -248,18 +231,13 @@ describe('architecture: table ownership', () => {
       const owner = ownerOf(a.table)[0];
       return a.file.startsWith(`modules/${owner}/`) && a.file.endsWith('.repository.ts') && !a.file.slice(`modules/${owner}/`.length).includes('/');
     };
-    const isKnown = (a: Access) => KNOWN_UNTIL_MERGED.some((k) => k.file === a.file && k.table === a.table);
-    const outside = accesses.filter((a) => !allowed(a));
-    const violations = outside
-      .filter((a) => !isKnown(a))
+    const violations = accesses
+      .filter((a) => !allowed(a))
       .map((a) => `${a.file}:${a.line} touches ${a.table} (owner: ${ownerOf(a.table)[0] ?? 'core'}; only its *.repository.ts may)`);
-    const stale = KNOWN_UNTIL_MERGED.filter((k) => !outside.some((a) => a.file === k.file && a.table === k.table)).map(
-      (k) => `${k.file} no longer touches ${k.table} outside its owner's repository: remove it from KNOWN_UNTIL_MERGED`,
-    );
     assert.deepEqual(
-      [...violations, ...stale],
+      violations,
       [],
-      `Table accesses outside the owning module's *.repository.ts:\n${[...violations, ...stale].join('\n')}\n` +
+      `Table accesses outside the owning module's *.repository.ts:\n${violations.join('\n')}\n` +
         "Call a function exported by the owner's repository instead (or move the query there).",
     );
   });
@@ -267,7 +245,6 @@ describe('architecture: table ownership', () => {
   it('every module README states its tables ("Owns tables: ...") as OWNERS does', () => {
     const problems: string[] = [];
     for (const m of moduleDirs) {
-      if (README_PENDING.includes(m)) continue;
       const readme = path.join(SRC, 'modules', m, 'README.md');
       if (!existsSync(readme)) {
         problems.push(`modules/${m}/README.md is missing`);
