@@ -69,7 +69,7 @@ export class AuditFeed {
     this.stopListening = onAuditCommitted(() => this.announce());
   }
 
-  /** Listens on the bus; called once by createDeps. */
+  /** Listens on the bus; called once by the composition root (compose.ts). */
   async listen(): Promise<void> {
     await this.deps.bus.subscribe(AUDIT_CHANNEL, () => this.wake());
   }
