@@ -33,7 +33,8 @@ export function createSqliteWorkerWriter(
 ): IngestWriter {
   let nextId = 1;
   let closing = false;
-  const pending = new Map<number, { resolve: (v: any) => void; reject: (e: unknown) => void }>();
+  // Each caller's promise has its own result type; the thread's reply is that value.
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   const failAll = (err: unknown) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
@@ -76,7 +77,8 @@ export function createSqliteWorkerWriter(
   function send<T>(work: WriterJob, to: keyof Threads = 'writer'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve, reject });
+      // The thread replies with the value this job's kind produces (WorkerReply carries it untyped).
+      pending.set(id, { resolve: (v) => resolve(v as T), reject });
       const request: WorkerRequest = { id, work, now: clock.now() };
       (threads ??= start())[to].postMessage(request);
     });

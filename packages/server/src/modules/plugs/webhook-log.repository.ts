@@ -17,8 +17,8 @@ function toEntry(r: Selectable<WebhookLogTable>): WebhookLogEntry {
     status: r.status as LogStatus,
     verification: r.verification as VerificationState,
     httpStatus: Number(r.httpStatus),
-    outcomes: JSON.parse(r.outcomes),
-    headers: JSON.parse(r.headers),
+    outcomes: JSON.parse(r.outcomes) as WebhookLogEntry['outcomes'],
+    headers: JSON.parse(r.headers) as WebhookLogEntry['headers'],
     bodyEncoding: r.bodyEncoding as 'utf8' | 'base64',
   };
 }

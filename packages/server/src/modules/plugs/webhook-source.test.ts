@@ -82,7 +82,7 @@ describe('plugs.checkSourceSettings', () => {
   ];
   for (const [name, provider, input, expected] of cases) {
     it(name, () => {
-      const r = checkSourceSettings(provider, input as never, base(provider));
+      const r = checkSourceSettings(provider, input, base(provider));
       if (typeof expected === 'function') {
         assert.equal(r.ok, true, JSON.stringify(r));
         if (r.ok) expected(r.value);

@@ -14,7 +14,7 @@ import { sign as octokitSign } from '@octokit/webhooks-methods';
 import twilio from 'twilio';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
-import type { Client, EnvHandle, TenantHandle } from '../../../test/helpers/seed.js';
+import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
 import type { Provider } from './provider-templates.js';
 
 const PUBLIC_URL = 'https://hooks.example.com';
@@ -660,7 +660,6 @@ describe('messaging (Twilio): the URL the signature covers is PUBLIC_URL', () =>
 // ---------------------------------------------------------------------------------------------
 
 describe('email (SendGrid): a JSON array of events', () => {
-  const c = cases.find((x) => x.provider === 'email')!;
   let source: any;
   let metricId: string;
 

@@ -105,13 +105,13 @@ export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter)
               { ...r, verification: 'failed' },
               { httpStatus: 401, code: v.reason, errorCode: 'WEBHOOK_SIGNATURE_INVALID', message: v.message },
             );
-            return reply.code(answer.status as 200).send(answer.body as never);
+            return reply.code(answer.status as 200).send(answer.body);
           }
         }
         await enforceRateLimit(deps, reply, `ws:${d.source.workspaceId}`, d.rateLimitPerMinute ?? deps.config.rateLimitPerMinute, 'tenant');
         const answer = await processVerifiedWebhook(deps, writer, d, r);
         if (answer.status !== 200) req.log.info({ sourceId: d.source.id, status: answer.status, logId: r.logId }, 'webhook event rejected');
-        return reply.code(answer.status as 200).send(answer.body as never);
+        return reply.code(answer.status as 200).send(answer.body);
       },
     });
   });

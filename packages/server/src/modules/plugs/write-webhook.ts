@@ -1,4 +1,4 @@
-import type { Deps, StorageDeps } from '../../deps.js';
+import type { StorageDeps } from '../../deps.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { ResolvedEvent } from '../usage/aggregate-batch.js';

@@ -218,7 +218,7 @@ describe('usage.checkEventShape', () => {
         for (const [key, value] of Object.entries(expect.ok)) {
           // === so that -0 compares equal to 0; objects compare deeply.
           if (typeof value === 'number')
-            assert.ok(event[key as keyof CheckedEvent] === value, `${key}: ${String(event[key as keyof CheckedEvent])} !== ${value}`);
+            assert.ok(event[key as keyof CheckedEvent] === value, `${key}: ${JSON.stringify(event[key as keyof CheckedEvent])} !== ${value}`);
           else assert.deepEqual(event[key as keyof CheckedEvent], value, key);
         }
       } else {

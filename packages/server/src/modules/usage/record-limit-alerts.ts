@@ -1,4 +1,4 @@
-import type { Deps, StorageDeps } from '../../deps.js';
+import type { StorageDeps } from '../../deps.js';
 import { toIso } from '../../lib/clock.js';
 import { Decimal } from '../../lib/money.js';
 import { monthStartsOverlapping } from '../../lib/periods.js';

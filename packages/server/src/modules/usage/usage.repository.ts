@@ -18,7 +18,7 @@ const statements = new WeakMap<SQLite.Database, Map<number, SQLite.Statement>>()
 
 function insertStatement(sqlite: SQLite.Database, rows: number): SQLite.Statement {
   let bySize = statements.get(sqlite);
-  if (!bySize) statements.set(sqlite, (bySize = new Map()));
+  if (!bySize) statements.set(sqlite, (bySize = new Map<number, SQLite.Statement>()));
   let stmt = bySize.get(rows);
   if (!stmt) {
     const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
