@@ -71,12 +71,15 @@ const beforeRouting: Record<string, ErrorDetail> = {
   },
 };
 
-/** Fastify's frameworkErrors: the same envelope and X-Request-Id as every other answer. */
-export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+/**
+ * Fastify's frameworkErrors: the same envelope and X-Request-Id as every other answer. Fastify
+ * ignores what it returns, so it returns nothing rather than the (thenable) reply.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
   const detail = beforeRouting[error.code];
-  if (detail) return sendError(reply, errorStatus[detail.code], [detail]);
-  return errorHandler(error, request, reply);
+  if (detail) sendError(reply, errorStatus[detail.code], [detail]);
+  else errorHandler(error, request, reply);
 }
 
 const clientErrors: Record<string, ErrorDetail> = {

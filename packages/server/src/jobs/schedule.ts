@@ -10,7 +10,7 @@ export function runOnStartAndEvery<T extends object>(deps: Pick<Deps, 'log'>, in
       .then((result) => deps.log.info({ result }, what))
       .catch((err) => deps.log.error({ err }, `${what} failed`));
   void run();
-  const timer = setInterval(run, intervalMs);
+  const timer = setInterval(() => void run(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { EventEmitter } from 'node:events';
 import type { RedisLink } from './redis.js';
 

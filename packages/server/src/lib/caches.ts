@@ -52,7 +52,7 @@ export class Caches {
   }
 
   of<V>(spec: CacheSpec<V>): TtlCache<V> {
-    const cache = this.bySpec.get(spec as CacheSpec<unknown>);
+    const cache = this.bySpec.get(spec);
     // A cache used before it was registered is a wiring bug: fail loudly rather than cache nothing.
     if (!cache) throw new Error(`cache ${spec.name} was not registered by the composition root`);
     return cache as TtlCache<V>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signWebhook } from '../../src/modules/plugs/sign-webhook.js';
-import { signatureSchemeOf, type Provider } from '../../src/modules/plugs/provider-templates.js';
+import { signatureSchemeOf } from '../../src/modules/plugs/provider-templates.js';
 import type { DemoSourceKey, DemoWebhookSource } from '../../src/demo/create-demo-sources.js';
 
 export interface SignedDelivery {

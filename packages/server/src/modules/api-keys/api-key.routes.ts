@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
@@ -29,13 +29,13 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
       response: { 200: CreatedApiKeySchema, ...errors(403, 404, 409, 422) },
     },
     handler: (req, reply) =>
-      idempotent(
+      idempotent<Static<typeof CreatedApiKeySchema>>(
         deps,
         req,
         reply,
         async (tx) => {
           const { key, fullToken } = await createApiKey(tx, req.ctx, req.body, req.credential);
-          return { ...presentApiKey(key, deps.clock.now()), fullToken: fullToken as string | null };
+          return { ...presentApiKey(key, deps.clock.now()), fullToken };
         },
         (body) => ({ ...body, fullToken: null }),
       ),
@@ -93,7 +93,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
         response: { 200: RotatedKeySchema, ...errors(403, 404, 409, 422) },
       },
       handler: (req, reply) =>
-        idempotent(
+        idempotent<Static<typeof RotatedKeySchema>>(
           deps,
           req,
           reply,
@@ -101,7 +101,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
             const r = await replaceApiKey(tx, req.ctx, req.params.id, req.credential, mode);
             return {
               id: r.key.id,
-              fullToken: r.fullToken as string | null,
+              fullToken: r.fullToken,
               status: 'ACTIVE' as const,
               previousKeyId: r.previous.id,
               previousKeyExpiresAt: toIsoOrNull(r.previous.expiresAt),

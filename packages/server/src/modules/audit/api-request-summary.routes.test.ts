@@ -50,7 +50,7 @@ describe('api.requests_summarized', () => {
     assert.equal(p.routes['GET /api/v1/customers']['2xx'], 2);
     assert.equal(p.routes['GET /api/v1/customers']['4xx'], undefined);
     assert.equal(p.routes['GET /api/v1/customers/:id']['4xx'], 1);
-    for (const r of Object.values(p.routes) as { p50Ms: number; p99Ms: number }[]) {
+    for (const r of Object.values<{ p50Ms: number; p99Ms: number }>(p.routes)) {
       assert.ok(Number.isInteger(r.p50Ms) && r.p50Ms >= 0 && r.p50Ms <= r.p99Ms, JSON.stringify(r));
     }
   });

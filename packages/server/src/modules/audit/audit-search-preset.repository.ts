@@ -4,12 +4,13 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { AuditSearchPreset } from './audit-search-preset.js';
+import type { AuditFilterQuery } from './audit-filter.js';
 import type { AuditSearchPresetTable } from '../../db/tables/audit-search-preset.table.js';
 
 const toPreset = (r: Selectable<AuditSearchPresetTable>): AuditSearchPreset => ({
   id: r.id,
   name: r.name,
-  filters: JSON.parse(r.filters),
+  filters: JSON.parse(r.filters) as AuditFilterQuery,
   createdAt: Number(r.createdAt),
 });
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool, type WhereInterface } from 'kysely';
 import { isPostgres } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { forTenant } from '../../db/tenant-scope.js';
@@ -19,14 +19,21 @@ import { ftsMatchExpression, ftsScope, monthTerm, tsQueryConditions, type TextQu
 type Executor = Kysely<Database>;
 
 /**
+ * A builder over audit events, the table itself or a subquery named after it, as the filters see
+ * it: Kysely checks their columns and values against the table's types.
+ */
+type AuditWhere = WhereInterface<{ auditEvents: AuditEventTable }, 'auditEvents'>;
+
+/**
  * The filters that are plain column tests, for both the list and the full-text path. `byRowid`
  * writes the indexed columns as `+column`, which keeps SQLite from walking one of their indexes:
  * the full-text path fetches rows it already knows by rowid (seq), and without ANALYZE
  * statistics SQLite would otherwise prefer the tenant index and read ten million entries per step.
  */
-function applyFilters<QB extends { where: (...args: any[]) => QB }>(qb: QB, filter: AuditFilter, byRowid = false): QB {
-  const col = (name: string) => (byRowid ? sql`+${sql.ref(name)}` : name);
-  let q = qb as any;
+function applyFilters<QB extends AuditWhere>(qb: QB, filter: AuditFilter, byRowid = false): QB {
+  const col = (name: 'auditEvents.actorId' | 'auditEvents.targetId' | 'auditEvents.correlationId' | 'auditEvents.id') =>
+    byRowid ? sql<string>`+${sql.ref(name)}` : name;
+  let q: AuditWhere = qb;
   if (filter.eventType && 'exact' in filter.eventType) q = q.where('auditEvents.eventType', '=', filter.eventType.exact);
   if (filter.eventType && 'prefix' in filter.eventType) {
     const [lo, hi] = prefixRange(filter.eventType.prefix);
@@ -40,6 +47,7 @@ function applyFilters<QB extends { where: (...args: any[]) => QB }>(qb: QB, filt
   if (filter.correlationId) q = q.where(col('auditEvents.correlationId'), '=', filter.correlationId);
   if (filter.createdFrom !== undefined) q = q.where(col('auditEvents.id'), '>=', idFloor('auditEvent', filter.createdFrom));
   if (filter.createdTo !== undefined) q = q.where(col('auditEvents.id'), '<', idFloor('auditEvent', filter.createdTo));
+  // where() is typed as returning the interface, but it returns a builder like the one it was called on.
   return q as QB;
 }
 
@@ -77,7 +85,7 @@ export async function listAuditEvents(db: Executor, tenant: Tenant, filter: Audi
 }
 
 /** The text, type and severity as tsquery conditions on the search column, one each (see tsQueryConditions). */
-function matchesTsQuery<QB extends { where: (...args: any[]) => QB }>(qb: QB, tenant: Tenant, filter: AuditFilter, text: TextQuery): QB {
+function matchesTsQuery<QB extends { where(expression: Expression<SqlBool>): QB }>(qb: QB, tenant: Tenant, filter: AuditFilter, text: TextQuery): QB {
   let q = qb;
   for (const c of tsQueryConditions(ftsScope(tenant.workspaceId, tenant.environment), { text, eventType: filter.eventType, severities: filter.severities })) {
     q = q.where(sql<boolean>`search @@ ${c}::tsquery`);
@@ -124,12 +132,12 @@ async function listByTextPostgres(
   const order = backwards ? 'asc' : 'desc';
   // The ids still to search lie beyond `from` (exclusive) in the direction of the walk, within the time range.
   let from = page.endingBefore ?? page.startingAfter;
-  const timeRange = <QB extends { where: (...args: any[]) => QB }>(qb: QB): QB => {
-    let q = qb as any;
+  const timeRange = <O>(qb: SelectQueryBuilder<Database, 'auditEvents', O>): SelectQueryBuilder<Database, 'auditEvents', O> => {
+    let q = qb;
     if (from !== undefined) q = q.where('auditEvents.id', backwards ? '>' : '<', from);
     if (filter.createdFrom !== undefined) q = q.where('auditEvents.id', '>=', idFloor('auditEvent', filter.createdFrom));
     if (filter.createdTo !== undefined) q = q.where('auditEvents.id', '<', idFloor('auditEvent', filter.createdTo));
-    return q as QB;
+    return q;
   };
   const rows: Array<Selectable<AuditEventTable>> = [];
 

@@ -19,10 +19,11 @@ declare module 'fastify' {
 }
 
 export interface ApiRequestRecorder {
+  // Function properties, not methods: app.ts hands both to Fastify detached from the recorder.
   /** A Fastify onResponse hook: the response has been sent, so nothing here delays the caller. */
-  onResponse(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  onResponse: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** Writes one `api.requests_summarized` event per tenant with traffic since the last flush. */
-  flush(): Promise<void>;
+  flush: () => Promise<void>;
 }
 
 export function apiRequestRecorder(deps: RecorderDeps): ApiRequestRecorder {

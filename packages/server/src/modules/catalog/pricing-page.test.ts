@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { unitPricingWith, type BillingPeriod, type Offering, type RatePlan, type Tier, type UnitPricing } from '@tollgate/pricing';
+import { unitPricingWith, type Offering, type RatePlan, type Tier, type UnitPricing } from '@tollgate/pricing';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { createDemoWorkspace, type DemoEnvironment } from '../../demo/create-demo-workspace.js';
@@ -38,7 +38,7 @@ function offering(id: string, fields: Partial<Offering> = {}): Offering {
     billingMode: 'POSTPAID',
     currency: 'USD',
     entryPrice: null,
-    billingPeriod: 'MONTHLY' as BillingPeriod,
+    billingPeriod: 'MONTHLY',
     trialDays: 0,
     ratePlanIds: [],
     ...fields,

@@ -36,10 +36,7 @@ function metricLabel(metricName: string): string {
 
 /** "SUCCESS" -> "Success"; other configured statuses the same way. */
 function statusLabel(status: string): string {
-  const words = status
-    .replace(/[_\-]+/g, ' ')
-    .trim()
-    .toLowerCase();
+  const words = status.replace(/[_-]+/g, ' ').trim().toLowerCase();
   return words === '' ? status : words.charAt(0).toUpperCase() + words.slice(1);
 }
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
@@ -26,13 +26,13 @@ export async function clientCredentialRoutes(app: App, deps: Deps): Promise<void
       response: { 200: CreatedClientCredentialSchema, ...errors(403, 404, 409, 422) },
     },
     handler: (req, reply) =>
-      idempotent(
+      idempotent<Static<typeof CreatedClientCredentialSchema>>(
         deps,
         req,
         reply,
         async (tx) => {
           const { credential, clientSecret } = await createClientCredential(tx, req.ctx, req.body);
-          return { ...presentClientCredential(credential), clientSecret: clientSecret as string | null };
+          return { ...presentClientCredential(credential), clientSecret };
         },
         (body) => ({ ...body, clientSecret: null }),
       ),

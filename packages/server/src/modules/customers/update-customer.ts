@@ -15,7 +15,7 @@ export async function updateCustomer(deps: Deps, ctx: OperationContext, id: stri
     const updated = await inTransaction(deps.db, async (trx) => {
       const current = await findCustomer(trx, ctx, id);
       if (!current) throw notFound('customer', id);
-      const next: Customer = { ...current, ...input, updatedAt: deps.clock.now() } as Customer;
+      const next: Customer = { ...current, ...input, updatedAt: deps.clock.now() };
       await updateCustomerRow(trx, ctx, next);
       await recordAudit(trx, deps, ctx, {
         eventType: 'customer.updated',

@@ -10,7 +10,7 @@ export async function updateMetric(deps: Deps, ctx: OperationContext, id: string
   return inTransaction(deps.db, async (trx) => {
     const current = await findMetric(trx, ctx, id);
     if (!current) throw notFound('metric', id);
-    const next: Metric = { ...current, ...input, updatedAt: deps.clock.now() } as Metric;
+    const next: Metric = { ...current, ...input, updatedAt: deps.clock.now() };
     await updateMetricRow(trx, ctx, next);
     await recordAudit(trx, deps, ctx, {
       eventType: 'metric.updated',

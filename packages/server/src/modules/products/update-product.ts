@@ -10,7 +10,7 @@ export async function updateProduct(deps: Deps, ctx: OperationContext, id: strin
   return inTransaction(deps.db, async (trx) => {
     const current = await findProduct(trx, ctx, id);
     if (!current) throw notFound('product', id);
-    const next: Product = { ...current, ...input, updatedAt: deps.clock.now() } as Product;
+    const next: Product = { ...current, ...input, updatedAt: deps.clock.now() };
     await updateProductRow(trx, ctx, next);
     await recordAudit(trx, deps, ctx, {
       eventType: 'product.updated',

@@ -142,7 +142,7 @@ describe('DELETE /api/v1/storefront-keys/:id', () => {
     assert.equal(c?.type, 'storefront_key');
     assert.equal(c?.workspaceId, ws.workspaceId);
     assert.equal(c?.status, 'REVOKED');
-    assert.equal(credentialState(c!, t.clock.now()), 'REVOKED');
+    assert.equal(credentialState(c, t.clock.now()), 'REVOKED');
   });
 
   it('200 twice: revoking a revoked key returns it unchanged', async () => {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
@@ -24,13 +24,13 @@ export async function storefrontKeyRoutes(app: App, deps: Deps): Promise<void> {
       response: { 200: CreatedStorefrontKeySchema, ...errors(403, 422) },
     },
     handler: (req, reply) =>
-      idempotent(
+      idempotent<Static<typeof CreatedStorefrontKeySchema>>(
         deps,
         req,
         reply,
         async (tx) => {
           const { key, fullToken } = await createStorefrontKey(tx, req.ctx, req.body);
-          return { ...presentStorefrontKey(key), fullToken: fullToken as string | null };
+          return { ...presentStorefrontKey(key), fullToken };
         },
         (body) => ({ ...body, fullToken: null }),
       ),

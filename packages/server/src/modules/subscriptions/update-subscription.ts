@@ -29,7 +29,7 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
       }
     }
     await checkEntitlementConfig(trx, ctx, input);
-    const next: Subscription = { ...current, ...input, version: current.version + 1, updatedAt: deps.clock.now() } as Subscription;
+    const next: Subscription = { ...current, ...input, version: current.version + 1, updatedAt: deps.clock.now() };
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
       throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
     }
