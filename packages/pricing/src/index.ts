@@ -5,3 +5,4 @@ export * from './rate.js';
 export * from './validate.js';
 export * from './display.js';
 export * from './unit-pricing.js';
+export * from './periods.js';
