@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { roundToMinorUnit } from './currency.js';
 import {
   addMonthsClamped,
   billingIntervals,
@@ -9,6 +10,7 @@ import {
   periodContaining,
   periodFraction,
   periodsEndingBetween,
+  prorate,
   type BillingInterval,
   type BillingSchedule,
   type PeriodAlignment,
@@ -102,6 +104,29 @@ describe('calendar-aligned periods', () => {
       ['2026-05-20T10:00:00.000Z', '2027-01-01T00:00:00.000Z'],
       ['2027-01-01T00:00:00.000Z', '2028-01-01T00:00:00.000Z'],
     ]);
+  });
+});
+
+describe('prorate: a partial period’s share of a per-period amount, rounded once by the line', () => {
+  // 20 of April's 30 days; 20 of March's 31; a third.
+  const april = { numerator: 20 * 86_400_000, denominator: 30 * 86_400_000 };
+  const march = { numerator: 20 * 86_400_000, denominator: 31 * 86_400_000 };
+  const cases: Array<[string, { numerator: number; denominator: number }, string, string]> = [
+    ['30.00', april, 'USD', '20.00'],
+    ['10.00', { numerator: 1, denominator: 3 }, 'USD', '3.33'],
+    ['20.00', { numerator: 2, denominator: 3 }, 'USD', '13.33'],
+    ['1000', march, 'JPY', '645'],
+    ['12.345', march, 'KWD', '7.965'],
+    ['49.99', { numerator: 1, denominator: 1 }, 'EUR', '49.99'],
+    ['49.99', { numerator: 0, denominator: 5 }, 'EUR', '0.00'],
+  ];
+  for (const [amount, fraction, currency, line] of cases) {
+    it(`${amount} ${currency} × ${fraction.numerator}/${fraction.denominator} = ${line}`, () =>
+      assert.equal(roundToMinorUnit(prorate(amount, fraction), currency), line));
+  }
+  it('an impossible fraction is refused', () => {
+    assert.throws(() => prorate('1', { numerator: 1, denominator: 0 }), /denominator above 0/);
+    assert.throws(() => prorate('1', { numerator: 0.5, denominator: 2 }), /whole numbers/);
   });
 });
 

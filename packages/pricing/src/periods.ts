@@ -1,3 +1,5 @@
+import { Decimal } from './decimal.js';
+
 /**
  * Billing periods, pure: where each period of a subscription starts and ends, in UTC, to the
  * millisecond. A period is [start, end): an event at end - 1 ms belongs to it, one at end to the
@@ -131,4 +133,16 @@ export function periodFraction(p: BillingPeriodSpan): { numerator: number; denom
   const covered = p.end - p.start;
   const full = p.fullEnd - p.fullStart;
   return covered === full ? { numerator: 1, denominator: 1 } : { numerator: covered, denominator: full };
+}
+
+/**
+ * A per-period amount (decimal text) for a period that covers `fraction` of its full period:
+ * amount × numerator / denominator, exact to the library's 40 digits. Not rounded: the invoice
+ * line that carries it is rounded once, with roundToMinorUnit.
+ */
+export function prorate(amount: string, fraction: { numerator: number; denominator: number }): Decimal {
+  if (!Number.isSafeInteger(fraction.numerator) || !Number.isSafeInteger(fraction.denominator) || fraction.denominator <= 0 || fraction.numerator < 0) {
+    throw new RangeError(`a fraction is two whole numbers, the denominator above 0; got ${fraction.numerator}/${fraction.denominator}`);
+  }
+  return new Decimal(amount).times(fraction.numerator).dividedBy(fraction.denominator);
 }
