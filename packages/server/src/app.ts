@@ -28,6 +28,10 @@ import { scopeDescriptions } from './modules/credentials/credential.js';
 import { authenticationHook, requireOperatorAccess } from './modules/authentication/authenticate.js';
 import { verifyKeyRoutes } from './modules/authentication/verify-key.routes.js';
 import { boundCredentials } from './modules/authentication/bound-credentials.js';
+import { subscriptionBilling } from './modules/billing/open-subscription.js';
+import { invoiceRoutes } from './modules/billing/invoice.routes.js';
+import { testClockBilling } from './modules/billing/advance-test-clock.js';
+import { testClockRoutes } from './modules/test-clocks/test-clock.routes.js';
 import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
@@ -124,7 +128,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     await customerRoutes(a, deps);
     await productRoutes(a, deps);
     await metricRoutes(a, deps);
-    await subscriptionRoutes(a, deps, boundCredentials);
+    await subscriptionRoutes(a, deps, boundCredentials, subscriptionBilling);
     await apiKeyRoutes(a, deps);
     await verifyKeyRoutes(a, deps);
     await clientCredentialRoutes(a, deps);
@@ -137,6 +141,8 @@ export async function buildApp(composition: Composition): Promise<App> {
     await headlessConfigRoutes(a, deps, requireOperatorAccess);
     await pricingPageRoutes(a, deps);
     await billingRoutes(a, deps);
+    await invoiceRoutes(a, deps);
+    await testClockRoutes(a, deps, testClockBilling(boundCredentials));
     await webhookRoutes(a, deps, usage);
     await webhookSourceRoutes(a, deps, usage);
     await auditEventRoutes(a, deps, auditFeed);

@@ -13,6 +13,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter } from './lib/rate-limi
 import { loadOrCreateKeyFile, SecretBox } from './lib/secret-box.js';
 import { credentialCache } from './modules/credentials/credential-cache.js';
 import { pricedOfferingCache } from './modules/catalog/load-priced-offering.js';
+import { priceVersionCache } from './modules/catalog/price-version.js';
 import { customerRefCache } from './modules/customers/customer-refs.js';
 import { entitlementAnswerCache } from './modules/entitlements/entitlement-answer-cache.js';
 import { deliverySourceCache } from './modules/plugs/delivery-source.js';
@@ -22,7 +23,7 @@ import { createInProcessUsageWriter, type IngestWriter } from './modules/ingest-
 import { createSqliteWorkerWriter } from './modules/ingest-writer/sqlite-usage-writer.js';
 
 /** Every module cache: created once per node here, before anything serves. */
-const MODULE_CACHES = [credentialCache, pricedOfferingCache, entitlementAnswerCache, deliverySourceCache, customerRefCache];
+const MODULE_CACHES = [credentialCache, pricedOfferingCache, priceVersionCache, entitlementAnswerCache, deliverySourceCache, customerRefCache];
 
 /** How long a starting node waits for Redis before it starts without it. */
 const REDIS_STARTUP_WAIT_MS = 3_000;

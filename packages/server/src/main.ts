@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { schedulePruning } from './jobs/prune-expired.js';
 import { scheduleAuditRetention } from './jobs/purge-audit-events.js';
+import { scheduleBilling } from './jobs/run-billing.js';
 import { countWorkspaces } from './modules/tenancy/workspace.repository.js';
 import { createDemoWorkspace, type DemoWorkspace } from './demo/create-demo-workspace.js';
 
@@ -26,6 +27,7 @@ export async function serve(config: Config): Promise<void> {
   await composition.usage.warm().catch((err: unknown) => deps.log.warn({ err }, 'usage writer not warm yet; /ready says so until it is'));
   const stopPruning = schedulePruning(deps);
   const stopRetention = scheduleAuditRetention(deps);
+  const stopBilling = scheduleBilling(deps);
   const address = await app.listen({ host: config.host, port: config.port });
   deps.log.info({ address, storage: describe, profile: config.profile }, `Tollgate listening on ${address}`);
   process.stdout.write(`\nTollgate is running at ${address} (${describe}, ${config.profile} profile).\n`);
@@ -39,6 +41,7 @@ export async function serve(config: Config): Promise<void> {
     deps.log.info({ signal }, 'shutting down');
     stopPruning();
     stopRetention();
+    stopBilling();
     await app.close();
     await composition.close();
     process.exit(0);

@@ -23,8 +23,8 @@ const OWNERS: Record<string, string[]> = {
   'api-keys': ['api_keys'],
   audit: ['audit_events', 'audit_events_fts', 'audit_search_presets'],
   authentication: [],
-  billing: [],
-  catalog: ['offerings', 'rate_plans', 'storefronts'],
+  billing: ['billing_settings', 'credit_notes', 'document_sequences', 'invoices'],
+  catalog: ['offerings', 'price_versions', 'rate_plans', 'storefronts'],
   'client-credentials': ['access_tokens', 'client_credentials'],
   credentials: [],
   customers: ['customers'],
@@ -37,6 +37,7 @@ const OWNERS: Record<string, string[]> = {
   'storefront-keys': ['storefront_keys'],
   subscriptions: ['subscriptions'],
   tenancy: ['workspaces'],
+  'test-clocks': ['test_clocks'],
   usage: ['usage_aggregates', 'usage_events'],
 };
 

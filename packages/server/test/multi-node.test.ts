@@ -24,6 +24,7 @@ const skip: string | false =
       : false;
 
 interface DemoEnvironment {
+  offeringId: string;
   secretKey: string;
   productKey: string;
   productKeyId: string;
@@ -285,4 +286,49 @@ describe('two server processes on one PostgreSQL and Redis', () => {
       assert.equal(fresh.body.status, 'accepted');
     },
   );
+  it('two nodes advancing the same test clock issue each invoice exactly once, numbered without gaps', { skip, timeout: 120_000 }, async () => {
+    // A workspace of its own: the rate-limit test spends another's budget.
+    const { secretKey, offeringId } = (await demo({ DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmp, 'data') })).environments.test;
+    const start = Date.UTC(2026, 0, 10, 9);
+    const clock = await a.call('POST', '/api/v1/test_clocks', secretKey, { frozenTime: new Date(start).toISOString() });
+    assert.equal(clock.status, 200, JSON.stringify(clock.body));
+    const subs: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const customer = await a.call('POST', '/api/v1/customers', secretKey, { name: `clocked ${i}`, testClockId: clock.body.id });
+      assert.equal(customer.status, 200, JSON.stringify(customer.body));
+      const sub = await (i % 2 ? a : b).call('POST', '/api/v1/subscriptions', secretKey, { customerId: customer.body.id, offeringId });
+      assert.equal(sub.status, 200, JSON.stringify(sub.body));
+      subs.push(sub.body.id);
+    }
+    // Three months and a day later, through both nodes at once, twice each.
+    const to = new Date(Date.UTC(2026, 3, 11, 9)).toISOString();
+    const answers = await Promise.all(
+      [a, b, a, b].map((node) => node.call('POST', `/api/v1/test_clocks/${clock.body.id}/advance`, secretKey, { frozenTime: to })),
+    );
+    for (const r of answers) assert.equal(r.status, 200, JSON.stringify(r.body));
+    const numbers: string[] = [];
+    for (const id of subs) {
+      const list = await b.call('GET', `/api/v1/invoices?subscriptionId=${id}&limit=100`, secretKey);
+      assert.equal(list.status, 200);
+      const invoices = list.body.data as Array<{ billingReason: string; periodStart: string; status: string; number: string }>;
+      const cycles = invoices
+        .filter((i) => i.billingReason === 'subscription_cycle')
+        .map((i) => i.periodStart)
+        .sort();
+      assert.deepEqual(
+        cycles,
+        ['2026-01-10T09:00:00.000Z', '2026-02-10T09:00:00.000Z', '2026-03-10T09:00:00.000Z'],
+        `subscription ${id}: one invoice per period`,
+      );
+      assert.equal(invoices.filter((i) => i.billingReason === 'subscription_create').length, 1);
+      assert.ok(invoices.every((i) => i.status === 'finalized'));
+      numbers.push(...invoices.map((i) => i.number));
+    }
+    const sequence = numbers.map((n) => Number(n.slice(-6))).sort((x, y) => x - y);
+    assert.deepEqual(
+      sequence,
+      Array.from({ length: subs.length * 4 }, (_, i) => i + 1),
+      'every number once, none skipped',
+    );
+  });
 });

@@ -15,6 +15,8 @@ import type { StorefrontTable } from './tables/storefront.table.js';
 import type { WebhookEventIdTable, WebhookSourceTable } from './tables/webhook-source.table.js';
 import type { WebhookLogTable } from './tables/webhook-log.table.js';
 import type { AuditSearchPresetTable } from './tables/audit-search-preset.table.js';
+import type { BillingSettingsTable, CreditNoteTable, DocumentSequenceTable, InvoiceTable, PriceVersionTable } from './tables/billing.table.js';
+import type { TestClockTable } from './tables/test-clock.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {
@@ -38,4 +40,10 @@ export interface Database {
   webhookEventIds: WebhookEventIdTable;
   webhookLog: WebhookLogTable;
   auditSearchPresets: AuditSearchPresetTable;
+  invoices: InvoiceTable;
+  creditNotes: CreditNoteTable;
+  documentSequences: DocumentSequenceTable;
+  billingSettings: BillingSettingsTable;
+  priceVersions: PriceVersionTable;
+  testClocks: TestClockTable;
 }

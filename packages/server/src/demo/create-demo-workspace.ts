@@ -10,6 +10,7 @@ import { createStorefrontKey } from '../modules/storefront-keys/create-storefron
 import { createDemoCatalog, DEMO_CATALOG_METRICS } from './create-demo-catalog.js';
 import { pricingPagePath } from '../modules/catalog/storefront.js';
 import { createSubscription } from '../modules/subscriptions/create-subscription.js';
+import { subscriptionBilling } from '../modules/billing/open-subscription.js';
 import { createWorkspace } from '../modules/tenancy/create-workspace.js';
 import { createDemoSources, type DemoSourceKey, type DemoWebhookSource } from './create-demo-sources.js';
 
@@ -70,7 +71,7 @@ export async function createDemoWorkspace(
       for (const name of DEMO_METRICS) await createMetric(tx, ctx, { name, ...DEMO_CATALOG_METRICS[name] });
       const catalog = await createDemoCatalog(tx, ctx, product.id);
       const customer = await createCustomer(tx, ctx, { externalId: 'acme', name: 'Acme Corp', email: 'billing@acme.example' });
-      const subscription = await createSubscription(tx, ctx, { customerId: customer.id, offeringId: catalog.offerings.pro.id });
+      const subscription = await createSubscription(tx, ctx, { customerId: customer.id, offeringId: catalog.offerings.pro.id }, subscriptionBilling);
       const productKey = await createApiKey(tx, ctx, { kind: 'PRODUCT', name: 'Acme production key', subscriptionId: subscription.id }, null);
       const storefrontKey = await createStorefrontKey(tx, ctx, { name: 'Demo website', storefrontId: catalog.storefront.id });
       const webhookSources = await createDemoSources(tx, ctx);

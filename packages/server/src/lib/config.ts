@@ -34,6 +34,8 @@ export interface Config {
   uploadMaxConcurrent: number;
   /** How long an entitlement answer may be reused; 0 disables the cache. */
   entitlementCacheTtlMs: number;
+  /** How often each node runs the billing job (renewals, then finalizing drafts past their grace period). */
+  billingIntervalMs: number;
   /** Seed a demo workspace when the database holds no workspace yet. */
   seedDemo: boolean;
   /** Trust X-Forwarded-For for the client IP (behind a load balancer). */
@@ -153,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestBodyLimitBytes: int(env, 'INGEST_BODY_LIMIT_BYTES', 5 * 1_048_576, 1024, 256 * 1_048_576),
     ingestMaxInFlight: int(env, 'INGEST_MAX_IN_FLIGHT', 4, 1, 10_000),
     entitlementCacheTtlMs: int(env, 'ENTITLEMENT_CACHE_TTL_MS', 250, 0, 5_000),
+    billingIntervalMs: int(env, 'BILLING_INTERVAL_MS', 60_000, 1_000, 3_600_000),
     uploadMaxConcurrent: int(env, 'UPLOAD_MAX_CONCURRENT', 2, 1, 100),
     seedDemo: bool(env, 'SEED_DEMO', profile !== 'production'),
     trustProxy: bool(env, 'TRUST_PROXY', false),

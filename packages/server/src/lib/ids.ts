@@ -23,6 +23,10 @@ export const idPrefixes = {
   webhookLogEntry: 'whl',
   auditSearchPreset: 'asp',
   request: 'req',
+  invoice: 'inv',
+  creditNote: 'cn',
+  priceVersion: 'pv',
+  testClock: 'clock',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -7,6 +7,7 @@ import { createWorkspace } from '../../src/modules/tenancy/create-workspace.js';
 import { createCustomer } from '../../src/modules/customers/create-customer.js';
 import { createProduct } from '../../src/modules/products/create-product.js';
 import { createSubscription } from '../../src/modules/subscriptions/create-subscription.js';
+import { subscriptionBilling } from '../../src/modules/billing/open-subscription.js';
 import { createApiKey } from '../../src/modules/api-keys/create-api-key.js';
 import type { ProductKind } from '../../src/modules/products/product.js';
 import type { Scope } from '../../src/lib/principal.js';
@@ -117,7 +118,7 @@ export class Seeder {
   async subscription(env: EnvHandle, kind: ProductKind = 'STANDARD_API') {
     const customer = await this.customer(env);
     const product = await this.product(env, kind);
-    const subscription = await createSubscription(this.deps, env.ctx, { customerId: customer.id, productId: product.id });
+    const subscription = await createSubscription(this.deps, env.ctx, { customerId: customer.id, productId: product.id }, subscriptionBilling);
     return { customer, product, subscription };
   }
 

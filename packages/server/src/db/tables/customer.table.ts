@@ -7,6 +7,8 @@ export interface CustomerTable {
   email: string | null;
   /** JSON object text. */
   metadata: string;
+  /** The test clock this customer (and its subscriptions) lives on; test environment only. */
+  testClockId: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -24,6 +24,20 @@ export interface SubscriptionTable {
   spendBudget: string | null;
   /** JSON object metricName -> decimal price per unit. */
   unitPrices: string;
+  /** Where period boundaries are counted from: the start, or the trial's end (pricing/periods.ts). */
+  billingAnchor: number;
+  /** anniversary or calendar. */
+  periodAlignment: string;
+  /** 1: the subscription ends at currentPeriodEnd (the renewal job cancels it then). */
+  cancelAtPeriodEnd: number;
+  /** JSON ScheduledChange applied by the renewal job at the period end; null: none. */
+  scheduledChange: string | null;
+  /** The test clock whose time this subscription lives in (test environment only). */
+  testClockId: string | null;
+  /** The price version (pv_) its current period is rated with; null without an offering. */
+  priceVersionId: string | null;
+  /** 1: renewals keep priceVersionId instead of taking the offering's current prices. */
+  priceVersionPinned: number;
   createdAt: number;
   updatedAt: number;
 }

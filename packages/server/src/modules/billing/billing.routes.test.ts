@@ -61,7 +61,7 @@ describe('GET /api/v1/subscriptions/:id/upcoming-invoice', () => {
     assert.equal(inv.periodStart, new Date(t.clock.now()).toISOString());
   });
 
-  it('200 Agents in its trial: entry price waived, outcome weights, a tool multiplier, a minimum fee, a percentage and a flat rate', async () => {
+  it("200 Agents in its trial: the first paid period's entry price in advance, outcome weights, a tool multiplier, a minimum fee, a percentage and a flat rate", async () => {
     const { env, api } = await demo();
     const offerings = await api.get('/api/v1/offerings?limit=100');
     const agents = offerings.body.data.find((o: { name: string }) => o.name === 'Agents');
@@ -84,8 +84,9 @@ describe('GET /api/v1/subscriptions/:id/upcoming-invoice', () => {
       { customerId: 'beta', metricName: 'payment_volume', quantity: 1234.56 },
     ]);
     const inv = (await api.get(`/api/v1/subscriptions/${sub.body.id}/upcoming-invoice`)).body;
-    // By hand, Agents (USD, MONTHLY, 14-day trial):
-    //   entry price 199.00, waived in the trial                   0.00
+    // By hand, Agents (USD, MONTHLY, 14-day trial). The trial is the first period; the invoice at
+    // its end bills the first paid month's entry price in advance, and the trial's usage:
+    //   entry price of the month after the trial                199.00
     //   agent_runs OUTCOME_BASED at 0.05, 100 free:
     //     units after multipliers: 150 + 40 + 30 + 10 x 2 = 240
     //     outcome-weighted: 150 x 1 + 40 x 0.5 + 30 x 0 + 20 x 1 = 190
@@ -93,31 +94,42 @@ describe('GET /api/v1/subscriptions/:id/upcoming-invoice', () => {
     //     minimum fee 10.00: top-up 10.00 - 4.50                    5.50
     //   payment_volume PERCENTAGE 2.9% of 1,234.56 = 35.80224     35.80
     //   priority_support FLAT_RATE                                25.00
-    //   total                                                     70.80
+    //   total                                                    269.80
     assert.deepEqual(brief(inv.lines), [
-      ['entry_price', null, null, null, null, '0.00'],
+      ['entry_price', null, null, null, null, '199.00'],
       ['usage', 'agent_runs', '240', '100', '90', '4.50'],
       ['minimum_fee', 'agent_runs', null, null, null, '5.50'],
       ['usage', 'payment_volume', '1234.56', '0', '1234.56', '35.80'],
       ['usage', 'priority_support', '0', '0', '0', '25.00'],
     ]);
-    assert.match(inv.lines[0].description, /trial/);
+    assert.equal(inv.periodEnd, sub.body.trialEndsAt, 'the trial is the first period');
     assert.equal(inv.minimumFees, '5.50');
-    assert.equal(inv.total, '70.80');
+    assert.equal(inv.total, '269.80');
   });
 
-  it('200 an offering override of the quota and of the rate changes the preview', async () => {
+  it("200 an offering override prices new subscriptions at once, and never re-prices a subscriber's current period", async () => {
     const { env, api } = await demo();
     const pro = (await api.get(`/api/v1/offerings/${env.offeringId}`)).body;
+    const before = (await api.get(`/api/v1/subscriptions/${env.subscriptionId}`)).body;
     const patched = await api.patch(`/api/v1/offerings/${env.offeringId}`, {
       overrides: [{ ratePlanId: pro.ratePlanIds[0], metricName: 'api_calls', includedFree: 120000, rate: '2' }],
     });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    await ingest(api, [{ customerId: 'acme', metricName: 'api_calls', quantity: 123_456 }]);
-    const inv = (await api.get(`/api/v1/subscriptions/${env.subscriptionId}/upcoming-invoice`)).body;
-    // 123,456 - 120,000 = 3,456 over -> 4 blocks x 2 = 8.00
-    const line = inv.lines.find((l: Line) => l.metricName === 'api_calls');
+    const customer = await api.post('/api/v1/customers', { name: 'Late Co', externalId: 'late' });
+    const later = await api.post('/api/v1/subscriptions', { customerId: customer.body.id, offeringId: env.offeringId });
+    assert.notEqual(later.body.priceVersionId, before.priceVersionId, 'the edit made a new price version');
+    await ingest(api, [
+      { customerId: 'acme', metricName: 'api_calls', quantity: 123_456 },
+      { customerId: 'late', metricName: 'api_calls', quantity: 123_456 },
+    ]);
+    const apiCalls = async (id: string) =>
+      (await api.get(`/api/v1/subscriptions/${id}/upcoming-invoice`)).body.lines.find((l: Line) => l.metricName === 'api_calls');
+    // The new subscriber: 123,456 - 120,000 = 3,456 over -> 4 blocks x 2 = 8.00
+    const line = await apiCalls(later.body.id);
     assert.deepEqual([line.freeUnits, line.billableQuantity, line.rate, line.amount], ['120000', '3456', '2', '8.00']);
+    // The demo customer keeps the prices its period started with (100,000 free at 1.5 a block).
+    const old = await apiCalls(env.subscriptionId);
+    assert.deepEqual([old.freeUnits, old.billableQuantity, old.rate, old.amount], ['100000', '23456', '1.5', '36.00']);
   });
 
   it('200 a subscription without an offering is rated from its unitPrices as PER_UNIT lines', async () => {

@@ -4,6 +4,7 @@ import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdParams } from '../../http/schemas.js';
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { rateSubscriptionPeriod } from './rate-subscription-period.js';
+import { timeOf } from '../test-clocks/clock-time.js';
 import { presentUpcomingInvoice, UpcomingInvoiceSchema } from './upcoming-invoice.js';
 
 export async function billingRoutes(app: App, deps: Deps): Promise<void> {
@@ -12,7 +13,7 @@ export async function billingRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       summary: 'Preview the upcoming invoice',
       description:
-        "The current period's usage so far, rated line by line with the subscription's offering as it is now (or its unitPrices), plus the entry price and minimum fees. Each line is rounded once, half up, to the currency's minor unit; subtotal and total are sums of lines.",
+        "What the renewal at the end of the current period will invoice, as of now: the entry price of the next period (in advance; none when the subscription ends at this period end), then the current period's usage so far, rated line by line with the period's price version (or its unitPrices), with minimum fees. Each line is rounded once, half up, to the currency's minor unit; subtotal and total are sums of lines.",
       tags: ['Subscriptions'],
       security: bearerSecurity,
       params: IdParams,
@@ -21,8 +22,8 @@ export async function billingRoutes(app: App, deps: Deps): Promise<void> {
     handler: async (req) => {
       const sub = await findSubscription(deps.db, req.ctx, req.params.id);
       if (!sub) throw notFound('subscription', req.params.id);
-      if (sub.status !== 'ACTIVE') throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${sub.id} is ${sub.status}: it has no upcoming invoice.`);
-      return presentUpcomingInvoice(sub, await rateSubscriptionPeriod(deps, req.ctx, sub, deps.clock.now()));
+      if (sub.status === 'CANCELLED') throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription ${sub.id} is ${sub.status}: it has no upcoming invoice.`);
+      return presentUpcomingInvoice(sub, await rateSubscriptionPeriod(deps, req.ctx, sub, await timeOf(deps, req.ctx, sub.testClockId)));
     },
   });
 }

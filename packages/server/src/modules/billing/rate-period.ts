@@ -34,7 +34,13 @@ export interface PeriodRatingInput {
   usage: ReadonlyMap<string, readonly UsageGroup[]>;
 }
 
-export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee';
+/**
+ * entry_price: the offering's price for a period, billed in advance; usage and minimum_fee: a
+ * closed period's usage, billed in arrears; proration: part of an entry price for part of a
+ * period (plan changes); adjustment: usage that arrived after the invoice of its period was
+ * finalized, billed on the next one.
+ */
+export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment';
 
 export interface InvoiceLine {
   type: InvoiceLineType;

@@ -1,17 +1,23 @@
-import { Decimal, isCurrencyCode } from '@tollgate/pricing';
+import { Decimal, isCurrencyCode, nthPeriod, periodFraction, prorate, roundToMinorUnit, type UsageGroup } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { monthStartsOverlapping } from '../../lib/periods.js';
-import { loadPricedOffering } from '../catalog/load-priced-offering.js';
-import { periodAt, type Subscription } from '../subscriptions/subscription.js';
+import { loadPricedOffering, type PricedOffering } from '../catalog/load-priced-offering.js';
+import { loadPriceVersion } from '../catalog/price-version.js';
+import { periodAt, scheduleOf, type Subscription } from '../subscriptions/subscription.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { readDimensionRows } from '../usage/usage.repository.js';
 import { readCustomerTotals } from '../usage/usage-totals.repository.js';
 import { metricsRatedByDimension, unitsOfOffering, unitsOfUnitPrices, usageGroupsOf } from './priced-units.js';
-import { ratePeriod, type PeriodRating, type PricedUnit } from './rate-period.js';
+import { ratePeriod, type InvoiceLine, type PeriodRating, type PricedUnit } from './rate-period.js';
+
+export interface Period {
+  start: number;
+  end: number;
+}
 
 export interface RatedPeriod {
-  period: { start: number; end: number };
+  period: Period;
   currency: string;
   units: PricedUnit[];
   rating: PeriodRating;
@@ -20,44 +26,122 @@ export interface RatedPeriod {
 }
 
 /**
- * The subscription's period at `now`, rated from the usage totals of the calendar months it
- * overlaps (periods are calendar-aligned, so a period is whole months), the dimension rows of
- * the units that need them, and the catalog as it is now. Shared by the
- * upcoming-invoice preview and entitlement checks, so a budget counts exactly what the invoice
- * will charge.
+ * Rows written before currencies were checked may hold a code with no minor unit (XAU): a clear
+ * conflict the operator can fix with a PATCH, rather than a RangeError and a 500.
  */
-export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Subscription, now: number): Promise<RatedPeriod> {
-  // Rows written before currencies were checked may hold a code with no minor unit (XAU):
-  // a clear conflict the operator can fix with a PATCH, rather than a RangeError and a 500.
+export function checkRatableCurrency(sub: Pick<Subscription, 'id' | 'currency'>): void {
   if (!isCurrencyCode(sub.currency)) {
     throw new AppError(
       'CONFLICT',
       `Subscription '${sub.id}' bills in '${sub.currency}', which is not an ISO 4217 currency with a minor unit, so its usage cannot be rated; set its currency (or its offering's) to one such as USD.`,
     );
   }
-  const period = periodAt(sub, now);
-  const priced = sub.offeringId === null ? null : await loadPricedOffering(deps, tenant, sub.offeringId);
-  const units = priced ? unitsOfOffering(priced) : unitsOfUnitPrices(sub);
+}
+
+/**
+ * The prices of the subscription's current period: its price version, or (for a subscription
+ * from before versions existed) the offering as it is now. null without an offering.
+ */
+export async function pricingOf(deps: Deps, tenant: Tenant, sub: Pick<Subscription, 'offeringId' | 'priceVersionId'>): Promise<PricedOffering | null> {
+  if (sub.offeringId === null) return null;
+  if (sub.priceVersionId !== null) {
+    const version = await loadPriceVersion(deps, tenant, sub.priceVersionId);
+    if (version) return version;
+  }
+  return loadPricedOffering(deps, tenant, sub.offeringId);
+}
+
+export function unitsFor(sub: Pick<Subscription, 'unitPrices'>, priced: PricedOffering | null): PricedUnit[] {
+  return priced ? unitsOfOffering(priced) : unitsOfUnitPrices(sub);
+}
+
+/**
+ * A customer's usage over exactly [period.start, period.end), per metric: the raw quantities
+ * (what limits count) and the groups rating needs (a row per distinct (status, tool, endpoint)
+ * only for the units whose pricing uses the split: a customer may send thousands of distinct
+ * endpoints to a plan that prices none of them).
+ */
+export async function readRatingUsage(
+  deps: Deps,
+  tenant: Tenant,
+  customerId: string,
+  period: Period,
+  units: readonly PricedUnit[],
+): Promise<{ used: Map<string, Decimal>; usage: Map<string, UsageGroup[]> }> {
   const months = monthStartsOverlapping(period.start, period.end);
-  const totals = await readCustomerTotals(deps.db, tenant, sub.customerId, months);
-  // A row per distinct (status, tool, endpoint) only for the units whose pricing uses the split:
-  // a customer may send thousands of distinct endpoints to a plan that prices none of them.
+  const totals = await readCustomerTotals(deps.db, tenant, customerId, months);
   const byDimension = metricsRatedByDimension(units);
   const used = new Map<string, Decimal>();
   for (const t of totals) used.set(t.metricName, (used.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
   const dimensionRows = await readDimensionRows(
     deps.db,
     tenant,
-    sub.customerId,
+    customerId,
     months,
     [...byDimension].filter((m) => used.has(m)),
   );
-  const rating = ratePeriod({
-    currency: sub.currency,
-    entryPrice: priced?.offering.entryPrice ?? null,
-    inTrial: sub.trialEndsAt !== null && period.start < sub.trialEndsAt,
-    units,
-    usage: usageGroupsOf(totals, dimensionRows, byDimension),
-  });
+  return { used, usage: usageGroupsOf(totals, dimensionRows, byDimension) };
+}
+
+/** A period's usage rated into usage and minimum-fee lines (no entry price). */
+export async function ratePeriodUsage(
+  deps: Deps,
+  tenant: Tenant,
+  sub: Pick<Subscription, 'customerId' | 'currency'>,
+  units: PricedUnit[],
+  period: Period,
+): Promise<{ rating: PeriodRating; used: Map<string, Decimal> }> {
+  const { used, usage } = await readRatingUsage(deps, tenant, sub.customerId, period, units);
+  const rating = ratePeriod({ currency: sub.currency, entryPrice: null, inTrial: false, units, usage });
+  return { rating, used };
+}
+
+/**
+ * The entry-price line for a period billed in advance: the offering's price, prorated when the
+ * period is part of a whole one (a calendar-aligned first period), waived inside a trial.
+ */
+export function entryPriceLine(
+  sub: Pick<Subscription, 'billingAnchor' | 'billingPeriod' | 'periodAlignment' | 'trialEndsAt' | 'currency'>,
+  priced: PricedOffering | null,
+  period: Period,
+): InvoiceLine | null {
+  const price = priced?.offering.entryPrice ?? null;
+  if (price === null) return null;
+  const none = { ratePlanId: null, metricName: null, pricingModel: null, quantity: null, freeUnits: null, billableQuantity: null, rate: null };
+  if (sub.trialEndsAt !== null && period.start < sub.trialEndsAt) {
+    return { ...none, type: 'entry_price', description: 'Entry price (waived: trial)', amount: roundToMinorUnit('0', sub.currency) };
+  }
+  // The schedule's period that starts here: partial only when calendar-aligned and first.
+  const schedule = scheduleOf(sub);
+  const first = nthPeriod(schedule, 0);
+  const fraction = first.start === period.start ? periodFraction(first) : { numerator: 1, denominator: 1 };
+  const whole = fraction.numerator === fraction.denominator;
+  return {
+    ...none,
+    type: 'entry_price',
+    description: whole ? 'Entry price' : `Entry price (prorated: ${((fraction.numerator / fraction.denominator) * 100).toFixed(2)}% of a period)`,
+    rate: whole ? null : price,
+    amount: roundToMinorUnit(prorate(price, fraction), sub.currency),
+  };
+}
+
+/**
+ * The subscription's period at `now`, rated as its renewal invoice will be: the usage so far, and
+ * (unless it ends then) the entry price of the next period, billed in advance. Shared by the
+ * upcoming-invoice preview and entitlement checks, so a budget counts exactly what the invoice
+ * will charge for usage.
+ */
+export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Subscription, now: number): Promise<RatedPeriod> {
+  checkRatableCurrency(sub);
+  const period = periodAt(sub, now);
+  const priced = await pricingOf(deps, tenant, sub);
+  const units = unitsFor(sub, priced);
+  const { rating, used } = await ratePeriodUsage(deps, tenant, sub, units, period);
+  const next = sub.cancelAtPeriodEnd ? null : entryPriceLine(sub, priced, { start: period.end, end: period.end });
+  if (next) {
+    rating.lines.unshift(next);
+    rating.subtotal = roundToMinorUnit(new Decimal(rating.subtotal).plus(next.amount), sub.currency);
+    rating.total = rating.subtotal;
+  }
   return { period, currency: sub.currency, units, rating, used };
 }

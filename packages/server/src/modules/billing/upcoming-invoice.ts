@@ -4,11 +4,17 @@ import { toIso } from '../../lib/clock.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { RatedPeriod } from './rate-subscription-period.js';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const Amount = (description: string) => Type.String({ description: `${description} Decimal text with the currency's minor digits, e.g. "12.50".` });
+export const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+export const Amount = (description: string) => Type.String({ description: `${description} Decimal text with the currency's minor digits, e.g. "12.50".` });
 
 export const InvoiceLineSchema = Type.Object({
-  type: Type.Union([Type.Literal('entry_price'), Type.Literal('usage'), Type.Literal('minimum_fee')]),
+  type: Type.Union(
+    (['entry_price', 'usage', 'minimum_fee', 'proration', 'adjustment'] as const).map((t) => Type.Literal(t)),
+    {
+      description:
+        'entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized.',
+    },
+  ),
   description: Type.String(),
   ratePlanId: Nullable(Type.String()),
   metricName: Nullable(Type.String()),
@@ -28,7 +34,11 @@ export const UpcomingInvoiceSchema = Type.Object({
   currency: Type.String(),
   periodStart: Type.String({ format: 'date-time' }),
   periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
-  lines: Type.Array(InvoiceLineSchema, { description: 'Entry price, then each unit of each plan (with its minimum-fee top-up after it).' }),
+  lines: Type.Array(InvoiceLineSchema, {
+    maxItems: 1000,
+    description:
+      'The entry price of the next period (billed in advance; absent when the subscription ends at this period end), then each unit of each plan for this period (with its minimum-fee top-up after it).',
+  }),
   entryPrice: Amount('The entry price line (0 in a trial or without one).'),
   usageAmount: Amount('The usage lines.'),
   minimumFees: Amount('The minimum-fee top-ups.'),

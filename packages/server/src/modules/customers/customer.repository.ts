@@ -15,6 +15,7 @@ function toCustomer(r: Selectable<CustomerTable>): Customer {
     name: r.name,
     email: r.email,
     metadata: parseMetadata(r.metadata),
+    testClockId: r.testClockId,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

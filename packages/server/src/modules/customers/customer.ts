@@ -10,6 +10,8 @@ export interface Customer {
   name: string | null;
   email: string | null;
   metadata: Record<string, string>;
+  /** The test clock this customer lives on (test environment only); null: real time. */
+  testClockId: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -28,6 +30,7 @@ export const CustomerSchema = Type.Object({
   name: Type.Union([Type.String(), Type.Null()]),
   email: Type.Union([Type.String(), Type.Null()]),
   metadata: Metadata,
+  testClockId: Type.Union([Type.String(), Type.Null()], { description: 'clock_…: the test clock this customer and its subscriptions live on.' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -38,6 +41,13 @@ export const CreateCustomerBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
     metadata: Type.Optional(Metadata),
+    testClockId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Test environment only: the customer lives on this test clock (clock_…); its subscriptions start, renew and are invoiced in its time.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

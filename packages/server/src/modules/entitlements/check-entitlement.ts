@@ -8,6 +8,7 @@ import { findDecidingSubscription } from '../subscriptions/subscription.reposito
 import type { Tenant } from '../../lib/tenant.js';
 import { resolveCustomerRefs } from '../customers/customer.repository.js';
 import { rateSubscriptionPeriod } from '../billing/rate-subscription-period.js';
+import { timeOf } from '../test-clocks/clock-time.js';
 import { decideEntitlement, type EntitlementDecision } from './decide-entitlement.js';
 
 /** What JSON can carry for "no limit": the spec's fields are numbers, and clients compare them. */
@@ -50,13 +51,12 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
   if (!sub && !(await findProduct(deps.db, tenant, productId))) {
     throw new AppError('NOT_FOUND', `No product with id '${productId}' exists in this environment.`, { field: 'query.productId' });
   }
-  const now = deps.clock.now();
   let decision: EntitlementDecision;
   let period: { start: number; end: number } | null = null;
-  if (!sub || sub.status !== 'ACTIVE') {
+  if (!sub || sub.status === 'CANCELLED') {
     decision = decideEntitlement({ subscriptionActive: false, limits: [], budget: null });
   } else {
-    const rated = await rateSubscriptionPeriod(deps, tenant, sub, now);
+    const rated = await rateSubscriptionPeriod(deps, tenant, sub, await timeOf(deps, tenant, sub.testClockId));
     period = rated.period;
     const explicit = new Set(sub.usageLimits.map((l) => l.metricName));
     decision = decideEntitlement({

@@ -108,11 +108,11 @@ describe('GET /v1/entitlements/check', () => {
     assert.deepEqual(JSON.parse(rows[0]!.payload).usage, '1100');
     const res = await check(s.customerId, s.productId);
     assert.deepEqual([res.body.allowed, res.body.quotaRemaining], [true, 0]);
-    // The next calendar month is a new period: usage starts again, and so can the alert.
-    t.clock.set(Date.UTC(2026, 1, 2, 12));
+    // A month after the start (anniversary billing) is a new period: usage starts again, and so can the alert.
+    t.clock.set(Date.UTC(2026, 1, 16, 12));
     const fresh = await check(s.customerId, s.productId);
     assert.equal(fresh.body.quotaRemaining, 1000);
-    assert.equal(fresh.body.periodStart, '2026-02-01T00:00:00.000Z');
+    assert.equal(fresh.body.periodStart, '2026-02-15T12:00:00.000Z');
     await use(s.customerId, 1001, 'tokens');
     assert.equal((await alerts()).length, 2);
     t.clock.set(Date.UTC(2026, 0, 15, 12));

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { BoundCredentials } from './bound-credentials.js';
+import { timeOf } from '../test-clocks/clock-time.js';
 import type { Subscription } from './subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
 
@@ -23,11 +24,19 @@ export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: 
     const txDeps = { ...deps, db: trx };
     const current = await findSubscription(trx, ctx, id);
     if (!current) throw notFound('subscription', id);
-    if (current.status !== 'ACTIVE') {
+    if (current.status === 'CANCELLED') {
       throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription '${id}' is already ${current.status}.`);
     }
-    const now = deps.clock.now();
-    const next: Subscription = { ...current, status: 'CANCELLED', cancelledAt: now, version: current.version + 1, updatedAt: now };
+    const now = await timeOf(txDeps, ctx, current.testClockId);
+    const next: Subscription = {
+      ...current,
+      status: 'CANCELLED',
+      cancelledAt: now,
+      cancelAtPeriodEnd: false,
+      scheduledChange: null,
+      version: current.version + 1,
+      updatedAt: deps.clock.now(),
+    };
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
       throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
     }

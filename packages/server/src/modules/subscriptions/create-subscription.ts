@@ -1,38 +1,63 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../lib/errors.js';
-import { calendarPeriodEnd } from '../../lib/periods.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { findCustomer } from '../customers/customer.repository.js';
-import type { CreateSubscriptionInput, Subscription } from './subscription.js';
+import { firstPeriod, type CreateSubscriptionInput, type Subscription } from './subscription.js';
+import { timeOf } from '../test-clocks/clock-time.js';
+import { loadPricedOffering } from '../catalog/load-priced-offering.js';
+import { priceVersionFor } from '../catalog/price-version.js';
 import { insertSubscription } from './subscription.repository.js';
+import type { SubscriptionBilling } from './subscription-billing.js';
 import { checkEntitlementConfig } from './check-entitlement-config.js';
 import { subscriptionTerms } from './subscription-terms.js';
 
 const DAY_MS = 86_400_000;
 
-export async function createSubscription(deps: Deps, ctx: OperationContext, input: CreateSubscriptionInput): Promise<Subscription> {
+/**
+ * Starts a subscription at its customer's time (a test clock's, or now): its first period is the
+ * trial when there is one, else the schedule's first period (anniversary by default). Its prices
+ * are the offering's of the day (a price version), and billing issues its first invoice in the
+ * same transaction.
+ */
+export async function createSubscription(
+  deps: Deps,
+  ctx: OperationContext,
+  input: CreateSubscriptionInput,
+  billing: SubscriptionBilling,
+): Promise<Subscription> {
   return inTransaction(deps.db, async (trx) => {
-    if (!(await findCustomer(trx, ctx, input.customerId))) {
+    const customer = await findCustomer(trx, ctx, input.customerId);
+    if (!customer) {
       throw new AppError('NOT_FOUND', `No customer with id '${input.customerId}' exists in this workspace and environment.`, {
         field: 'body.customerId',
       });
     }
     const terms = await subscriptionTerms(trx, ctx, input);
     await checkEntitlementConfig(trx, ctx, input);
-    const now = deps.clock.now();
+    // A customer on a test clock subscribes at the clock's time; everything else at real time.
+    const testClockId = customer.testClockId;
+    const now = await timeOf({ db: trx, clock: deps.clock }, ctx, testClockId);
+    const trialEndsAt = terms.trialDays > 0 ? now + terms.trialDays * DAY_MS : null;
+    const schedule = {
+      billingAnchor: trialEndsAt ?? now,
+      billingPeriod: terms.billingPeriod,
+      periodAlignment: input.periodAlignment ?? 'anniversary',
+    } as const;
+    const first = firstPeriod(schedule, now);
+    const priced = terms.offeringId === null ? null : await loadPricedOffering({ ...deps, db: trx }, ctx, terms.offeringId);
     const subscription: Subscription = {
       id: deps.ids.next('subscription'),
       environment: ctx.environment,
       customerId: input.customerId,
       productId: terms.productId,
       offeringId: terms.offeringId,
-      trialEndsAt: terms.trialDays > 0 ? now + terms.trialDays * DAY_MS : null,
+      trialEndsAt,
       status: 'ACTIVE',
-      billingPeriod: terms.billingPeriod,
-      currentPeriodStart: now,
-      currentPeriodEnd: calendarPeriodEnd(now, terms.billingPeriod),
+      ...schedule,
+      currentPeriodStart: first.start,
+      currentPeriodEnd: first.end,
       version: 1,
       startedAt: now,
       cancelledAt: null,
@@ -41,10 +66,16 @@ export async function createSubscription(deps: Deps, ctx: OperationContext, inpu
       usageLimits: input.usageLimits ?? [],
       spendBudget: input.spendBudget ?? null,
       unitPrices: input.unitPrices ?? {},
-      createdAt: now,
-      updatedAt: now,
+      cancelAtPeriodEnd: false,
+      scheduledChange: null,
+      testClockId,
+      priceVersionId: priced ? await priceVersionFor({ ...deps, db: trx }, ctx, priced) : null,
+      priceVersionPinned: input.priceVersionPinned ?? false,
+      createdAt: deps.clock.now(),
+      updatedAt: deps.clock.now(),
     };
     await insertSubscription(trx, ctx, subscription);
+    await billing.opened({ ...deps, db: trx }, ctx, subscription, priced);
     await recordAudit(trx, deps, ctx, {
       eventType: 'subscription.created',
       targetType: 'subscription',
@@ -54,6 +85,10 @@ export async function createSubscription(deps: Deps, ctx: OperationContext, inpu
         productId: subscription.productId,
         offeringId: subscription.offeringId,
         billingPeriod: subscription.billingPeriod,
+        periodAlignment: subscription.periodAlignment,
+        currentPeriodStart: new Date(subscription.currentPeriodStart).toISOString(),
+        currentPeriodEnd: new Date(subscription.currentPeriodEnd).toISOString(),
+        priceVersionId: subscription.priceVersionId,
       },
     });
     return subscription;

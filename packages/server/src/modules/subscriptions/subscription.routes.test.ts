@@ -46,23 +46,39 @@ describe('POST /api/v1/subscriptions', () => {
     // The frozen clock stands at 2026-01-15T12:00:00Z.
     assert.equal(res.body.currentPeriodStart, iso(t.clock.now()));
     assert.equal(res.body.currentPeriodStart, '2026-01-15T12:00:00.000Z');
-    assert.equal(res.body.currentPeriodEnd, '2026-02-01T00:00:00.000Z', 'the first period ends at the next calendar month');
+    assert.equal(res.body.currentPeriodEnd, '2026-02-15T12:00:00.000Z', 'anniversary billing: a month to the millisecond');
+    assert.equal(res.body.periodAlignment, 'anniversary');
+    assert.equal(res.body.billingCycleAnchor, res.body.currentPeriodStart);
+    assert.equal(res.body.cancelAtPeriodEnd, false);
+    assert.equal(res.body.scheduledChange, null);
+    assert.equal(res.body.testClockId, null);
+    assert.equal(res.body.priceVersionId, null, 'no offering, no price version');
     assert.equal(res.body.startedAt, res.body.currentPeriodStart);
     assert.equal(res.body.cancelledAt, null);
     assert.deepEqual(res.body.metadata, { seats: '3' });
     assert.deepEqual((await api.get(`/api/v1/subscriptions/${res.body.id}`)).body, res.body);
   });
 
-  it('200 with billingPeriod QUARTERLY ends the first period at the next calendar quarter', async () => {
+  it('200 with billingPeriod QUARTERLY ends the first period three months later, or at the next calendar quarter when calendar-aligned', async () => {
     const sub = await subscribe({ billingPeriod: 'QUARTERLY' });
     assert.equal(sub.billingPeriod, 'QUARTERLY');
     assert.equal(sub.currentPeriodStart, iso(t.clock.now()));
-    assert.equal(sub.currentPeriodEnd, '2026-04-01T00:00:00.000Z');
+    assert.equal(sub.currentPeriodEnd, '2026-04-15T12:00:00.000Z');
+    const calendar = await subscribe({ billingPeriod: 'QUARTERLY', periodAlignment: 'calendar' });
+    assert.equal(calendar.periodAlignment, 'calendar');
+    assert.equal(calendar.currentPeriodStart, iso(t.clock.now()));
+    assert.equal(calendar.currentPeriodEnd, '2026-04-01T00:00:00.000Z');
   });
 
-  it('200 with billingPeriod ANNUAL ends the first period on January 1st', async () => {
-    const sub = await subscribe({ billingPeriod: 'ANNUAL' });
-    assert.equal(sub.currentPeriodEnd, '2027-01-01T00:00:00.000Z');
+  it('200 with billingPeriod ANNUAL ends the first period a year later, or on January 1st when calendar-aligned', async () => {
+    assert.equal((await subscribe({ billingPeriod: 'ANNUAL' })).currentPeriodEnd, '2027-01-15T12:00:00.000Z');
+    assert.equal((await subscribe({ billingPeriod: 'ANNUAL', periodAlignment: 'calendar' })).currentPeriodEnd, '2027-01-01T00:00:00.000Z');
+  });
+
+  it('400 names body.periodAlignment for an unknown alignment', async () => {
+    const res = await api.post('/api/v1/subscriptions', { ...(await customerAndProduct()), periodAlignment: 'fortnightly' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors[0].field, 'body.periodAlignment');
   });
 
   it('200 replays the first response for the same Idempotency-Key and body, creating nothing twice', async () => {
@@ -85,11 +101,13 @@ describe('POST /api/v1/subscriptions', () => {
     assert.equal(res.body.errors[0].code, 'IDEMPOTENCY_KEY_REUSED');
   });
 
-  it('200 on Jan 31 ends the first monthly period a moment later, on February 1st', async () => {
+  it('200 on Jan 31 ends the first monthly period on the last day of February (or, calendar-aligned, on February 1st)', async () => {
     t.clock.set(Date.UTC(2026, 0, 31, 9, 30, 15, 250));
     const sub = await subscribe();
     assert.equal(sub.currentPeriodStart, '2026-01-31T09:30:15.250Z');
-    assert.equal(sub.currentPeriodEnd, '2026-02-01T00:00:00.000Z');
+    assert.equal(sub.currentPeriodEnd, '2026-02-28T09:30:15.250Z');
+    const calendar = await subscribe({ periodAlignment: 'calendar' });
+    assert.equal(calendar.currentPeriodEnd, '2026-02-01T00:00:00.000Z');
   });
 
   it('404 names body.customerId for an unknown customer', async () => {
@@ -238,7 +256,7 @@ describe('GET /api/v1/subscriptions', () => {
     const res = await api.get('/api/v1/subscriptions?status=PAUSED');
     assert.equal(res.status, 400);
     assert.equal(res.body.errors[0].field, 'query.status');
-    assert.match(res.body.errors[0].message, /ACTIVE, CANCELLED/);
+    assert.match(res.body.errors[0].message, /ACTIVE, ACTIVE_PENDING_CHANGE, CANCELLED/);
   });
 
   it('an sk_live_ key never sees test subscriptions', async () => {

@@ -10,23 +10,25 @@ import { findSubscription, listSubscriptions } from './subscription.repository.j
 import { createSubscription } from './create-subscription.js';
 import { cancelSubscription } from './cancel-subscription.js';
 import type { BoundCredentials } from './bound-credentials.js';
+import type { SubscriptionBilling } from './subscription-billing.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Subscriptions'];
 
-export async function subscriptionRoutes(app: App, deps: Deps, bound: BoundCredentials): Promise<void> {
+export async function subscriptionRoutes(app: App, deps: Deps, bound: BoundCredentials, billing: SubscriptionBilling): Promise<void> {
   app.post('/api/v1/subscriptions', {
     config: admin,
     schema: {
       summary: 'Subscribe a customer to a product',
-      description: 'Starts now, ACTIVE, with a current period of billingPeriod (MONTHLY unless given).',
+      description:
+        "Starts now (or at its customer's test clock time), ACTIVE. The first period is the trial when the offering has one, else a period of billingPeriod (MONTHLY unless given) that starts now (anniversary billing, the default) or ends on the next calendar boundary (periodAlignment calendar, prorated). With an entry price, the first invoice (the entry price, in advance) is issued as a draft at once.",
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,
       body: CreateSubscriptionBody,
       response: { 200: SubscriptionSchema, ...errors(403, 404, 422) },
     },
-    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentSubscription(await createSubscription(tx, req.ctx, req.body))),
+    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentSubscription(await createSubscription(tx, req.ctx, req.body, billing))),
   });
 
   app.get('/api/v1/subscriptions', {

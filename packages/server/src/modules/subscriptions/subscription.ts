@@ -2,10 +2,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import { toIso, toIsoOrNull } from '../../lib/clock.js';
 import { Environment, Metadata, NullableTimestamp, Timestamp } from '../../http/schemas.js';
 import type { Environment as Env } from '../../lib/crypto.js';
-import { billingPeriods, calendarPeriodEnd, calendarPeriodStart, type BillingPeriod } from '../../lib/periods.js';
+import { nthPeriod, periodAlignments, periodContaining, type BillingSchedule, type PeriodAlignment } from '@tollgate/pricing';
+import { billingPeriods, type BillingPeriod } from '../../lib/periods.js';
 
-/** ACTIVE and CANCELLED for now; the lifecycle (ACTIVE_PENDING_CHANGE, renewals) comes later. */
-export const subscriptionStatuses = ['ACTIVE', 'CANCELLED'] as const;
+/**
+ * ACTIVE; ACTIVE_PENDING_CHANGE while a change waits for the period end (the renewal job applies
+ * it and the subscription is ACTIVE again); CANCELLED, for good.
+ */
+export const subscriptionStatuses = ['ACTIVE', 'ACTIVE_PENDING_CHANGE', 'CANCELLED'] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 
 export const enforcements = ['BLOCK', 'ALERT'] as const;
@@ -22,6 +26,17 @@ export interface UsageLimit {
 export interface SpendBudget {
   amount: string;
   enforcement: Enforcement;
+}
+
+/**
+ * A change that takes effect at the end of the current period, applied by the renewal job
+ * (plan changes at PERIOD_END schedule one; see modules/billing/renew-subscription.ts).
+ */
+export interface ScheduledChange {
+  /** The offering the next period is on. */
+  offeringId: string;
+  /** When it was asked for (the subscription's time). */
+  requestedAt: number;
 }
 
 export interface Subscription {
@@ -45,6 +60,18 @@ export interface Subscription {
   spendBudget: SpendBudget | null;
   /** Without an offering: price per unit of each metric (rated as PER_UNIT). */
   unitPrices: Record<string, string>;
+  /** Where period boundaries are counted from: the start, or the trial's end with a trial. */
+  billingAnchor: number;
+  periodAlignment: PeriodAlignment;
+  /** The subscription ends at currentPeriodEnd: the renewal job cancels it then. */
+  cancelAtPeriodEnd: boolean;
+  scheduledChange: ScheduledChange | null;
+  /** The test clock whose time the subscription lives in (its customer's); test environment only. */
+  testClockId: string | null;
+  /** The price version (pv_) the current period is rated with; null without an offering. */
+  priceVersionId: string | null;
+  /** Renewals keep priceVersionId instead of moving to the offering's prices of the day. */
+  priceVersionPinned: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -88,6 +115,17 @@ const EntitlementFields = {
   unitPrices: Type.Optional(UnitPrices),
 };
 const Period = Type.Union(billingPeriods.map((p) => Type.Literal(p)));
+const Alignment = Type.Union(
+  periodAlignments.map((a) => Type.Literal(a)),
+  {
+    description:
+      'anniversary (default): each period starts on the day and time the subscription started (or its trial ended); a January 31 anchor renews on the last day of shorter months and returns to the 31st. calendar: periods start on the 1st of the month (quarters in January, April, July, October; years on January 1), and a first partial period is prorated.',
+  },
+);
+const ScheduledChangeSchema = Type.Object({
+  offeringId: Type.String({ description: 'The offering the next period is on.' }),
+  requestedAt: Timestamp,
+});
 
 export const SubscriptionSchema = Type.Object({
   id: Type.String({ description: 'sub_…' }),
@@ -111,6 +149,15 @@ export const SubscriptionSchema = Type.Object({
   usageLimits: UsageLimits,
   spendBudget: Type.Union([SpendBudgetSchema, Type.Null()]),
   unitPrices: UnitPrices,
+  billingCycleAnchor: Type.String({ format: 'date-time', description: 'Where period boundaries are counted from: the start, or the end of the trial.' }),
+  periodAlignment: Alignment,
+  cancelAtPeriodEnd: Type.Boolean({ description: 'true: the subscription is cancelled at currentPeriodEnd, and its keys revoked then.' }),
+  scheduledChange: Type.Union([ScheduledChangeSchema, Type.Null()], { description: 'A change the renewal job applies at currentPeriodEnd.' }),
+  testClockId: Type.Union([Type.String(), Type.Null()], { description: "clock_…: the test clock whose time this subscription lives in (its customer's)." }),
+  priceVersionId: Type.Union([Type.String(), Type.Null()], {
+    description: 'pv_…: the prices of the current period. An edit of the offering or its rate plans applies from the next period.',
+  }),
+  priceVersionPinned: Type.Boolean({ description: 'true: renewals keep this price version instead of taking the offering’s current prices.' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -132,6 +179,8 @@ export const CreateSubscriptionBody = Type.Object(
         { description: "Default MONTHLY, or the offering's." },
       ),
     ),
+    periodAlignment: Type.Optional(Alignment),
+    priceVersionPinned: Type.Optional(Type.Boolean({ description: 'Keep the prices of the day of subscribing for every period (default false).' })),
     metadata: Type.Optional(Metadata),
     ...EntitlementFields,
   },
@@ -141,24 +190,52 @@ export type CreateSubscriptionInput = Static<typeof CreateSubscriptionBody>;
 
 /** Limits, budget, prices and metadata can change; the version increases with every change. */
 export const UpdateSubscriptionBody = Type.Object(
-  { metadata: Type.Optional(Metadata), ...EntitlementFields },
+  {
+    metadata: Type.Optional(Metadata),
+    cancelAtPeriodEnd: Type.Optional(
+      Type.Boolean({ description: 'true: cancel at the end of the current period (the renewal job does it, and revokes the keys then); false: undo that.' }),
+    ),
+    priceVersionPinned: Type.Optional(Type.Boolean()),
+    ...EntitlementFields,
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateSubscriptionInput = Static<typeof UpdateSubscriptionBody>;
 
+type ScheduleFields = Pick<Subscription, 'billingAnchor' | 'billingPeriod' | 'periodAlignment'>;
+
+/** The subscription's period boundaries, for @tollgate/pricing's period functions. */
+export function scheduleOf(s: ScheduleFields): BillingSchedule {
+  return { start: s.billingAnchor, interval: s.billingPeriod, alignment: s.periodAlignment };
+}
+
+/**
+ * The first period of a subscription starting at `start`: the trial, when there is one (it ends
+ * where the schedule starts), else the schedule's first period (partial when calendar-aligned).
+ */
+export function firstPeriod(s: ScheduleFields, start: number): { start: number; end: number } {
+  if (start < s.billingAnchor) return { start, end: s.billingAnchor };
+  const p = nthPeriod(scheduleOf(s), 0);
+  return { start: p.start, end: p.end as number };
+}
+
 /**
  * The period a subscription is in at `now`. Until the renewal job moves currentPeriodStart and
- * currentPeriodEnd forward, a period that has ended is followed by the calendar period of `now`
- * (periods are calendar-aligned, so that is exactly where a renewal would put it).
+ * currentPeriodEnd forward, a period that has ended is followed by the schedule's period
+ * containing `now`: exactly where the renewal will put it.
  */
-export function periodAt(s: Pick<Subscription, 'currentPeriodStart' | 'currentPeriodEnd' | 'billingPeriod'>, now: number): { start: number; end: number } {
+export function periodAt(s: Pick<Subscription, 'currentPeriodStart' | 'currentPeriodEnd'> & ScheduleFields, now: number): { start: number; end: number } {
   if (now < s.currentPeriodEnd) return { start: s.currentPeriodStart, end: s.currentPeriodEnd };
-  return { start: calendarPeriodStart(now, s.billingPeriod), end: calendarPeriodEnd(now, s.billingPeriod) };
+  const p = periodContaining(scheduleOf(s), now);
+  return p === null ? { start: s.currentPeriodStart, end: s.currentPeriodEnd } : { start: p.start, end: p.end as number };
 }
 
 export function presentSubscription(s: Subscription): Static<typeof SubscriptionSchema> {
+  const { billingAnchor, ...rest } = s;
   return {
-    ...s,
+    ...rest,
+    billingCycleAnchor: toIso(billingAnchor),
+    scheduledChange: s.scheduledChange ? { offeringId: s.scheduledChange.offeringId, requestedAt: toIso(s.scheduledChange.requestedAt) } : null,
     object: 'subscription',
     currentPeriodStart: toIso(s.currentPeriodStart),
     currentPeriodEnd: toIso(s.currentPeriodEnd),

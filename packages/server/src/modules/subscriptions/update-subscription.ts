@@ -13,7 +13,7 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
   const updated = await inTransaction(deps.db, async (trx) => {
     const current = await findSubscription(trx, ctx, id);
     if (!current) throw notFound('subscription', id);
-    if (current.status !== 'ACTIVE') {
+    if (current.status === 'CANCELLED') {
       throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription '${id}' is ${current.status}; it can no longer change.`);
     }
     if (current.offeringId !== null) {

@@ -7,6 +7,7 @@ import type { OperationContext } from '../../lib/operation-context.js';
 import { periodAt, type UsageLimit } from '../subscriptions/subscription.js';
 import { findActiveAlertSubscriptions, type AlertSubscriptionRow } from '../subscriptions/subscription.repository.js';
 import type { BillingPeriod } from '../../lib/periods.js';
+import type { PeriodAlignment } from '@tollgate/pricing';
 import type { AggregateDelta } from './aggregate-batch.js';
 import { readCustomerTotals } from './usage-totals.repository.js';
 
@@ -37,7 +38,10 @@ export async function recordLimitAlerts(
   let recorded = 0;
   for (const sub of subs) {
     const limits = (JSON.parse(sub.usageLimits) as UsageLimit[]).filter((l) => l.enforcement === 'ALERT');
-    const period = periodAt({ ...sub, billingPeriod: sub.billingPeriod as BillingPeriod }, deps.clock.now());
+    const period = periodAt(
+      { ...sub, billingPeriod: sub.billingPeriod as BillingPeriod, periodAlignment: sub.periodAlignment as PeriodAlignment },
+      deps.clock.now(),
+    );
     const months = new Set(monthStartsOverlapping(period.start, period.end));
     for (const limit of limits) {
       const inPeriod = deltas.filter((d) => d.customerId === sub.customerId && d.metricName === limit.metricName && months.has(d.periodStart));

@@ -1,0 +1,87 @@
+export interface InvoiceTable {
+  id: string;
+  workspaceId: string;
+  environment: string;
+  customerId: string;
+  subscriptionId: string | null;
+  /** One invoice per subscription and key (create, cycle:<boundary>, cancel:<boundary>): issuing is idempotent. */
+  cycleKey: string | null;
+  billingReason: string;
+  /** draft, finalized, paid, void or uncollectible. */
+  status: string;
+  /** Assigned at finalization, gapless per tenant. */
+  number: string | null;
+  currency: string;
+  /** The usage period the invoice closes (for a first invoice: the period it opens). */
+  periodStart: number;
+  periodEnd: number;
+  priceVersionId: string | null;
+  /** JSON array of invoice lines. */
+  lines: string;
+  subtotal: string;
+  total: string;
+  /** Sum of the credit notes issued against it. */
+  creditedTotal: string;
+  amountPaid: string;
+  testClockId: string | null;
+  /** A draft is finalized at this instant (its creation plus the workspace's grace period). */
+  finalizeAt: number;
+  finalizedAt: number | null;
+  paidAt: number | null;
+  voidedAt: number | null;
+  markedUncollectibleAt: number | null;
+  metadata: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CreditNoteTable {
+  id: string;
+  workspaceId: string;
+  environment: string;
+  invoiceId: string;
+  customerId: string;
+  subscriptionId: string | null;
+  number: string;
+  /** issued or void. */
+  status: string;
+  reason: string;
+  memo: string | null;
+  currency: string;
+  /** JSON array of credit-note lines. */
+  lines: string;
+  total: string;
+  metadata: string;
+  voidedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DocumentSequenceTable {
+  workspaceId: string;
+  environment: string;
+  /** invoice or credit_note. */
+  kind: string;
+  nextValue: number;
+}
+
+export interface BillingSettingsTable {
+  workspaceId: string;
+  environment: string;
+  invoiceGraceMs: number;
+  invoicePrefix: string;
+  creditNotePrefix: string;
+  updatedAt: number;
+}
+
+export interface PriceVersionTable {
+  id: string;
+  workspaceId: string;
+  environment: string;
+  offeringId: string;
+  /** SHA-256 of content: an unchanged offering reuses its version. */
+  contentHash: string;
+  /** JSON: the offering and its rate plans as they were priced. */
+  content: string;
+  createdAt: number;
+}

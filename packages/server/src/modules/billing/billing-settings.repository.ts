@@ -1,0 +1,47 @@
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './billing-settings.js';
+
+export async function findBillingSettings(db: Db, tenant: Tenant): Promise<BillingSettings | null> {
+  const r = await db
+    .selectFrom('billingSettings')
+    .select(['invoiceGraceMs', 'invoicePrefix', 'creditNotePrefix', 'updatedAt'])
+    .$call(forTenant(tenant))
+    .executeTakeFirst();
+  return r
+    ? { invoiceGraceMs: Number(r.invoiceGraceMs), invoicePrefix: r.invoicePrefix, creditNotePrefix: r.creditNotePrefix, updatedAt: Number(r.updatedAt) }
+    : null;
+}
+
+/** The tenant's settings, or the defaults when it never changed them. */
+export async function billingSettingsOf(db: Db, tenant: Tenant): Promise<BillingSettings> {
+  return (await findBillingSettings(db, tenant)) ?? DEFAULT_BILLING_SETTINGS;
+}
+
+export async function saveBillingSettings(db: Db, tenant: Tenant, s: BillingSettings): Promise<void> {
+  await db
+    .insertInto('billingSettings')
+    .values({ ...s, workspaceId: tenant.workspaceId, environment: tenant.environment })
+    .onConflict((oc) =>
+      oc
+        .columns(['workspaceId', 'environment'])
+        .doUpdateSet({ invoiceGraceMs: s.invoiceGraceMs, invoicePrefix: s.invoicePrefix, creditNotePrefix: s.creditNotePrefix, updatedAt: s.updatedAt }),
+    )
+    .execute();
+}
+
+/**
+ * Takes the next number of a tenant's sequence (invoice or credit_note) in the caller's
+ * transaction: the row stays locked until the commit, so numbers are gapless and never repeat,
+ * and a rolled-back finalization gives its number back.
+ */
+export async function takeDocumentNumber(db: Db, tenant: Tenant, kind: 'invoice' | 'credit_note'): Promise<number> {
+  const r = await db
+    .insertInto('documentSequences')
+    .values({ workspaceId: tenant.workspaceId, environment: tenant.environment, kind, nextValue: 2 })
+    .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'kind']).doUpdateSet((eb) => ({ nextValue: eb('documentSequences.nextValue', '+', 1) })))
+    .returning('nextValue')
+    .executeTakeFirstOrThrow();
+  return Number(r.nextValue) - 1;
+}

@@ -1,0 +1,47 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { toIso } from '../../lib/clock.js';
+
+/** A workspace's billing settings, per environment. */
+export interface BillingSettings {
+  /** How long a draft waits for late usage before it is finalized. */
+  invoiceGraceMs: number;
+  invoicePrefix: string;
+  creditNotePrefix: string;
+  updatedAt: number;
+}
+
+export const DEFAULT_BILLING_SETTINGS: BillingSettings = { invoiceGraceMs: 3_600_000, invoicePrefix: 'INV', creditNotePrefix: 'CN', updatedAt: 0 };
+
+/** INV-2026-000123: the prefix, the UTC year of finalization, the sequence number. */
+export function documentNumber(prefix: string, at: number, n: number): string {
+  return `${prefix}-${new Date(at).getUTCFullYear()}-${String(n).padStart(6, '0')}`;
+}
+
+const Prefix = Type.String({ pattern: '^[A-Z0-9]{1,12}$', description: 'Capital letters and digits, up to 12.' });
+
+export const BillingSettingsSchema = Type.Object({
+  object: Type.Literal('billing_settings'),
+  invoiceGraceSeconds: Type.Integer({ description: 'How long a draft invoice waits for late usage before it is finalized (default 3600).' }),
+  invoicePrefix: Type.String({ description: 'Invoice numbers read PREFIX-YEAR-NNNNNN (default INV).' }),
+  creditNotePrefix: Type.String({ description: 'Credit-note numbers likewise (default CN).' }),
+  updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const UpdateBillingSettingsBody = Type.Object(
+  {
+    invoiceGraceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: '0 to 30 days.' })),
+    invoicePrefix: Type.Optional(Prefix),
+    creditNotePrefix: Type.Optional(Prefix),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export function presentBillingSettings(s: BillingSettings): Static<typeof BillingSettingsSchema> {
+  return {
+    object: 'billing_settings',
+    invoiceGraceSeconds: Math.round(s.invoiceGraceMs / 1000),
+    invoicePrefix: s.invoicePrefix,
+    creditNotePrefix: s.creditNotePrefix,
+    updatedAt: s.updatedAt === 0 ? null : toIso(s.updatedAt),
+  };
+}

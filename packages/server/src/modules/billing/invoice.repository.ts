@@ -1,0 +1,137 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { InvoiceTable } from '../../db/tables/billing.table.js';
+import type { Environment } from '../../lib/crypto.js';
+import { parseMetadata, type Tenant } from '../../lib/tenant.js';
+import type { BillingReason, Invoice, InvoiceStatus, IssuedLine } from './invoice.js';
+
+function toInvoice(r: Selectable<InvoiceTable>): Invoice {
+  const n = (v: number | string | null) => (v === null ? null : Number(v));
+  return {
+    id: r.id,
+    customerId: r.customerId,
+    subscriptionId: r.subscriptionId,
+    cycleKey: r.cycleKey,
+    billingReason: r.billingReason as BillingReason,
+    status: r.status as InvoiceStatus,
+    number: r.number,
+    currency: r.currency,
+    periodStart: Number(r.periodStart),
+    periodEnd: Number(r.periodEnd),
+    priceVersionId: r.priceVersionId,
+    lines: JSON.parse(r.lines) as IssuedLine[],
+    subtotal: r.subtotal,
+    total: r.total,
+    creditedTotal: r.creditedTotal,
+    amountPaid: r.amountPaid,
+    testClockId: r.testClockId,
+    finalizeAt: Number(r.finalizeAt),
+    finalizedAt: n(r.finalizedAt),
+    paidAt: n(r.paidAt),
+    voidedAt: n(r.voidedAt),
+    markedUncollectibleAt: n(r.markedUncollectibleAt),
+    metadata: parseMetadata(r.metadata),
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+  };
+}
+
+function row(tenant: Tenant, i: Invoice) {
+  return { ...i, workspaceId: tenant.workspaceId, environment: tenant.environment, lines: JSON.stringify(i.lines), metadata: JSON.stringify(i.metadata) };
+}
+
+/** Inserts a draft; false when the subscription already has an invoice with this cycle key (issued by another run). */
+export async function insertInvoice(db: Db, tenant: Tenant, i: Invoice): Promise<boolean> {
+  const r = await db
+    .insertInto('invoices')
+    .values(row(tenant, i))
+    .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'subscriptionId', 'cycleKey']).where('cycleKey', 'is not', null).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export async function findInvoice(db: Db, tenant: Tenant, id: string, opts: { lock?: boolean } = {}): Promise<Invoice | null> {
+  let q = db.selectFrom('invoices').selectAll().$call(forTenant(tenant)).where('id', '=', id);
+  if (opts.lock) q = q.forUpdate();
+  const r = await q.executeTakeFirst();
+  return r ? toInvoice(r) : null;
+}
+
+/** Writes every mutable field of an invoice (its state, and a draft's lines and totals). */
+export async function saveInvoice(db: Db, tenant: Tenant, i: Invoice): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({
+      status: i.status,
+      number: i.number,
+      lines: JSON.stringify(i.lines),
+      subtotal: i.subtotal,
+      total: i.total,
+      creditedTotal: i.creditedTotal,
+      amountPaid: i.amountPaid,
+      finalizedAt: i.finalizedAt,
+      paidAt: i.paidAt,
+      voidedAt: i.voidedAt,
+      markedUncollectibleAt: i.markedUncollectibleAt,
+      updatedAt: i.updatedAt,
+    })
+    .$call(forTenant(tenant))
+    .where('id', '=', i.id)
+    .execute();
+}
+
+export interface InvoiceFilter extends PageParams {
+  customerId?: string;
+  subscriptionId?: string;
+  status?: InvoiceStatus;
+  /** Invoices whose period overlaps [periodFrom, periodTo). */
+  periodFrom?: number;
+  periodTo?: number;
+}
+
+export async function listInvoices(db: Db, tenant: Tenant, f: InvoiceFilter): Promise<Page<Invoice>> {
+  let q = db.selectFrom('invoices').selectAll().$call(forTenant(tenant));
+  if (f.customerId !== undefined) q = q.where('customerId', '=', f.customerId);
+  if (f.subscriptionId !== undefined) q = q.where('subscriptionId', '=', f.subscriptionId);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  if (f.periodFrom !== undefined) q = q.where('periodEnd', '>', f.periodFrom);
+  if (f.periodTo !== undefined) q = q.where('periodStart', '<', f.periodTo);
+  const { items, hasMore } = await pageById(q, 'invoices', f);
+  return { items: items.map(toInvoice), hasMore };
+}
+
+/**
+ * A subscription's issued invoices (not drafts, not void) whose period ended in [from, before):
+ * those whose usage may have grown since they were finalized.
+ */
+export async function findIssuedInvoicesEndingBetween(db: Db, tenant: Tenant, subscriptionId: string, from: number, before: number): Promise<Invoice[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('subscriptionId', '=', subscriptionId)
+    .where('periodEnd', '>=', from)
+    .where('periodEnd', '<=', before)
+    .where('status', 'in', ['finalized', 'paid', 'uncollectible'])
+    .orderBy('periodEnd')
+    .orderBy('id')
+    .execute();
+  return rows.map(toInvoice);
+}
+
+/**
+ * Drafts whose grace period has passed, across tenants (or of one test clock), in the order they
+ * were due, so numbers follow periods.
+ */
+export async function listDraftsDue(
+  db: Db,
+  at: number,
+  opts: { testClock: { tenant: Tenant; id: string } | null; limit: number },
+): Promise<Array<{ id: string; workspaceId: string; environment: Environment }>> {
+  let q = db.selectFrom('invoices').select(['id', 'workspaceId', 'environment']).where('status', '=', sql.lit('draft')).where('finalizeAt', '<=', at);
+  q = opts.testClock ? q.$call(forTenant(opts.testClock.tenant)).where('testClockId', '=', opts.testClock.id) : q.where('testClockId', 'is', null);
+  const rows = await q.orderBy('finalizeAt').orderBy('id').limit(opts.limit).execute();
+  return rows.map((r) => ({ ...r, environment: r.environment as Environment }));
+}

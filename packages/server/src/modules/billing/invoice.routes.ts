@@ -1,0 +1,191 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { notFound } from '../../lib/errors.js';
+import type { App } from '../../http/types.js';
+import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { idempotent } from '../idempotency/idempotent.js';
+import { findCustomer } from '../customers/customer.repository.js';
+import { timeOf } from '../test-clocks/clock-time.js';
+import { BillingSettingsSchema, presentBillingSettings, UpdateBillingSettingsBody } from './billing-settings.js';
+import { billingSettingsOf } from './billing-settings.repository.js';
+import { updateBillingSettings } from './update-billing-settings.js';
+import { CreateCreditNoteBody, CreditNoteSchema, presentCreditNote } from './credit-note.js';
+import { findCreditNote, listCreditNotes } from './credit-note.repository.js';
+import { finalizeInvoice } from './finalize-invoice.js';
+import { invoiceStatuses, InvoiceSchema, presentInvoice } from './invoice.js';
+import { findInvoice, listInvoices, type InvoiceFilter } from './invoice.repository.js';
+import { transitionInvoice, type InvoiceAction } from './invoice-transitions.js';
+import { issueCreditNote } from './issue-credit-note.js';
+
+const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
+const tags = ['Invoices'];
+const DateTime = (description: string) => Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description }));
+
+const InvoiceFilters = {
+  subscriptionId: Type.Optional(Type.String({ maxLength: 100 })),
+  status: Type.Optional(Type.Union(invoiceStatuses.map((s) => Type.Literal(s)))),
+  periodFrom: DateTime('Invoices whose period ends after this instant.'),
+  periodTo: DateTime('Invoices whose period starts before this instant.'),
+};
+
+type FilterQuery = { subscriptionId?: string; status?: InvoiceFilter['status']; periodFrom?: string; periodTo?: string; customerId?: string };
+const toFilter = (q: FilterQuery & Omit<InvoiceFilter, 'periodFrom' | 'periodTo' | 'status' | 'subscriptionId' | 'customerId'>): InvoiceFilter => ({
+  ...q,
+  periodFrom: q.periodFrom === undefined ? undefined : Date.parse(q.periodFrom),
+  periodTo: q.periodTo === undefined ? undefined : Date.parse(q.periodTo),
+});
+
+export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
+  app.get('/api/v1/invoices', {
+    config: admin,
+    schema: {
+      summary: 'List invoices, newest first',
+      tags,
+      security: bearerSecurity,
+      querystring: Type.Object(
+        { ...ListQuery, customerId: Type.Optional(Type.String({ maxLength: 100 })), ...InvoiceFilters },
+        { additionalProperties: false },
+      ),
+      response: { 200: ListOf(InvoiceSchema), ...errors(403) },
+    },
+    handler: async (req) => {
+      const page = await listInvoices(deps.db, req.ctx, toFilter(req.query));
+      return { object: 'list' as const, data: page.items.map(presentInvoice), hasMore: page.hasMore };
+    },
+  });
+
+  app.get('/api/v1/customers/:id/invoices', {
+    config: admin,
+    schema: {
+      summary: "List a customer's invoices, newest first",
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      querystring: Type.Object({ ...ListQuery, ...InvoiceFilters }, { additionalProperties: false }),
+      response: { 200: ListOf(InvoiceSchema), ...errors(403, 404) },
+    },
+    handler: async (req) => {
+      if (!(await findCustomer(deps.db, req.ctx, req.params.id))) throw notFound('customer', req.params.id);
+      const page = await listInvoices(deps.db, req.ctx, { ...toFilter(req.query), customerId: req.params.id });
+      return { object: 'list' as const, data: page.items.map(presentInvoice), hasMore: page.hasMore };
+    },
+  });
+
+  app.get('/api/v1/invoices/:id', {
+    config: admin,
+    schema: { summary: 'Retrieve an invoice', tags, security: bearerSecurity, params: IdParams, response: { 200: InvoiceSchema, ...errors(403, 404) } },
+    handler: async (req) => {
+      const invoice = await findInvoice(deps.db, req.ctx, req.params.id);
+      if (!invoice) throw notFound('invoice', req.params.id);
+      return presentInvoice(invoice);
+    },
+  });
+
+  app.post('/api/v1/invoices/:id/finalize', {
+    config: admin,
+    schema: {
+      summary: 'Finalize a draft invoice now',
+      description:
+        'Without waiting for the grace period: its usage is rated once more, adjustments for earlier periods are added, it takes the next number, and it never changes again. 409 unless it is a draft.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: InvoiceSchema, ...errors(403, 404, 409) },
+    },
+    handler: async (req) => {
+      const invoice = await findInvoice(deps.db, req.ctx, req.params.id);
+      if (!invoice) throw notFound('invoice', req.params.id);
+      const at = await timeOf(deps, req.ctx, invoice.testClockId);
+      return presentInvoice(await finalizeInvoice(deps, req.ctx, req.ctx, req.params.id, at, { onlyDraft: true }));
+    },
+  });
+
+  const transitions: Array<[InvoiceAction, string, string]> = [
+    [
+      'pay',
+      'Mark an invoice paid',
+      'There is no payment integration: this records that the amount remaining was paid outside Tollgate. From finalized or uncollectible.',
+    ],
+    ['void', 'Void an invoice', 'It stays in the list and keeps its number, but nothing is owed. From finalized or uncollectible.'],
+    [
+      'mark_uncollectible',
+      'Mark an invoice uncollectible',
+      'The amount is not expected to be paid; it can still be marked paid or void later. From finalized.',
+    ],
+  ];
+  for (const [action, summary, description] of transitions) {
+    app.post(`/api/v1/invoices/:id/${action}`, {
+      config: admin,
+      schema: { summary, description, tags, security: bearerSecurity, params: IdParams, response: { 200: InvoiceSchema, ...errors(403, 404, 409) } },
+      handler: async (req) => presentInvoice(await transitionInvoice(deps, req.ctx, req.params.id, action)),
+    });
+  }
+
+  app.post('/api/v1/credit_notes', {
+    config: admin,
+    schema: {
+      summary: 'Issue a credit note',
+      description:
+        "Against a finalized, paid or uncollectible invoice, with lines and a reason; its total is at most what is left of the invoice (its total less earlier credit notes). Numbered in the workspace's credit-note sequence. The invoice's own lines never change; its creditedTotal and amountRemaining do.",
+      tags: ['Credit notes'],
+      security: bearerSecurity,
+      headers: IdempotencyHeaders,
+      body: CreateCreditNoteBody,
+      response: { 200: CreditNoteSchema, ...errors(403, 404, 409, 422) },
+    },
+    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentCreditNote(await issueCreditNote(tx, req.ctx, req.body))),
+  });
+
+  app.get('/api/v1/credit_notes', {
+    config: admin,
+    schema: {
+      summary: 'List credit notes, newest first',
+      tags: ['Credit notes'],
+      security: bearerSecurity,
+      querystring: Type.Object(
+        { ...ListQuery, invoiceId: Type.Optional(Type.String({ maxLength: 100 })), customerId: Type.Optional(Type.String({ maxLength: 100 })) },
+        { additionalProperties: false },
+      ),
+      response: { 200: ListOf(CreditNoteSchema), ...errors(403) },
+    },
+    handler: async (req) => {
+      const page = await listCreditNotes(deps.db, req.ctx, req.query);
+      return { object: 'list' as const, data: page.items.map(presentCreditNote), hasMore: page.hasMore };
+    },
+  });
+
+  app.get('/api/v1/credit_notes/:id', {
+    config: admin,
+    schema: {
+      summary: 'Retrieve a credit note',
+      tags: ['Credit notes'],
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: CreditNoteSchema, ...errors(403, 404) },
+    },
+    handler: async (req) => {
+      const note = await findCreditNote(deps.db, req.ctx, req.params.id);
+      if (!note) throw notFound('credit note', req.params.id);
+      return presentCreditNote(note);
+    },
+  });
+
+  app.get('/api/v1/billing/settings', {
+    config: admin,
+    schema: { summary: 'Billing settings', tags, security: bearerSecurity, response: { 200: BillingSettingsSchema, ...errors(403) } },
+    handler: async (req) => presentBillingSettings(await billingSettingsOf(deps.db, req.ctx)),
+  });
+
+  app.patch('/api/v1/billing/settings', {
+    config: admin,
+    schema: {
+      summary: 'Change billing settings',
+      description: 'The grace period applies to drafts issued from now on; prefixes to numbers given from now on (numbers already given never change).',
+      tags,
+      security: bearerSecurity,
+      body: UpdateBillingSettingsBody,
+      response: { 200: BillingSettingsSchema, ...errors(403) },
+    },
+    handler: async (req) => presentBillingSettings(await updateBillingSettings(deps, req.ctx, req.body)),
+  });
+}

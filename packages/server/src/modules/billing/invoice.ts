@@ -1,0 +1,134 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
+import { toIso, toIsoOrNull } from '../../lib/clock.js';
+import { Metadata, Timestamp } from '../../http/schemas.js';
+import type { InvoiceLine } from './rate-period.js';
+import { Amount, InvoiceLineSchema, Nullable } from './upcoming-invoice.js';
+
+/**
+ * An issued invoice, modelled on Stripe's. draft → finalized → paid | void | uncollectible
+ * (uncollectible → paid | void too). A draft waits for the workspace's grace period so that late
+ * usage lands on it; finalizing numbers it (gapless per tenant) and freezes it: nothing that
+ * happens later changes its lines or totals. Usage that arrives for its period afterwards becomes
+ * an adjustment line on the subscription's next invoice. Credit notes reduce what is due without
+ * touching the invoice's own lines.
+ */
+export const invoiceStatuses = ['draft', 'finalized', 'paid', 'void', 'uncollectible'] as const;
+export type InvoiceStatus = (typeof invoiceStatuses)[number];
+
+/** Why the invoice exists (Stripe's billing_reason). */
+export const billingReasons = ['subscription_create', 'subscription_cycle', 'subscription_cancel', 'subscription_update'] as const;
+export type BillingReason = (typeof billingReasons)[number];
+
+/** A line as issued: a rated line plus the period it covers and, for an adjustment, what it adjusts. */
+export interface IssuedLine extends InvoiceLine {
+  periodStart: number;
+  periodEnd: number;
+  /** adjustment: the invoice whose period the late usage belongs to. */
+  adjustsInvoiceId: string | null;
+  /** adjustment: that period's usage charge as rated now, which the adjustment brings it to. */
+  ratedTotal: string | null;
+}
+
+export interface Invoice {
+  id: string;
+  customerId: string;
+  subscriptionId: string | null;
+  cycleKey: string | null;
+  billingReason: BillingReason;
+  status: InvoiceStatus;
+  number: string | null;
+  currency: string;
+  periodStart: number;
+  periodEnd: number;
+  priceVersionId: string | null;
+  lines: IssuedLine[];
+  subtotal: string;
+  total: string;
+  creditedTotal: string;
+  amountPaid: string;
+  testClockId: string | null;
+  finalizeAt: number;
+  finalizedAt: number | null;
+  paidAt: number | null;
+  voidedAt: number | null;
+  markedUncollectibleAt: number | null;
+  metadata: Record<string, string>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Lines are rounded once each; the total adds them and is never rounded again. */
+export function totalOf(lines: readonly Pick<InvoiceLine, 'amount'>[], currency: string): string {
+  return roundToMinorUnit(
+    lines.reduce((acc, l) => acc.plus(l.amount), new Decimal(0)),
+    currency,
+  );
+}
+
+/** What is still owed: the total less credit notes and payments, never below zero. */
+export function amountRemaining(i: Pick<Invoice, 'total' | 'creditedTotal' | 'amountPaid' | 'status' | 'currency'>): string {
+  if (i.status === 'void' || i.status === 'paid') return roundToMinorUnit('0', i.currency);
+  const left = new Decimal(i.total).minus(i.creditedTotal).minus(i.amountPaid);
+  return roundToMinorUnit(Decimal.max(left, 0), i.currency);
+}
+
+export const IssuedLineSchema = Type.Object({
+  ...InvoiceLineSchema.properties,
+  periodStart: Timestamp,
+  periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
+  adjustsInvoiceId: Nullable(Type.String({ description: 'adjustment: the invoice whose period the late usage belongs to.' })),
+});
+
+export const InvoiceSchema = Type.Object({
+  id: Type.String({ description: 'inv_…' }),
+  object: Type.Literal('invoice'),
+  customerId: Type.String(),
+  subscriptionId: Nullable(Type.String()),
+  billingReason: Type.Union(billingReasons.map((r) => Type.Literal(r))),
+  status: Type.Union(invoiceStatuses.map((s) => Type.Literal(s))),
+  number: Nullable(
+    Type.String({ description: 'Given at finalization: the prefix, the year and a gapless sequence per workspace and environment, e.g. INV-2026-000123.' }),
+  ),
+  currency: Type.String(),
+  periodStart: Type.String({ format: 'date-time', description: 'The period whose usage the invoice bills (a first invoice: the period it opens).' }),
+  periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
+  priceVersionId: Nullable(Type.String({ description: 'pv_…: the prices the usage was rated with.' })),
+  lines: Type.Array(IssuedLineSchema, { maxItems: 1000 }),
+  subtotal: Amount('All lines.'),
+  total: Amount('What the invoice charges; no taxes or discounts.'),
+  creditedTotal: Amount('Credit notes issued against it.'),
+  amountPaid: Amount('Marked paid.'),
+  amountRemaining: Amount('Still owed: total less credit notes and payments (0 once paid or void).'),
+  testClockId: Nullable(Type.String()),
+  finalizeAt: Type.String({ format: 'date-time', description: 'A draft is finalized automatically at this time (its period end plus the grace period).' }),
+  finalizedAt: Nullable(Timestamp),
+  paidAt: Nullable(Timestamp),
+  voidedAt: Nullable(Timestamp),
+  markedUncollectibleAt: Nullable(Timestamp),
+  metadata: Metadata,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
+  const { cycleKey: _cycleKey, ...rest } = i;
+  return {
+    ...rest,
+    object: 'invoice',
+    periodStart: toIso(i.periodStart),
+    periodEnd: toIso(i.periodEnd),
+    lines: i.lines.map((l) => {
+      const { ratedTotal: _ratedTotal, ...line } = l;
+      return { ...line, periodStart: toIso(l.periodStart), periodEnd: toIso(l.periodEnd) };
+    }),
+    amountRemaining: amountRemaining(i),
+    finalizeAt: toIso(i.finalizeAt),
+    finalizedAt: toIsoOrNull(i.finalizedAt),
+    paidAt: toIsoOrNull(i.paidAt),
+    voidedAt: toIsoOrNull(i.voidedAt),
+    markedUncollectibleAt: toIsoOrNull(i.markedUncollectibleAt),
+    createdAt: toIso(i.createdAt),
+    updatedAt: toIso(i.updatedAt),
+  };
+}

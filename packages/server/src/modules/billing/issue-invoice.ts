@@ -1,0 +1,83 @@
+import { roundToMinorUnit } from '@tollgate/pricing';
+import type { Deps } from '../../deps.js';
+import type { EventOrigin } from '../audit/audit-event.repository.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import type { Tenant } from '../../lib/tenant.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import { billingSettingsOf } from './billing-settings.repository.js';
+import { totalOf, type BillingReason, type Invoice, type IssuedLine } from './invoice.js';
+import { insertInvoice } from './invoice.repository.js';
+import type { InvoiceLine } from './rate-period.js';
+import type { Period } from './rate-subscription-period.js';
+
+/** A rated line placed on an invoice: the period it covers. */
+export function issued(line: InvoiceLine, period: Period): IssuedLine {
+  return { ...line, periodStart: period.start, periodEnd: period.end, adjustsInvoiceId: null, ratedTotal: null };
+}
+
+export interface DraftInput {
+  sub: Subscription;
+  cycleKey: string;
+  billingReason: BillingReason;
+  /** The usage period it bills (a first invoice: the period it opens). */
+  period: Period;
+  priceVersionId: string | null;
+  lines: IssuedLine[];
+  /** The subscription's time when it is issued: the draft waits the grace period from here. */
+  at: number;
+}
+
+/**
+ * Issues a draft invoice for a subscription inside the caller's transaction, with its audit
+ * event; null when this cycle's invoice exists already (a second run, another node). The draft
+ * waits the workspace's grace period for late usage, then the finalizing job numbers it.
+ */
+export async function issueDraftInvoice(deps: Deps, tenant: Tenant, origin: EventOrigin, input: DraftInput): Promise<Invoice | null> {
+  const { sub } = input;
+  const settings = await billingSettingsOf(deps.db, tenant);
+  const total = totalOf(input.lines, sub.currency);
+  const now = deps.clock.now();
+  const invoice: Invoice = {
+    id: deps.ids.next('invoice'),
+    customerId: sub.customerId,
+    subscriptionId: sub.id,
+    cycleKey: input.cycleKey,
+    billingReason: input.billingReason,
+    status: 'draft',
+    number: null,
+    currency: sub.currency,
+    periodStart: input.period.start,
+    periodEnd: input.period.end,
+    priceVersionId: input.priceVersionId,
+    lines: input.lines,
+    subtotal: total,
+    total,
+    creditedTotal: roundToMinorUnit('0', sub.currency),
+    amountPaid: roundToMinorUnit('0', sub.currency),
+    testClockId: sub.testClockId,
+    finalizeAt: input.at + settings.invoiceGraceMs,
+    finalizedAt: null,
+    paidAt: null,
+    voidedAt: null,
+    markedUncollectibleAt: null,
+    metadata: {},
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (!(await insertInvoice(deps.db, tenant, invoice))) return null;
+  await recordAudit(deps.db, deps, origin, {
+    eventType: 'invoice.created',
+    targetType: 'invoice',
+    targetId: invoice.id,
+    payload: {
+      customerId: invoice.customerId,
+      subscriptionId: invoice.subscriptionId,
+      billingReason: invoice.billingReason,
+      currency: invoice.currency,
+      total: invoice.total,
+      periodStart: new Date(invoice.periodStart).toISOString(),
+      periodEnd: new Date(invoice.periodEnd).toISOString(),
+    },
+  });
+  return invoice;
+}

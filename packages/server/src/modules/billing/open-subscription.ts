@@ -1,0 +1,29 @@
+import type { Deps } from '../../deps.js';
+import type { OperationContext } from '../../lib/operation-context.js';
+import type { PricedOffering } from '../catalog/load-priced-offering.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import type { SubscriptionBilling } from '../subscriptions/subscription-billing.js';
+import { issueDraftInvoice, issued } from './issue-invoice.js';
+import { entryPriceLine } from './rate-subscription-period.js';
+
+/**
+ * A new subscription's first invoice: the entry price of its first period, in advance (prorated
+ * for a calendar-aligned partial period, waived in a trial). Usage is billed in arrears, at the
+ * first renewal. Without an entry price there is nothing to bill yet, and no invoice.
+ */
+export async function openSubscription(txDeps: Deps, ctx: OperationContext, sub: Subscription, priced: PricedOffering | null): Promise<void> {
+  const period = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
+  const line = entryPriceLine(sub, priced, period);
+  if (line === null) return;
+  await issueDraftInvoice(txDeps, ctx, ctx, {
+    sub,
+    cycleKey: 'create',
+    billingReason: 'subscription_create',
+    period,
+    priceVersionId: sub.priceVersionId,
+    lines: [issued(line, period)],
+    at: sub.currentPeriodStart,
+  });
+}
+
+export const subscriptionBilling: SubscriptionBilling = { opened: openSubscription };
