@@ -113,6 +113,21 @@ describe('draft invoices', () => {
     assert.equal((await invoicesOf(api, env.subscriptionId)).filter((i) => i.billingReason === 'subscription_cycle').length, 1);
   });
 
+  it('cancelling now bills the period’s usage so far on a last invoice', async () => {
+    const { env, api } = await demo();
+    await ingest(api, 'acme', [{ metricName: 'seats', quantity: 7, at: START + DAY }]);
+    t.clock.set(START + 2 * DAY);
+    const cancelled = await api.post(`/api/v1/subscriptions/${env.subscriptionId}/cancel`, {});
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    const last = (await invoicesOf(api, env.subscriptionId)).find((i) => i.billingReason === 'subscription_cancel');
+    assert.deepEqual([last.periodStart, last.periodEnd, last.status, last.total], [iso(START), iso(START + 2 * DAY), 'draft', '40.00']);
+    assert.deepEqual(brief(last.lines), [
+      ['usage', 'api_calls', '0.00'],
+      ['usage', 'tokens', '0.00'],
+      ['usage', 'seats', '40.00'],
+    ]);
+  });
+
   it('an event at 11:59:59.999 before a noon renewal is billed in the closed period, one at 12:00:00.000 in the next', async () => {
     const { env, api } = await demo();
     const end = Date.UTC(2026, 1, 15, 12);

@@ -1,10 +1,11 @@
+import { isCurrencyCode } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { PricedOffering } from '../catalog/load-priced-offering.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { SubscriptionBilling } from '../subscriptions/subscription-billing.js';
 import { issueDraftInvoice, issued } from './issue-invoice.js';
-import { entryPriceLine } from './rate-subscription-period.js';
+import { entryPriceLine, pricingOf, ratePeriodUsage, unitsFor } from './rate-subscription-period.js';
 
 /**
  * A new subscription's first invoice: the entry price of its first period, in advance (prorated
@@ -26,4 +27,26 @@ export async function openSubscription(txDeps: Deps, ctx: OperationContext, sub:
   });
 }
 
-export const subscriptionBilling: SubscriptionBilling = { opened: openSubscription };
+/**
+ * A subscription cancelled now: the usage of its period so far, up to `at`, on a last invoice
+ * (nothing when there is none to bill).
+ */
+export async function closeCancelledSubscription(txDeps: Deps, ctx: OperationContext, sub: Subscription, at: number): Promise<void> {
+  // A row from before currencies were checked (XAU) cannot be rated; it can still be cancelled.
+  if (!isCurrencyCode(sub.currency)) return;
+  const period = { start: sub.currentPeriodStart, end: Math.max(sub.currentPeriodStart, at) };
+  const priced = await pricingOf(txDeps, ctx, sub);
+  const { rating } = await ratePeriodUsage(txDeps, ctx, sub, unitsFor(sub, priced), period);
+  if (rating.lines.length === 0) return;
+  await issueDraftInvoice(txDeps, ctx, ctx, {
+    sub,
+    cycleKey: `cancel:${at}`,
+    billingReason: 'subscription_cancel',
+    period,
+    priceVersionId: sub.priceVersionId,
+    lines: rating.lines.map((l) => issued(l, period)),
+    at,
+  });
+}
+
+export const subscriptionBilling: SubscriptionBilling = { opened: openSubscription, cancelled: closeCancelledSubscription };

@@ -6,6 +6,7 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { BoundCredentials } from './bound-credentials.js';
 import { timeOf } from '../test-clocks/clock-time.js';
+import type { SubscriptionBilling } from './subscription-billing.js';
 import type { Subscription } from './subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
 
@@ -16,10 +17,18 @@ export interface CancelledSubscription {
 }
 
 /**
- * Cancels at once and, in the same transaction, revokes every product key and client
- * credential bound to the subscription; after the commit every node drops them from its cache.
+ * Cancels at once and, in the same transaction, bills the period's usage so far on a last invoice
+ * and revokes every product key and client credential bound to the subscription; after the
+ * commit every node drops them from its cache. (The unused part of an entry price paid in
+ * advance is not credited here: prorated credit notes come with plan changes.)
  */
-export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: string, bound: BoundCredentials): Promise<CancelledSubscription> {
+export async function cancelSubscription(
+  deps: Deps,
+  ctx: OperationContext,
+  id: string,
+  bound: BoundCredentials,
+  billing: SubscriptionBilling,
+): Promise<CancelledSubscription> {
   const result = await inTransaction(deps.db, async (trx) => {
     const txDeps = { ...deps, db: trx };
     const current = await findSubscription(trx, ctx, id);
@@ -40,7 +49,8 @@ export async function cancelSubscription(deps: Deps, ctx: OperationContext, id: 
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
       throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
     }
-    const revoked = await bound.revokeForSubscription(txDeps, ctx, id, now);
+    await billing.cancelled(txDeps, ctx, current, now);
+    const revoked = await bound.revokeForSubscription(txDeps, ctx, id, deps.clock.now());
     await recordAudit(trx, deps, ctx, {
       eventType: 'subscription.cancelled',
       targetType: 'subscription',

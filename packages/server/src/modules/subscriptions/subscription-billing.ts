@@ -4,10 +4,12 @@ import type { PricedOffering } from '../catalog/load-priced-offering.js';
 import type { Subscription } from './subscription.js';
 
 /**
- * What billing does when a subscription starts: issue its first invoice (the entry price, in
- * advance) in the same transaction. modules/billing sits above this module and implements it
+ * What billing does when a subscription starts (its first invoice: the entry price, in advance)
+ * and when it is cancelled at once (a last invoice for the usage so far), in the same transaction. modules/billing sits above this module and implements it
  * (`subscriptionBilling`); app.ts and the demo hand it down.
  */
 export interface SubscriptionBilling {
   opened(txDeps: Deps, ctx: OperationContext, sub: Subscription, priced: PricedOffering | null): Promise<void>;
+  /** A cancellation now: the usage of the period so far, up to `at`, on a last invoice. */
+  cancelled(txDeps: Deps, ctx: OperationContext, sub: Subscription, at: number): Promise<void>;
 }

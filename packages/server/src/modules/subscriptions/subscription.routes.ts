@@ -89,12 +89,13 @@ export async function subscriptionRoutes(app: App, deps: Deps, bound: BoundCrede
     config: admin,
     schema: {
       summary: 'Cancel a subscription now',
-      description: 'Every product key and client credential bound to it is revoked in the same transaction and stops working on every node at once.',
+      description:
+        'The usage of the period so far is billed on a last invoice (a draft, finalized after the grace period), and every product key and client credential bound to it is revoked in the same transaction and stops working on every node at once. To cancel at the end of the period instead, PATCH cancelAtPeriodEnd.',
       tags,
       security: bearerSecurity,
       params: IdParams,
       response: { 200: SubscriptionSchema, ...errors(403, 404, 409) },
     },
-    handler: async (req) => presentSubscription((await cancelSubscription(deps, req.ctx, req.params.id, bound)).subscription),
+    handler: async (req) => presentSubscription((await cancelSubscription(deps, req.ctx, req.params.id, bound, billing)).subscription),
   });
 }
