@@ -37,7 +37,7 @@ const OWNERS: Record<string, string[]> = {
   'storefront-keys': ['storefront_keys'],
   subscriptions: ['subscriptions'],
   tenancy: ['workspaces'],
-  usage: ['usage_aggregates', 'usage_events'],
+  usage: ['usage_aggregates', 'usage_events', 'usage_hourly'],
 };
 
 /** Tables outside db/schema.ts's Database: they are named only in raw SQL. */

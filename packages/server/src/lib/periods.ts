@@ -39,9 +39,9 @@ export function monthStart(t: number): number {
   return calendarPeriodStart(t, 'MONTHLY');
 }
 
-/** Starts of the calendar months that overlap [from, to). */
-export function monthStartsOverlapping(from: number, to: number): number[] {
-  const out: number[] = [];
-  for (let m = monthStart(from); m < to; m = addMonthsUtc(m, 1)) out.push(m);
-  return out;
+export const HOUR_MS = 3_600_000;
+
+/** The start of the UTC hour containing `t`: the key of hourly usage. UTC hours are all 3,600,000 ms. */
+export function hourStart(t: number): number {
+  return Math.floor(t / HOUR_MS) * HOUR_MS;
 }
