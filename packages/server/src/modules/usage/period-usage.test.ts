@@ -264,5 +264,24 @@ describe('readPeriodUsage: usage over exactly [start, end)', () => {
     assert.deepEqual(await sumHourlyShares(t.deps.db, t.deps.dialect, tenant, 'cus_big', hour, hour + 100 * HOUR, ['calls']), [
       { metricName: 'calls', dimension: '["OK",null,null]', quantity: sum, events: rows.length },
     ]);
+    // Integers only (the fast form on SQLite), summing far past 2^63.
+    const eighteen = '999999999999999999';
+    await t.deps.db
+      .insertInto('usageHourly')
+      .values(
+        Array.from({ length: 30 }, (_, i) => ({
+          ...tenant,
+          customerId: 'cus_big',
+          metricName: 'tokens',
+          hourStart: hour + i * HOUR,
+          dimension: '',
+          quantitySum: eighteen,
+          eventCount: 2,
+          updatedAt: 0,
+        })),
+      )
+      .execute();
+    const tokens = (await sumHourlyTotals(t.deps.db, t.deps.dialect, tenant, 'cus_big', hour, hour + 100 * HOUR)).find((r) => r.metricName === 'tokens');
+    assert.deepEqual(tokens, { metricName: 'tokens', dimension: '', quantity: new Exact(eighteen).times(30).toFixed(), events: 60 });
   });
 });
