@@ -19,8 +19,8 @@ export function addMonthsUtc(ms: number, months: number): number {
 /**
  * Usage is billed in UTC calendar periods (Lago's "calendar" billing): months start on the 1st,
  * quarters in January, April, July and October, years on January 1st. A subscription's first
- * period runs from its start to the next boundary; renewals then cover whole periods. Usage
- * aggregates are kept per calendar month, so any period is a handful of rows.
+ * period runs from its start to the next boundary; renewals then cover whole periods. Usage is
+ * kept per UTC hour, so a period is rated exactly from any instant (modules/usage/period-usage.ts).
  */
 export function calendarPeriodStart(t: number, period: BillingPeriod): number {
   const d = new Date(t);
