@@ -17,13 +17,14 @@ import { priceVersionCache } from './modules/catalog/price-version.js';
 import { customerRefCache } from './modules/customers/customer-refs.js';
 import { entitlementAnswerCache } from './modules/entitlements/entitlement-answer-cache.js';
 import { deliverySourceCache } from './modules/plugs/delivery-source.js';
+import { periodEdgeCache } from './modules/usage/period-usage.js';
 import { AuditFeed } from './modules/audit/audit-feed.js';
 import { signalAuditCommitted } from './modules/audit/audit-commit-signal.js';
 import { createInProcessUsageWriter, type IngestWriter } from './modules/ingest-writer/ingest-writer.js';
 import { createSqliteWorkerWriter } from './modules/ingest-writer/sqlite-usage-writer.js';
 
 /** Every module cache: created once per node here, before anything serves. */
-const MODULE_CACHES = [credentialCache, pricedOfferingCache, priceVersionCache, entitlementAnswerCache, deliverySourceCache, customerRefCache];
+const MODULE_CACHES = [credentialCache, pricedOfferingCache, priceVersionCache, entitlementAnswerCache, deliverySourceCache, customerRefCache, periodEdgeCache];
 
 /** How long a starting node waits for Redis before it starts without it. */
 const REDIS_STARTUP_WAIT_MS = 3_000;

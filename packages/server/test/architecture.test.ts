@@ -38,7 +38,7 @@ const OWNERS: Record<string, string[]> = {
   subscriptions: ['subscriptions'],
   tenancy: ['workspaces'],
   'test-clocks': ['test_clocks'],
-  usage: ['usage_aggregates', 'usage_events'],
+  usage: ['usage_aggregates', 'usage_events', 'usage_hourly'],
 };
 
 /** Tables outside db/schema.ts's Database: they are named only in raw SQL. */

@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_audit_stream_search.js';
 import * as m0007 from './migrations/0007_audit_search_scoped.js';
 import * as m0008 from './migrations/0008_audit_search_postgres.js';
 import * as m0009 from './migrations/0009_usage_totals.js';
+import * as m0010 from './migrations/0010_usage_hourly.js';
 import * as m0011 from './migrations/0011_billing.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
@@ -24,6 +25,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0007_audit_search_scoped', m0007],
   ['0008_audit_search_postgres', m0008],
   ['0009_usage_totals', m0009],
+  ['0010_usage_hourly', m0010],
   ['0011_billing', m0011],
 ];
 

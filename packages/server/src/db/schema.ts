@@ -8,7 +8,7 @@ import type { AccessTokenTable, ClientCredentialTable } from './tables/client-cr
 import type { StorefrontKeyTable } from './tables/storefront-key.table.js';
 import type { AuditEventTable } from './tables/audit-event.table.js';
 import type { IdempotencyKeyTable } from './tables/idempotency-key.table.js';
-import type { UsageAggregateTable, UsageEventTable } from './tables/usage.table.js';
+import type { UsageAggregateTable, UsageEventTable, UsageHourlyTable } from './tables/usage.table.js';
 import type { RatePlanTable } from './tables/rate-plan.table.js';
 import type { OfferingTable } from './tables/offering.table.js';
 import type { StorefrontTable } from './tables/storefront.table.js';
@@ -33,6 +33,7 @@ export interface Database {
   idempotencyKeys: IdempotencyKeyTable;
   usageEvents: UsageEventTable;
   usageAggregates: UsageAggregateTable;
+  usageHourly: UsageHourlyTable;
   ratePlans: RatePlanTable;
   offerings: OfferingTable;
   storefronts: StorefrontTable;

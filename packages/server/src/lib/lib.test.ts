@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { ErrorObject } from 'ajv';
 import { FrozenClock } from './clock.js';
-import { addMonthsUtc, calendarPeriodEnd, calendarPeriodStart, monthStartsOverlapping, type BillingPeriod } from './periods.js';
+import { addMonthsUtc, calendarPeriodEnd, calendarPeriodStart, hourStart, type BillingPeriod } from './periods.js';
 import { createIdGenerator, idFloor, idPrefixes, idTime, type IdKind } from './ids.js';
 import { decimalAdd, ExactSum, formatDecimal, isDecimalString, money, roundTo } from './money.js';
 import { stableStringify } from './stable-json.js';
@@ -66,14 +66,14 @@ describe('periods.calendarPeriodStart and calendarPeriodEnd', () => {
     });
   }
 
-  it('monthStartsOverlapping lists every month touching [from, to)', () => {
-    assert.deepEqual(monthStartsOverlapping(utc(2026, 1, 15), utc(2026, 4, 1)).map(iso), [
-      '2026-01-01T00:00:00.000Z',
-      '2026-02-01T00:00:00.000Z',
-      '2026-03-01T00:00:00.000Z',
-    ]);
-    assert.deepEqual(monthStartsOverlapping(utc(2026, 1, 1), utc(2026, 1, 1)), []);
-  });
+  const hours: [string, number, string][] = [
+    ['an instant inside an hour', Date.UTC(2026, 0, 15, 11, 59, 59, 999), '2026-01-15T11:00:00.000Z'],
+    ['the first millisecond of an hour is its start', Date.UTC(2026, 0, 15, 12), '2026-01-15T12:00:00.000Z'],
+    ['an instant at 12:34:56.789', Date.UTC(2026, 0, 15, 12, 34, 56, 789), '2026-01-15T12:00:00.000Z'],
+    ['the last millisecond of a month stays in its month', Date.UTC(2026, 0, 31, 23, 59, 59, 999), '2026-01-31T23:00:00.000Z'],
+    ['before 1970 rounds down, not toward zero', Date.UTC(1969, 11, 31, 23, 30), '1969-12-31T23:00:00.000Z'],
+  ];
+  for (const [rule, t, start] of hours) it(`hourStart: ${rule}`, () => assert.equal(iso(hourStart(t)), start));
 });
 
 describe('ids.createIdGenerator', () => {

@@ -19,8 +19,8 @@ export function addMonthsUtc(ms: number, months: number): number {
 /**
  * Usage is billed in UTC calendar periods (Lago's "calendar" billing): months start on the 1st,
  * quarters in January, April, July and October, years on January 1st. A subscription's first
- * period runs from its start to the next boundary; renewals then cover whole periods. Usage
- * aggregates are kept per calendar month, so any period is a handful of rows.
+ * period runs from its start to the next boundary; renewals then cover whole periods. Usage is
+ * kept per UTC hour, so a period is rated exactly from any instant (modules/usage/period-usage.ts).
  */
 export function calendarPeriodStart(t: number, period: BillingPeriod): number {
   const d = new Date(t);
@@ -39,9 +39,9 @@ export function monthStart(t: number): number {
   return calendarPeriodStart(t, 'MONTHLY');
 }
 
-/** Starts of the calendar months that overlap [from, to). */
-export function monthStartsOverlapping(from: number, to: number): number[] {
-  const out: number[] = [];
-  for (let m = monthStart(from); m < to; m = addMonthsUtc(m, 1)) out.push(m);
-  return out;
+export const HOUR_MS = 3_600_000;
+
+/** The start of the UTC hour containing `t`: the key of hourly usage. UTC hours are all 3,600,000 ms. */
+export function hourStart(t: number): number {
+  return Math.floor(t / HOUR_MS) * HOUR_MS;
 }

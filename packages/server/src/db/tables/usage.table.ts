@@ -31,3 +31,23 @@ export interface UsageAggregateTable {
   eventCount: number;
   updatedAt: number;
 }
+
+/**
+ * Usage per UTC hour: what rates a period that starts at any instant. Like usage_aggregates, a
+ * total row (dimension '') per (customer, metric, hour) and a row per rating dimension holding its
+ * share; events without a dimension are the total less those shares.
+ */
+export interface UsageHourlyTable {
+  workspaceId: string;
+  environment: string;
+  customerId: string;
+  metricName: string;
+  /** Start of the UTC hour (epoch ms, a multiple of 3,600,000) the events occurred in. */
+  hourStart: number;
+  /** '' for the total over every dimension, else a dimension's share (as in usage_aggregates). */
+  dimension: string;
+  /** Exact decimal text. */
+  quantitySum: string;
+  eventCount: number;
+  updatedAt: number;
+}

@@ -1,8 +1,7 @@
 import { Decimal, unitPricingWith, usesRatingDimensions, type UsageGroup } from '@tollgate/pricing';
 import type { PricedOffering } from '../catalog/load-priced-offering.js';
 import type { Subscription } from '../subscriptions/subscription.js';
-import type { AggregateRow } from '../usage/usage.repository.js';
-import type { UsageTotal } from '../usage/usage-totals.repository.js';
+import type { PeriodUsage } from '../usage/period-usage.js';
 import { NO_DIMENSION, parseDimensionKey } from '../usage/rating-dimension.js';
 import type { PricedUnit } from './rate-period.js';
 
@@ -34,26 +33,25 @@ export function metricsRatedByDimension(units: readonly PricedUnit[]): Set<strin
 }
 
 /**
- * A period's usage per metric name. A metric in `byDimension` gets a group per dimension row,
+ * A period's usage per metric name. A metric in `byDimension` gets a group per dimension share,
  * plus one without a dimension for the rest of its total (events without one); any other metric
  * gets one group holding its total, which rates the same (usesRatingDimensions).
  */
-export function usageGroupsOf(
-  totals: readonly UsageTotal[],
-  dimensionRows: readonly AggregateRow[],
-  byDimension: ReadonlySet<string>,
-): Map<string, UsageGroup[]> {
-  const rest = new Map<string, Decimal>();
-  for (const t of totals) rest.set(t.metricName, (rest.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
+export function usageGroupsOf(usage: PeriodUsage, byDimension: ReadonlySet<string>): Map<string, UsageGroup[]> {
   const out = new Map<string, UsageGroup[]>();
-  const add = (metricName: string, group: UsageGroup) => out.set(metricName, [...(out.get(metricName) ?? []), group]);
-  for (const r of dimensionRows) {
-    if (!byDimension.has(r.metricName)) continue;
-    add(r.metricName, { quantity: r.quantitySum, ...parseDimensionKey(r.dimension) });
-    rest.set(r.metricName, (rest.get(r.metricName) ?? new Decimal(0)).minus(r.quantitySum));
-  }
-  for (const [metricName, quantity] of rest) {
-    if (!byDimension.has(metricName) || !quantity.isZero()) add(metricName, { quantity: quantity.toFixed(), ...parseDimensionKey(NO_DIMENSION) });
+  for (const [metricName, m] of usage) {
+    if (!byDimension.has(metricName)) {
+      out.set(metricName, [{ quantity: m.quantity, ...parseDimensionKey(NO_DIMENSION) }]);
+      continue;
+    }
+    const groups: UsageGroup[] = [];
+    let rest = new Decimal(m.quantity);
+    for (const [dimension, share] of m.dimensions) {
+      groups.push({ quantity: share.quantity, ...parseDimensionKey(dimension) });
+      rest = rest.minus(share.quantity);
+    }
+    if (!rest.isZero()) groups.push({ quantity: rest.toFixed(), ...parseDimensionKey(NO_DIMENSION) });
+    out.set(metricName, groups);
   }
   return out;
 }

@@ -30,7 +30,7 @@ after(() => t.close());
 
 /** `quantity` of api_calls for each of ENDPOINTS distinct endpoints (`/v1/r/0`, `/v1/r/1`, …). */
 async function useManyEndpoints(customerId: string, metricName: string) {
-  const occurredAt = new Date(t.clock.now() - 1000).toISOString();
+  const occurredAt = new Date(t.clock.now()).toISOString();
   for (let i = 0; i < ENDPOINTS; i += 1000) {
     const events = Array.from({ length: 1000 }, (_, j) => ({ customerId, metricName, quantity: 1, occurredAt, metadata: { endpoint: `/v1/r/${i + j}` } }));
     const res = await api.post('/v1/ingest/batch', { events });
@@ -59,14 +59,16 @@ describe('rateSubscriptionPeriod with thousands of distinct endpoints', () => {
     // Pro's api_calls allowance is 100,000 units: the quota left after 3,000.
     assert.equal(answer.quotaRemaining, 100_000 - ENDPOINTS);
     assert.ok(check.rows() < 30, `the check read ${check.rows()} rows`);
-    // And reads no more rows than it returns: an index of the total rows alone, sought by
-    // customer and month, never the dimension rows.
-    const recording = recordingPlans(t.deps, /usage_aggregates/);
+    // And reads no more rows than it returns: the partial index of the hourly total rows alone,
+    // sought by customer and hour, summed by the database, never the dimension rows. The demo
+    // period starts and ends on the hour, so no raw events are read.
+    const recording = recordingPlans(t.deps, /usage_hourly|usage_events/);
     await checkEntitlement(recording.deps, tenant, env.customerId, env.productId);
     const plans = await recording.plans();
     assert.equal(plans.length, 1, plans.map((p) => p.sql).join('\n'));
-    assert.match(plans[0]!.plan, /usage_aggregates_total_(customer|month)/, plans[0]!.plan);
+    assert.match(plans[0]!.plan, /usage_hourly_total/, plans[0]!.plan);
     assert.match(plans[0]!.plan, /customer_id ?= ?(\?|')/, plans[0]!.plan);
+    assert.doesNotMatch(plans[0]!.plan, /SCAN usage_hourly|Seq Scan/, plans[0]!.plan);
 
     const sub = await findSubscription(t.deps.db, tenant, env.subscriptionId);
     const invoice = counting();
@@ -101,7 +103,7 @@ describe('rateSubscriptionPeriod with thousands of distinct endpoints', () => {
       customerId: customer.body.id,
       metricName: 'routed_calls',
       quantity: 5,
-      occurredAt: new Date(t.clock.now() - 1000).toISOString(),
+      occurredAt: new Date(t.clock.now()).toISOString(),
     });
     assert.equal(withoutEndpoint.status, 200, JSON.stringify(withoutEndpoint.body));
 

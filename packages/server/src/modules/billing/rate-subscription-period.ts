@@ -1,20 +1,16 @@
-import { Decimal, isCurrencyCode, nthPeriod, periodFraction, prorate, roundToMinorUnit, type UsageGroup } from '@tollgate/pricing';
+import { Decimal, isCurrencyCode, nthPeriod, periodFraction, prorate, roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
-import { monthStartsOverlapping } from '../../lib/periods.js';
 import { loadPricedOffering, type PricedOffering } from '../catalog/load-priced-offering.js';
 import { loadPriceVersion } from '../catalog/price-version.js';
 import { periodAt, scheduleOf, type Subscription } from '../subscriptions/subscription.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { readDimensionRows } from '../usage/usage.repository.js';
-import { readCustomerTotals } from '../usage/usage-totals.repository.js';
-import { metricsRatedByDimension, unitsOfOffering, unitsOfUnitPrices, usageGroupsOf } from './priced-units.js';
+import type { Period } from '../usage/period-usage.js';
+import { unitsOfOffering, unitsOfUnitPrices } from './priced-units.js';
+import { readRatingUsage } from './read-rating-usage.js';
 import { ratePeriod, type InvoiceLine, type PeriodRating, type PricedUnit } from './rate-period.js';
 
-export interface Period {
-  start: number;
-  end: number;
-}
+export type { Period };
 
 export interface RatedPeriod {
   period: Period;
@@ -53,34 +49,6 @@ export async function pricingOf(deps: Deps, tenant: Tenant, sub: Pick<Subscripti
 
 export function unitsFor(sub: Pick<Subscription, 'unitPrices'>, priced: PricedOffering | null): PricedUnit[] {
   return priced ? unitsOfOffering(priced) : unitsOfUnitPrices(sub);
-}
-
-/**
- * A customer's usage over exactly [period.start, period.end), per metric: the raw quantities
- * (what limits count) and the groups rating needs (a row per distinct (status, tool, endpoint)
- * only for the units whose pricing uses the split: a customer may send thousands of distinct
- * endpoints to a plan that prices none of them).
- */
-export async function readRatingUsage(
-  deps: Deps,
-  tenant: Tenant,
-  customerId: string,
-  period: Period,
-  units: readonly PricedUnit[],
-): Promise<{ used: Map<string, Decimal>; usage: Map<string, UsageGroup[]> }> {
-  const months = monthStartsOverlapping(period.start, period.end);
-  const totals = await readCustomerTotals(deps.db, tenant, customerId, months);
-  const byDimension = metricsRatedByDimension(units);
-  const used = new Map<string, Decimal>();
-  for (const t of totals) used.set(t.metricName, (used.get(t.metricName) ?? new Decimal(0)).plus(t.quantitySum));
-  const dimensionRows = await readDimensionRows(
-    deps.db,
-    tenant,
-    customerId,
-    months,
-    [...byDimension].filter((m) => used.has(m)),
-  );
-  return { used, usage: usageGroupsOf(totals, dimensionRows, byDimension) };
 }
 
 /** A period's usage rated into usage and minimum-fee lines (no entry price). */

@@ -38,8 +38,8 @@ export const EntitlementResultSchema = Type.Object({
 export type EntitlementResult = Static<typeof EntitlementResultSchema>;
 
 /**
- * Read-only: decides from the subscription and the per-month usage aggregates of its current
- * period (a few rows); it never writes or decrements anything.
+ * Read-only: decides from the subscription and the usage of exactly its current period (a row
+ * per metric, summed by the database from the hourly rows); it never writes or decrements anything.
  */
 export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: string, productId: string): Promise<EntitlementResult> {
   const customerId = (await resolveCustomerRefs(deps.db, tenant, [accessorId])).get(accessorId);

@@ -29,7 +29,8 @@ async function subscribed(config: Record<string, unknown> = {}) {
   return { customerId: customer.id, productId: product.id, subscriptionId: subscription.id };
 }
 
-async function use(customerId: string, quantity: number, metricName = 'api_calls', occurredAt = iso(t.clock.now() - 1000)) {
+/** Usage at the current instant by default: a subscription's first period starts when it is created. */
+async function use(customerId: string, quantity: number, metricName = 'api_calls', occurredAt = iso(t.clock.now())) {
   const res = await api.post('/v1/ingest', { customerId, metricName, quantity, occurredAt });
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
@@ -144,6 +145,21 @@ describe('GET /v1/entitlements/check', () => {
     t.clock.set(Date.UTC(2026, 0, 15, 12));
   });
 
+  it('usage counts from the instant the period starts, to the millisecond, not from the start of its month', async () => {
+    const start = Date.UTC(2026, 4, 20, 12, 34, 56, 789);
+    t.clock.set(start);
+    const s = await subscribed({ usageLimits: [{ metricName: 'api_calls', limit: 50, enforcement: 'BLOCK' }] });
+    await use(s.customerId, 7, 'api_calls', iso(start - 1)); // the same hour, before the subscription
+    await use(s.customerId, 11, 'api_calls', iso(Date.UTC(2026, 4, 1))); // the same month
+    await use(s.customerId, 3, 'api_calls', iso(start));
+    t.clock.advance(3_600_000);
+    await use(s.customerId, 2);
+    const res = await check(s.customerId, s.productId);
+    assert.equal(res.body.periodStart, '2026-05-20T12:34:56.789Z');
+    assert.equal(res.body.quotaRemaining, 45);
+    t.clock.set(Date.UTC(2026, 0, 15, 12));
+  });
+
   it('200 allowed false with NO_ACTIVE_SUBSCRIPTION after the subscription is cancelled', async () => {
     const s = await subscribed();
     await api.post(`/api/v1/subscriptions/${s.subscriptionId}/cancel`);
@@ -208,7 +224,7 @@ describe('GET /v1/entitlements/check answer cache', () => {
       await c.patch(`/api/v1/subscriptions/${subscription.id}`, { usageLimits: [{ metricName: 'api_calls', limit: 10, enforcement: 'BLOCK' }] });
       const url = `/v1/entitlements/check?accessorId=${customer.id}&productId=${product.id}`;
       assert.equal((await c.get(url)).body.quotaRemaining, 10);
-      await c.post('/v1/ingest', { customerId: customer.id, metricName: 'api_calls', quantity: 4, occurredAt: iso(cached.clock.now() - 1000) });
+      await c.post('/v1/ingest', { customerId: customer.id, metricName: 'api_calls', quantity: 4, occurredAt: iso(cached.clock.now()) });
       assert.equal((await c.get(url)).body.quotaRemaining, 10, 'the cached answer, within 250 ms');
       cached.clock.advance(250);
       assert.equal((await c.get(url)).body.quotaRemaining, 6, 'read again after 250 ms');

@@ -3,10 +3,13 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { numberToDecimal } from '../../lib/money.js';
-import { aggregateBatch, withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
+import { hourStart, monthStart } from '../../lib/periods.js';
+import { aggregateBatch, monthTotals, withTotalRows, type AggregateDelta, type MonthTotalDelta, type ResolvedEvent } from './aggregate-batch.js';
 
+/** Hour starts (the first hours of two months). */
 const JAN = Date.UTC(2026, 0, 1);
 const FEB = Date.UTC(2026, 1, 1);
+const NOON = Date.UTC(2026, 0, 15, 12);
 
 /** An independent reference: plain decimal.js with room for every digit the properties produce. */
 const Exact = Decimal.clone({ precision: 200 });
@@ -15,19 +18,20 @@ function event(
   customerId: string,
   metricName: string,
   quantity: number,
-  periodStart = JAN,
+  /** An instant: the hour start itself unless given otherwise. */
+  occurredAt = JAN,
   quantityText = numberToDecimal(quantity),
   dimension = '',
 ): ResolvedEvent {
-  return { customerId, metricName, quantity, quantityText, occurredAt: periodStart + 3_600_000, periodStart, eventId: null, metadata: null, dimension };
+  return { customerId, metricName, quantity, quantityText, occurredAt, periodStart: monthStart(occurredAt), eventId: null, metadata: null, dimension };
 }
 
-const key = (d: AggregateDelta) => `${d.customerId}|${d.metricName}|${d.periodStart}|${d.dimension}|${d.sum}|${d.count}`;
+const key = (d: AggregateDelta) => `${d.customerId}|${d.metricName}|${d.hourStart}|${d.dimension}|${d.sum}|${d.count}`;
 const asSet = (deltas: readonly AggregateDelta[]) => deltas.map(key).sort();
-const delta = (customerId: string, metricName: string, periodStart: number, sum: string, count: number, dimension = ''): AggregateDelta => ({
+const delta = (customerId: string, metricName: string, hour: number, sum: string, count: number, dimension = ''): AggregateDelta => ({
   customerId,
   metricName,
-  periodStart,
+  hourStart: hour,
   dimension,
   sum,
   count,
@@ -56,6 +60,11 @@ describe('usage.aggregateBatch', () => {
       'two months are two groups',
       [event('c1', 'calls', 3, JAN), event('c1', 'calls', 7, FEB), event('c1', 'calls', 1, FEB)],
       [delta('c1', 'calls', JAN, '3', 1), delta('c1', 'calls', FEB, '8', 2)],
+    ],
+    [
+      '11:59:59.999 and 12:00:00.000 are two hours; 12:00:00.000 and 12:59:59.999 are one',
+      [event('c1', 'calls', 1, NOON - 1), event('c1', 'calls', 2, NOON), event('c1', 'calls', 4, NOON + 3_599_999)],
+      [delta('c1', 'calls', NOON - 3_600_000, '1', 1), delta('c1', 'calls', NOON, '6', 2)],
     ],
     ['decimals add exactly: 0.1 + 0.2 = 0.3', [event('c1', 'gb', 0.1), event('c1', 'gb', 0.2)], [delta('c1', 'gb', JAN, '0.3', 2)]],
     ['an integer after a decimal stays exact', [event('c1', 'gb', 0.1), event('c1', 'gb', 2), event('c1', 'gb', 0.2)], [delta('c1', 'gb', JAN, '2.3', 3)]],
@@ -98,10 +107,10 @@ describe('usage.aggregateBatch', () => {
     fc.tuple(fc.integer({ min: 0, max: 1_000_000_000 }), fc.integer({ min: 0, max: 6 })).map(([n, digits]) => n / 10 ** digits),
   );
   const resolvedEvent = fc
-    .tuple(fc.constantFrom('c1', 'c2', 'c3'), fc.constantFrom('calls', 'tokens'), fc.constantFrom(JAN, FEB), quantity)
+    .tuple(fc.constantFrom('c1', 'c2', 'c3'), fc.constantFrom('calls', 'tokens'), fc.constantFrom(JAN, JAN + 3_599_999, NOON - 1, NOON, FEB), quantity)
     .map(([c, m, p, q]) => event(c, m, q, p));
   const batch = fc.array(resolvedEvent, { maxLength: 60 });
-  const groupOf = (e: ResolvedEvent | AggregateDelta) => `${e.customerId}|${e.metricName}|${e.periodStart}`;
+  const groupOf = (e: ResolvedEvent | AggregateDelta) => `${e.customerId}|${e.metricName}|${'hourStart' in e ? e.hourStart : hourStart(e.occurredAt)}`;
 
   it('property: the result does not depend on the order of the events', () => {
     fc.assert(
@@ -190,5 +199,44 @@ describe('usage.withTotalRows', () => {
   ];
   for (const [rule, deltas, expected] of cases) {
     it(rule, () => assert.deepEqual(asSet(withTotalRows(deltas)), asSet(expected)));
+  }
+});
+
+describe('usage.monthTotals', () => {
+  const S = '["SUCCESS",null,null]';
+  const month = (customerId: string, metricName: string, periodStart: number, sum: string, count: number): MonthTotalDelta => ({
+    customerId,
+    metricName,
+    periodStart,
+    sum,
+    count,
+  });
+  const LAST_JAN_HOUR = Date.UTC(2026, 0, 31, 23);
+  const cases: [string, AggregateDelta[], MonthTotalDelta[]][] = [
+    ['no deltas, no rows', [], []],
+    [
+      'the hours of a month, with and without dimensions, add into one total',
+      [delta('c1', 'calls', JAN, '3', 2), delta('c1', 'calls', NOON, '4', 1, S), delta('c1', 'calls', LAST_JAN_HOUR, '0.5', 1)],
+      [month('c1', 'calls', JAN, '7.5', 4)],
+    ],
+    [
+      "the month's last hour and the next month's first are two months",
+      [delta('c1', 'calls', LAST_JAN_HOUR, '1', 1), delta('c1', 'calls', FEB, '2', 1)],
+      [month('c1', 'calls', JAN, '1', 1), month('c1', 'calls', FEB, '2', 1)],
+    ],
+    [
+      'customers and metrics keep totals of their own, past 2^53 exactly',
+      [
+        delta('c1', 'calls', JAN, '9007199254740993', 1),
+        delta('c1', 'calls', NOON, '9007199254740993', 1),
+        delta('c2', 'calls', JAN, '1', 1),
+        delta('c1', 'gb', JAN, '0.1', 1),
+      ],
+      [month('c1', 'calls', JAN, '18014398509481986', 2), month('c2', 'calls', JAN, '1', 1), month('c1', 'gb', JAN, '0.1', 1)],
+    ],
+  ];
+  const mkey = (d: MonthTotalDelta) => `${d.customerId}|${d.metricName}|${d.periodStart}|${d.sum}|${d.count}`;
+  for (const [rule, deltas, expected] of cases) {
+    it(rule, () => assert.deepEqual(monthTotals(deltas).map(mkey).sort(), expected.map(mkey).sort()));
   }
 });

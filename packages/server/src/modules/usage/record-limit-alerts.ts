@@ -1,15 +1,14 @@
 import type { StorageDeps } from '../../deps.js';
 import { toIso } from '../../lib/clock.js';
-import { Decimal } from '../../lib/money.js';
-import { monthStartsOverlapping } from '../../lib/periods.js';
+import { Decimal, ExactSum } from '../../lib/money.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { periodAt, type UsageLimit } from '../subscriptions/subscription.js';
 import { findActiveAlertSubscriptions, type AlertSubscriptionRow } from '../subscriptions/subscription.repository.js';
 import type { BillingPeriod } from '../../lib/periods.js';
 import type { PeriodAlignment } from '@tollgate/pricing';
-import type { AggregateDelta } from './aggregate-batch.js';
-import { readCustomerTotals } from './usage-totals.repository.js';
+import type { AggregateDelta, ResolvedEvent } from './aggregate-batch.js';
+import { edgeCacheOf, readPeriodUsage } from './period-usage.js';
 
 /**
  * The active subscriptions with ALERT limits among a batch's customers. Read before the batch
@@ -25,15 +24,16 @@ export async function findAlertSubscriptions(deps: StorageDeps, ctx: OperationCo
 /**
  * ALERT limits allow usage past them and warn once per period: the batch that takes a period's
  * usage from at most the limit to above it writes one WARN audit event, in the same transaction.
- * Runs after the batch's totals are added (their rows are then locked by this transaction, so
- * the totals read here are exact). Usage only grows, so each limit crosses at most once per
- * period, and entitlement checks stay read-only.
+ * Runs after the batch is added to the hourly rows (their rows are then locked by this
+ * transaction, so the usage read here is exact): usage over exactly [periodStart, periodEnd), and
+ * what the batch added to it counted from its events, by their instants. Usage only grows, so
+ * each limit crosses at most once per period, and entitlement checks stay read-only.
  */
 export async function recordLimitAlerts(
   deps: StorageDeps,
   ctx: OperationContext,
   subs: readonly AlertSubscriptionRow[],
-  deltas: readonly AggregateDelta[],
+  events: readonly ResolvedEvent[],
 ): Promise<number> {
   let recorded = 0;
   for (const sub of subs) {
@@ -42,14 +42,21 @@ export async function recordLimitAlerts(
       { ...sub, billingPeriod: sub.billingPeriod as BillingPeriod, periodAlignment: sub.periodAlignment as PeriodAlignment },
       deps.clock.now(),
     );
-    const months = new Set(monthStartsOverlapping(period.start, period.end));
+    const limited = new Set(limits.map((l) => l.metricName));
+    const added = new Map<string, ExactSum>();
+    for (const e of events) {
+      if (e.customerId !== sub.customerId || !limited.has(e.metricName) || e.occurredAt < period.start || e.occurredAt >= period.end) continue;
+      let sum = added.get(e.metricName);
+      if (!sum) added.set(e.metricName, (sum = new ExactSum()));
+      sum.add(e.quantityText);
+    }
+    if (added.size === 0) continue;
+    const usage = await readPeriodUsage(deps.db, deps.dialect, edgeCacheOf(deps), ctx, sub.customerId, period, []);
     for (const limit of limits) {
-      const inPeriod = deltas.filter((d) => d.customerId === sub.customerId && d.metricName === limit.metricName && months.has(d.periodStart));
-      if (inPeriod.length === 0) continue;
-      const added = inPeriod.reduce((acc, d) => acc.plus(d.sum), new Decimal(0));
-      const rows = await readCustomerTotals(deps.db, ctx, sub.customerId, [...months]);
-      const after = rows.filter((r) => r.metricName === limit.metricName).reduce((acc, r) => acc.plus(r.quantitySum), new Decimal(0));
-      const before = after.minus(added);
+      const sum = added.get(limit.metricName);
+      if (!sum) continue;
+      const after = new Decimal(usage.get(limit.metricName)?.quantity ?? 0);
+      const before = after.minus(sum.text());
       if (before.lte(limit.limit) && after.gt(limit.limit)) {
         await recordAudit(deps.db, deps, ctx, {
           eventType: 'usage.limit_alert',

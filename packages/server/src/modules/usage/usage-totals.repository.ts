@@ -5,10 +5,10 @@ import type { Tenant } from '../../lib/tenant.js';
 import { TOTAL } from './rating-dimension.js';
 
 /**
- * The total rows of usage_aggregates (dimension TOTAL): one per (tenant, customer, metric, month),
- * the sum over every rating dimension, kept by ingestion in the same transaction. What entitlement
- * checks, limit alerts and the report read, through two partial indexes of those rows alone, so
- * their cost does not grow with a customer's distinct dimensions.
+ * The rows of usage_aggregates, all total rows (dimension TOTAL) since 0010: one per (tenant,
+ * customer, metric, month), kept by ingestion in the same transaction. What the usage report
+ * without groupBy reads, through two partial indexes of those rows. Rating reads usage_hourly
+ * (period-usage.ts).
  */
 
 export interface UsageTotal {
@@ -25,13 +25,6 @@ const toTotal = (r: UsageTotal): UsageTotal => ({ ...r, periodStart: Number(r.pe
 // A literal, not a parameter: the partial indexes serve only queries whose condition implies theirs,
 // and a bound value makes SQLite prepare the statement again at every execution to check it.
 const totals = (db: Db, tenant: Tenant) => db.selectFrom('usageAggregates').$call(forTenant(tenant)).where('dimension', '=', sql.lit(TOTAL));
-
-/** A customer's totals for the given months: one row per metric and month. */
-export async function readCustomerTotals(db: Db, tenant: Tenant, customerId: string, months: readonly number[]): Promise<UsageTotal[]> {
-  if (months.length === 0) return [];
-  const rows = await totals(db, tenant).select(COLUMNS).where('customerId', '=', customerId).where('periodStart', 'in', months).execute();
-  return rows.map(toTotal);
-}
 
 export interface TotalsRange {
   /** A month start: the first month reported. */

@@ -3,7 +3,7 @@ import type SQLite from 'better-sqlite3';
 import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
+import { monthTotals, withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
 import { TOTAL } from './rating-dimension.js';
 
 /**
@@ -172,76 +172,103 @@ export async function readGroupedEvents(db: Db, dialect: DialectName, tenant: Te
   return qb.execute();
 }
 
+const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Rows per upsert statement: 9 parameters a row stays well under both databases' limits. */
+const UPSERT_ROWS = 1000;
+
 /**
- * Adds a batch's deltas to the per-month aggregates, exactly (decimal, never float): each
- * (customer, metric, month) total row, and the share of each rating dimension (withTotalRows).
+ * Adds a batch's hourly deltas, exactly (decimal, never float), to the monthly total rows of
+ * usage_aggregates (what the report reads) and to usage_hourly: each (customer, metric, hour)
+ * total row and the share of each rating dimension (withTotalRows), what rating reads.
  */
 export async function addToAggregates(db: Db, dialect: DialectName, tenant: Tenant, deltas: readonly AggregateDelta[], now: number): Promise<void> {
   if (deltas.length === 0) return;
-  // In primary-key order: concurrent transactions then lock the same rows in the same order and
-  // cannot deadlock (PostgreSQL runs several writer lanes).
-  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const ordered = withTotalRows(deltas).sort(
-    (a, b) => text(a.customerId, b.customerId) || a.periodStart - b.periodStart || text(a.metricName, b.metricName) || text(a.dimension, b.dimension),
-  );
-  const exactSum =
+  const tenantColumns = { workspaceId: tenant.workspaceId, environment: tenant.environment };
+  // Each table in primary-key order, usage_aggregates first: concurrent transactions then lock
+  // the same rows in the same order and cannot deadlock (PostgreSQL runs several writer lanes).
+  const months = monthTotals(deltas).sort((a, b) => text(a.customerId, b.customerId) || a.periodStart - b.periodStart || text(a.metricName, b.metricName));
+  const monthlySum =
     dialect === 'sqlite'
       ? sql<string>`dec_add(usage_aggregates.quantity_sum, excluded.quantity_sum)`
       : sql<string>`(usage_aggregates.quantity_sum::numeric + excluded.quantity_sum::numeric)::text`;
-  await db
-    .insertInto('usageAggregates')
-    .values(
-      ordered.map((d) => ({
-        workspaceId: tenant.workspaceId,
-        environment: tenant.environment,
-        customerId: d.customerId,
-        metricName: d.metricName,
-        periodStart: d.periodStart,
-        dimension: d.dimension,
-        quantitySum: d.sum,
-        eventCount: d.count,
-        updatedAt: now,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.columns(['workspaceId', 'environment', 'customerId', 'periodStart', 'metricName', 'dimension']).doUpdateSet({
-        quantitySum: exactSum,
-        eventCount: sql<number>`usage_aggregates.event_count + excluded.event_count`,
-        updatedAt: now,
-      }),
-    )
-    .execute();
+  for (let i = 0; i < months.length; i += UPSERT_ROWS) {
+    await db
+      .insertInto('usageAggregates')
+      .values(
+        months.slice(i, i + UPSERT_ROWS).map((d) => ({
+          ...tenantColumns,
+          customerId: d.customerId,
+          metricName: d.metricName,
+          periodStart: d.periodStart,
+          dimension: TOTAL,
+          quantitySum: d.sum,
+          eventCount: d.count,
+          updatedAt: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['workspaceId', 'environment', 'customerId', 'periodStart', 'metricName', 'dimension']).doUpdateSet({
+          quantitySum: monthlySum,
+          eventCount: sql<number>`usage_aggregates.event_count + excluded.event_count`,
+          updatedAt: now,
+        }),
+      )
+      .execute();
+  }
+  const hours = withTotalRows(deltas).sort(
+    (a, b) => text(a.customerId, b.customerId) || text(a.metricName, b.metricName) || a.hourStart - b.hourStart || text(a.dimension, b.dimension),
+  );
+  const hourlySum =
+    dialect === 'sqlite'
+      ? sql<string>`dec_add(usage_hourly.quantity_sum, excluded.quantity_sum)`
+      : sql<string>`(usage_hourly.quantity_sum::numeric + excluded.quantity_sum::numeric)::text`;
+  for (let i = 0; i < hours.length; i += UPSERT_ROWS) {
+    await db
+      .insertInto('usageHourly')
+      .values(
+        hours.slice(i, i + UPSERT_ROWS).map((d) => ({
+          ...tenantColumns,
+          customerId: d.customerId,
+          metricName: d.metricName,
+          hourStart: d.hourStart,
+          dimension: d.dimension,
+          quantitySum: d.sum,
+          eventCount: d.count,
+          updatedAt: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['workspaceId', 'environment', 'customerId', 'metricName', 'hourStart', 'dimension']).doUpdateSet({
+          quantitySum: hourlySum,
+          eventCount: sql<number>`usage_hourly.event_count + excluded.event_count`,
+          updatedAt: now,
+        }),
+      )
+      .execute();
+  }
 }
 
-export interface AggregateRow {
-  customerId: string;
+export interface StoredEvent {
   metricName: string;
-  periodStart: number;
-  /** '' for the total row, else a rating dimension key (rating-dimension.ts). */
-  dimension: string;
-  quantitySum: string;
-  eventCount: number;
+  /** Decimal text, as sent. */
+  quantity: string;
+  /** JSON text of the metadata, when asked for (else null). */
+  metadata: string | null;
 }
 
 /**
- * A customer's dimension rows (never the total rows) of some metrics for the given months: a row
- * per distinct (status, tool, endpoint), so read them only for units whose pricing uses them.
+ * One customer's events in [from, to), through the (tenant, occurred_at, customer_id) index: the
+ * tenant's entries of that time range are read, other customers' skipped inside the index. Meant
+ * for short ranges (the part of an hour at a billing period's edge).
  */
-export async function readDimensionRows(
-  db: Db,
-  tenant: Tenant,
-  customerId: string,
-  months: readonly number[],
-  metricNames: readonly string[],
-): Promise<AggregateRow[]> {
-  if (months.length === 0 || metricNames.length === 0) return [];
-  return db
-    .selectFrom('usageAggregates')
-    .select(['customerId', 'metricName', 'periodStart', 'dimension', 'quantitySum', 'eventCount'])
+export async function readCustomerEvents(db: Db, tenant: Tenant, customerId: string, from: number, to: number, withMetadata: boolean): Promise<StoredEvent[]> {
+  const qb = db
+    .selectFrom('usageEvents')
     .$call(forTenant(tenant))
-    .where('customerId', '=', customerId)
-    .where('periodStart', 'in', months)
-    .where('metricName', 'in', metricNames)
-    .where('dimension', '<>', sql.lit(TOTAL))
-    .execute();
+    .where('occurredAt', '>=', from)
+    .where('occurredAt', '<', to)
+    .where('customerId', '=', customerId);
+  if (withMetadata) return qb.select(['metricName', 'quantity', 'metadata']).execute();
+  const rows = await qb.select(['metricName', 'quantity']).execute();
+  return rows.map((r) => ({ ...r, metadata: null }));
 }

@@ -29,8 +29,8 @@ async function dropDuplicates(deps: StorageDeps, ctx: OperationContext, events: 
 
 /**
  * Writes checked events inside the caller's transaction (deps.db is one): skips duplicates by
- * eventId, appends the events, adds them to the per-month aggregates (total rows included),
- * records ALERT crossings and one audit event. The caller commits, and answers only after.
+ * eventId, appends the events, adds them to the hourly rows (totals and dimension shares) and the
+ * monthly total rows, records ALERT crossings and one audit event. The caller commits, and answers only after.
  */
 export async function writeUsage(
   deps: StorageDeps,
@@ -57,6 +57,6 @@ export async function writeUsage(
   // locked from this upsert to the commit, so it comes last, with only what needs its totals.
   const alerting = await findAlertSubscriptions(deps, ctx, deltas);
   await addToAggregates(deps.db, deps.dialect, ctx, deltas, now);
-  await recordLimitAlerts(deps, ctx, alerting, deltas);
+  await recordLimitAlerts(deps, ctx, alerting, fresh);
   return outcome;
 }
