@@ -47,6 +47,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   await db.schema.alterTable('customers').addColumn('test_clock_id', 'text').execute();
+  // A key rotated while its subscription lives on a test clock keeps its grace in the clock's
+  // time: the advance that passes graceEndsAtClock ends it.
+  await db.schema.alterTable('api_keys').addColumn('grace_test_clock_id', 'text').execute();
+  await db.schema.alterTable('api_keys').addColumn('grace_ends_at_clock', 'bigint').execute();
 
   await db.schema
     .createTable('invoices')
@@ -176,6 +180,8 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('subscriptions_test_clock').ifExists().execute();
   await db.schema.dropIndex('subscriptions_due').ifExists().execute();
   await db.schema.alterTable('customers').dropColumn('test_clock_id').execute();
+  await db.schema.alterTable('api_keys').dropColumn('grace_ends_at_clock').execute();
+  await db.schema.alterTable('api_keys').dropColumn('grace_test_clock_id').execute();
   for (const column of [
     'price_version_pinned',
     'price_version_id',

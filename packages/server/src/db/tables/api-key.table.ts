@@ -15,6 +15,10 @@ export interface ApiKeyTable {
   /** Set when a rotated key's grace period ends. */
   expiresAt: number | null;
   replacedById: string | null;
+  /** Rotated while its subscription lives on this test clock: the grace runs in the clock's time. */
+  graceTestClockId: string | null;
+  /** That grace's end, in the clock's time. */
+  graceEndsAtClock: number | null;
   createdAt: number;
   updatedAt: number;
   revokedAt: number | null;

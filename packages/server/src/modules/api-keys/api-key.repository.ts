@@ -64,13 +64,22 @@ export async function retireActiveKey(
   db: Db,
   tenant: Tenant,
   id: string,
-  change: { status: 'ROTATED' | 'REVOKED'; expiresAt: number | null; replacedById: string; now: number },
+  change: {
+    status: 'ROTATED' | 'REVOKED';
+    expiresAt: number | null;
+    replacedById: string;
+    now: number;
+    /** A grace in a test clock's time instead of expiresAt. */
+    clockGrace?: { testClockId: string; endsAt: number } | null;
+  },
 ): Promise<boolean> {
   const r = await db
     .updateTable('apiKeys')
     .set({
       status: change.status,
       expiresAt: change.expiresAt,
+      graceTestClockId: change.clockGrace?.testClockId ?? null,
+      graceEndsAtClock: change.clockGrace?.endsAt ?? null,
       replacedById: change.replacedById,
       updatedAt: change.now,
       revokedAt: change.status === 'REVOKED' ? change.now : null,
@@ -146,3 +155,21 @@ export const findApiKeyCredential: FindCredentialByHash = async (db, hash, rateL
     productId: row.productId ?? '',
   };
 };
+
+/**
+ * Ends the grace of keys rotated on a test clock once the clock has passed it (`upTo`): they
+ * expire at `now`, real time, which is what verification compares. Returns their ids.
+ */
+export async function expireClockGraceKeys(db: Db, tenant: Tenant, testClockId: string, upTo: number, now: number): Promise<string[]> {
+  const rows = await db
+    .updateTable('apiKeys')
+    .set({ expiresAt: now, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('graceTestClockId', '=', testClockId)
+    .where('status', '=', 'ROTATED')
+    .where('expiresAt', 'is', null)
+    .where('graceEndsAtClock', '<=', upTo)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

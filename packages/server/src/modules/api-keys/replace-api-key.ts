@@ -9,6 +9,8 @@ import { findApiKey, insertApiKey, retireActiveKey } from './api-key.repository.
 import type { Credential } from '../../lib/principal.js';
 import { assertHoldsScopes } from './create-api-key.js';
 import { newBearerKey } from '../credentials/secrets.js';
+import { findSubscription } from '../subscriptions/subscription.repository.js';
+import { timeOf } from '../test-clocks/clock-time.js';
 
 export interface ReplacedApiKey {
   key: ApiKey;
@@ -62,24 +64,35 @@ export async function replaceApiKey(
       revokedAt: null,
     };
     await insertApiKey(trx, ctx, key, secret.hash);
-    const expiresAt = mode === 'rotate' ? now + deps.config.rotationGraceSeconds * 1000 : null;
+    const graceMs = deps.config.rotationGraceSeconds * 1000;
+    // A key whose subscription lives on a test clock keeps working until the clock passes its
+    // grace (the advance ends it), not for 300 s of real time.
+    const testClockId = mode === 'rotate' && old.subscriptionId !== null ? ((await findSubscription(trx, ctx, old.subscriptionId))?.testClockId ?? null) : null;
+    const clockGrace = testClockId === null ? null : { testClockId, endsAt: (await timeOf(txDeps, ctx, testClockId)) + graceMs };
+    const expiresAt = mode === 'rotate' && clockGrace === null ? now + graceMs : null;
     const retired = await retireActiveKey(trx, ctx, id, {
       status: mode === 'rotate' ? 'ROTATED' : 'REVOKED',
       expiresAt,
       replacedById: key.id,
       now,
+      clockGrace,
     });
     if (!retired) throw new AppError('KEY_NOT_ACTIVE', `Key '${id}' was changed by another request; fetch it and try again.`);
     await recordAudit(trx, deps, ctx, {
       eventType: mode === 'rotate' ? 'api_key.rotated' : 'api_key.rolled',
       targetType: 'api_key',
       targetId: id,
-      payload: { newKeyId: key.id, graceEndsAt: expiresAt === null ? null : new Date(expiresAt).toISOString() },
+      payload: {
+        newKeyId: key.id,
+        graceEndsAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+        ...(clockGrace ? { testClockId: clockGrace.testClockId, graceEndsAtClock: new Date(clockGrace.endsAt).toISOString() } : {}),
+      },
     });
     const previous: ApiKey = {
       ...old,
       status: mode === 'rotate' ? 'ROTATED' : 'REVOKED',
-      expiresAt,
+      // On a test clock: when the grace ends in the clock's time.
+      expiresAt: expiresAt ?? clockGrace?.endsAt ?? null,
       replacedById: key.id,
       updatedAt: now,
       revokedAt: mode === 'roll' ? now : null,

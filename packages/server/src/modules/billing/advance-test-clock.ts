@@ -1,5 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
+import { expireClockGraceKeys } from '../api-keys/api-key.repository.js';
+import { invalidateCredentials } from '../credentials/credential-cache.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
@@ -21,7 +23,14 @@ export function testClockBilling(bound: BoundCredentials): TestClockBilling {
     progress: (clockId) => running.get(clockId) ?? null,
     async advance(deps: Deps, ctx: OperationContext, clock: TestClock, to: number): Promise<TestClock> {
       await inTransaction(deps.db, async (trx) => {
+        const txDeps = { ...deps, db: trx };
         await moveTestClock(trx, ctx, clock.id, to, deps.clock.now());
+        // Keys rotated on this clock whose 300 s grace the clock has now passed stop working.
+        const expired = await expireClockGraceKeys(trx, ctx, clock.id, to, deps.clock.now());
+        for (const keyId of expired) {
+          await recordAudit(trx, deps, ctx, { eventType: 'api_key.expired', targetType: 'api_key', targetId: keyId, payload: { testClockId: clock.id } });
+        }
+        if (expired.length > 0) await invalidateCredentials(txDeps);
         await recordAudit(trx, deps, ctx, {
           eventType: 'test_clock.advanced',
           targetType: 'test_clock',

@@ -509,6 +509,25 @@ describe('test clocks', () => {
     assert.equal(await entry(pinned.id), '49.00');
   });
 
+  it('a key rotated on a clock keeps its 300 s grace in the clock’s time: real time does not end it, the advance past it does', async () => {
+    const d = await demo();
+    const { clockId, sub } = await onClock(d);
+    const key = await d.api.post('/api/v1/api-keys', { kind: 'PRODUCT', name: 'clocked key', subscriptionId: sub.id });
+    assert.equal(key.status, 200, JSON.stringify(key.body));
+    const rotated = await d.api.post(`/api/v1/api-keys/${key.body.id}/rotate`, {});
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.equal(rotated.body.previousKeyExpiresAt, iso(START + 300_000), 'the grace ends 300 s later on the clock');
+    const verify = async () => (await d.api.post('/v1/keys/verify', { key: key.body.fullToken })).body.valid;
+    t.clock.set(START + HOUR);
+    assert.equal(await verify(), true, 'an hour of real time: the clock has not moved');
+    await advance(d.api, clockId, START + 299_000);
+    assert.equal(await verify(), true, '299 s on the clock');
+    await advance(d.api, clockId, START + 300_000);
+    assert.equal(await verify(), false, '300 s on the clock: the grace is over');
+    const expired = await d.api.get(`/v1/events?type=api_key.expired&targetId=${key.body.id}`);
+    assert.equal(expired.body.data.length, 1);
+  });
+
   it('test clocks are refused to live keys, move only forward, and 404 when unknown', async () => {
     const d = await demo();
     const ws = await t.seed.workspace();
