@@ -40,9 +40,12 @@ async function demo(): Promise<Demo> {
 /** The billing job on real time, as the scheduler runs it. */
 const runJob = () => runBilling(t.deps, boundCredentials, { testClock: null });
 
-/** Sends events as they happen: real time is moved up to the latest of them first (never back). */
-async function ingest(api: Client, customerId: string, events: Array<{ metricName: string; quantity: number; at: number }>) {
-  t.clock.set(Math.max(t.clock.now(), ...events.map((e) => e.at)));
+/**
+ * Sends events as they happen: real time is moved up to the latest of them first (never back),
+ * unless the customer lives on a test clock (`onClock`), whose time is what its events are checked against.
+ */
+async function ingest(api: Client, customerId: string, events: Array<{ metricName: string; quantity: number; at: number }>, opts = { onClock: false }) {
+  if (!opts.onClock) t.clock.set(Math.max(t.clock.now(), ...events.map((e) => e.at)));
   const res = await api.post('/v1/ingest/batch', {
     events: events.map((e) => ({ customerId, metricName: e.metricName, quantity: e.quantity, occurredAt: iso(e.at) })),
   });
@@ -379,17 +382,19 @@ describe('test clocks', () => {
   it('a year of monthly renewals with usage: twelve cycle invoices, a month-end anchor that returns to the 31st, and a late event billed as an adjustment', async () => {
     const d = await demo();
     const anchor = Date.UTC(2026, 0, 31, 12);
-    t.clock.set(anchor);
     const { clockId, sub } = await onClock(d, anchor);
     const ends: string[] = [];
     let at = anchor;
     for (let month = 1; month <= 12; month++) {
-      // Real time keeps pace with the clock here, because ingestion checks occurredAt against it.
-      t.clock.set(at + DAY);
-      await ingest(d.api, 'clocked', [{ metricName: 'api_calls', quantity: 101_000, at: at + DAY }]);
+      // Real time stays at START: a clocked customer's events are checked against its clock.
+      await advance(d.api, clockId, at + DAY);
+      await ingest(d.api, 'clocked', [{ metricName: 'api_calls', quantity: 101_000, at: at + DAY }], { onClock: true });
       if (month === 4) {
         // A late event for March's period, whose invoice is finalized by now.
-        await ingest(d.api, 'clocked', [{ metricName: 'api_calls', quantity: 3_000, at: at - DAY }]);
+        await ingest(d.api, 'clocked', [{ metricName: 'api_calls', quantity: 3_000, at: at - DAY }], { onClock: true });
+        // The same instant is months ahead of real time for a customer on no clock.
+        const refused = await d.api.post('/v1/ingest', { customerId: 'acme', metricName: 'api_calls', quantity: 1, occurredAt: iso(at - DAY) });
+        assert.equal(refused.body.errors[0].code, 'TIMESTAMP_IN_FUTURE');
       }
       const current = (await d.api.get(`/api/v1/subscriptions/${sub.id}`)).body;
       ends.push(current.currentPeriodEnd);

@@ -61,3 +61,16 @@ export async function resolveCustomerRefs(db: Db, tenant: Tenant, refs: string[]
   for (const r of rows) out.set(r.id, r.id);
   return out;
 }
+
+/** Among these customers, those that live on a test clock, with the clock's id. */
+export async function findClockedCustomers(db: Db, tenant: Tenant, customerIds: readonly string[]): Promise<Map<string, string>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('customers')
+    .select(['id', 'testClockId'])
+    .$call(forTenant(tenant))
+    .where('id', 'in', [...customerIds])
+    .where('testClockId', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.testClockId as string]));
+}

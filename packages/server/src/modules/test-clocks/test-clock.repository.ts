@@ -51,3 +51,15 @@ export async function deleteTestClock(db: Db, tenant: Tenant, id: string): Promi
   const r = await db.deleteFrom('testClocks').$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
 }
+
+/** The frozen times of some clocks, by id. */
+export async function findTestClockTimes(db: Db, tenant: Tenant, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('testClocks')
+    .select(['id', 'frozenTime'])
+    .$call(forTenant(tenant))
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, Number(r.frozenTime)]));
+}

@@ -6,7 +6,8 @@ import type { Tenant } from '../../lib/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
 import { dimensionKeyOf } from './rating-dimension.js';
 import { checkEventShape, isRejection, listEventProblems, type RefChecks, type ShapeRules } from './check-event-shape.js';
-import { resolveCustomerRefs } from '../customers/customer.repository.js';
+import { findClockedCustomers, resolveCustomerRefs } from '../customers/customer.repository.js';
+import { findTestClockTimes } from '../test-clocks/test-clock.repository.js';
 import { findMetricNames, listMetricNames } from '../metrics/metric.repository.js';
 import { MAX_BATCH_EVENTS, type CheckedEvent, type EventRejection } from './usage-event.js';
 
@@ -75,6 +76,7 @@ export async function checkBatch(db: Db, tenant: Tenant, raw: readonly unknown[]
     if (metricName !== null) metricNames.add(metricName);
   }
   const customers = await resolveCustomerRefs(db, tenant, [...customerRefs]);
+  if (rejectedAt.length > 0 && tenant.environment === 'test') await admitOnTestClocks(db, tenant, raw, rules, at, customers, rejectedAt, shaped);
   const metrics = await findMetricNames(db, tenant, [...metricNames]);
   const resolved: ResolvedEvent[] = [];
   // Most events of a batch fall in one month: reuse its bounds instead of computing a calendar
@@ -110,6 +112,41 @@ export async function checkBatch(db: Db, tenant: Tenant, raw: readonly unknown[]
   };
   rejectedAt.sort((a, b) => a - b);
   return { resolved, rejected: capProblems(rejectedAt.map((index) => listEventProblems(raw[index], index, at(index), rules, refs))) };
+}
+
+/**
+ * A customer on a test clock lives in the clock's time, so its events' occurredAt is checked
+ * against the clock (35 days back, 5 minutes ahead of it), not against real time. Only events
+ * already rejected are looked at again, so a batch without rejections pays nothing for this.
+ */
+async function admitOnTestClocks(
+  db: Db,
+  tenant: Tenant,
+  raw: readonly unknown[],
+  rules: ShapeRules,
+  at: (index: number) => string,
+  customers: ReadonlyMap<string, string>,
+  rejectedAt: number[],
+  shaped: Array<{ index: number; event: CheckedEvent }>,
+): Promise<void> {
+  const customerOf = (index: number) => {
+    const ref = refOf(raw[index], 'customerId');
+    return ref === null ? undefined : customers.get(ref);
+  };
+  const candidates = [...new Set(rejectedAt.map(customerOf).filter((id): id is string => id !== undefined))];
+  const clocked = await findClockedCustomers(db, tenant, candidates);
+  if (clocked.size === 0) return;
+  const times = await findTestClockTimes(db, tenant, [...new Set(clocked.values())]);
+  const still: number[] = [];
+  for (const index of rejectedAt) {
+    const clockId = clocked.get(customerOf(index) ?? '');
+    const now = clockId === undefined ? undefined : times.get(clockId);
+    const v = now === undefined ? null : checkEventShape(raw[index], index, at(index), { ...rules, now });
+    if (v === null || isRejection(v)) still.push(index);
+    else shaped.push({ index, event: v });
+  }
+  rejectedAt.splice(0, rejectedAt.length, ...still);
+  shaped.sort((a, b) => a.index - b.index);
 }
 
 /** Thrown when any event is rejected: the batch is refused whole and nothing is written. */
