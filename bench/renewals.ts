@@ -156,7 +156,7 @@ async function main() {
   const scratch = adminUrl ? await scratchPostgres(adminUrl) : null;
   const backend = scratch ? 'PostgreSQL' : 'SQLite';
   const server = await startBenchServer(scratch ? { DATABASE_URL: scratch.url } : {});
-  const out: string[] = [];
+  const out = { push: (line: string) => console.log(line) };
   let store: Store | null = null;
   let failed = false;
   try {
@@ -371,7 +371,7 @@ async function main() {
     server.cleanup();
     await scratch?.drop();
   }
-  console.log(out.join('\n'));
+
   if (failed) process.exitCode = 1;
 }
 

@@ -66,6 +66,10 @@ async function inGroups<T>(deps: Deps, items: readonly T[], work: (deps: Deps, i
     } catch (err) {
       for (const item of items.slice(first, i)) onError(item, err);
     }
+    // better-sqlite3 answers synchronously, so the job's awaits never leave the microtask queue:
+    // without this the node would serve no request (and the usage writer thread would get no
+    // turn at the write lock) until the whole run is over.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return done;
 }
