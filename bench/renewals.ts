@@ -148,7 +148,15 @@ const monthStart = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Dat
 function addMonthUtc(ms: number): number {
   const d = new Date(ms);
   const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 2, 0)).getUTCDate();
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, Math.min(d.getUTCDate(), last), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+  return Date.UTC(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    Math.min(d.getUTCDate(), last),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    d.getUTCMilliseconds(),
+  );
 }
 
 async function main() {
@@ -158,7 +166,7 @@ async function main() {
   const server = await startBenchServer(scratch ? { DATABASE_URL: scratch.url } : {});
   const out = { push: (line: string) => console.log(line) };
   let store: Store | null = null;
-  let failed = false;
+  let failed: boolean;
   try {
     const { url, secretKey, customerId: demoCustomerId, workspaceId, databaseFile } = server.info;
     const auth = `Bearer ${secretKey}`;
@@ -182,7 +190,10 @@ async function main() {
     const [customerRow] = await s.all(`select * from customers where id = ?`, [first.id]);
     const [subRow] = await s.all(`select * from subscriptions where id = ?`, [firstSub.id]);
     const [invoiceRow] = await s.all(`select * from invoices where subscription_id = ?`, [firstSub.id]);
-    const [seq] = await s.all<{ next_value: number }>(`select next_value from document_sequences where workspace_id = ? and environment = ? and kind = 'invoice'`, tenant);
+    const [seq] = await s.all<{ next_value: number }>(
+      `select next_value from document_sequences where workspace_id = ? and environment = ? and kind = 'invoice'`,
+      tenant,
+    );
     if (!customerRow || !subRow || !invoiceRow || !seq || invoiceRow.status !== 'finalized') throw new Error('the template rows are not as expected');
     const periodStart = Number(subRow.current_period_start);
     const end1 = Number(subRow.current_period_end);
@@ -255,7 +266,17 @@ async function main() {
               [monthly, 'period_start', monthStart(t)],
             ] as const) {
               const k = `${customerIds[c]}|${metric}|${extra}`;
-              const r = map.get(k) ?? { workspace_id: workspaceId, environment: 'test', customer_id: customerIds[c], metric_name: metric, [key]: extra, dimension: '', quantity_sum: '0', event_count: 0, updated_at: t };
+              const r = map.get(k) ?? {
+                workspace_id: workspaceId,
+                environment: 'test',
+                customer_id: customerIds[c],
+                metric_name: metric,
+                [key]: extra,
+                dimension: '',
+                quantity_sum: '0',
+                event_count: 0,
+                updated_at: t,
+              };
               r.quantity_sum = String(Number(r.quantity_sum) + q);
               r.event_count = Number(r.event_count) + 1;
               map.set(k, r);
@@ -326,7 +347,10 @@ async function main() {
           connections: 8,
           seconds,
           until,
-          request: (i) => ({ url: `${url}/v1/ingest/batch`, init: { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: bodies[i % bodies.length] } }),
+          request: (i) => ({
+            url: `${url}/v1/ingest/batch`,
+            init: { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: bodies[i % bodies.length] },
+          }),
         });
       await ingest(2); // warm-up
       const alone = await ingest(INGEST_SECONDS);
@@ -363,7 +387,11 @@ async function main() {
       INGEST ? end2 : end1,
     ]);
     if (Number(behind!.n) !== 0) problems.push(`${behind!.n} subscriptions still due`);
-    out.push(problems.length === 0 ? `checked: every subscription has one finalized cycle invoice per period; ${fmt(numbers.length)} invoice numbers, gapless` : `FAILED: ${problems.join('; ')}`);
+    out.push(
+      problems.length === 0
+        ? `checked: every subscription has one finalized cycle invoice per period; ${fmt(numbers.length)} invoice numbers, gapless`
+        : `FAILED: ${problems.join('; ')}`,
+    );
     failed = problems.length > 0;
   } finally {
     await store?.close();

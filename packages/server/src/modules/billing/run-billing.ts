@@ -39,7 +39,12 @@ const GROUP_MS = 20;
  * to GROUP_MAX items or GROUP_MS; if such a commit fails, every item of the group fails.
  * Resolves to the sum of what work returned for the items that were committed.
  */
-async function inGroups<T>(deps: Deps, items: readonly T[], work: (deps: Deps, item: T) => Promise<number>, onError: (item: T, err: unknown) => void): Promise<number> {
+async function inGroups<T>(
+  deps: Deps,
+  items: readonly T[],
+  work: (deps: Deps, item: T) => Promise<number>,
+  onError: (item: T, err: unknown) => void,
+): Promise<number> {
   const one = async (d: Deps, item: T): Promise<number> => {
     try {
       return await work(d, item);
@@ -53,7 +58,7 @@ async function inGroups<T>(deps: Deps, items: readonly T[], work: (deps: Deps, i
     for (const item of items) done += await one(deps, item);
     return done;
   }
-  for (let i = 0; i < items.length; ) {
+  for (let i = 0; i < items.length;) {
     const first = i;
     try {
       done += await transaction(deps.db, async (trx) => {
@@ -134,7 +139,9 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
       async (tx, d) => {
         skipped.add(d.id);
         const tenant = { workspaceId: d.workspaceId, environment: d.environment };
-        const invoice = await atomically(tx.db, (trx) => finalizeInvoice({ ...tx, db: trx }, tenant, billingOrigin(tx, tenant), d.id, now, { onlyDraft: false }));
+        const invoice = await atomically(tx.db, (trx) =>
+          finalizeInvoice({ ...tx, db: trx }, tenant, billingOrigin(tx, tenant), d.id, now, { onlyDraft: false }),
+        );
         return invoice.finalizedAt !== null ? 1 : 0;
       },
       (d, err) => {
