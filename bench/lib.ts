@@ -123,13 +123,16 @@ export async function closedLoop(opts: {
   connections: number;
   seconds: number;
   request: (i: number) => { url: string; init: RequestInit };
+  /** Stops the run early once it returns true (checked before each request); `seconds` then bounds it. */
+  until?: () => boolean;
 }): Promise<LoadResult> {
-  const end = performance.now() + opts.seconds * 1000;
+  const start = performance.now();
+  const end = start + opts.seconds * 1000;
   const r: LoadResult = { seconds: opts.seconds, ok: 0, refused: 0, other: 0, latenciesOk: [] };
   let n = 0;
   await Promise.all(
     Array.from({ length: opts.connections }, async () => {
-      while (performance.now() < end) {
+      while (performance.now() < end && !opts.until?.()) {
         const { url, init } = opts.request(n++);
         const t0 = performance.now();
         const res = await fetch(url, init);
@@ -150,6 +153,7 @@ export async function closedLoop(opts: {
     }),
   );
   r.latenciesOk.sort((a, b) => a - b);
+  if (opts.until) r.seconds = (performance.now() - start) / 1000;
   return r;
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from './database.js';
 
 /** What waits for the commit of each open transaction (see afterCommit). */
@@ -47,4 +48,26 @@ export async function transaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promi
 /** Runs fn in a transaction, or inside the caller's when one is already open (its owner commits, and runs what waits). */
 export function inTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : transaction(db, fn);
+}
+
+/**
+ * Runs fn atomically: in a new transaction, or, inside the caller's, in a savepoint of it, so a
+ * failure rolls back fn's writes alone and the caller's transaction goes on (its owner commits).
+ * What fn leaves for afterCommit waits for that commit, and may run although fn was rolled back:
+ * keep it harmless to do once too often, as for group commit.
+ */
+export async function atomically<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  if (!db.isTransaction) return transaction(db, fn);
+  // One name for every level: savepoints nest strictly, and ROLLBACK TO / RELEASE name the
+  // innermost of that name (a constant text also keeps SQLite's statement cache warm).
+  await sql`savepoint atomically`.execute(db);
+  try {
+    const result = await fn(db);
+    await sql`release savepoint atomically`.execute(db);
+    return result;
+  } catch (err) {
+    await sql`rollback to savepoint atomically`.execute(db);
+    await sql`release savepoint atomically`.execute(db);
+    throw err;
+  }
 }

@@ -1,6 +1,6 @@
 import { nthPeriod, periodContaining } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
-import { transaction, afterCommit } from '../../db/transaction.js';
+import { afterCommit, atomically } from '../../db/transaction.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
@@ -50,10 +50,11 @@ function periodAfter(sub: Subscription, boundary: number): Period {
  * and the next period. Audit events in the same transaction. null when there was nothing to do
  * (not due, or another node holds or has just done it): on PostgreSQL the row is locked and a
  * locked row skipped; the invoice's cycle key is unique, so a period is never invoiced twice.
+ * Inside the caller's transaction (the job's groups on SQLite) it is a savepoint of it.
  */
 export async function renewSubscription(deps: Deps, tenant: Tenant, subscriptionId: string, now: number, bound: BoundCredentials): Promise<Renewal | null> {
   try {
-    return await transaction(deps.db, async (trx) => {
+    return await atomically(deps.db, async (trx) => {
       const txDeps: Deps = { ...deps, db: trx };
       const sub = await lockSubscriptionForRenewal(trx, deps.dialect === 'postgres', tenant, subscriptionId);
       if (!sub || sub.status === 'CANCELLED' || sub.currentPeriodEnd > now) return null;

@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import type { Deps } from '../../deps.js';
+import { atomically, transaction } from '../../db/transaction.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { listDueSubscriptions } from '../subscriptions/subscription.repository.js';
@@ -19,6 +21,63 @@ const PAGE = 500;
 
 /** At most this many periods closed for one subscription in a run: a clock advanced two years of daily periods stays bounded. */
 const MAX_PERIODS_PER_RUN = 1_000;
+
+/**
+ * On SQLite, renewals (and finalizations) share a transaction, each in a savepoint of it, until
+ * this many have run or this long has passed: a commit is a WAL flush, which was most of a
+ * renewal's time (3-4 ms of about 6 on the development machine), and the bound keeps the usage
+ * writer thread from waiting long for the one write lock. PostgreSQL keeps a transaction each:
+ * there several nodes run the job, and a group holding the document sequence's row lock while
+ * waiting for an invoice another node has locked could deadlock with it.
+ */
+const GROUP_MAX = 64;
+const GROUP_MS = 20;
+
+/**
+ * Runs work for each item; work is atomic itself (a transaction, or a savepoint inside the one it
+ * is given), and its failure is handed to onError. On SQLite the items share transactions of up
+ * to GROUP_MAX items or GROUP_MS; if such a commit fails, every item of the group fails.
+ * Resolves to the sum of what work returned for the items that were committed.
+ */
+async function inGroups<T>(
+  deps: Deps,
+  items: readonly T[],
+  work: (deps: Deps, item: T) => Promise<number>,
+  onError: (item: T, err: unknown) => void,
+): Promise<number> {
+  const one = async (d: Deps, item: T): Promise<number> => {
+    try {
+      return await work(d, item);
+    } catch (err) {
+      onError(item, err);
+      return 0;
+    }
+  };
+  let done = 0;
+  if (deps.dialect !== 'sqlite') {
+    for (const item of items) done += await one(deps, item);
+    return done;
+  }
+  for (let i = 0; i < items.length;) {
+    const first = i;
+    try {
+      done += await transaction(deps.db, async (trx) => {
+        let n = 0;
+        // Wall time, only to bound how long the write lock is held; what is billed never depends on it.
+        const until = performance.now() + GROUP_MS;
+        for (let k = 0; i < items.length && k < GROUP_MAX && (k === 0 || performance.now() < until); k++, i++) n += await one({ ...deps, db: trx }, items[i]!);
+        return n;
+      });
+    } catch (err) {
+      for (const item of items.slice(first, i)) onError(item, err);
+    }
+    // better-sqlite3 answers synchronously, so the job's awaits never leave the microtask queue:
+    // without this the node would serve no request (and the usage writer thread would get no
+    // turn at the write lock) until the whole run is over.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return done;
+}
 
 export interface BillingScope {
   /** A test clock's subscriptions and drafts at its time; without one, everything on real time. */
@@ -44,42 +103,53 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   for (;;) {
     const due = (await listDueSubscriptions(deps.db, now, { testClock: where, limit: PAGE })).filter((s) => !failed.has(s.id));
     if (due.length === 0) break;
-    let progressed = false;
-    for (const s of due) {
-      const tenant = { workspaceId: s.workspaceId, environment: s.environment };
-      try {
+    const renewed = await inGroups(
+      deps,
+      due,
+      async (d, s) => {
+        const tenant = { workspaceId: s.workspaceId, environment: s.environment };
+        let n = 0;
+        // Each renewal is atomic (a savepoint inside a group): periods closed before a failure stay closed.
         for (let i = 0; i < MAX_PERIODS_PER_RUN; i++) {
-          const r = await renewSubscription(deps, tenant, s.id, now, bound);
+          const r = await renewSubscription(d, tenant, s.id, now, bound);
           if (!r) break;
-          run.renewals += 1;
-          progressed = true;
+          n += 1;
           scope.onRenewal?.();
         }
-      } catch (err) {
+        return n;
+      },
+      (s, err) => {
         failed.add(s.id);
         run.failures += 1;
         deps.log.error({ err, subscriptionId: s.id, workspaceId: s.workspaceId }, 'renewal failed; the next run tries again');
-      }
-    }
+      },
+    );
+    run.renewals += renewed;
     // Another node holds the rest (locked rows are skipped): its run closes them.
-    if (!progressed && due.every((s) => !failed.has(s.id))) break;
+    if (renewed === 0 && due.every((s) => !failed.has(s.id))) break;
   }
 
   const skipped = new Set<string>();
   for (;;) {
     const drafts = (await listDraftsDue(deps.db, now, { testClock: where, limit: PAGE })).filter((d) => !skipped.has(d.id));
     if (drafts.length === 0) break;
-    for (const d of drafts) {
-      const tenant = { workspaceId: d.workspaceId, environment: d.environment };
-      try {
-        const invoice = await finalizeInvoice(deps, tenant, billingOrigin(deps, tenant), d.id, now, { onlyDraft: false });
-        if (invoice.finalizedAt !== null) run.invoicesFinalized += 1;
-      } catch (err) {
+    run.invoicesFinalized += await inGroups(
+      deps,
+      drafts,
+      async (tx, d) => {
+        skipped.add(d.id);
+        const tenant = { workspaceId: d.workspaceId, environment: d.environment };
+        const invoice = await atomically(tx.db, (trx) =>
+          finalizeInvoice({ ...tx, db: trx }, tenant, billingOrigin(tx, tenant), d.id, now, { onlyDraft: false }),
+        );
+        return invoice.finalizedAt !== null ? 1 : 0;
+      },
+      (d, err) => {
+        skipped.add(d.id);
         run.failures += 1;
         deps.log.error({ err, invoiceId: d.id, workspaceId: d.workspaceId }, 'finalizing failed; the next run tries again');
-      }
-      skipped.add(d.id);
-    }
+      },
+    );
   }
   return run;
 }

@@ -1,0 +1,406 @@
+// Renewals (issue 16): 100,000 subscriptions across 1,000 customers on one test clock, each
+// customer with usage in the period (three metrics, four hours, two of them at the period's edges),
+// renewed in one run of the billing job: one advance of the clock past one period and its grace,
+// through POST /api/v1/test_clocks/{id}/advance on a bench server, so every draft is also finalized.
+// Ceiling from the same run: the pure rating (ratePeriod) of the same 100,000 subscriptions with the
+// same units and the same usage groups, in this process. Then ingestion's p99 (1,000-event batches,
+// 8 clients) alone and while a second advance (the next period) runs in the server.
+// Run: npm run bench:renewals                     the embedded default (SQLite file)
+//      BENCH_DATABASE_URL=postgres://… npm run bench:renewals   a scratch database on that server
+// BENCH_CUSTOMERS (1000), BENCH_SUBSCRIPTIONS_PER_CUSTOMER (100), BENCH_INGEST=0 skips the second
+// phase, BENCH_INGEST_SECONDS (10) the ingestion-alone phase. 127.0.0.1 only; stops by itself.
+import http from 'node:http';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { createIdGenerator } from '../packages/server/src/lib/ids.js';
+import type { PricedOffering } from '../packages/server/src/modules/catalog/load-priced-offering.js';
+import { metricsRatedByDimension, unitsOfOffering, usageGroupsOf } from '../packages/server/src/modules/billing/priced-units.js';
+import { ratePeriod } from '../packages/server/src/modules/billing/rate-period.js';
+import type { PeriodUsage } from '../packages/server/src/modules/usage/period-usage.js';
+import { BATCH, batchBodies, closedLoop, percentile, scratchPostgres, startBenchServer, type LoadResult } from './lib.js';
+
+const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
+const PER_CUSTOMER = Number(process.env.BENCH_SUBSCRIPTIONS_PER_CUSTOMER ?? 100);
+const INGEST = process.env.BENCH_INGEST !== '0';
+const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The workspace's grace period (the default): drafts are finalized this long after their period ends. */
+const GRACE = HOUR;
+/** Where the clock starts: a period that starts and ends inside an hour, so both edges are read from raw events. */
+const T0 = Date.UTC(2026, 0, 5, 2, 34, 56, 789);
+const METRICS = ['api_calls', 'tokens', 'seats'] as const;
+const EVENTS_PER_HOUR = 5;
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+type Row = Record<string, unknown>;
+
+/** The little this bench needs of a database: queries with `?` placeholders, and bulk inserts of rows as objects. */
+interface Store {
+  all<T = Row>(q: string, params?: unknown[]): Promise<T[]>;
+  run(q: string, params?: unknown[]): Promise<void>;
+  insert(table: string, rows: Row[]): Promise<void>;
+  analyze(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function sqliteStore(file: string): Store {
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 10000');
+  return {
+    async all<T>(q: string, params: unknown[] = []) {
+      return db.prepare(q).all(...params) as T[];
+    },
+    async run(q, params = []) {
+      db.prepare(q).run(...params);
+    },
+    async insert(table, rows) {
+      if (rows.length === 0) return;
+      const columns = Object.keys(rows[0]!);
+      const stmt = db.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+      db.transaction(() => {
+        for (const r of rows) stmt.run(columns.map((c) => r[c] ?? null));
+      })();
+    },
+    async analyze() {
+      db.exec('analyze');
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+async function postgresStore(url: string): Promise<Store> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let i = 0;
+  const numbered = (q: string) => ((i = 0), q.replace(/\?/g, () => `$${++i}`));
+  return {
+    async all<T>(q: string, params: unknown[] = []) {
+      return (await client.query(numbered(q), params)).rows as T[];
+    },
+    async run(q, params = []) {
+      await client.query(numbered(q), params);
+    },
+    async insert(table, rows) {
+      if (rows.length === 0) return;
+      const columns = Object.keys(rows[0]!).join(', ');
+      for (let k = 0; k < rows.length; k += 5000) {
+        await client.query(`insert into ${table} (${columns}) select ${columns} from json_populate_recordset(null::${table}, $1)`, [
+          JSON.stringify(rows.slice(k, k + 5000)),
+        ]);
+      }
+    },
+    async analyze() {
+      await client.query('vacuum analyze');
+    },
+    close: () => client.end(),
+  };
+}
+
+/** A JSON request with no client-side timeout (an advance answers when its billing work is done). */
+function request(url: string, method: string, auth: string, body?: unknown): Promise<{ status: number; json: Row }> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      url,
+      { method, headers: { authorization: auth, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const out = { status: res.statusCode ?? 0, json: (text ? JSON.parse(text) : {}) as Row };
+          if (out.status >= 300) reject(new Error(`${method} ${url}: ${out.status} ${text}`));
+          else resolve(out);
+        });
+      },
+    );
+    req.setTimeout(0);
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/** The instants of a customer's events in a period: the start's hour, two days inside, the end's hour. */
+function eventTimes(start: number, end: number): number[] {
+  const hours = [start + 10 * 60_000, start + 3 * DAY + 17 * 60_000, start + 12 * DAY + 5 * 60_000, end - 20 * 60_000];
+  return hours.flatMap((h) => Array.from({ length: EVENTS_PER_HOUR }, (_, k) => h + k * 60_000));
+}
+
+/** Integer quantities per event, by customer and metric (exact, so sums are plain integers). */
+function quantityOf(c: number, metric: (typeof METRICS)[number]): number {
+  if (metric === 'api_calls') return 4_000 + (c % 7) * 1_000;
+  if (metric === 'tokens') return 20_000 + (c % 13) * 3_000;
+  return 1 + (c % 4);
+}
+
+const monthStart = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1);
+
+function addMonthUtc(ms: number): number {
+  const d = new Date(ms);
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 2, 0)).getUTCDate();
+  return Date.UTC(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    Math.min(d.getUTCDate(), last),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    d.getUTCMilliseconds(),
+  );
+}
+
+async function main() {
+  const adminUrl = process.env.BENCH_DATABASE_URL;
+  const scratch = adminUrl ? await scratchPostgres(adminUrl) : null;
+  const backend = scratch ? 'PostgreSQL' : 'SQLite';
+  const server = await startBenchServer(scratch ? { DATABASE_URL: scratch.url } : {});
+  const out = { push: (line: string) => console.log(line) };
+  let store: Store | null = null;
+  let failed: boolean;
+  try {
+    const { url, secretKey, customerId: demoCustomerId, workspaceId, databaseFile } = server.info;
+    const auth = `Bearer ${secretKey}`;
+    store = scratch ? await postgresStore(scratch.url) : sqliteStore(databaseFile!);
+    const s = store;
+    const tenant = [workspaceId, 'test'];
+    out.push(`\nRenewals, ${backend}: ${fmt(CUSTOMERS)} customers x ${fmt(PER_CUSTOMER)} subscriptions on one test clock; load average at start ${load()}`);
+
+    // --- Setup: one customer and subscription through the API, the rest cloned from their rows.
+    const t0 = performance.now();
+    const demoSub = (await request(`${url}/api/v1/subscriptions?customerId=${demoCustomerId}`, 'GET', auth)).json as { data: Array<{ offeringId: string }> };
+    const offeringId = demoSub.data[0]!.offeringId;
+    const clock = (await request(`${url}/api/v1/test_clocks`, 'POST', auth, { frozenTime: new Date(T0).toISOString(), name: 'bench renewals' })).json as {
+      id: string;
+    };
+    const first = (await request(`${url}/api/v1/customers`, 'POST', auth, { externalId: 'renewals-0', testClockId: clock.id })).json as { id: string };
+    const firstSub = (await request(`${url}/api/v1/subscriptions`, 'POST', auth, { customerId: first.id, offeringId })).json as { id: string };
+    // Past the grace period: the first invoice (the entry price) is finalized and numbered, as it would be.
+    await request(`${url}/api/v1/test_clocks/${clock.id}/advance`, 'POST', auth, { frozenTime: new Date(T0 + 2 * HOUR).toISOString() });
+
+    const [customerRow] = await s.all(`select * from customers where id = ?`, [first.id]);
+    const [subRow] = await s.all(`select * from subscriptions where id = ?`, [firstSub.id]);
+    const [invoiceRow] = await s.all(`select * from invoices where subscription_id = ?`, [firstSub.id]);
+    const [seq] = await s.all<{ next_value: number }>(
+      `select next_value from document_sequences where workspace_id = ? and environment = ? and kind = 'invoice'`,
+      tenant,
+    );
+    if (!customerRow || !subRow || !invoiceRow || !seq || invoiceRow.status !== 'finalized') throw new Error('the template rows are not as expected');
+    const periodStart = Number(subRow.current_period_start);
+    const end1 = Number(subRow.current_period_end);
+    const end2 = addMonthUtc(end1);
+    const clockId = clock.id;
+
+    // Ids made at the template's creation time, as the service would have made them around then.
+    let idMs = Number(customerRow.created_at);
+    const ids = createIdGenerator({ now: () => idMs });
+    const customers: Row[] = [];
+    const customerIds = [first.id];
+    for (let c = 1; c < CUSTOMERS; c++) {
+      const id = ids.next('customer');
+      customerIds.push(id);
+      customers.push({ ...customerRow, id, external_id: `renewals-${c}` });
+    }
+    idMs = Number(subRow.created_at);
+    const subs: Row[] = [];
+    const invoices: Row[] = [];
+    let number = Number(seq.next_value);
+    const prefix = String(invoiceRow.number).replace(/-\d+$/, '');
+    for (let c = 0; c < CUSTOMERS; c++) {
+      for (let k = c === 0 ? 1 : 0; k < PER_CUSTOMER; k++) {
+        const id = ids.next('subscription');
+        subs.push({ ...subRow, id, customer_id: customerIds[c] });
+        invoices.push({
+          ...invoiceRow,
+          id: ids.next('invoice'),
+          customer_id: customerIds[c],
+          subscription_id: id,
+          number: `${prefix}-${String(number++).padStart(6, '0')}`,
+        });
+      }
+    }
+    await s.insert('customers', customers);
+    await s.insert('subscriptions', subs);
+    await s.insert('invoices', invoices);
+    await s.run(`update document_sequences set next_value = ? where workspace_id = ? and environment = ? and kind = 'invoice'`, [number, ...tenant]);
+
+    // Usage in both periods, as ingestion writes it: events, their UTC hours and months (totals only: no metadata, no dimensions).
+    const events: Row[] = [];
+    const hourly = new Map<string, Row>();
+    const monthly = new Map<string, Row>();
+    const usageOf: PeriodUsage[] = [];
+    for (let c = 0; c < CUSTOMERS; c++) {
+      for (const [start, end] of [
+        [periodStart, end1],
+        [end1, end2],
+      ] as const) {
+        const times = eventTimes(start, end);
+        const usage: PeriodUsage = new Map();
+        for (const metric of METRICS) {
+          const q = quantityOf(c, metric);
+          for (const t of times) {
+            events.push({
+              workspace_id: workspaceId,
+              environment: 'test',
+              customer_id: customerIds[c],
+              metric_name: metric,
+              quantity: String(q),
+              occurred_at: t,
+              period_start: monthStart(t),
+              received_at: t,
+              event_id: null,
+              metadata: null,
+              source: 'api',
+            });
+            for (const [map, key, extra] of [
+              [hourly, 'hour_start', Math.floor(t / HOUR) * HOUR],
+              [monthly, 'period_start', monthStart(t)],
+            ] as const) {
+              const k = `${customerIds[c]}|${metric}|${extra}`;
+              const r = map.get(k) ?? {
+                workspace_id: workspaceId,
+                environment: 'test',
+                customer_id: customerIds[c],
+                metric_name: metric,
+                [key]: extra,
+                dimension: '',
+                quantity_sum: '0',
+                event_count: 0,
+                updated_at: t,
+              };
+              r.quantity_sum = String(Number(r.quantity_sum) + q);
+              r.event_count = Number(r.event_count) + 1;
+              map.set(k, r);
+            }
+          }
+          usage.set(metric, { quantity: String(q * times.length), events: times.length, dimensions: new Map() });
+        }
+        if (start === periodStart) usageOf.push(usage);
+      }
+    }
+    await s.insert('usage_events', events);
+    await s.insert('usage_hourly', [...hourly.values()]);
+    await s.insert('usage_aggregates', [...monthly.values()]);
+    await s.analyze();
+    const setupSeconds = (performance.now() - t0) / 1000;
+    const total = CUSTOMERS * PER_CUSTOMER;
+    out.push(
+      `setup ${setupSeconds.toFixed(1)} s: ${fmt(total)} subscriptions, ${fmt(events.length)} events (${fmt(hourly.size)} hourly, ${fmt(monthly.size)} monthly rows); ` +
+        `period ${new Date(periodStart).toISOString()} to ${new Date(end1).toISOString()}`,
+    );
+
+    // --- Ceiling: the pure rating of the same subscriptions' usage with the same units.
+    const [pv] = await s.all<{ content: string }>(`select content from price_versions where id = ?`, [subRow.price_version_id]);
+    const units = unitsOfOffering(JSON.parse(pv!.content) as PricedOffering);
+    const byDimension = metricsRatedByDimension(units);
+    const groups = usageOf.map((u) => usageGroupsOf(u, byDimension));
+    const r0 = performance.now();
+    let check = 0;
+    for (let c = 0; c < CUSTOMERS; c++) {
+      for (let k = 0; k < PER_CUSTOMER; k++) {
+        const rating = ratePeriod({ currency: String(subRow.currency), entryPrice: null, inTrial: false, units, usage: groups[c]! });
+        check += rating.lines.length;
+      }
+    }
+    const ceilingSeconds = (performance.now() - r0) / 1000;
+    const ceiling = total / ceilingSeconds;
+
+    // --- The job: one advance past the period's end and its grace.
+    const advance = async (to: number) => {
+      const a0 = performance.now();
+      await request(`${url}/api/v1/test_clocks/${clockId}/advance`, 'POST', auth, { frozenTime: new Date(to).toISOString() });
+      return (performance.now() - a0) / 1000;
+    };
+    const counts = async (boundary: number) => {
+      const [r] = await s.all<{ n: number | string; subs: number | string; finalized: number | string }>(
+        `select count(*) as n, count(distinct subscription_id) as subs, sum(case when status = 'finalized' then 1 else 0 end) as finalized
+         from invoices where workspace_id = ? and environment = ? and test_clock_id = ? and cycle_key = ?`,
+        [...tenant, clockId, `cycle:${boundary}`],
+      );
+      return { issued: Number(r!.n), subs: Number(r!.subs), finalized: Number(r!.finalized) };
+    };
+    const loadBefore = load();
+    const jobSeconds = await advance(end1 + GRACE + 60_000);
+    const c1 = await counts(end1);
+    out.push(`load average before the job ${loadBefore}, after ${load()}`);
+    out.push('| backend | subscriptions | invoices issued | finalized | job s | invoices/s | ceiling: ratePeriod in process, invoices/s | ratio |');
+    out.push('|---|---|---|---|---|---|---|---|');
+    out.push(
+      `| ${backend} | ${fmt(total)} | ${fmt(c1.issued)} | ${fmt(c1.finalized)} | ${jobSeconds.toFixed(1)} | ${fmt(c1.issued / jobSeconds)} | ${fmt(ceiling)} (${ceilingSeconds.toFixed(2)} s, ${check} lines) | ${(c1.issued / jobSeconds / ceiling).toFixed(3)} |`,
+    );
+
+    // --- Ingestion alone, then while the next period's advance runs in the server.
+    let c2: Awaited<ReturnType<typeof counts>> | null = null;
+    if (INGEST) {
+      const bodies = batchBodies(server.info.customerIds, 16);
+      const ingest = (seconds: number, until?: () => boolean) =>
+        closedLoop({
+          connections: 8,
+          seconds,
+          until,
+          request: (i) => ({
+            url: `${url}/v1/ingest/batch`,
+            init: { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: bodies[i % bodies.length] },
+          }),
+        });
+      await ingest(2); // warm-up
+      const alone = await ingest(INGEST_SECONDS);
+      let done = false;
+      const job = advance(end2 + GRACE + 60_000).finally(() => (done = true));
+      const during = await ingest(600, () => done);
+      const jobSeconds2 = await job;
+      c2 = await counts(end2);
+      const line = (label: string, r: LoadResult) =>
+        `| ${label} | ${r.seconds.toFixed(1)} | ${fmt((r.ok * BATCH) / r.seconds)} | ${percentile(r.latenciesOk, 50).toFixed(1)} | ${percentile(r.latenciesOk, 99).toFixed(1)} | ${r.refused} | ${r.other} |`;
+      out.push(`\nIngestion, 8 clients, 1,000-event batches (load average after ${load()})`);
+      out.push('| phase | s | events/s | p50 ms | p99 ms | 503s | other |');
+      out.push('|---|---|---|---|---|---|---|');
+      out.push(line('alone', alone));
+      out.push(line(`during the job (${fmt(c2.issued)} invoices in ${jobSeconds2.toFixed(1)} s: ${fmt(c2.issued / jobSeconds2)}/s)`, during));
+      out.push(`p99 during / alone: ${(percentile(during.latenciesOk, 99) / percentile(alone.latenciesOk, 99)).toFixed(2)} (target at most 1.2)`);
+    }
+
+    // --- Checks: one cycle invoice per subscription and period, finalized; numbers gapless.
+    const problems: string[] = [];
+    for (const [label, c] of [
+      ['first period', c1],
+      ['second period', c2],
+    ] as const) {
+      if (c && (c.issued !== total || c.subs !== total || c.finalized !== total)) problems.push(`${label}: ${JSON.stringify(c)} for ${total} subscriptions`);
+    }
+    const numbers = (await s.all<{ number: string }>(`select number from invoices where workspace_id = ? and environment = ? and number is not null`, tenant))
+      .map((r) => Number(/(\d+)$/.exec(r.number)![1]))
+      .sort((a, b) => a - b);
+    const gaps = numbers.filter((n, i) => n !== i + 1).length;
+    if (gaps > 0) problems.push(`invoice numbers: ${gaps} out of place among ${numbers.length} (first ${numbers[0]}, last ${numbers.at(-1)})`);
+    const [behind] = await s.all<{ n: number | string }>(`select count(*) as n from subscriptions where test_clock_id = ? and current_period_end <= ?`, [
+      clockId,
+      INGEST ? end2 : end1,
+    ]);
+    if (Number(behind!.n) !== 0) problems.push(`${behind!.n} subscriptions still due`);
+    out.push(
+      problems.length === 0
+        ? `checked: every subscription has one finalized cycle invoice per period; ${fmt(numbers.length)} invoice numbers, gapless`
+        : `FAILED: ${problems.join('; ')}`,
+    );
+    failed = problems.length > 0;
+  } finally {
+    await store?.close();
+    await server.stop();
+    server.cleanup();
+    await scratch?.drop();
+  }
+
+  if (failed) process.exitCode = 1;
+}
+
+await main();
