@@ -103,7 +103,8 @@ export async function finalizeInvoice(
   origin: OperationContext,
   id: string,
   at: number,
-  opts: { onlyDraft: boolean },
+  /** rerate false: the draft was rated in this same transaction, so nothing can have landed since. */
+  opts: { onlyDraft: boolean; rerate?: boolean },
 ): Promise<Invoice> {
   return inTransaction(deps.db, async (trx) => {
     const txDeps: Deps = { ...deps, db: trx };
@@ -114,7 +115,7 @@ export async function finalizeInvoice(
       throw new AppError('CONFLICT', `Invoice '${id}' is ${invoice.status}; only a draft can be finalized.`);
     }
     let lines = invoice.lines;
-    if (billsUsage(invoice)) {
+    if (billsUsage(invoice) && opts.rerate !== false) {
       const rerated = await rerateUsage(txDeps, tenant, invoice);
       lines = [...lines.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...rerated];
     }

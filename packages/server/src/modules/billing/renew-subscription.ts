@@ -9,6 +9,7 @@ import { priceVersionFor } from '../catalog/price-version.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { scheduleOf, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
 import { lockSubscriptionForRenewal, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
+import { finalizeInvoice } from './finalize-invoice.js';
 import { issueDraftInvoice, issued } from './issue-invoice.js';
 import { checkRatableCurrency, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor, type Period } from './rate-subscription-period.js';
 
@@ -17,6 +18,8 @@ export interface Renewal {
   subscriptionId: string;
   boundary: number;
   invoiceId: string | null;
+  /** The invoice was finalized at once: its grace period was over when the period was closed. */
+  invoiceFinalized: boolean;
   outcome: 'renewed' | 'cancelled';
   trialEnded: boolean;
   changeApplied: boolean;
@@ -81,7 +84,7 @@ export async function renewSubscription(deps: Deps, tenant: Tenant, subscription
           version: sub.version + 1,
           updatedAt: realNow,
         };
-        renewal = { subscriptionId, boundary, invoiceId: null, outcome: 'cancelled', trialEnded, changeApplied: false };
+        renewal = { subscriptionId, boundary, invoiceId: null, invoiceFinalized: false, outcome: 'cancelled', trialEnded, changeApplied: false };
         invoiceInput = {
           sub,
           cycleKey: `cancel:${boundary}`,
@@ -118,7 +121,7 @@ export async function renewSubscription(deps: Deps, tenant: Tenant, subscription
           updatedAt: realNow,
         };
         const entry = entryPriceLine(next, nextPriced, period);
-        renewal = { subscriptionId, boundary, invoiceId: null, outcome: 'renewed', trialEnded, changeApplied: change !== null };
+        renewal = { subscriptionId, boundary, invoiceId: null, invoiceFinalized: false, outcome: 'renewed', trialEnded, changeApplied: change !== null };
         invoiceInput = {
           sub: next,
           cycleKey: `cycle:${boundary}`,
@@ -136,6 +139,12 @@ export async function renewSubscription(deps: Deps, tenant: Tenant, subscription
         const invoice = await issueDraftInvoice(txDeps, tenant, origin, invoiceInput);
         if (!invoice) throw new AlreadyRenewed();
         renewal.invoiceId = invoice.id;
+        // Closed late (a catch-up, a test clock moved past the grace): the grace is over already,
+        // so the draft is finalized here, rated once. Usage arriving later is an adjustment.
+        if (invoice.finalizeAt <= now) {
+          await finalizeInvoice(txDeps, tenant, origin, invoice.id, now, { onlyDraft: false, rerate: false });
+          renewal.invoiceFinalized = true;
+        }
       }
       await recordRenewal(txDeps, tenant, origin, sub, next, renewal, bound);
       await afterCommit(trx, () => deps.caches.clear(SUBSCRIPTIONS_CHANGED));

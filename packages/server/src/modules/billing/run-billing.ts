@@ -100,6 +100,34 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   const run: BillingRun = { renewals: 0, invoicesFinalized: 0, failures: 0 };
   const failed = new Set<string>();
 
+  const skipped = new Set<string>();
+  /** Drafts past their grace, oldest first, so numbers follow periods. */
+  const finalizeDue = async () => {
+    for (;;) {
+      const drafts = (await listDraftsDue(deps.db, now, { testClock: where, limit: PAGE })).filter((d) => !skipped.has(d.id));
+      if (drafts.length === 0) break;
+      run.invoicesFinalized += await inGroups(
+        deps,
+        drafts,
+        async (tx, d) => {
+          skipped.add(d.id);
+          const tenant = { workspaceId: d.workspaceId, environment: d.environment };
+          const invoice = await atomically(tx.db, (trx) =>
+            finalizeInvoice({ ...tx, db: trx }, tenant, billingOrigin(tx, tenant), d.id, now, { onlyDraft: false }),
+          );
+          return invoice.finalizedAt !== null ? 1 : 0;
+        },
+        (d, err) => {
+          skipped.add(d.id);
+          run.failures += 1;
+          deps.log.error({ err, invoiceId: d.id, workspaceId: d.workspaceId }, 'finalizing failed; the next run tries again');
+        },
+      );
+    }
+  };
+
+  // Drafts already due first (a first invoice), so that its number comes before the renewals'.
+  await finalizeDue();
   for (;;) {
     const due = (await listDueSubscriptions(deps.db, now, { testClock: where, limit: PAGE })).filter((s) => !failed.has(s.id));
     if (due.length === 0) break;
@@ -114,6 +142,7 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
           const r = await renewSubscription(d, tenant, s.id, now, bound);
           if (!r) break;
           n += 1;
+          if (r.invoiceFinalized) run.invoicesFinalized += 1;
           scope.onRenewal?.();
         }
         return n;
@@ -129,27 +158,6 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
     if (renewed === 0 && due.every((s) => !failed.has(s.id))) break;
   }
 
-  const skipped = new Set<string>();
-  for (;;) {
-    const drafts = (await listDraftsDue(deps.db, now, { testClock: where, limit: PAGE })).filter((d) => !skipped.has(d.id));
-    if (drafts.length === 0) break;
-    run.invoicesFinalized += await inGroups(
-      deps,
-      drafts,
-      async (tx, d) => {
-        skipped.add(d.id);
-        const tenant = { workspaceId: d.workspaceId, environment: d.environment };
-        const invoice = await atomically(tx.db, (trx) =>
-          finalizeInvoice({ ...tx, db: trx }, tenant, billingOrigin(tx, tenant), d.id, now, { onlyDraft: false }),
-        );
-        return invoice.finalizedAt !== null ? 1 : 0;
-      },
-      (d, err) => {
-        skipped.add(d.id);
-        run.failures += 1;
-        deps.log.error({ err, invoiceId: d.id, workspaceId: d.workspaceId }, 'finalizing failed; the next run tries again');
-      },
-    );
-  }
+  await finalizeDue();
   return run;
 }
