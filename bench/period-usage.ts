@@ -7,6 +7,7 @@
 // Run: npm run bench:period-usage                    the embedded default (SQLite file)
 //      BENCH_DATABASE_URL=postgres://… npm run bench:period-usage   a scratch database on that server
 // About 2 min; 127.0.0.1 only; stops by itself.
+import { addMonthsClamped } from '../packages/pricing/src/periods.js';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
@@ -22,20 +23,6 @@ const BEFORE_START = 10_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-function addMonthUtc(ms: number): number {
-  const d = new Date(ms);
-  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 2, 0)).getUTCDate();
-  return Date.UTC(
-    d.getUTCFullYear(),
-    d.getUTCMonth() + 1,
-    Math.min(d.getUTCDate(), last),
-    d.getUTCHours(),
-    d.getUTCMinutes(),
-    d.getUTCSeconds(),
-    d.getUTCMilliseconds(),
-  );
-}
 
 /**
  * The i-th of `n` events spread evenly over [from, to): api_calls of 1, every fifth tokens of 512
@@ -167,7 +154,7 @@ async function main() {
     // An anniversary period: it started 20 days ago at hh:34:56.789 and lasts a month.
     const now = Date.now();
     const start = Math.floor((now - 20 * DAY) / HOUR) * HOUR + 34 * 60_000 + 56_789;
-    const end = addMonthUtc(start);
+    const end = addMonthsClamped(start, 1);
     await store.setPeriod(subscriptionId, start, end);
     const upTo = now - 60_000;
     const startHour = Math.floor(start / HOUR) * HOUR;

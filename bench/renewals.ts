@@ -9,6 +9,7 @@
 //      BENCH_DATABASE_URL=postgres://… npm run bench:renewals   a scratch database on that server
 // BENCH_CUSTOMERS (1000), BENCH_SUBSCRIPTIONS_PER_CUSTOMER (100), BENCH_INGEST=0 skips the second
 // phase, BENCH_INGEST_SECONDS (10) the ingestion-alone phase. 127.0.0.1 only; stops by itself.
+import { addMonthsClamped } from '../packages/pricing/src/periods.js';
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -145,20 +146,6 @@ function quantityOf(c: number, metric: (typeof METRICS)[number]): number {
 
 const monthStart = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1);
 
-function addMonthUtc(ms: number): number {
-  const d = new Date(ms);
-  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 2, 0)).getUTCDate();
-  return Date.UTC(
-    d.getUTCFullYear(),
-    d.getUTCMonth() + 1,
-    Math.min(d.getUTCDate(), last),
-    d.getUTCHours(),
-    d.getUTCMinutes(),
-    d.getUTCSeconds(),
-    d.getUTCMilliseconds(),
-  );
-}
-
 async function main() {
   const adminUrl = process.env.BENCH_DATABASE_URL;
   const scratch = adminUrl ? await scratchPostgres(adminUrl) : null;
@@ -197,7 +184,7 @@ async function main() {
     if (!customerRow || !subRow || !invoiceRow || !seq || invoiceRow.status !== 'finalized') throw new Error('the template rows are not as expected');
     const periodStart = Number(subRow.current_period_start);
     const end1 = Number(subRow.current_period_end);
-    const end2 = addMonthUtc(end1);
+    const end2 = addMonthsClamped(end1, 1);
     const clockId = clock.id;
 
     // Ids made at the template's creation time, as the service would have made them around then.
