@@ -30,39 +30,63 @@ export interface EventOrigin {
  * table on SQLite.
  */
 export async function recordAudit(db: Executor, deps: Pick<Deps, 'clock' | 'ids'>, origin: EventOrigin, event: AuditEventInput): Promise<string> {
-  const id = deps.ids.next('auditEvent');
-  const terms = {
-    text: auditSearchText({ eventType: event.eventType, targetType: event.targetType ?? null, payload: event.payload ?? {} }),
-    eventType: event.eventType,
-    severity: event.severity ?? 'INFO',
-  };
-  const scope = ftsScope(origin.workspaceId, origin.environment);
+  return (await recordAudits(db, deps, [{ origin, event }]))[0]!;
+}
+
+/**
+ * Writes several audit events in one statement (and one for their search rows), in the order
+ * given: a job that closes many periods in one transaction writes its events at the cost of one.
+ */
+export async function recordAudits(
+  db: Executor,
+  deps: Pick<Deps, 'clock' | 'ids'>,
+  events: ReadonlyArray<{ origin: EventOrigin; event: AuditEventInput }>,
+): Promise<string[]> {
+  if (events.length === 0) return [];
   const postgres = isPostgres(db);
-  const row = await db
-    .insertInto('auditEvents')
-    .values({
-      ...(postgres ? ({ search: sql`array_to_tsvector(${tsDocument(scope, { ...terms, idMs: idTime(id) })}::text[])` } as object) : {}),
-      id,
-      workspaceId: origin.workspaceId,
-      environment: origin.environment,
+  const createdAt = deps.clock.now();
+  const written = events.map(({ origin, event }) => {
+    const id = deps.ids.next('auditEvent');
+    const terms = {
+      text: auditSearchText({ eventType: event.eventType, targetType: event.targetType ?? null, payload: event.payload ?? {} }),
       eventType: event.eventType,
-      source: origin.source,
       severity: event.severity ?? 'INFO',
-      actorType: origin.actor.type,
-      actorId: origin.actor.id,
-      targetType: event.targetType ?? null,
-      targetId: event.targetId ?? null,
-      payload: JSON.stringify(event.payload ?? {}),
-      correlationId: origin.correlationId,
-      createdAt: deps.clock.now(),
-    })
-    .returning('seq')
-    .executeTakeFirstOrThrow();
+    };
+    const scope = ftsScope(origin.workspaceId, origin.environment);
+    return {
+      id,
+      fts: postgres ? null : ftsDocument(scope, terms),
+      row: {
+        ...(postgres ? ({ search: sql`array_to_tsvector(${tsDocument(scope, { ...terms, idMs: idTime(id) })}::text[])` } as object) : {}),
+        id,
+        workspaceId: origin.workspaceId,
+        environment: origin.environment,
+        eventType: event.eventType,
+        source: origin.source,
+        severity: event.severity ?? 'INFO',
+        actorType: origin.actor.type,
+        actorId: origin.actor.id,
+        targetType: event.targetType ?? null,
+        targetId: event.targetId ?? null,
+        payload: JSON.stringify(event.payload ?? {}),
+        correlationId: origin.correlationId,
+        createdAt,
+      },
+    };
+  });
+  const rows = await db
+    .insertInto('auditEvents')
+    .values(written.map((w) => w.row))
+    .returning(['id', 'seq'])
+    .execute();
   if (!postgres) {
-    await sql`insert into audit_events_fts (rowid, body) values (${row.seq}, ${ftsDocument(scope, terms)})`.execute(db);
+    // RETURNING does not promise the order of the rows: each search row finds its event by id.
+    const seqOf = new Map(rows.map((r) => [r.id, r.seq]));
+    const values = written.map((w) => sql`(${seqOf.get(w.id)}, ${w.fts})`);
+    await sql`insert into audit_events_fts (rowid, body) values ${sql.join(values)}`.execute(db);
   }
   await afterCommit(db, signalAuditCommitted);
-  return id;
+  return written.map((w) => w.id);
 }
 
 export function toAuditEvent(r: Selectable<AuditEventTable>): AuditEvent {

@@ -32,16 +32,21 @@ export async function saveBillingSettings(db: Db, tenant: Tenant, s: BillingSett
 }
 
 /**
- * Takes the next number of a tenant's sequence (invoice or credit_note) in the caller's
- * transaction: the row stays locked until the commit, so numbers are gapless and never repeat,
- * and a rolled-back finalization gives its number back.
+ * Takes the next `count` numbers of a tenant's sequence (invoice or credit_note) in the caller's
+ * transaction and returns the first: the row stays locked until the commit, so numbers are
+ * gapless and never repeat, and a rolled-back finalization gives its numbers back.
  */
-export async function takeDocumentNumber(db: Db, tenant: Tenant, kind: 'invoice' | 'credit_note'): Promise<number> {
+export async function takeDocumentNumbers(db: Db, tenant: Tenant, kind: 'invoice' | 'credit_note', count: number): Promise<number> {
   const r = await db
     .insertInto('documentSequences')
-    .values({ workspaceId: tenant.workspaceId, environment: tenant.environment, kind, nextValue: 2 })
-    .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'kind']).doUpdateSet((eb) => ({ nextValue: eb('documentSequences.nextValue', '+', 1) })))
+    .values({ workspaceId: tenant.workspaceId, environment: tenant.environment, kind, nextValue: count + 1 })
+    .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'kind']).doUpdateSet((eb) => ({ nextValue: eb('documentSequences.nextValue', '+', count) })))
     .returning('nextValue')
     .executeTakeFirstOrThrow();
-  return Number(r.nextValue) - 1;
+  return Number(r.nextValue) - count;
+}
+
+/** Takes the next number of a tenant's sequence (see takeDocumentNumbers). */
+export function takeDocumentNumber(db: Db, tenant: Tenant, kind: 'invoice' | 'credit_note'): Promise<number> {
+  return takeDocumentNumbers(db, tenant, kind, 1);
 }

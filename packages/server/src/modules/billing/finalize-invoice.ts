@@ -7,7 +7,8 @@ import type { Tenant } from '../../lib/tenant.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { loadPriceVersion } from '../catalog/price-version.js';
 import { documentNumber } from './billing-settings.js';
-import { billingSettingsOf, takeDocumentNumber } from './billing-settings.repository.js';
+import { billingSettingsOf, takeDocumentNumber, takeDocumentNumbers } from './billing-settings.repository.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
 import { totalOf, type Invoice, type IssuedLine } from './invoice.js';
 import { findInvoice, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
 import { issued } from './issue-invoice.js';
@@ -50,17 +51,23 @@ const usageTotal = (lines: readonly IssuedLine[], currency: string) =>
     currency,
   );
 
+/** The earliest period end of the invoices a finalization of `invoice` may adjust (see lateUsageAdjustments). */
+export const lateUsageFrom = (invoice: Pick<Invoice, 'periodStart'>) => invoice.periodStart - LATE_USAGE_WINDOW_MS;
+
 /**
  * Adjustment lines for usage that reached earlier periods after their invoices were finalized:
  * each such period rated again with its invoice's prices, less what was billed for it (its own
  * usage lines, or the last adjustment made to it since). Rated totals only grow with usage, so an
  * adjustment is a charge; a second late event gives a second adjustment, never the first again.
+ * `issued`: the subscription's issued invoices ending in [lateUsageFrom, periodEnd], oldest first
+ * (findIssuedInvoicesEndingBetween; it may hold other subscriptions', which are left out).
  */
-async function lateUsageAdjustments(deps: Deps, tenant: Tenant, invoice: Invoice): Promise<IssuedLine[]> {
+async function lateUsageAdjustments(deps: Deps, tenant: Tenant, invoice: Invoice, issued: readonly Invoice[]): Promise<IssuedLine[]> {
   if (invoice.subscriptionId === null) return [];
-  const earlier = (
-    await findIssuedInvoicesEndingBetween(deps.db, tenant, invoice.subscriptionId, invoice.periodStart - LATE_USAGE_WINDOW_MS, invoice.periodEnd)
-  ).filter((x) => x.id !== invoice.id && billsUsage(x));
+  const from = lateUsageFrom(invoice);
+  const earlier = issued.filter(
+    (x) => x.subscriptionId === invoice.subscriptionId && x.periodEnd >= from && x.periodEnd <= invoice.periodEnd && x.id !== invoice.id && billsUsage(x),
+  );
   const lines: IssuedLine[] = [];
   for (const x of earlier) {
     let billed = usageTotal(x.lines, x.currency);
@@ -92,6 +99,57 @@ async function lateUsageAdjustments(deps: Deps, tenant: Tenant, invoice: Invoice
 }
 
 /**
+ * A draft as finalized at `at` (its subscription's time): its lines (a rerating's, when it was
+ * rerated) and the adjustments added, numbered, frozen.
+ */
+function finalized(deps: Pick<Deps, 'clock'>, invoice: Invoice, lines: IssuedLine[], prefix: string, n: number, at: number): Invoice {
+  const total = totalOf(lines, invoice.currency);
+  return {
+    ...invoice,
+    lines,
+    subtotal: total,
+    total,
+    status: 'finalized',
+    number: documentNumber(prefix, at, n),
+    finalizedAt: at,
+    updatedAt: deps.clock.now(),
+  };
+}
+
+export function invoiceFinalizedAudit(invoice: Invoice): AuditEventInput {
+  return {
+    eventType: 'invoice.finalized',
+    targetType: 'invoice',
+    targetId: invoice.id,
+    payload: {
+      number: invoice.number,
+      total: invoice.total,
+      currency: invoice.currency,
+      subscriptionId: invoice.subscriptionId,
+      customerId: invoice.customerId,
+    },
+  };
+}
+
+/**
+ * Drafts rated in the caller's transaction, finalized at once (their grace was over when they
+ * were issued: a catch-up, a test clock moved past it): adjustments for earlier periods added,
+ * numbered in the order given, one number range taken for all. Not written: the caller inserts
+ * them. The sequence's row stays locked until the commit, so call this last.
+ */
+export async function finalizeNewDrafts(deps: Deps, tenant: Tenant, drafts: readonly Invoice[], at: number, prefix: string): Promise<Invoice[]> {
+  if (drafts.length === 0) return [];
+  const subscriptionIds = [...new Set(drafts.flatMap((d) => (d.subscriptionId === null ? [] : [d.subscriptionId])))];
+  const from = Math.min(...drafts.map(lateUsageFrom));
+  const before = Math.max(...drafts.map((d) => d.periodEnd));
+  const issued = await findIssuedInvoicesEndingBetween(deps.db, tenant, subscriptionIds, from, before);
+  const lines: IssuedLine[][] = [];
+  for (const d of drafts) lines.push([...d.lines, ...(await lateUsageAdjustments(deps, tenant, d, issued))]);
+  const first = await takeDocumentNumbers(deps.db, tenant, 'invoice', drafts.length);
+  return drafts.map((d, k) => finalized(deps, d, lines[k]!, prefix, first + k, at));
+}
+
+/**
  * Finalizes a draft at `at` (its subscription's time): its usage is rated once more (usage that
  * arrived in the grace period lands here), adjustments for earlier periods are added, it takes
  * the next number of the tenant's sequence, and it is frozen. With `onlyDraft: false` (the job),
@@ -103,8 +161,7 @@ export async function finalizeInvoice(
   origin: OperationContext,
   id: string,
   at: number,
-  /** rerate false: the draft was rated in this same transaction, so nothing can have landed since. */
-  opts: { onlyDraft: boolean; rerate?: boolean },
+  opts: { onlyDraft: boolean },
 ): Promise<Invoice> {
   return inTransaction(deps.db, async (trx) => {
     const txDeps: Deps = { ...deps, db: trx };
@@ -115,37 +172,19 @@ export async function finalizeInvoice(
       throw new AppError('CONFLICT', `Invoice '${id}' is ${invoice.status}; only a draft can be finalized.`);
     }
     let lines = invoice.lines;
-    if (billsUsage(invoice) && opts.rerate !== false) {
+    if (billsUsage(invoice)) {
       const rerated = await rerateUsage(txDeps, tenant, invoice);
       lines = [...lines.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...rerated];
     }
-    lines = [...lines, ...(await lateUsageAdjustments(txDeps, tenant, invoice))];
+    const issued =
+      invoice.subscriptionId === null
+        ? []
+        : await findIssuedInvoicesEndingBetween(trx, tenant, [invoice.subscriptionId], lateUsageFrom(invoice), invoice.periodEnd);
+    lines = [...lines, ...(await lateUsageAdjustments(txDeps, tenant, invoice, issued))];
     const settings = await billingSettingsOf(trx, tenant);
-    const n = await takeDocumentNumber(trx, tenant, 'invoice');
-    const total = totalOf(lines, invoice.currency);
-    const finalized: Invoice = {
-      ...invoice,
-      lines,
-      subtotal: total,
-      total,
-      status: 'finalized',
-      number: documentNumber(settings.invoicePrefix, at, n),
-      finalizedAt: at,
-      updatedAt: deps.clock.now(),
-    };
-    await saveInvoice(trx, tenant, finalized);
-    await recordAudit(trx, deps, origin, {
-      eventType: 'invoice.finalized',
-      targetType: 'invoice',
-      targetId: id,
-      payload: {
-        number: finalized.number,
-        total: finalized.total,
-        currency: finalized.currency,
-        subscriptionId: finalized.subscriptionId,
-        customerId: finalized.customerId,
-      },
-    });
-    return finalized;
+    const done = finalized(deps, invoice, lines, settings.invoicePrefix, await takeDocumentNumber(trx, tenant, 'invoice'), at);
+    await saveInvoice(trx, tenant, done);
+    await recordAudit(trx, deps, origin, invoiceFinalizedAudit(done));
+    return done;
   });
 }

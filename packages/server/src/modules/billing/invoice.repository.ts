@@ -44,12 +44,18 @@ function row(tenant: Tenant, i: Invoice) {
 
 /** Inserts a draft; false when the subscription already has an invoice with this cycle key (issued by another run). */
 export async function insertInvoice(db: Db, tenant: Tenant, i: Invoice): Promise<boolean> {
+  return (await insertInvoices(db, tenant, [i])) === 1;
+}
+
+/** Inserts invoices in one statement; how many were new (one whose cycle key exists is left out). */
+export async function insertInvoices(db: Db, tenant: Tenant, invoices: readonly Invoice[]): Promise<number> {
+  if (invoices.length === 0) return 0;
   const r = await db
     .insertInto('invoices')
-    .values(row(tenant, i))
+    .values(invoices.map((i) => row(tenant, i)))
     .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'subscriptionId', 'cycleKey']).where('cycleKey', 'is not', null).doNothing())
     .executeTakeFirst();
-  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+  return Number(r.numInsertedOrUpdatedRows ?? 0);
 }
 
 export async function findInvoice(db: Db, tenant: Tenant, id: string, opts: { lock?: boolean } = {}): Promise<Invoice | null> {
@@ -103,15 +109,22 @@ export async function listInvoices(db: Db, tenant: Tenant, f: InvoiceFilter): Pr
 }
 
 /**
- * A subscription's issued invoices (not drafts, not void) whose period ended in [from, before):
- * those whose usage may have grown since they were finalized.
+ * Subscriptions' issued invoices (not drafts, not void) whose period ended in [from, before):
+ * those whose usage may have grown since they were finalized. Oldest first.
  */
-export async function findIssuedInvoicesEndingBetween(db: Db, tenant: Tenant, subscriptionId: string, from: number, before: number): Promise<Invoice[]> {
+export async function findIssuedInvoicesEndingBetween(
+  db: Db,
+  tenant: Tenant,
+  subscriptionIds: readonly string[],
+  from: number,
+  before: number,
+): Promise<Invoice[]> {
+  if (subscriptionIds.length === 0) return [];
   const rows = await db
     .selectFrom('invoices')
     .selectAll()
     .$call(forTenant(tenant))
-    .where('subscriptionId', '=', subscriptionId)
+    .where('subscriptionId', 'in', subscriptionIds)
     .where('periodEnd', '>=', from)
     .where('periodEnd', '<=', before)
     .where('status', 'in', ['finalized', 'paid', 'uncollectible'])

@@ -1,6 +1,8 @@
 import { roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import type { EventOrigin } from '../audit/audit-event.repository.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
+import type { BillingSettings } from './billing-settings.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -27,17 +29,12 @@ export interface DraftInput {
   at: number;
 }
 
-/**
- * Issues a draft invoice for a subscription inside the caller's transaction, with its audit
- * event; null when this cycle's invoice exists already (a second run, another node). The draft
- * waits the workspace's grace period for late usage, then the finalizing job numbers it.
- */
-export async function issueDraftInvoice(deps: Deps, tenant: Tenant, origin: EventOrigin, input: DraftInput): Promise<Invoice | null> {
+/** A draft invoice for a subscription, as issued now: it waits the workspace's grace period for late usage. */
+export function draftInvoice(deps: Pick<Deps, 'ids' | 'clock'>, settings: BillingSettings, input: DraftInput): Invoice {
   const { sub } = input;
-  const settings = await billingSettingsOf(deps.db, tenant);
   const total = totalOf(input.lines, sub.currency);
   const now = deps.clock.now();
-  const invoice: Invoice = {
+  return {
     id: deps.ids.next('invoice'),
     customerId: sub.customerId,
     subscriptionId: sub.id,
@@ -64,8 +61,10 @@ export async function issueDraftInvoice(deps: Deps, tenant: Tenant, origin: Even
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await insertInvoice(deps.db, tenant, invoice))) return null;
-  await recordAudit(deps.db, deps, origin, {
+}
+
+export function invoiceCreatedAudit(invoice: Invoice): AuditEventInput {
+  return {
     eventType: 'invoice.created',
     targetType: 'invoice',
     targetId: invoice.id,
@@ -78,6 +77,17 @@ export async function issueDraftInvoice(deps: Deps, tenant: Tenant, origin: Even
       periodStart: new Date(invoice.periodStart).toISOString(),
       periodEnd: new Date(invoice.periodEnd).toISOString(),
     },
-  });
+  };
+}
+
+/**
+ * Issues a draft invoice for a subscription inside the caller's transaction, with its audit
+ * event; null when this cycle's invoice exists already (a second run, another node). The draft
+ * waits the workspace's grace period for late usage, then the finalizing job numbers it.
+ */
+export async function issueDraftInvoice(deps: Deps, tenant: Tenant, origin: EventOrigin, input: DraftInput): Promise<Invoice | null> {
+  const invoice = draftInvoice(deps, await billingSettingsOf(deps.db, tenant), input);
+  if (!(await insertInvoice(deps.db, tenant, invoice))) return null;
+  await recordAudit(deps.db, deps, origin, invoiceCreatedAudit(invoice));
   return invoice;
 }

@@ -3,14 +3,20 @@ import type { Deps } from '../../deps.js';
 import { afterCommit, atomically } from '../../db/transaction.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { recordAudit } from '../audit/audit-event.repository.js';
-import { loadPricedOffering } from '../catalog/load-priced-offering.js';
+import type { AuditEventInput } from '../audit/audit-event.js';
+import { recordAudits } from '../audit/audit-event.repository.js';
+import { loadPricedOffering, type PricedOffering } from '../catalog/load-priced-offering.js';
 import { priceVersionFor } from '../catalog/price-version.js';
-import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
+import type { BoundCredentials, RevokedCredentials } from '../subscriptions/bound-credentials.js';
 import { scheduleOf, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
-import { lockSubscriptionForRenewal, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
-import { finalizeInvoice } from './finalize-invoice.js';
-import { issueDraftInvoice, issued } from './issue-invoice.js';
+import { lockSubscriptionsForRenewal, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
+import type { BillingSettings } from './billing-settings.js';
+import { billingSettingsOf } from './billing-settings.repository.js';
+import { finalizeNewDrafts, invoiceFinalizedAudit } from './finalize-invoice.js';
+import type { Invoice } from './invoice.js';
+import { insertInvoices } from './invoice.repository.js';
+import { draftInvoice, invoiceCreatedAudit, issued, type DraftInput } from './issue-invoice.js';
+import { readUsageOncePer } from './read-rating-usage.js';
 import { checkRatableCurrency, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor, type Period } from './rate-subscription-period.js';
 
 /** What one renewal did: the period boundary it crossed and the invoice it issued. */
@@ -25,7 +31,7 @@ export interface Renewal {
   changeApplied: boolean;
 }
 
-/** A rolled-back renewal that found its work done by someone else. */
+/** A rolled-back group that found some of its work done by someone else. */
 class AlreadyRenewed extends Error {}
 
 /** The service itself, renewing on the tenant's behalf. */
@@ -45,146 +51,204 @@ function periodAfter(sub: Subscription, boundary: number): Period {
   return { start: p.start, end: p.end as number };
 }
 
+/** One period closed, as decided before anything is written. */
+interface ClosedPeriod {
+  sub: Subscription;
+  next: Subscription;
+  renewal: Renewal;
+  origin: OperationContext;
+  /** The invoice it issues (a draft), or null when there is nothing to bill. */
+  invoice: Invoice | null;
+}
+
+/** What a group reads once for all of its subscriptions. */
+interface GroupReads {
+  settings: BillingSettings;
+  /** Price version ids of the offerings' prices of the day, by the (cached) priced offering read. */
+  versions: Map<PricedOffering, string>;
+}
+
 /**
- * Closes the subscription's current period if it ended at or before `now` (the subscription's
- * time), in one transaction: the invoice (usage of the closed period in arrears; unless the
- * subscription ends, the entry price of the next period in advance), the trial's end, a change
- * scheduled for the period end, or the cancellation that was asked for then (its keys revoked),
- * and the next period. Audit events in the same transaction. null when there was nothing to do
- * (not due, or another node holds or has just done it): on PostgreSQL the row is locked and a
- * locked row skipped; the invoice's cycle key is unique, so a period is never invoiced twice.
- * Inside the caller's transaction (the job's groups on SQLite) it is a savepoint of it.
+ * Decides how one subscription's current period closes at its end: the invoice (usage of the
+ * closed period in arrears; unless the subscription ends, the entry price of the next period in
+ * advance), the trial's end, a change scheduled for the period end, or the cancellation that was
+ * asked for then, and the next period. Reads prices and usage; writes nothing.
  */
-export async function renewSubscription(deps: Deps, tenant: Tenant, subscriptionId: string, now: number, bound: BoundCredentials): Promise<Renewal | null> {
+async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, reads: GroupReads): Promise<ClosedPeriod> {
+  checkRatableCurrency(sub);
+  const origin = billingOrigin(txDeps, tenant);
+  const closed = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
+  const boundary = closed.end;
+  const priced = await pricingOf(txDeps, tenant, sub);
+  const usage = await ratePeriodUsage(txDeps, tenant, sub, unitsFor(sub, priced), closed);
+  const usageLines = usage.rating.lines.map((l) => issued(l, closed));
+  const trialEnded = sub.trialEndsAt !== null && boundary === sub.trialEndsAt;
+  const realNow = txDeps.clock.now();
+  const renewal: Renewal = { subscriptionId: sub.id, boundary, invoiceId: null, invoiceFinalized: false, outcome: 'renewed', trialEnded, changeApplied: false };
+  let next: Subscription;
+  let draft: DraftInput;
+
+  if (sub.cancelAtPeriodEnd) {
+    next = {
+      ...sub,
+      status: 'CANCELLED',
+      cancelledAt: boundary,
+      cancelAtPeriodEnd: false,
+      scheduledChange: null,
+      version: sub.version + 1,
+      updatedAt: realNow,
+    };
+    renewal.outcome = 'cancelled';
+    draft = {
+      sub,
+      cycleKey: `cancel:${boundary}`,
+      billingReason: 'subscription_cancel',
+      period: closed,
+      priceVersionId: sub.priceVersionId,
+      lines: usageLines,
+      at: boundary,
+    };
+  } else {
+    const change = sub.scheduledChange;
+    const offeringId = change?.offeringId ?? sub.offeringId;
+    let priceVersionId = sub.priceVersionId;
+    let nextPriced = priced;
+    // A change or an unpinned subscription takes the offering's prices of the day; a pinned one
+    // keeps its version. The version is the same row while the offering's prices are unchanged.
+    if (offeringId !== null && (change !== null || !sub.priceVersionPinned || sub.priceVersionId === null)) {
+      const live = await loadPricedOffering(txDeps, tenant, offeringId);
+      if (live) {
+        nextPriced = live;
+        let id = reads.versions.get(live);
+        if (id === undefined) {
+          id = await priceVersionFor(txDeps, tenant, live);
+          reads.versions.set(live, id);
+        }
+        priceVersionId = id;
+      }
+    }
+    const period = periodAfter(sub, boundary);
+    next = {
+      ...sub,
+      status: 'ACTIVE',
+      offeringId,
+      priceVersionId,
+      scheduledChange: null,
+      currentPeriodStart: period.start,
+      currentPeriodEnd: period.end,
+      version: sub.version + 1,
+      updatedAt: realNow,
+    };
+    const entry = entryPriceLine(next, nextPriced, period);
+    renewal.changeApplied = change !== null;
+    draft = {
+      sub: next,
+      cycleKey: `cycle:${boundary}`,
+      billingReason: 'subscription_cycle',
+      period: closed,
+      // The usage lines were rated with the closed period's prices; the invoice names them.
+      priceVersionId: sub.priceVersionId,
+      lines: [...(entry ? [issued(entry, period)] : []), ...usageLines],
+      at: boundary,
+    };
+  }
+  const invoice = draft.lines.length > 0 ? draftInvoice(txDeps, reads.settings, draft) : null;
+  renewal.invoiceId = invoice?.id ?? null;
+  return { sub, next, renewal, origin, invoice };
+}
+
+/**
+ * Closes the current period of each of a tenant's subscriptions (ids) that ended at or before
+ * `now` (their time), in one transaction: for each, what closePeriod decides, the cancellation's
+ * keys revoked, audit events. The invoices whose grace is over already (a catch-up, a test clock
+ * moved past it) are finalized at once, rated once; usage arriving later is an adjustment. One
+ * period per subscription per call: the job calls again for subscriptions still behind, so three
+ * missed periods give three invoices, oldest first. Every row of the group is written in a few
+ * statements, which is what makes 100,000 renewals a minute's work.
+ *
+ * A subscription not due, or held by another node (PostgreSQL locks the rows and skips locked
+ * ones), is left out; if one turns out renewed meanwhile (its version moved, its cycle invoice
+ * exists), the whole group is rolled back: alone, nothing is returned; in a group, it throws and
+ * the job retries the subscriptions one at a time. Inside the caller's transaction it is a
+ * savepoint of it.
+ */
+export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readonly string[], now: number, bound: BoundCredentials): Promise<Renewal[]> {
   try {
     return await atomically(deps.db, async (trx) => {
       const txDeps: Deps = { ...deps, db: trx };
-      const sub = await lockSubscriptionForRenewal(trx, deps.dialect === 'postgres', tenant, subscriptionId);
-      if (!sub || sub.status === 'CANCELLED' || sub.currentPeriodEnd > now) return null;
-      checkRatableCurrency(sub);
-      const origin = billingOrigin(deps, tenant);
-      const closed = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
-      const boundary = closed.end;
-      const priced = await pricingOf(txDeps, tenant, sub);
-      const usage = await ratePeriodUsage(txDeps, tenant, sub, unitsFor(sub, priced), closed);
-      const usageLines = usage.rating.lines.map((l) => issued(l, closed));
-      const trialEnded = sub.trialEndsAt !== null && boundary === sub.trialEndsAt;
-      const realNow = deps.clock.now();
-      let next: Subscription;
-      let renewal: Renewal;
-      let invoiceInput: Parameters<typeof issueDraftInvoice>[3];
+      readUsageOncePer(trx);
+      const subs = (await lockSubscriptionsForRenewal(trx, deps.dialect === 'postgres', tenant, ids)).filter(
+        (s) => s.status !== 'CANCELLED' && s.currentPeriodEnd <= now,
+      );
+      if (subs.length === 0) return [];
+      const reads: GroupReads = { settings: await billingSettingsOf(trx, tenant), versions: new Map() };
+      const closed: ClosedPeriod[] = [];
+      for (const sub of subs) closed.push(await closePeriod(txDeps, tenant, sub, reads));
 
-      if (sub.cancelAtPeriodEnd) {
-        next = {
-          ...sub,
-          status: 'CANCELLED',
-          cancelledAt: boundary,
-          cancelAtPeriodEnd: false,
-          scheduledChange: null,
-          version: sub.version + 1,
-          updatedAt: realNow,
-        };
-        renewal = { subscriptionId, boundary, invoiceId: null, invoiceFinalized: false, outcome: 'cancelled', trialEnded, changeApplied: false };
-        invoiceInput = {
-          sub,
-          cycleKey: `cancel:${boundary}`,
-          billingReason: 'subscription_cancel',
-          period: closed,
-          priceVersionId: sub.priceVersionId,
-          lines: usageLines,
-          at: boundary,
-        };
-      } else {
-        const change = sub.scheduledChange;
-        const offeringId = change?.offeringId ?? sub.offeringId;
-        let priceVersionId = sub.priceVersionId;
-        let nextPriced = priced;
-        // A change or an unpinned subscription takes the offering's prices of the day; a pinned one
-        // keeps its version. The version is the same row while the offering's prices are unchanged.
-        if (offeringId !== null && (change !== null || !sub.priceVersionPinned || sub.priceVersionId === null)) {
-          const live = await loadPricedOffering(txDeps, tenant, offeringId);
-          if (live) {
-            nextPriced = live;
-            priceVersionId = await priceVersionFor(txDeps, tenant, live);
-          }
-        }
-        const period = periodAfter(sub, boundary);
-        next = {
-          ...sub,
-          status: 'ACTIVE',
-          offeringId,
-          priceVersionId,
-          scheduledChange: null,
-          currentPeriodStart: period.start,
-          currentPeriodEnd: period.end,
-          version: sub.version + 1,
-          updatedAt: realNow,
-        };
-        const entry = entryPriceLine(next, nextPriced, period);
-        renewal = { subscriptionId, boundary, invoiceId: null, invoiceFinalized: false, outcome: 'renewed', trialEnded, changeApplied: change !== null };
-        invoiceInput = {
-          sub: next,
-          cycleKey: `cycle:${boundary}`,
-          billingReason: 'subscription_cycle',
-          period: closed,
-          // The usage lines were rated with the closed period's prices; the invoice names them.
-          priceVersionId: sub.priceVersionId,
-          lines: [...(entry ? [issued(entry, period)] : []), ...usageLines],
-          at: boundary,
-        };
+      for (const c of closed) if (!(await updateSubscriptionIfVersion(trx, tenant, c.next, c.sub.version))) throw new AlreadyRenewed();
+      // Revoked before the audit events are written, which name what was revoked.
+      const revoked = new Map<string, RevokedCredentials>();
+      for (const c of closed) {
+        if (c.renewal.outcome === 'cancelled') revoked.set(c.sub.id, await bound.revokeForSubscription(txDeps, c.origin, c.sub.id, deps.clock.now()));
       }
+      const drafts = closed.flatMap((c) => (c.invoice ? [c.invoice] : []));
+      // Last, so that the number sequence's row (locked until the commit) is held briefly.
+      const done = new Map(
+        (
+          await finalizeNewDrafts(
+            txDeps,
+            tenant,
+            drafts.filter((d) => d.finalizeAt <= now),
+            now,
+            reads.settings.invoicePrefix,
+          )
+        ).map((i) => [i.id, i]),
+      );
+      const invoices = drafts.map((d) => done.get(d.id) ?? d);
+      if ((await insertInvoices(trx, tenant, invoices)) !== invoices.length) throw new AlreadyRenewed();
 
-      if (!(await updateSubscriptionIfVersion(trx, tenant, next, sub.version))) throw new AlreadyRenewed();
-      if (invoiceInput.lines.length > 0) {
-        const invoice = await issueDraftInvoice(txDeps, tenant, origin, invoiceInput);
-        if (!invoice) throw new AlreadyRenewed();
-        renewal.invoiceId = invoice.id;
-        // Closed late (a catch-up, a test clock moved past the grace): the grace is over already,
-        // so the draft is finalized here, rated once. Usage arriving later is an adjustment.
-        if (invoice.finalizeAt <= now) {
-          await finalizeInvoice(txDeps, tenant, origin, invoice.id, now, { onlyDraft: false, rerate: false });
-          renewal.invoiceFinalized = true;
-        }
+      const events: Array<{ origin: OperationContext; event: AuditEventInput }> = [];
+      for (const c of closed) {
+        const invoice = c.invoice && (done.get(c.invoice.id) ?? c.invoice);
+        c.renewal.invoiceFinalized = invoice?.status === 'finalized';
+        const add = (event: AuditEventInput) => events.push({ origin: c.origin, event });
+        if (invoice) add(invoiceCreatedAudit(c.invoice!));
+        if (invoice?.status === 'finalized') add(invoiceFinalizedAudit(invoice));
+        for (const event of renewalAudits(c, revoked.get(c.sub.id))) add(event);
       }
-      await recordRenewal(txDeps, tenant, origin, sub, next, renewal, bound);
+      await recordAudits(trx, deps, events);
+      // One audit event per credential revoked, after the cancellation's, which names them.
+      for (const [subscriptionId, r] of revoked)
+        await bound.recordRevocations(txDeps, closed.find((c) => c.sub.id === subscriptionId)!.origin, subscriptionId, r);
       await afterCommit(trx, () => deps.caches.clear(SUBSCRIPTIONS_CHANGED));
-      return renewal;
+      return closed.map((c) => c.renewal);
     });
   } catch (err) {
-    if (err instanceof AlreadyRenewed) return null;
+    // Alone, it was renewed by someone else: nothing to do. In a group, the others may still be due.
+    if (err instanceof AlreadyRenewed && ids.length === 1) return [];
     throw err;
   }
 }
 
-async function recordRenewal(
-  txDeps: Deps,
-  tenant: Tenant,
-  origin: OperationContext,
-  sub: Subscription,
-  next: Subscription,
-  r: Renewal,
-  bound: BoundCredentials,
-): Promise<void> {
-  const audit = (eventType: string, payload: Record<string, unknown>) =>
-    recordAudit(txDeps.db, txDeps, origin, { eventType, targetType: 'subscription', targetId: sub.id, payload });
+/** The subscription's audit events for a closed period (the invoice's are written with it). */
+function renewalAudits(c: ClosedPeriod, revoked: RevokedCredentials | undefined): AuditEventInput[] {
+  const { sub, next, renewal: r } = c;
   const at = new Date(r.boundary).toISOString();
-  if (r.trialEnded) await audit('subscription.trial_ended', { trialEndedAt: at });
+  const events: AuditEventInput[] = [];
+  const event = (eventType: string, payload: Record<string, unknown>) => events.push({ eventType, targetType: 'subscription', targetId: sub.id, payload });
+  if (r.trialEnded) event('subscription.trial_ended', { trialEndedAt: at });
   if (r.outcome === 'cancelled') {
-    const revoked = await bound.revokeForSubscription(txDeps, origin, sub.id, txDeps.clock.now());
-    await audit('subscription.cancelled', {
+    event('subscription.cancelled', {
       reason: 'period_end',
       cancelledAt: at,
       invoiceId: r.invoiceId,
-      revokedKeyIds: revoked.keyIds,
-      revokedClientCredentialIds: revoked.clientCredentialIds,
+      revokedKeyIds: revoked?.keyIds ?? [],
+      revokedClientCredentialIds: revoked?.clientCredentialIds ?? [],
     });
-    await bound.recordRevocations(txDeps, origin, sub.id, revoked);
-    return;
+    return events;
   }
-  if (r.changeApplied) {
-    await audit('subscription.change_applied', { fromOfferingId: sub.offeringId, toOfferingId: next.offeringId, at });
-  }
-  await audit('subscription.renewed', {
+  if (r.changeApplied) event('subscription.change_applied', { fromOfferingId: sub.offeringId, toOfferingId: next.offeringId, at });
+  event('subscription.renewed', {
     closedPeriodStart: new Date(sub.currentPeriodStart).toISOString(),
     closedPeriodEnd: at,
     currentPeriodStart: new Date(next.currentPeriodStart).toISOString(),
@@ -192,4 +256,5 @@ async function recordRenewal(
     invoiceId: r.invoiceId,
     priceVersionId: next.priceVersionId,
   });
+  return events;
 }

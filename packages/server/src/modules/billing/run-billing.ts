@@ -6,7 +6,8 @@ import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { listDueSubscriptions } from '../subscriptions/subscription.repository.js';
 import { finalizeInvoice } from './finalize-invoice.js';
 import { listDraftsDue } from './invoice.repository.js';
-import { billingOrigin, renewSubscription } from './renew-subscription.js';
+import { billingOrigin, renewSubscriptions } from './renew-subscription.js';
+import type { Environment } from '../../lib/crypto.js';
 
 export interface BillingRun {
   /** Periods closed (each with its invoice, when it had anything to bill). */
@@ -23,18 +24,22 @@ const PAGE = 500;
 const MAX_PERIODS_PER_RUN = 1_000;
 
 /**
- * On SQLite, renewals (and finalizations) share a transaction, each in a savepoint of it, until
- * this many have run or this long has passed: a commit is a WAL flush, which was most of a
- * renewal's time (3-4 ms of about 6 on the development machine), and the bound keeps the usage
- * writer thread from waiting long for the one write lock. PostgreSQL keeps a transaction each:
- * there several nodes run the job, and a group holding the document sequence's row lock while
- * waiting for an invoice another node has locked could deadlock with it.
+ * On SQLite, drafts due are finalized in a shared transaction, each in a savepoint of it, until
+ * this many have run or this long has passed: a commit is a WAL flush, which was most of the time
+ * of one, and the bound keeps the usage writer thread from waiting long for the one write lock.
+ * PostgreSQL keeps a transaction each: there several nodes run the job.
  */
 const GROUP_MAX = 64;
 const GROUP_MS = 20;
 
-/** PostgreSQL renewals in flight at once per node: a few of the pool's 10 connections, the rest left to requests. */
-const RENEWALS_AT_ONCE = 4;
+/**
+ * Subscriptions of one tenant renewed in one transaction (renewSubscriptions): about 10 ms of
+ * work on the development machine, so SQLite's write lock is never held long.
+ */
+const RENEWAL_GROUP = 48;
+
+/** PostgreSQL renewal groups in flight at once per node: a few of the pool's 10 connections, the rest left to requests. */
+const GROUPS_AT_ONCE = 3;
 
 /**
  * Runs work for each item; work is atomic itself (a transaction, or a savepoint inside the one it
@@ -47,8 +52,6 @@ async function inGroups<T>(
   items: readonly T[],
   work: (deps: Deps, item: T) => Promise<number>,
   onError: (item: T, err: unknown) => void,
-  /** PostgreSQL: how many items run at once, each in its own transaction (SQLite has one writer). */
-  concurrency = 1,
 ): Promise<number> {
   const one = async (d: Deps, item: T): Promise<number> => {
     try {
@@ -60,15 +63,7 @@ async function inGroups<T>(
   };
   let done = 0;
   if (deps.dialect !== 'sqlite') {
-    let next = 0;
-    const worker = async () => {
-      while (next < items.length) {
-        // Awaited first, then added: `done += await` would read done before another worker's add.
-        const n = await one(deps, items[next++]!);
-        done += n;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+    for (const item of items) done += await one(deps, item);
     return done;
   }
   for (let i = 0; i < items.length;) {
@@ -84,12 +79,45 @@ async function inGroups<T>(
     } catch (err) {
       for (const item of items.slice(first, i)) onError(item, err);
     }
-    // better-sqlite3 answers synchronously, so the job's awaits never leave the microtask queue:
-    // without this the node would serve no request (and the usage writer thread would get no
-    // turn at the write lock) until the whole run is over.
-    await new Promise((resolve) => setImmediate(resolve));
+    await giveWay();
   }
   return done;
+}
+
+/**
+ * better-sqlite3 answers synchronously, so the job's awaits never leave the microtask queue:
+ * without this the node would serve no request (and the usage writer thread would get no turn at
+ * the write lock) until the whole run is over.
+ */
+const giveWay = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Due subscriptions in groups of one tenant each, at most RENEWAL_GROUP long, in the order given. */
+function renewalGroups(due: ReadonlyArray<{ id: string; workspaceId: string; environment: Environment }>): Array<{ tenant: Tenant; ids: string[] }> {
+  const groups: Array<{ tenant: Tenant; ids: string[] }> = [];
+  const open = new Map<string, { tenant: Tenant; ids: string[] }>();
+  for (const s of due) {
+    const key = `${s.workspaceId}:${s.environment}`;
+    let g = open.get(key);
+    if (!g || g.ids.length >= RENEWAL_GROUP) {
+      g = { tenant: { workspaceId: s.workspaceId, environment: s.environment }, ids: [] };
+      open.set(key, g);
+      groups.push(g);
+    }
+    g.ids.push(s.id);
+  }
+  return groups;
+}
+
+/** Runs work for each item, `concurrency` at a time, giving way to requests between items. */
+async function eachAtOnce<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      await work(items[next++]!);
+      await giveWay();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
 export interface BillingScope {
@@ -141,38 +169,49 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
 
   // Drafts already due first (a first invoice), so that its number comes before the renewals'.
   await finalizeDue();
+  const closedIn = new Map<string, number>();
+  const renew = async (tenant: Tenant, ids: string[]): Promise<void> => {
+    for (const r of await renewSubscriptions(deps, tenant, ids, now, bound)) {
+      run.renewals += 1;
+      if (r.invoiceFinalized) run.invoicesFinalized += 1;
+      const n = (closedIn.get(r.subscriptionId) ?? 0) + 1;
+      closedIn.set(r.subscriptionId, n);
+      if (n >= MAX_PERIODS_PER_RUN) failed.add(r.subscriptionId);
+      scope.onRenewal?.();
+    }
+  };
   for (;;) {
-    const due = (await listDueSubscriptions(deps.db, now, { testClock: where, limit: PAGE })).filter((s) => !failed.has(s.id));
+    const due = (await listDueSubscriptions(deps.db, now, { testClock: where, limit: PAGE + failed.size })).filter((s) => !failed.has(s.id));
     if (due.length === 0) break;
-    const renewed = await inGroups(
-      deps,
-      due,
-      async (d, s) => {
-        const tenant = { workspaceId: s.workspaceId, environment: s.environment };
-        let n = 0;
-        // Each renewal is atomic (a savepoint inside a group): periods closed before a failure stay closed.
-        for (let i = 0; i < MAX_PERIODS_PER_RUN; i++) {
-          const r = await renewSubscription(d, tenant, s.id, now, bound);
-          if (!r) break;
-          n += 1;
-          if (r.invoiceFinalized) run.invoicesFinalized += 1;
-          scope.onRenewal?.();
+    const before = run.renewals;
+    // Each group closes one period of each of its subscriptions; those still behind come back in
+    // the next page, so periods close oldest first. Different groups renew independently (rows
+    // locked, the invoice sequence's row taken last and held only to the commit, so no wait can
+    // form a cycle): on PostgreSQL a few at once hide the round trips.
+    await eachAtOnce(renewalGroups(due), deps.dialect === 'sqlite' ? 1 : GROUPS_AT_ONCE, async (g) => {
+      try {
+        await renew(g.tenant, g.ids);
+      } catch (err) {
+        if (g.ids.length === 1) {
+          failed.add(g.ids[0]!);
+          run.failures += 1;
+          deps.log.error({ err, subscriptionId: g.ids[0], workspaceId: g.tenant.workspaceId }, 'renewal failed; the next run tries again');
+          return;
         }
-        return n;
-      },
-      (s, err) => {
-        failed.add(s.id);
-        run.failures += 1;
-        deps.log.error({ err, subscriptionId: s.id, workspaceId: s.workspaceId }, 'renewal failed; the next run tries again');
-      },
-      // Different subscriptions renew independently (each row locked, the invoice sequence's row
-      // taken last and held only to the commit, so no wait can form a cycle): on PostgreSQL a few at
-      // once hide the round trips. Drafts are finalized one at a time, so numbers follow periods.
-      RENEWALS_AT_ONCE,
-    );
-    run.renewals += renewed;
+        // One subscription's failure rolled back the group: one at a time, the others close.
+        for (const id of g.ids) {
+          try {
+            await renew(g.tenant, [id]);
+          } catch (one) {
+            failed.add(id);
+            run.failures += 1;
+            deps.log.error({ err: one, subscriptionId: id, workspaceId: g.tenant.workspaceId }, 'renewal failed; the next run tries again');
+          }
+        }
+      }
+    });
     // Another node holds the rest (locked rows are skipped): its run closes them.
-    if (renewed === 0 && due.every((s) => !failed.has(s.id))) break;
+    if (run.renewals === before && due.every((s) => !failed.has(s.id))) break;
   }
 
   await finalizeDue();

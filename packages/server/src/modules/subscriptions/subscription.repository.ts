@@ -176,15 +176,15 @@ export async function listDueSubscriptions(
 }
 
 /**
- * The subscription, read to be renewed: on PostgreSQL its row is locked until the commit, and a
- * row another node holds is skipped (null), so two nodes never renew the same one at once.
- * SQLite has one writer, which serializes renewals by itself.
+ * Subscriptions read to be renewed, in the order their periods end: on PostgreSQL their rows are
+ * locked until the commit, and rows another node holds are skipped, so two nodes never renew the
+ * same one at once. SQLite has one writer, which serializes renewals by itself.
  */
-export async function lockSubscriptionForRenewal(db: Db, postgres: boolean, tenant: Tenant, id: string): Promise<Subscription | null> {
-  let q = db.selectFrom('subscriptions').selectAll().$call(forTenant(tenant)).where('id', '=', id);
+export async function lockSubscriptionsForRenewal(db: Db, postgres: boolean, tenant: Tenant, ids: readonly string[]): Promise<Subscription[]> {
+  if (ids.length === 0) return [];
+  let q = db.selectFrom('subscriptions').selectAll().$call(forTenant(tenant)).where('id', 'in', ids).orderBy('currentPeriodEnd').orderBy('id');
   if (postgres) q = q.forUpdate().skipLocked();
-  const r = await q.executeTakeFirst();
-  return r ? toSubscription(r) : null;
+  return (await q.execute()).map(toSubscription);
 }
 
 /** Counts a test clock's live subscriptions whose period ends at or before `until`. */
