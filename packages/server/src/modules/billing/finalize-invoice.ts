@@ -1,16 +1,17 @@
 import { Decimal, roundToMinorUnit, unitPricingWith } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
-import { inTransaction } from '../../db/transaction.js';
+import { atomically } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { recordAudit } from '../audit/audit-event.repository.js';
+import { recordAudits } from '../audit/audit-event.repository.js';
+import { readUsageOncePer } from './read-rating-usage.js';
 import { loadPriceVersion } from '../catalog/price-version.js';
 import { documentNumber } from './billing-settings.js';
-import { billingSettingsOf, takeDocumentNumber, takeDocumentNumbers } from './billing-settings.repository.js';
+import { billingSettingsOf, takeDocumentNumbers } from './billing-settings.repository.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { totalOf, type Invoice, type IssuedLine } from './invoice.js';
-import { findInvoice, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
+import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
 import { issued } from './issue-invoice.js';
 import { unitsOfOffering } from './priced-units.js';
 import type { PricedUnit } from './rate-period.js';
@@ -132,29 +133,81 @@ export function invoiceFinalizedAudit(invoice: Invoice): AuditEventInput {
 }
 
 /**
- * Drafts rated in the caller's transaction, finalized at once (their grace was over when they
- * were issued: a catch-up, a test clock moved past it): adjustments for earlier periods added,
- * numbered in the order given, one number range taken for all. Not written: the caller inserts
- * them. The sequence's row stays locked until the commit, so call this last.
+ * Drafts finalized at `at` (their subscriptions' time) in the caller's transaction: with `rerate`,
+ * their usage rated once more (usage that arrived in the grace period lands here; false for
+ * drafts rated in this same transaction, where nothing can have landed since), adjustments for
+ * earlier periods added, numbered in the order given from one range of the tenant's sequence.
+ * Not written: the caller saves (or inserts) them. The sequence's row stays locked until the
+ * commit, so call this last.
  */
-export async function finalizeNewDrafts(deps: Deps, tenant: Tenant, drafts: readonly Invoice[], at: number, prefix: string): Promise<Invoice[]> {
+export async function finalizeDrafts(
+  deps: Deps,
+  tenant: Tenant,
+  drafts: readonly Invoice[],
+  at: number,
+  prefix: string,
+  opts: { rerate: boolean },
+): Promise<Invoice[]> {
   if (drafts.length === 0) return [];
   const subscriptionIds = [...new Set(drafts.flatMap((d) => (d.subscriptionId === null ? [] : [d.subscriptionId])))];
   const from = Math.min(...drafts.map(lateUsageFrom));
   const before = Math.max(...drafts.map((d) => d.periodEnd));
   const issued = await findIssuedInvoicesEndingBetween(deps.db, tenant, subscriptionIds, from, before);
   const lines: IssuedLine[][] = [];
-  for (const d of drafts) lines.push([...d.lines, ...(await lateUsageAdjustments(deps, tenant, d, issued))]);
+  for (const d of drafts) {
+    let own = d.lines;
+    if (opts.rerate && billsUsage(d))
+      own = [...own.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...(await rerateUsage(deps, tenant, d))];
+    lines.push([...own, ...(await lateUsageAdjustments(deps, tenant, d, issued))]);
+  }
   const first = await takeDocumentNumbers(deps.db, tenant, 'invoice', drafts.length);
   return drafts.map((d, k) => finalized(deps, d, lines[k]!, prefix, first + k, at));
 }
 
 /**
- * Finalizes a draft at `at` (its subscription's time): its usage is rated once more (usage that
- * arrived in the grace period lands here), adjustments for earlier periods are added, it takes
- * the next number of the tenant's sequence, and it is frozen. With `onlyDraft: false` (the job),
- * an invoice finalized meanwhile is returned as it is.
+ * Finalizes a tenant's drafts (ids, numbered in that order) at `at` in one transaction (see
+ * finalizeDrafts), with an audit event each: the invoices found, and which of them it finalized.
+ * An invoice that is no longer a draft is returned as it is, or, with `onlyDraft`, refused (409).
+ * `skipLocked` (the job, PostgreSQL): drafts another node is finalizing are left out, not waited for.
  */
+export async function finalizeInvoices(
+  deps: Deps,
+  tenant: Tenant,
+  origin: OperationContext,
+  ids: readonly string[],
+  at: number,
+  opts: { onlyDraft: boolean; skipLocked?: boolean },
+): Promise<{ invoices: Invoice[]; finalized: Invoice[] }> {
+  return atomically(deps.db, async (trx) => {
+    const txDeps: Deps = { ...deps, db: trx };
+    readUsageOncePer(trx);
+    const lock = deps.dialect === 'postgres' ? (opts.skipLocked ? 'skip-locked' : 'wait') : null;
+    const found = new Map((await findInvoices(trx, tenant, ids, lock)).map((i) => [i.id, i]));
+    const invoices = ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
+    if (opts.onlyDraft) {
+      if (invoices.length < ids.length)
+        throw notFound(
+          'invoice',
+          ids.find((id) => !found.has(id))!,
+        );
+      const done = invoices.find((i) => i.status !== 'draft');
+      if (done) throw new AppError('CONFLICT', `Invoice '${done.id}' is ${done.status}; only a draft can be finalized.`);
+    }
+    const settings = await billingSettingsOf(trx, tenant);
+    const drafts = invoices.filter((i) => i.status === 'draft');
+    const finalized = await finalizeDrafts(txDeps, tenant, drafts, at, settings.invoicePrefix, { rerate: true });
+    for (const i of finalized) await saveInvoice(trx, tenant, i);
+    await recordAudits(
+      trx,
+      deps,
+      finalized.map((i) => ({ origin, event: invoiceFinalizedAudit(i) })),
+    );
+    const byId = new Map(finalized.map((i) => [i.id, i]));
+    return { invoices: invoices.map((i) => byId.get(i.id) ?? i), finalized };
+  });
+}
+
+/** Finalizes one draft at `at` (see finalizeInvoices). */
 export async function finalizeInvoice(
   deps: Deps,
   tenant: Tenant,
@@ -163,28 +216,7 @@ export async function finalizeInvoice(
   at: number,
   opts: { onlyDraft: boolean },
 ): Promise<Invoice> {
-  return inTransaction(deps.db, async (trx) => {
-    const txDeps: Deps = { ...deps, db: trx };
-    const invoice = await findInvoice(trx, tenant, id, { lock: deps.dialect === 'postgres' });
-    if (!invoice) throw notFound('invoice', id);
-    if (invoice.status !== 'draft') {
-      if (!opts.onlyDraft) return invoice;
-      throw new AppError('CONFLICT', `Invoice '${id}' is ${invoice.status}; only a draft can be finalized.`);
-    }
-    let lines = invoice.lines;
-    if (billsUsage(invoice)) {
-      const rerated = await rerateUsage(txDeps, tenant, invoice);
-      lines = [...lines.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...rerated];
-    }
-    const issued =
-      invoice.subscriptionId === null
-        ? []
-        : await findIssuedInvoicesEndingBetween(trx, tenant, [invoice.subscriptionId], lateUsageFrom(invoice), invoice.periodEnd);
-    lines = [...lines, ...(await lateUsageAdjustments(txDeps, tenant, invoice, issued))];
-    const settings = await billingSettingsOf(trx, tenant);
-    const done = finalized(deps, invoice, lines, settings.invoicePrefix, await takeDocumentNumber(trx, tenant, 'invoice'), at);
-    await saveInvoice(trx, tenant, done);
-    await recordAudit(trx, deps, origin, invoiceFinalizedAudit(done));
-    return done;
-  });
+  const [invoice] = (await finalizeInvoices(deps, tenant, origin, [id], at, opts)).invoices;
+  if (!invoice) throw notFound('invoice', id);
+  return invoice;
 }

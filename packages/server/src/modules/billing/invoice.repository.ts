@@ -65,6 +65,19 @@ export async function findInvoice(db: Db, tenant: Tenant, id: string, opts: { lo
   return r ? toInvoice(r) : null;
 }
 
+/**
+ * A tenant's invoices by id, read to be changed: `wait` locks their rows until the commit (waiting
+ * for another transaction's), `skip-locked` leaves out rows another transaction holds. Rows are
+ * locked in id order, so two transactions never wait for each other in a cycle.
+ */
+export async function findInvoices(db: Db, tenant: Tenant, ids: readonly string[], lock: 'wait' | 'skip-locked' | null): Promise<Invoice[]> {
+  if (ids.length === 0) return [];
+  let q = db.selectFrom('invoices').selectAll().$call(forTenant(tenant)).where('id', 'in', ids).orderBy('id');
+  if (lock) q = q.forUpdate();
+  if (lock === 'skip-locked') q = q.skipLocked();
+  return (await q.execute()).map(toInvoice);
+}
+
 /** Writes every mutable field of an invoice (its state, and a draft's lines and totals). */
 export async function saveInvoice(db: Db, tenant: Tenant, i: Invoice): Promise<void> {
   await db

@@ -379,6 +379,44 @@ describe('test clocks', () => {
     assert.equal(advanced.body.data.length, 2);
   });
 
+  it('subscriptions on one clock renew together; one that cannot be rated is left behind, and the others close', async () => {
+    const d = await demo();
+    const { clockId, customerId, sub: first } = await onClock(d);
+    const more = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await d.api.post('/api/v1/subscriptions', { customerId, offeringId: d.env.offeringId });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      more.push(res.body);
+    }
+    const broken = more[1];
+    // A row from before currencies were checked: its usage cannot be rated.
+    await t.deps.db.updateTable('subscriptions').set({ currency: 'XAU' }).where('id', '=', broken.id).execute();
+    await advance(d.api, clockId, Date.UTC(2026, 1, 15, 14));
+    const renewed = [first, more[0], more[2]];
+    const cycles = [];
+    for (const s of renewed) {
+      const invoices = await invoicesOf(d.api, s.id);
+      assert.deepEqual(
+        invoices.map((i) => [i.billingReason, i.status]),
+        [
+          ['subscription_create', 'finalized'],
+          ['subscription_cycle', 'finalized'],
+        ],
+      );
+      cycles.push(invoices[1].number);
+      const now = await d.api.get(`/api/v1/subscriptions/${s.id}`);
+      assert.equal(now.body.currentPeriodStart, '2026-02-15T12:00:00.000Z');
+    }
+    // The four first invoices took 1-4; the three renewals the next three, in the order of their subscriptions.
+    assert.deepEqual(cycles, ['INV-2026-000005', 'INV-2026-000006', 'INV-2026-000007']);
+    assert.deepEqual(
+      (await invoicesOf(d.api, broken.id)).map((i) => i.billingReason),
+      ['subscription_create'],
+    );
+    const left = await d.api.get(`/api/v1/subscriptions/${broken.id}`);
+    assert.equal(left.body.currentPeriodStart, iso(START), 'its period stays open for the next run');
+  });
+
   it('a year of monthly renewals with usage: twelve cycle invoices, a month-end anchor that returns to the 31st, and a late event billed as an adjustment', async () => {
     const d = await demo();
     const anchor = Date.UTC(2026, 0, 31, 12);

@@ -12,7 +12,7 @@ import { scheduleOf, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscri
 import { lockSubscriptionsForRenewal, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
 import type { BillingSettings } from './billing-settings.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
-import { finalizeNewDrafts, invoiceFinalizedAudit } from './finalize-invoice.js';
+import { finalizeDrafts, invoiceFinalizedAudit } from './finalize-invoice.js';
 import type { Invoice } from './invoice.js';
 import { insertInvoices } from './invoice.repository.js';
 import { draftInvoice, invoiceCreatedAudit, issued, type DraftInput } from './issue-invoice.js';
@@ -193,17 +193,8 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
       }
       const drafts = closed.flatMap((c) => (c.invoice ? [c.invoice] : []));
       // Last, so that the number sequence's row (locked until the commit) is held briefly.
-      const done = new Map(
-        (
-          await finalizeNewDrafts(
-            txDeps,
-            tenant,
-            drafts.filter((d) => d.finalizeAt <= now),
-            now,
-            reads.settings.invoicePrefix,
-          )
-        ).map((i) => [i.id, i]),
-      );
+      const due = drafts.filter((d) => d.finalizeAt <= now);
+      const done = new Map((await finalizeDrafts(txDeps, tenant, due, now, reads.settings.invoicePrefix, { rerate: false })).map((i) => [i.id, i]));
       const invoices = drafts.map((d) => done.get(d.id) ?? d);
       if ((await insertInvoices(trx, tenant, invoices)) !== invoices.length) throw new AlreadyRenewed();
 

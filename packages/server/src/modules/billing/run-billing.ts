@@ -1,10 +1,8 @@
-import { performance } from 'node:perf_hooks';
 import type { Deps } from '../../deps.js';
-import { atomically, transaction } from '../../db/transaction.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { listDueSubscriptions } from '../subscriptions/subscription.repository.js';
-import { finalizeInvoice } from './finalize-invoice.js';
+import { finalizeInvoices } from './finalize-invoice.js';
 import { listDraftsDue } from './invoice.repository.js';
 import { billingOrigin, renewSubscriptions } from './renew-subscription.js';
 import type { Environment } from '../../lib/crypto.js';
@@ -24,65 +22,15 @@ const PAGE = 500;
 const MAX_PERIODS_PER_RUN = 1_000;
 
 /**
- * On SQLite, drafts due are finalized in a shared transaction, each in a savepoint of it, until
- * this many have run or this long has passed: a commit is a WAL flush, which was most of the time
- * of one, and the bound keeps the usage writer thread from waiting long for the one write lock.
- * PostgreSQL keeps a transaction each: there several nodes run the job.
+ * Subscriptions (or drafts) of one tenant handled in one transaction: about 10 ms of work on the
+ * development machine, so SQLite's write lock is never held long. A transaction per renewal, a
+ * dozen statements and a commit (a WAL flush) each, did about 300 a second; a group writes its
+ * rows in a few multi-row statements.
  */
-const GROUP_MAX = 64;
-const GROUP_MS = 20;
-
-/**
- * Subscriptions of one tenant renewed in one transaction (renewSubscriptions): about 10 ms of
- * work on the development machine, so SQLite's write lock is never held long.
- */
-const RENEWAL_GROUP = 48;
+const GROUP = 48;
 
 /** PostgreSQL renewal groups in flight at once per node: a few of the pool's 10 connections, the rest left to requests. */
 const GROUPS_AT_ONCE = 3;
-
-/**
- * Runs work for each item; work is atomic itself (a transaction, or a savepoint inside the one it
- * is given), and its failure is handed to onError. On SQLite the items share transactions of up
- * to GROUP_MAX items or GROUP_MS; if such a commit fails, every item of the group fails.
- * Resolves to the sum of what work returned for the items that were committed.
- */
-async function inGroups<T>(
-  deps: Deps,
-  items: readonly T[],
-  work: (deps: Deps, item: T) => Promise<number>,
-  onError: (item: T, err: unknown) => void,
-): Promise<number> {
-  const one = async (d: Deps, item: T): Promise<number> => {
-    try {
-      return await work(d, item);
-    } catch (err) {
-      onError(item, err);
-      return 0;
-    }
-  };
-  let done = 0;
-  if (deps.dialect !== 'sqlite') {
-    for (const item of items) done += await one(deps, item);
-    return done;
-  }
-  for (let i = 0; i < items.length;) {
-    const first = i;
-    try {
-      done += await transaction(deps.db, async (trx) => {
-        let n = 0;
-        // Wall time, only to bound how long the write lock is held; what is billed never depends on it.
-        const until = performance.now() + GROUP_MS;
-        for (let k = 0; i < items.length && k < GROUP_MAX && (k === 0 || performance.now() < until); k++, i++) n += await one({ ...deps, db: trx }, items[i]!);
-        return n;
-      });
-    } catch (err) {
-      for (const item of items.slice(first, i)) onError(item, err);
-    }
-    await giveWay();
-  }
-  return done;
-}
 
 /**
  * better-sqlite3 answers synchronously, so the job's awaits never leave the microtask queue:
@@ -91,14 +39,16 @@ async function inGroups<T>(
  */
 const giveWay = () => new Promise((resolve) => setImmediate(resolve));
 
-/** Due subscriptions in groups of one tenant each, at most RENEWAL_GROUP long, in the order given. */
-function renewalGroups(due: ReadonlyArray<{ id: string; workspaceId: string; environment: Environment }>): Array<{ tenant: Tenant; ids: string[] }> {
+type Due = { id: string; workspaceId: string; environment: Environment };
+
+/** Due items in groups of one tenant each, at most GROUP long, in the order given. */
+function tenantGroups(due: readonly Due[]): Array<{ tenant: Tenant; ids: string[] }> {
   const groups: Array<{ tenant: Tenant; ids: string[] }> = [];
   const open = new Map<string, { tenant: Tenant; ids: string[] }>();
   for (const s of due) {
     const key = `${s.workspaceId}:${s.environment}`;
     let g = open.get(key);
-    if (!g || g.ids.length >= RENEWAL_GROUP) {
+    if (!g || g.ids.length >= GROUP) {
       g = { tenant: { workspaceId: s.workspaceId, environment: s.environment }, ids: [] };
       open.set(key, g);
       groups.push(g);
@@ -108,16 +58,40 @@ function renewalGroups(due: ReadonlyArray<{ id: string; workspaceId: string; env
   return groups;
 }
 
-/** Runs work for each item, `concurrency` at a time, giving way to requests between items. */
-async function eachAtOnce<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+/**
+ * Runs work on the due items in tenant groups, `concurrency` groups at a time, giving way to
+ * requests between groups. Work is atomic (one transaction a group): when a group fails, its
+ * items are tried one at a time, so one bad item fails alone (onFailure) and the others go on.
+ */
+async function inTenantGroups(
+  due: readonly Due[],
+  concurrency: number,
+  work: (tenant: Tenant, ids: string[]) => Promise<void>,
+  onFailure: (id: string, tenant: Tenant, err: unknown) => void,
+): Promise<void> {
+  const groups = tenantGroups(due);
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
-      await work(items[next++]!);
+    while (next < groups.length) {
+      const { tenant, ids } = groups[next++]!;
+      try {
+        await work(tenant, ids);
+      } catch (err) {
+        if (ids.length === 1) onFailure(ids[0]!, tenant, err);
+        else {
+          for (const id of ids) {
+            try {
+              await work(tenant, [id]);
+            } catch (one) {
+              onFailure(id, tenant, one);
+            }
+          }
+        }
+      }
       await giveWay();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, groups.length) }, worker));
 }
 
 export interface BillingScope {
@@ -142,28 +116,30 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   const failed = new Set<string>();
 
   const skipped = new Set<string>();
-  /** Drafts past their grace, oldest first, so numbers follow periods. */
+  /**
+   * Drafts past their grace, oldest first, so numbers follow periods: one group at a time (also on
+   * PostgreSQL), each group numbered in order from one range.
+   */
   const finalizeDue = async () => {
+    const done = new Set<string>();
     for (;;) {
-      const drafts = (await listDraftsDue(deps.db, now, { testClock: where, limit: PAGE })).filter((d) => !skipped.has(d.id));
+      const drafts = (await listDraftsDue(deps.db, now, { testClock: where, limit: PAGE + skipped.size })).filter((d) => !skipped.has(d.id));
       if (drafts.length === 0) break;
-      run.invoicesFinalized += await inGroups(
-        deps,
+      await inTenantGroups(
         drafts,
-        async (tx, d) => {
-          skipped.add(d.id);
-          const tenant = { workspaceId: d.workspaceId, environment: d.environment };
-          const invoice = await atomically(tx.db, (trx) =>
-            finalizeInvoice({ ...tx, db: trx }, tenant, billingOrigin(tx, tenant), d.id, now, { onlyDraft: false }),
-          );
-          return invoice.finalizedAt !== null ? 1 : 0;
+        1,
+        async (tenant, ids) => {
+          const { finalized } = await finalizeInvoices(deps, tenant, billingOrigin(deps, tenant), ids, now, { onlyDraft: false, skipLocked: true });
+          run.invoicesFinalized += finalized.length;
+          for (const i of finalized) done.add(i.id);
         },
-        (d, err) => {
-          skipped.add(d.id);
+        (id, tenant, err) => {
           run.failures += 1;
-          deps.log.error({ err, invoiceId: d.id, workspaceId: d.workspaceId }, 'finalizing failed; the next run tries again');
+          deps.log.error({ err, invoiceId: id, workspaceId: tenant.workspaceId }, 'finalizing failed; the next run tries again');
         },
       );
+      // Failed, or held by another node (which finalizes it): not listed again in this run.
+      for (const d of drafts) if (!done.has(d.id)) skipped.add(d.id);
     }
   };
 
@@ -188,27 +164,10 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
     // the next page, so periods close oldest first. Different groups renew independently (rows
     // locked, the invoice sequence's row taken last and held only to the commit, so no wait can
     // form a cycle): on PostgreSQL a few at once hide the round trips.
-    await eachAtOnce(renewalGroups(due), deps.dialect === 'sqlite' ? 1 : GROUPS_AT_ONCE, async (g) => {
-      try {
-        await renew(g.tenant, g.ids);
-      } catch (err) {
-        if (g.ids.length === 1) {
-          failed.add(g.ids[0]!);
-          run.failures += 1;
-          deps.log.error({ err, subscriptionId: g.ids[0], workspaceId: g.tenant.workspaceId }, 'renewal failed; the next run tries again');
-          return;
-        }
-        // One subscription's failure rolled back the group: one at a time, the others close.
-        for (const id of g.ids) {
-          try {
-            await renew(g.tenant, [id]);
-          } catch (one) {
-            failed.add(id);
-            run.failures += 1;
-            deps.log.error({ err: one, subscriptionId: id, workspaceId: g.tenant.workspaceId }, 'renewal failed; the next run tries again');
-          }
-        }
-      }
+    await inTenantGroups(due, deps.dialect === 'sqlite' ? 1 : GROUPS_AT_ONCE, renew, (id, tenant, err) => {
+      failed.add(id);
+      run.failures += 1;
+      deps.log.error({ err, subscriptionId: id, workspaceId: tenant.workspaceId }, 'renewal failed; the next run tries again');
     });
     // Another node holds the rest (locked rows are skipped): its run closes them.
     if (run.renewals === before && due.every((s) => !failed.has(s.id))) break;
