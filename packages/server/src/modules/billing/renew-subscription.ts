@@ -9,7 +9,7 @@ import { loadPricedOffering, type PricedOffering } from '../catalog/load-priced-
 import { priceVersionFor } from '../catalog/price-version.js';
 import type { BoundCredentials, RevokedCredentials } from '../subscriptions/bound-credentials.js';
 import { scheduleOf, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
-import { lockSubscriptionsForRenewal, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
+import { lockSubscriptionsForRenewal, updateRenewedSubscriptions } from '../subscriptions/subscription.repository.js';
 import type { BillingSettings } from './billing-settings.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
 import { finalizeDrafts, invoiceFinalizedAudit } from './finalize-invoice.js';
@@ -185,7 +185,12 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
       const closed: ClosedPeriod[] = [];
       for (const sub of subs) closed.push(await closePeriod(txDeps, tenant, sub, reads));
 
-      for (const c of closed) if (!(await updateSubscriptionIfVersion(trx, tenant, c.next, c.sub.version))) throw new AlreadyRenewed();
+      const written = await updateRenewedSubscriptions(
+        trx,
+        tenant,
+        closed.map((c) => ({ next: c.next, readVersion: c.sub.version })),
+      );
+      if (written !== closed.length) throw new AlreadyRenewed();
       // Revoked before the audit events are written, which name what was revoked.
       const revoked = new Map<string, RevokedCredentials>();
       for (const c of closed) {
