@@ -21,6 +21,7 @@ import { periodEdgeCache } from './modules/usage/period-usage.js';
 import { AuditFeed } from './modules/audit/audit-feed.js';
 import { signalAuditCommitted } from './modules/audit/audit-commit-signal.js';
 import { createInProcessUsageWriter, type IngestWriter } from './modules/ingest-writer/ingest-writer.js';
+import { WriteTurns } from './db/write-turns.js';
 import { createSqliteWorkerWriter } from './modules/ingest-writer/sqlite-usage-writer.js';
 
 /** Every module cache: created once per node here, before anything serves. */
@@ -106,13 +107,14 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     limiter,
     caches,
     secrets: new SecretBox(keys),
+    writeTurns: new WriteTurns(opts.config.billingUsageWaitMs),
   };
   const usage = opts.sqliteFile
     ? // Its thread writes audit events (usage.batch_ingested) on its own connection: each reply
       // comes after a commit.
       createSqliteWorkerWriter(
         opts.sqliteFile,
-        { busyTimeoutMs: opts.config.sqliteBusyTimeoutMs, nice: opts.config.usageWriterNice },
+        { busyTimeoutMs: opts.config.sqliteBusyTimeoutMs, nice: opts.config.usageWriterNice, turns: deps.writeTurns },
         clock,
         log,
         signalAuditCommitted,

@@ -8,6 +8,7 @@ import type { Config } from './lib/config.js';
 import type { IdGenerator } from './lib/ids.js';
 import type { RateLimiter } from './lib/rate-limiter.js';
 import type { SecretBox } from './lib/secret-box.js';
+import type { WriteTurns } from './db/write-turns.js';
 
 /**
  * The low-level ports every operation may touch, built by the composition root (compose.ts).
@@ -30,6 +31,8 @@ export interface Deps {
   caches: Caches;
   /** Seals and opens stored secrets (webhook signing secrets) with AES-256-GCM. */
   secrets: SecretBox;
+  /** SQLite's one write lock: usage writes first, background jobs take turns (db/write-turns.ts). */
+  writeTurns: WriteTurns;
 }
 
 /**

@@ -36,6 +36,8 @@ export interface Config {
   entitlementCacheTtlMs: number;
   /** How often each node runs the billing job (renewals, then finalizing drafts past their grace period). */
   billingIntervalMs: number;
+  /** SQLite: how long the billing job waits for usage writes to pause before it takes the write lock anyway (db/write-turns.ts). */
+  billingUsageWaitMs: number;
   /** Seed a demo workspace when the database holds no workspace yet. */
   seedDemo: boolean;
   /** Trust X-Forwarded-For for the client IP (behind a load balancer). */
@@ -156,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestMaxInFlight: int(env, 'INGEST_MAX_IN_FLIGHT', 4, 1, 10_000),
     entitlementCacheTtlMs: int(env, 'ENTITLEMENT_CACHE_TTL_MS', 250, 0, 5_000),
     billingIntervalMs: int(env, 'BILLING_INTERVAL_MS', 60_000, 1_000, 3_600_000),
+    billingUsageWaitMs: int(env, 'BILLING_USAGE_WAIT_MS', 100, 0, 10_000),
     uploadMaxConcurrent: int(env, 'UPLOAD_MAX_CONCURRENT', 2, 1, 100),
     seedDemo: bool(env, 'SEED_DEMO', profile !== 'production'),
     trustProxy: bool(env, 'TRUST_PROXY', false),

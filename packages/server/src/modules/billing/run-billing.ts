@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { transactionNow } from '../../db/write-turns.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { listDueSubscriptions } from '../subscriptions/subscription.repository.js';
@@ -64,9 +65,10 @@ function tenantGroups(due: readonly Due[]): Array<{ tenant: Tenant; ids: string[
  * items are tried one at a time, so one bad item fails alone (onFailure) and the others go on.
  */
 async function inTenantGroups(
+  deps: Deps,
   due: readonly Due[],
   concurrency: number,
-  work: (tenant: Tenant, ids: string[]) => Promise<void>,
+  work: (deps: Deps, tenant: Tenant, ids: string[]) => Promise<void>,
   onFailure: (id: string, tenant: Tenant, err: unknown) => void,
 ): Promise<void> {
   const groups = tenantGroups(due);
@@ -74,14 +76,20 @@ async function inTenantGroups(
   const worker = async () => {
     while (next < groups.length) {
       const { tenant, ids } = groups[next++]!;
+      // SQLite: usage writes go first; each transaction of the job waits its turn and takes the
+      // write lock only when it is free (db/write-turns.ts). PostgreSQL: the work's own transactions.
+      const inTurn = (some: string[]) =>
+        deps.dialect === 'sqlite'
+          ? deps.writeTurns.run(() => transactionNow(deps.db, deps.sqlite, (trx) => work({ ...deps, db: trx }, tenant, some)))
+          : work(deps, tenant, some);
       try {
-        await work(tenant, ids);
+        await inTurn(ids);
       } catch (err) {
         if (ids.length === 1) onFailure(ids[0]!, tenant, err);
         else {
           for (const id of ids) {
             try {
-              await work(tenant, [id]);
+              await inTurn([id]);
             } catch (one) {
               onFailure(id, tenant, one);
             }
@@ -126,10 +134,11 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
       const drafts = (await listDraftsDue(deps.db, now, { testClock: where, limit: PAGE + skipped.size })).filter((d) => !skipped.has(d.id));
       if (drafts.length === 0) break;
       await inTenantGroups(
+        deps,
         drafts,
         1,
-        async (tenant, ids) => {
-          const { finalized } = await finalizeInvoices(deps, tenant, billingOrigin(deps, tenant), ids, now, { onlyDraft: false, skipLocked: true });
+        async (d, tenant, ids) => {
+          const { finalized } = await finalizeInvoices(d, tenant, billingOrigin(deps, tenant), ids, now, { onlyDraft: false, skipLocked: true });
           run.invoicesFinalized += finalized.length;
           for (const i of finalized) done.add(i.id);
         },
@@ -146,8 +155,8 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   // Drafts already due first (a first invoice), so that its number comes before the renewals'.
   await finalizeDue();
   const closedIn = new Map<string, number>();
-  const renew = async (tenant: Tenant, ids: string[]): Promise<void> => {
-    for (const r of await renewSubscriptions(deps, tenant, ids, now, bound)) {
+  const renew = async (d: Deps, tenant: Tenant, ids: string[]): Promise<void> => {
+    for (const r of await renewSubscriptions(d, tenant, ids, now, bound)) {
       run.renewals += 1;
       if (r.invoiceFinalized) run.invoicesFinalized += 1;
       const n = (closedIn.get(r.subscriptionId) ?? 0) + 1;
@@ -164,7 +173,7 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
     // the next page, so periods close oldest first. Different groups renew independently (rows
     // locked, the invoice sequence's row taken last and held only to the commit, so no wait can
     // form a cycle): on PostgreSQL a few at once hide the round trips.
-    await inTenantGroups(due, deps.dialect === 'sqlite' ? 1 : GROUPS_AT_ONCE, renew, (id, tenant, err) => {
+    await inTenantGroups(deps, due, deps.dialect === 'sqlite' ? 1 : GROUPS_AT_ONCE, renew, (id, tenant, err) => {
       failed.add(id);
       run.failures += 1;
       deps.log.error({ err, subscriptionId: id, workspaceId: tenant.workspaceId }, 'renewal failed; the next run tries again');

@@ -5,6 +5,7 @@ import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
 import { errorOfReply, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
 import type { IngestResult } from '../usage/usage-writer.js';
 import type { IngestWriter, WriterJob } from './ingest-writer.js';
+import type { WriteTurns } from '../../db/write-turns.js';
 
 /** The writer and the batch checker: started together, and started again together. */
 interface Threads {
@@ -26,7 +27,8 @@ interface Threads {
  */
 export function createSqliteWorkerWriter(
   file: string,
-  opts: { busyTimeoutMs: number; nice: number },
+  /** turns: told of every write in flight, so background jobs let usage go first (db/write-turns.ts). */
+  opts: { busyTimeoutMs: number; nice: number; turns?: WriteTurns },
   clock: Clock,
   log: Logger,
   onCommitted: () => void = () => undefined,
@@ -36,13 +38,17 @@ export function createSqliteWorkerWriter(
   // Each caller's promise has its own result type; the thread's reply is that value.
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   const failAll = (err: unknown) => {
-    for (const p of pending.values()) p.reject(err);
+    for (const p of pending.values()) {
+      opts.turns?.finished();
+      p.reject(err);
+    }
     pending.clear();
   };
   const settle = (reply: WorkerReply) => {
     const p = pending.get(reply.id);
     if (!p) return;
     pending.delete(reply.id);
+    opts.turns?.finished();
     if (reply.ok) {
       onCommitted();
       p.resolve(reply.value);
@@ -79,6 +85,7 @@ export function createSqliteWorkerWriter(
       const id = nextId++;
       // The thread replies with the value this job's kind produces (WorkerReply carries it untyped).
       pending.set(id, { resolve: (v) => resolve(v as T), reject });
+      opts.turns?.started();
       const request: WorkerRequest = { id, work, now: clock.now() };
       (threads ??= start())[to].postMessage(request);
     });
