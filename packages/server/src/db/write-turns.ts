@@ -29,8 +29,9 @@ const realTime: TurnTime = {
  * - then it goes as soon as no usage write is in flight;
  * - and after `maxWaitMs` at the latest, so a saturating ingestion load slows the job down but
  *   cannot stop it.
- * Without ingestion the job runs flat out. PostgreSQL needs none of this (row locks, no single
- * write lock): its writer never marks anything, and every turn is granted at once.
+ * Without ingestion the job runs flat out. PostgreSQL has no single write lock, but the job and
+ * ingestion share the cores (the node's and the database's): the same pacing keeps ingestion's
+ * latency while a large renewal run goes on.
  */
 export class WriteTurns {
   private inFlight = 0;

@@ -76,12 +76,13 @@ async function inTenantGroups(
   const worker = async () => {
     while (next < groups.length) {
       const { tenant, ids } = groups[next++]!;
-      // SQLite: usage writes go first; each transaction of the job waits its turn and takes the
-      // write lock only when it is free (db/write-turns.ts). PostgreSQL: the work's own transactions.
+      // Usage writes go first: each transaction of the job waits its turn (db/write-turns.ts); on
+      // SQLite it also begins only when the write lock is free, so the main thread never sleeps in
+      // SQLite's busy handler. PostgreSQL: the work's own transactions.
       const inTurn = (some: string[]) =>
-        deps.dialect === 'sqlite'
-          ? deps.writeTurns.run(() => transactionNow(deps.db, deps.sqlite, (trx) => work({ ...deps, db: trx }, tenant, some)))
-          : work(deps, tenant, some);
+        deps.writeTurns.run(() =>
+          deps.dialect === 'sqlite' ? transactionNow(deps.db, deps.sqlite, (trx) => work({ ...deps, db: trx }, tenant, some)) : work(deps, tenant, some),
+        );
       try {
         await inTurn(ids);
       } catch (err) {

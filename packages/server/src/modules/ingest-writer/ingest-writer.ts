@@ -32,9 +32,14 @@ export function createInProcessUsageWriter(deps: Deps, opts: { lanes: number; jo
   const committers = Array.from({ length: opts.lanes }, () => new GroupCommitter(deps.db, opts.jobsPerCommit));
   const webhooks = new BatchCommitter(deps.db, (trx, jobs: WebhookWriteJob[]) => runWebhookGroup({ ...deps, db: trx }, jobs), WEBHOOKS_PER_COMMIT);
   let next = 0;
+  // Counted, so that the billing job lets usage go first (db/write-turns.ts).
+  const counted = <T>(write: () => Promise<T>): Promise<T> => {
+    deps.writeTurns.started();
+    return write().finally(() => deps.writeTurns.finished());
+  };
   return {
-    write: (job) => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job)),
-    writeWebhook: (job) => webhooks.run(job),
+    write: (job) => counted(() => committers[next++ % committers.length]!.run((trx) => runWriteJob({ ...deps, db: trx }, job))),
+    writeWebhook: (job) => counted(() => webhooks.run(job)),
     async warm() {},
     async close() {},
   };
