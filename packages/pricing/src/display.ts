@@ -13,6 +13,7 @@
 import type { BillingPeriod, Offering, PricingModel, RatePlan, Tier, UnitPricing } from './types.js';
 import { outcomeStatuses } from './types.js';
 import { Decimal } from './decimal.js';
+import { comparePerMonth, monthsPerPeriod } from './periods.js';
 
 /** Text meant for a person. A named alias so every formatter's return type says what it is. */
 export type DisplayText = string;
@@ -511,16 +512,8 @@ export function describeOffering(offering: Offering, ratePlans: readonly RatePla
  */
 export function monthlyEquivalent(amount: string, period: BillingPeriod): Decimal | null {
   const value = toDecimal(amount, 'amount');
-  switch (period) {
-    case 'MONTHLY':
-      return value;
-    case 'QUARTERLY':
-      return value.dividedBy(3);
-    case 'ANNUAL':
-      return value.dividedBy(12);
-    case 'ONE_TIME':
-      return null;
-  }
+  const months = monthsPerPeriod(period);
+  return months === null ? null : value.dividedBy(months);
 }
 
 /** What a usage-only offering is compared on: its first unit, and a price on one scale. */
@@ -581,9 +574,10 @@ function usageBasis(offering: Offering, ratePlans: readonly RatePlan[]): UsageBa
 export function compareOfferings(a: Offering, b: Offering, ratePlans: readonly RatePlan[]): number | null {
   if (a.currency.toUpperCase() !== b.currency.toUpperCase()) return null;
   if (a.entryPrice !== null && b.entryPrice !== null) {
-    const ma = monthlyEquivalent(a.entryPrice, a.billingPeriod);
-    const mb = monthlyEquivalent(b.entryPrice, b.billingPeriod);
-    return ma === null || mb === null ? null : ma.comparedTo(mb);
+    return comparePerMonth(
+      { amount: toDecimal(a.entryPrice, 'entryPrice'), interval: a.billingPeriod },
+      { amount: toDecimal(b.entryPrice, 'entryPrice'), interval: b.billingPeriod },
+    );
   }
   if (a.entryPrice !== null || b.entryPrice !== null) return null;
   const ua = usageBasis(a, ratePlans);

@@ -6,3 +6,4 @@ export * from './validate.js';
 export * from './display.js';
 export * from './unit-pricing.js';
 export * from './periods.js';
+export * from './proration.js';

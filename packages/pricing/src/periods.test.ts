@@ -5,6 +5,8 @@ import { roundToMinorUnit } from './currency.js';
 import {
   addMonthsClamped,
   billingIntervals,
+  comparePerMonth,
+  monthsPerPeriod,
   nthPeriod,
   periodAlignments,
   periodContaining,
@@ -127,6 +129,25 @@ describe('prorate: a partial period’s share of a per-period amount, rounded on
   it('an impossible fraction is refused', () => {
     assert.throws(() => prorate('1', { numerator: 1, denominator: 0 }), /denominator above 0/);
     assert.throws(() => prorate('1', { numerator: 0.5, denominator: 2 }), /whole numbers/);
+  });
+});
+
+describe('comparePerMonth: per-period amounts on one scale, exactly', () => {
+  const cases: Array<[string, BillingInterval, string, BillingInterval, number | null]> = [
+    ['10.00', 'MONTHLY', '120.00', 'ANNUAL', 0],
+    ['30', 'QUARTERLY', '10', 'MONTHLY', 0],
+    ['9.99', 'MONTHLY', '120.00', 'ANNUAL', -1],
+    ['110.00', 'ANNUAL', '30.00', 'QUARTERLY', -1],
+    ['10', 'QUARTERLY', '3.' + '3'.repeat(39), 'MONTHLY', 1],
+    ['10', 'MONTHLY', '99', 'ONE_TIME', null],
+    ['99', 'ONE_TIME', '99', 'ONE_TIME', null],
+  ];
+  for (const [a, ia, b, ib, order] of cases) {
+    it(`${a} ${ia} against ${b} ${ib}: ${order ?? 'not comparable'}`, () =>
+      assert.equal(comparePerMonth({ amount: a, interval: ia }, { amount: b, interval: ib }), order));
+  }
+  it('months per period: 1, 3, 12, and none for ONE_TIME', () => {
+    assert.deepEqual(billingIntervals.map(monthsPerPeriod), [1, 3, 12, null]);
   });
 });
 

@@ -21,6 +21,28 @@ export type PeriodAlignment = (typeof periodAlignments)[number];
 
 const MONTHS_IN: Record<Exclude<BillingInterval, 'ONE_TIME'>, number> = { MONTHLY: 1, QUARTERLY: 3, ANNUAL: 12 };
 
+/** Calendar months in one period of the interval (1, 3 or 12); null for ONE_TIME, whose period never ends. */
+export function monthsPerPeriod(interval: BillingInterval): number | null {
+  return interval === 'ONE_TIME' ? null : MONTHS_IN[interval];
+}
+
+/**
+ * Compares two per-period amounts per month: negative when `a` costs less a month, 0 when the
+ * same, positive when more; null when either is ONE_TIME (no period to divide by). Exact: the
+ * amounts are cross-multiplied by the other's months (a × months(b) against b × months(a))
+ * rather than divided, so 10.00 a quarter and 3.33… a month never compare equal by rounding.
+ * (Exact for amounts of up to 38 significant digits; catalog prices have at most 15.)
+ */
+export function comparePerMonth(
+  a: { amount: Decimal | string; interval: BillingInterval },
+  b: { amount: Decimal | string; interval: BillingInterval },
+): number | null {
+  const ma = monthsPerPeriod(a.interval);
+  const mb = monthsPerPeriod(b.interval);
+  if (ma === null || mb === null) return null;
+  return new Decimal(a.amount).times(mb).comparedTo(new Decimal(b.amount).times(ma));
+}
+
 export interface BillingSchedule {
   /** When the subscription started (epoch ms): its first period starts here. */
   start: number;
