@@ -157,6 +157,58 @@ export async function closedLoop(opts: {
   return r;
 }
 
+/**
+ * An open loop: requests sent at a fixed rate for `seconds`, each on its own, whatever the answers
+ * (a gateway forwarding traffic does not wait for the last batch). A latency runs from the instant
+ * the request was due, so a server that falls behind shows it (no coordinated omission). At most
+ * `maxOutstanding` requests in flight: a request due beyond that is counted in `other` and not sent.
+ */
+export async function openLoop(opts: {
+  perSecond: number;
+  seconds: number;
+  request: (i: number) => { url: string; init: RequestInit };
+  /** Stops the run early once it returns true (checked before each request); `seconds` then bounds it. */
+  until?: () => boolean;
+  maxOutstanding?: number;
+}): Promise<LoadResult> {
+  const start = performance.now();
+  const end = start + opts.seconds * 1000;
+  const gap = 1000 / opts.perSecond;
+  const max = opts.maxOutstanding ?? 256;
+  const r: LoadResult = { seconds: opts.seconds, ok: 0, refused: 0, other: 0, latenciesOk: [] };
+  const inFlight = new Set<Promise<void>>();
+  for (let i = 0; ; i++) {
+    const due = start + i * gap;
+    if (due >= end || opts.until?.()) break;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (inFlight.size >= max) {
+      r.other += 1;
+      continue;
+    }
+    const { url, init } = opts.request(i);
+    const p = (async () => {
+      try {
+        const res = await fetch(url, init);
+        await res.arrayBuffer();
+        if (res.status === 200) {
+          r.ok += 1;
+          r.latenciesOk.push(performance.now() - due);
+        } else if (res.status === 503) r.refused += 1;
+        else r.other += 1;
+      } catch {
+        r.other += 1;
+      }
+    })();
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  }
+  await Promise.all(inFlight);
+  r.latenciesOk.sort((a, b) => a - b);
+  r.seconds = Math.min(opts.seconds, (performance.now() - start) / 1000);
+  return r;
+}
+
 /** Events per ingestion batch in the benchmarks. */
 export const BATCH = 1000;
 

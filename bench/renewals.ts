@@ -9,7 +9,8 @@
 //      BENCH_DATABASE_URL=postgres://… npm run bench:renewals   a scratch database on that server
 // BENCH_CUSTOMERS (1000), BENCH_SUBSCRIPTIONS_PER_CUSTOMER (100), BENCH_INGEST=0 skips the second
 // phase, BENCH_TWO_STEPS=1 renews to drafts first and finalizes them in a second advance,
-// BENCH_INGEST_SECONDS (10) the ingestion-alone phase. 127.0.0.1 only; stops by itself.
+// BENCH_INGEST_SECONDS (10) the ingestion-alone phases, BENCH_INGEST_RATE (batches/s) the open
+// loop's rate (half the closed loop's alone by default), against a third advance. 127.0.0.1 only; stops by itself.
 import { addMonthsClamped } from '../packages/pricing/src/periods.js';
 import http from 'node:http';
 import { loadavg } from 'node:os';
@@ -21,12 +22,13 @@ import type { PricedOffering } from '../packages/server/src/modules/catalog/load
 import { metricsRatedByDimension, unitsOfOffering, usageGroupsOf } from '../packages/server/src/modules/billing/priced-units.js';
 import { ratePeriod } from '../packages/server/src/modules/billing/rate-period.js';
 import type { PeriodUsage } from '../packages/server/src/modules/usage/period-usage.js';
-import { BATCH, batchBodies, closedLoop, percentile, scratchPostgres, startBenchServer, type LoadResult } from './lib.js';
+import { BATCH, batchBodies, closedLoop, openLoop, percentile, scratchPostgres, startBenchServer, type LoadResult } from './lib.js';
 
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
 const PER_CUSTOMER = Number(process.env.BENCH_SUBSCRIPTIONS_PER_CUSTOMER ?? 100);
 const INGEST = process.env.BENCH_INGEST !== '0';
 const TWO_STEPS = process.env.BENCH_TWO_STEPS === '1';
+const OPEN_RATE = process.env.BENCH_INGEST_RATE ? Number(process.env.BENCH_INGEST_RATE) : null;
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -187,6 +189,7 @@ async function main() {
     const periodStart = Number(subRow.current_period_start);
     const end1 = Number(subRow.current_period_end);
     const end2 = addMonthsClamped(end1, 1);
+    const end3 = addMonthsClamped(end1, 2);
     const clockId = clock.id;
 
     // Ids made at the template's creation time, as the service would have made them around then.
@@ -337,6 +340,7 @@ async function main() {
 
     // --- Ingestion alone, then while the next period's advance runs in the server.
     let c2: Awaited<ReturnType<typeof counts>> | null = null;
+    let failedThird: string | null = null;
     if (INGEST) {
       const bodies = batchBodies(server.info.customerIds, 16);
       const ingest = (seconds: number, until?: () => boolean) =>
@@ -364,6 +368,34 @@ async function main() {
       out.push(line('alone', alone));
       out.push(line(`during the job (${fmt(c2.issued)} invoices in ${jobSeconds2.toFixed(1)} s: ${fmt(c2.issued / jobSeconds2)}/s)`, during));
       out.push(`p99 during / alone: ${(percentile(during.latenciesOk, 99) / percentile(alone.latenciesOk, 99)).toFixed(2)} (target at most 1.2)`);
+
+      // The same at a fixed offered load (an open loop): half what the closed loop reached alone,
+      // unless BENCH_INGEST_RATE (batches/s) says. A saturating closed loop turns any other work
+      // into queueing; this is the latency a gateway sending at a steady rate sees.
+      const rate = OPEN_RATE ?? Math.max(1, Math.round(alone.ok / alone.seconds / 2));
+      const steady = (seconds: number, until?: () => boolean) =>
+        openLoop({
+          perSecond: rate,
+          seconds,
+          until,
+          request: (i) => ({
+            url: `${url}/v1/ingest/batch`,
+            init: { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: bodies[i % bodies.length] },
+          }),
+        });
+      const steadyAlone = await steady(INGEST_SECONDS);
+      let done3 = false;
+      const job3 = advance(end3 + GRACE + 60_000).finally(() => (done3 = true));
+      const steadyDuring = await steady(600, () => done3);
+      const jobSeconds3 = await job3;
+      const c3 = await counts(end3);
+      out.push(`\nIngestion at a fixed rate, ${fmt(rate)} batches/s (${fmt(rate * BATCH)} events/s offered; load average after ${load()})`);
+      out.push('| phase | s | events/s | p50 ms | p99 ms | 503s | other |');
+      out.push('|---|---|---|---|---|---|---|');
+      out.push(line('alone', steadyAlone));
+      out.push(line(`during the job (${fmt(c3.issued)} invoices in ${jobSeconds3.toFixed(1)} s: ${fmt(c3.issued / jobSeconds3)}/s)`, steadyDuring));
+      out.push(`p99 during / alone: ${(percentile(steadyDuring.latenciesOk, 99) / percentile(steadyAlone.latenciesOk, 99)).toFixed(2)} (target at most 1.2)`);
+      if (c3.issued !== total) failedThird = `third period: ${c3.issued} cycle invoices for ${total} subscriptions`;
     }
 
     // --- Checks: one cycle invoice per subscription and period, finalized; numbers gapless.
@@ -381,9 +413,10 @@ async function main() {
     if (gaps > 0) problems.push(`invoice numbers: ${gaps} out of place among ${numbers.length} (first ${numbers[0]}, last ${numbers.at(-1)})`);
     const [behind] = await s.all<{ n: number | string }>(`select count(*) as n from subscriptions where test_clock_id = ? and current_period_end <= ?`, [
       clockId,
-      INGEST ? end2 : end1,
+      INGEST ? end3 : end1,
     ]);
     if (Number(behind!.n) !== 0) problems.push(`${behind!.n} subscriptions still due`);
+    if (failedThird) problems.push(failedThird);
     out.push(
       problems.length === 0
         ? `checked: every subscription has one finalized cycle invoice per period; ${fmt(numbers.length)} invoice numbers, gapless`

@@ -88,6 +88,20 @@ describe('WriteTurns: usage writes go first at the SQLite write lock', () => {
     assert.equal(await settled(next), true);
   });
 
+  it('active: usage in flight, or answered within the last second; then not', async () => {
+    const m = manualTime();
+    const turns = new WriteTurns(100, 0.25, m.time);
+    assert.equal(turns.active(), false, 'nothing written yet');
+    turns.started();
+    assert.equal(turns.active(), true, 'in flight');
+    await m.advance(5);
+    turns.finished();
+    await m.advance(999);
+    assert.equal(turns.active(), true, 'answered 999 ms ago');
+    await m.advance(1);
+    assert.equal(turns.active(), false, 'a second without usage');
+  });
+
   it('without usage, the job runs flat out: no pause between transactions', async () => {
     const m = manualTime();
     const turns = new WriteTurns(1_000, 0.25, m.time);

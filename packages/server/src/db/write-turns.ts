@@ -37,6 +37,7 @@ export class WriteTurns {
   private inFlight = 0;
   private startedTotal = 0;
   private notBefore = 0;
+  private lastFinished: number | null = null;
   private waiting: Array<() => void> = [];
 
   constructor(
@@ -47,6 +48,11 @@ export class WriteTurns {
     private readonly time: TurnTime = realTime,
   ) {}
 
+  /** Whether usage is being written: a write in flight, or one answered in the last second. */
+  active(): boolean {
+    return this.inFlight > 0 || (this.lastFinished !== null && this.time.now() - this.lastFinished < ACTIVE_MS);
+  }
+
   /** A usage write was handed to the writer. */
   started(): void {
     this.inFlight += 1;
@@ -56,6 +62,7 @@ export class WriteTurns {
   /** A usage write was answered (committed or failed). */
   finished(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    this.lastFinished = this.time.now();
     if (this.inFlight === 0) {
       const waiting = this.waiting;
       this.waiting = [];
@@ -117,6 +124,9 @@ export class WriteTurns {
     });
   }
 }
+
+/** How long after its last usage write ingestion still counts as going on (active). */
+const ACTIVE_MS = 1_000;
 
 /** How soon a job tries the write lock again when no usage write is in flight (another process holds it). */
 const RETRY_MS = 5;

@@ -30,6 +30,13 @@ const MAX_PERIODS_PER_RUN = 1_000;
  */
 const GROUP = 48;
 
+/**
+ * While usage is being written, a group is written in transactions of at most this many: each
+ * holds SQLite's write lock (and the main thread) a few milliseconds, so an ingestion batch never
+ * waits long behind one (bench/README.md: ingestion's p99 during a renewal run).
+ */
+const GROUP_WHILE_INGESTING = 16;
+
 /** PostgreSQL renewal groups in flight at once per node: a few of the pool's 10 connections, the rest left to requests. */
 const GROUPS_AT_ONCE = 3;
 
@@ -41,6 +48,9 @@ const GROUPS_AT_ONCE = 3;
 const giveWay = () => new Promise((resolve) => setImmediate(resolve));
 
 type Due = { id: string; workspaceId: string; environment: Environment };
+
+/** ids in consecutive chunks of at most n. */
+const chunksOf = (ids: string[], n: number) => Array.from({ length: Math.ceil(ids.length / n) }, (_, k) => ids.slice(k * n, (k + 1) * n));
 
 /** Due items in groups of one tenant each, at most GROUP long, in the order given. */
 function tenantGroups(due: readonly Due[]): Array<{ tenant: Tenant; ids: string[] }> {
@@ -75,24 +85,26 @@ async function inTenantGroups(
   let next = 0;
   const worker = async () => {
     while (next < groups.length) {
-      const { tenant, ids } = groups[next++]!;
-      // Usage writes go first: each transaction of the job waits its turn (db/write-turns.ts); on
-      // SQLite it also begins only when the write lock is free, so the main thread never sleeps in
-      // SQLite's busy handler. PostgreSQL: the work's own transactions.
-      const inTurn = (some: string[]) =>
-        deps.writeTurns.run(() =>
-          deps.dialect === 'sqlite' ? transactionNow(deps.db, deps.sqlite, (trx) => work({ ...deps, db: trx }, tenant, some)) : work(deps, tenant, some),
-        );
-      try {
-        await inTurn(ids);
-      } catch (err) {
-        if (ids.length === 1) onFailure(ids[0]!, tenant, err);
-        else {
-          for (const id of ids) {
-            try {
-              await inTurn([id]);
-            } catch (one) {
-              onFailure(id, tenant, one);
+      const { tenant, ids: all } = groups[next++]!;
+      for (const ids of deps.writeTurns.active() ? chunksOf(all, GROUP_WHILE_INGESTING) : [all]) {
+        // Usage writes go first: each transaction of the job waits its turn (db/write-turns.ts); on
+        // SQLite it also begins only when the write lock is free, so the main thread never sleeps in
+        // SQLite's busy handler. PostgreSQL: the work's own transactions.
+        const inTurn = (some: string[]) =>
+          deps.writeTurns.run(() =>
+            deps.dialect === 'sqlite' ? transactionNow(deps.db, deps.sqlite, (trx) => work({ ...deps, db: trx }, tenant, some)) : work(deps, tenant, some),
+          );
+        try {
+          await inTurn(ids);
+        } catch (err) {
+          if (ids.length === 1) onFailure(ids[0]!, tenant, err);
+          else {
+            for (const id of ids) {
+              try {
+                await inTurn([id]);
+              } catch (one) {
+                onFailure(id, tenant, one);
+              }
             }
           }
         }
