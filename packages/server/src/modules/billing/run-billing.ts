@@ -83,6 +83,14 @@ async function inTenantGroups(
 ): Promise<void> {
   const groups = tenantGroups(due);
   let next = 0;
+  // While usage is being written, the job's transactions run one at a time (PostgreSQL runs
+  // several groups at once otherwise): they share the cores with ingestion.
+  let lane: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = lane.then(fn, fn);
+    lane = p.catch(() => undefined);
+    return p;
+  };
   const worker = async () => {
     while (next < groups.length) {
       const { tenant, ids: all } = groups[next++]!;
@@ -90,10 +98,12 @@ async function inTenantGroups(
         // Usage writes go first: each transaction of the job waits its turn (db/write-turns.ts); on
         // SQLite it also begins only when the write lock is free, so the main thread never sleeps in
         // SQLite's busy handler. PostgreSQL: the work's own transactions.
-        const inTurn = (some: string[]) =>
-          deps.writeTurns.run(() =>
-            deps.dialect === 'sqlite' ? transactionNow(deps.db, deps.sqlite, (trx) => work({ ...deps, db: trx }, tenant, some)) : work(deps, tenant, some),
-          );
+        const transact = (some: string[]) =>
+          deps.dialect === 'sqlite' ? transactionNow(deps.db, deps.sqlite, (trx) => work({ ...deps, db: trx }, tenant, some)) : work(deps, tenant, some);
+        const inTurn = (some: string[]) => {
+          const paced = () => deps.writeTurns.run(() => transact(some));
+          return deps.writeTurns.active() ? oneAtATime(paced) : paced();
+        };
         try {
           await inTurn(ids);
         } catch (err) {
