@@ -30,15 +30,18 @@ interface World {
   api: Client;
   clockId: string;
   customerId: string;
-  /** Offering ids: Basic 30.00/mo, Plus 60.00/mo, Yearly 360.00/yr (30.00 a month), Free (usage only). */
-  off: Record<'basic' | 'plus' | 'yearly' | 'free', string>;
+  /** Offering ids: Basic 30/mo, Twin 30/mo, Plus 60/mo, Yearly 360/yr (30 a month), Free (usage only); prices as `prices` says. */
+  off: Record<'basic' | 'twin' | 'plus' | 'yearly' | 'free', string>;
 }
+
+const USD = { currency: 'USD', rate: '0.01', basic: '30', plus: '60', yearly: '360' };
+type Prices = typeof USD;
 
 /**
  * The demo workspace plus a small catalog of its own on the demo product: api_calls at 0.01 each
  * with 1,000 free a period, on every offering; a customer on a test clock frozen at April 1.
  */
-async function world(): Promise<World> {
+async function world(prices: Prices = USD): Promise<World> {
   const d = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'test' });
   const env = d.environments.test;
   const api = t.seed.client(env.secretKey);
@@ -51,9 +54,9 @@ async function world(): Promise<World> {
     (
       await ok('/api/v1/rate-plans', {
         name: `Calls ${billingPeriod}`,
-        currency: 'USD',
+        currency: prices.currency,
         billingPeriod,
-        metrics: [{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: '0.01', includedFree: 1000 }],
+        metrics: [{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: prices.rate, includedFree: 1000 }],
       })
     ).id as string;
   const monthly = await plan('MONTHLY');
@@ -63,16 +66,17 @@ async function world(): Promise<World> {
       await ok('/api/v1/offerings', {
         productId: env.productId,
         name,
-        currency: 'USD',
+        currency: prices.currency,
         billingPeriod,
         entryPrice,
         ratePlanIds: [billingPeriod === 'ANNUAL' ? annual : monthly],
       })
     ).id as string;
   const off = {
-    basic: await offering('Basic', '30'),
-    plus: await offering('Plus', '60'),
-    yearly: await offering('Yearly', '360', 'ANNUAL'),
+    basic: await offering('Basic', prices.basic),
+    twin: await offering('Twin', prices.basic),
+    plus: await offering('Plus', prices.plus),
+    yearly: await offering('Yearly', prices.yearly, 'ANNUAL'),
     free: await offering('Free', null),
   };
   const storefront = await ok('/api/v1/storefronts', { name: 'Plans', offeringIds: Object.values(off) });
@@ -121,6 +125,7 @@ describe('candidates and previews', () => {
     assert.deepEqual(got, [
       ['Free', 'DOWNGRADE', 'Usage-based'],
       ['Starter', 'DOWNGRADE', 'Usage-based'],
+      ['Twin', 'LATERAL', '$30.00/mo'],
       ['Yearly', 'LATERAL', '$360.00/yr'],
       ['Pro', 'UPGRADE', '$49.00/mo'],
       ['Plus', 'UPGRADE', '$60.00/mo'],
@@ -169,6 +174,176 @@ describe('candidates and previews', () => {
     assert.equal(again.body.effectiveAt, iso(MAY));
     assert.equal(again.body.summary, 'Cancel on May 1, 2026: Basic stays active until then, and nothing is charged after it.');
   });
+});
+
+describe('every apply-at × change kind, through the renewal that follows', () => {
+  // 1,500 calls on April 5 (500 over the 1,000 free: 5.00) and 700 on April 20. IMMEDIATE: the
+  // first 5.00 on the change's invoice; after it the allowance is used up, so 700 x 0.01 = 7.00 at
+  // the renewal. PERIOD_END: the whole period on the old plan at the renewal, 1,200 over: 12.00.
+  type Row = {
+    applyAt: 'IMMEDIATE' | 'PERIOD_END';
+    from: keyof World['off'];
+    to: keyof World['off'];
+    kind: string;
+    changeInvoice: Array<[string, string]> | null;
+    creditNote: string | null;
+    renewal: Array<[string, string]>;
+  };
+  const rows: Row[] = [
+    {
+      applyAt: 'IMMEDIATE',
+      from: 'basic',
+      to: 'plus',
+      kind: 'UPGRADE',
+      changeInvoice: [
+        ['proration', '30.00'],
+        ['proration', '-15.00'],
+        ['usage', '5.00'],
+      ],
+      creditNote: null,
+      renewal: [
+        ['entry_price', '60.00'],
+        ['usage', '7.00'],
+      ],
+    },
+    {
+      applyAt: 'IMMEDIATE',
+      from: 'plus',
+      to: 'basic',
+      kind: 'DOWNGRADE',
+      changeInvoice: [
+        ['proration', '15.00'],
+        ['usage', '5.00'],
+      ],
+      creditNote: '30.00',
+      renewal: [
+        ['entry_price', '30.00'],
+        ['usage', '7.00'],
+      ],
+    },
+    {
+      applyAt: 'IMMEDIATE',
+      from: 'basic',
+      to: 'twin',
+      kind: 'LATERAL',
+      changeInvoice: [
+        ['proration', '15.00'],
+        ['proration', '-15.00'],
+        ['usage', '5.00'],
+      ],
+      creditNote: null,
+      renewal: [
+        ['entry_price', '30.00'],
+        ['usage', '7.00'],
+      ],
+    },
+    {
+      applyAt: 'PERIOD_END',
+      from: 'basic',
+      to: 'plus',
+      kind: 'UPGRADE',
+      changeInvoice: null,
+      creditNote: null,
+      renewal: [
+        ['entry_price', '60.00'],
+        ['usage', '12.00'],
+      ],
+    },
+    {
+      applyAt: 'PERIOD_END',
+      from: 'plus',
+      to: 'basic',
+      kind: 'DOWNGRADE',
+      changeInvoice: null,
+      creditNote: null,
+      renewal: [
+        ['entry_price', '30.00'],
+        ['usage', '12.00'],
+      ],
+    },
+    {
+      applyAt: 'PERIOD_END',
+      from: 'basic',
+      to: 'yearly',
+      kind: 'LATERAL',
+      changeInvoice: null,
+      creditNote: null,
+      renewal: [
+        ['entry_price', '360.00'],
+        ['usage', '12.00'],
+      ],
+    },
+  ];
+  for (const r of rows) {
+    it(`${r.applyAt} ${r.kind}: ${r.from} to ${r.to}`, async () => {
+      const w = await world();
+      const sub = await subscribe(w, w.off[r.from]);
+      await advance(w, APRIL + 4 * DAY);
+      await calls(w, 1500, APRIL + 4 * DAY);
+      await advance(w, MID);
+      const p = await preview(w, sub.id, { offeringId: w.off[r.to], applyAt: r.applyAt });
+      assert.equal(p.status, 200, JSON.stringify(p.body));
+      assert.equal(p.body.action, r.kind);
+      const done = await change(w, sub.id, { offeringId: w.off[r.to], applyAt: r.applyAt, expectedVersion: p.body.subscriptionVersion });
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+      assert.equal(done.body.status, r.applyAt === 'IMMEDIATE' ? 'ACTIVE' : 'ACTIVE_PENDING_CHANGE');
+      const invoices = await invoicesOf(w, sub.id);
+      const changeInvoice = invoices.find((i) => i.billingReason === 'subscription_update');
+      assert.deepEqual(changeInvoice ? brief(changeInvoice.lines) : null, r.changeInvoice);
+      assert.equal(done.body.invoiceId, changeInvoice?.id ?? null);
+      // The preview's figures are the amounts issued.
+      assert.equal(p.body.invoiceTotal, changeInvoice?.total ?? null);
+      assert.equal(done.body.creditNoteAmount, r.creditNote);
+      if (r.creditNote) assert.equal(p.body.credit, r.creditNote);
+      if (r.applyAt === 'PERIOD_END') assert.equal(done.body.scheduledAt, iso(MAY));
+      await advance(w, MID + 4 * DAY);
+      await calls(w, 700, MID + 4 * DAY);
+      await advance(w, MAY + 2 * HOUR);
+      const renewal = (await invoicesOf(w, sub.id)).find((i) => i.billingReason === 'subscription_cycle')!;
+      assert.deepEqual(brief(renewal.lines), r.renewal);
+      assert.equal(renewal.status, 'finalized');
+      const after = (await w.api.get(`/api/v1/subscriptions/${sub.id}`)).body;
+      assert.deepEqual([after.status, after.offeringId], ['ACTIVE', w.off[r.to]]);
+      // Yearly bills on another period: its schedule restarts at the renewal that applies it.
+      if (r.to === 'yearly')
+        assert.deepEqual([after.billingPeriod, after.currentPeriodStart, after.currentPeriodEnd], ['ANNUAL', iso(MAY), '2027-05-01T00:00:00.000Z']);
+      const event = r.kind === 'UPGRADE' ? 'subscription.upgraded' : r.kind === 'DOWNGRADE' ? 'subscription.downgraded' : 'subscription.updated';
+      const events = await w.api.get(`/v1/events?targetId=${sub.id}&type=${event}`);
+      assert.equal(events.body.data.length, 1, `${event} once`);
+    });
+  }
+});
+
+describe('minor units', () => {
+  // Changes on April 21 (10 of 30 days unused).
+  const cases: Array<[string, Prices, [string, string, string]]> = [
+    [
+      'JPY has none: 10/30 of 3,000 is 1,000; of 10,000 is 3,333.3 (3,333)',
+      { currency: 'JPY', rate: '1', basic: '3000', plus: '10000', yearly: '36000' },
+      ['1000', '3333', '2333'],
+    ],
+    [
+      'KWD has three: 10/30 of 10.001 is 3.3336… (credited 3.333, down); of 20.003 is 6.6676… (6.668)',
+      { currency: 'KWD', rate: '0.005', basic: '10.001', plus: '20.003', yearly: '120.012' },
+      ['3.333', '6.668', '3.335'],
+    ],
+  ];
+  for (const [rule, prices, [credit, debit, net]] of cases) {
+    it(rule, async () => {
+      const w = await world(prices);
+      const sub = await subscribe(w, w.off.basic);
+      await advance(w, Date.UTC(2026, 3, 21));
+      const p = await preview(w, sub.id, { offeringId: w.off.plus });
+      assert.deepEqual([p.body.credit, p.body.debit, p.body.netChargeToday], [credit, debit, net]);
+      const done = await change(w, sub.id, { offeringId: w.off.plus });
+      const inv = (await invoicesOf(w, sub.id)).find((i) => i.id === done.body.invoiceId)!;
+      assert.equal(inv.total, p.body.invoiceTotal);
+      assert.deepEqual(brief(inv.lines).slice(0, 2), [
+        ['proration', debit],
+        ['proration', `-${credit}`],
+      ]);
+    });
+  }
 });
 
 describe('IMMEDIATE changes', () => {
