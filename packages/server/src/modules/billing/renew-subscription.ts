@@ -269,5 +269,5 @@ function renewalAudits(c: ClosedPeriod, revoked: RevokedCredentials | undefined)
 
 /** The audit event of a plan change that takes effect, by its kind. */
 export function changeEventType(kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL'): string {
-  return kind === 'UPGRADE' ? 'subscription.upgraded' : kind === 'DOWNGRADE' ? 'subscription.downgraded' : 'subscription.updated';
+  return kind === 'UPGRADE' ? 'subscription.upgraded' : kind === 'DOWNGRADE' ? 'subscription.downgraded' : 'subscription.plan_changed';
 }

@@ -307,7 +307,7 @@ describe('every apply-at × change kind, through the renewal that follows', () =
       // Yearly bills on another period: its schedule restarts at the renewal that applies it.
       if (r.to === 'yearly')
         assert.deepEqual([after.billingPeriod, after.currentPeriodStart, after.currentPeriodEnd], ['ANNUAL', iso(MAY), '2027-05-01T00:00:00.000Z']);
-      const event = r.kind === 'UPGRADE' ? 'subscription.upgraded' : r.kind === 'DOWNGRADE' ? 'subscription.downgraded' : 'subscription.updated';
+      const event = r.kind === 'UPGRADE' ? 'subscription.upgraded' : r.kind === 'DOWNGRADE' ? 'subscription.downgraded' : 'subscription.plan_changed';
       const events = await w.api.get(`/v1/events?targetId=${sub.id}&type=${event}`);
       assert.equal(events.body.data.length, 1, `${event} once`);
     });

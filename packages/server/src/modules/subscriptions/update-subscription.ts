@@ -30,6 +30,8 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
     }
     await checkEntitlementConfig(trx, ctx, input);
     const next: Subscription = { ...current, ...input, version: current.version + 1, updatedAt: deps.clock.now() };
+    // A cancellation asked for at the period end waits like a plan change does.
+    next.status = next.cancelAtPeriodEnd || next.scheduledChange !== null ? 'ACTIVE_PENDING_CHANGE' : 'ACTIVE';
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
       throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
     }
