@@ -32,6 +32,7 @@ const OWNERS: Record<string, string[]> = {
   idempotency: ['idempotency_keys'],
   'ingest-writer': [],
   metrics: ['metrics'],
+  'plan-changes': [],
   plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
   products: ['products'],
   'storefront-keys': ['storefront_keys'],
