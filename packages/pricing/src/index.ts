@@ -7,3 +7,4 @@ export * from './display.js';
 export * from './unit-pricing.js';
 export * from './periods.js';
 export * from './proration.js';
+export * from './change-summary.js';

@@ -65,14 +65,14 @@ const rows: Row[] = [
     unused: [10 * DAY, 30 * DAY],
   },
   {
-    rule: 'a share exactly on a tie rounds half up, each line alike',
+    rule: 'a share exactly on a tie: the debit rounds half up, the credit down (never more than was paid)',
     period: APRIL,
     changeAt: '2026-04-16T00:00:00.000Z',
     old: '0.05',
     new: '0.15',
-    credit: '0.03',
+    credit: '0.02',
     debit: '0.08',
-    net: '0.05',
+    net: '0.06',
     unused: [15 * DAY, 30 * DAY],
   },
   {
@@ -202,15 +202,15 @@ const rows: Row[] = [
   },
   // Minor units.
   {
-    rule: 'JPY has no decimals: 11/31 of 1000 is 355 and of 3000 is 1065',
+    rule: 'JPY has no decimals: 11/31 of 1000 is 354.8 (credited 354) and of 3000 is 1064.5 (debited 1065)',
     currency: 'JPY',
     period: MARCH,
     changeAt: '2026-03-21T00:00:00.000Z',
     old: '1000',
     new: '3000',
-    credit: '355',
+    credit: '354',
     debit: '1065',
-    net: '710',
+    net: '711',
     unused: [11 * DAY, 31 * DAY],
   },
   {

@@ -30,6 +30,10 @@ export const errorStatus = {
   CONFLICT: 409,
   KEY_NOT_ACTIVE: 409,
   SUBSCRIPTION_NOT_ACTIVE: 409,
+  // A plan change submitted against a subscription that changed since its preview.
+  SUBSCRIPTION_CHANGED: 409,
+  // A change or cancellation is already scheduled for the period end: withdraw it first.
+  CHANGE_PENDING: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
   // Answered by Node's HTTP parser before any route: a request that took too long to arrive, or
   // whose headers are too large.

@@ -15,6 +15,8 @@ export interface InvoiceTable {
   /** The usage period the invoice closes (for a first invoice: the period it opens). */
   periodStart: number;
   periodEnd: number;
+  /** Where the billing period whose free allowance its usage shares starts; null: periodStart (0014). */
+  allowanceFrom: number | null;
   priceVersionId: string | null;
   /** JSON array of invoice lines. */
   lines: string;

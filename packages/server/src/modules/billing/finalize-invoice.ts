@@ -25,7 +25,8 @@ import { ratePeriodUsage } from './rate-subscription-period.js';
 export const LATE_USAGE_WINDOW_MS = 36 * 86_400_000;
 
 const USAGE_TYPES = new Set(['usage', 'minimum_fee']);
-const billsUsage = (i: Invoice) => i.billingReason === 'subscription_cycle' || i.billingReason === 'subscription_cancel';
+// subscription_update: a plan change bills the usage before it (modules/plan-changes).
+const billsUsage = (i: Invoice) => i.billingReason !== 'subscription_create';
 
 /** The units an invoice's usage was rated with: its price version's, or (no offering) its PER_UNIT lines'. */
 async function unitsOfInvoice(deps: Deps, tenant: Tenant, invoice: Invoice): Promise<PricedUnit[]> {
@@ -42,7 +43,7 @@ async function unitsOfInvoice(deps: Deps, tenant: Tenant, invoice: Invoice): Pro
 async function rerateUsage(deps: Deps, tenant: Tenant, invoice: Invoice): Promise<IssuedLine[]> {
   const period = { start: invoice.periodStart, end: invoice.periodEnd };
   const units = await unitsOfInvoice(deps, tenant, invoice);
-  const { rating } = await ratePeriodUsage(deps, tenant, { customerId: invoice.customerId, currency: invoice.currency }, units, period);
+  const { rating } = await ratePeriodUsage(deps, tenant, { customerId: invoice.customerId, currency: invoice.currency }, units, period, invoice.allowanceFrom);
   return rating.lines.map((l) => issued(l, period));
 }
 

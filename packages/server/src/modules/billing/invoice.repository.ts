@@ -20,6 +20,7 @@ function toInvoice(r: Selectable<InvoiceTable>): Invoice {
     currency: r.currency,
     periodStart: Number(r.periodStart),
     periodEnd: Number(r.periodEnd),
+    allowanceFrom: n(r.allowanceFrom),
     priceVersionId: r.priceVersionId,
     lines: JSON.parse(r.lines) as IssuedLine[],
     subtotal: r.subtotal,
@@ -160,4 +161,21 @@ export async function listDraftsDue(
   q = opts.testClock ? q.$call(forTenant(opts.testClock.tenant)).where('testClockId', '=', opts.testClock.id) : q.where('testClockId', 'is', null);
   const rows = await q.orderBy('finalizeAt').orderBy('id').limit(opts.limit).execute();
   return rows.map((r) => ({ ...r, environment: r.environment as Environment }));
+}
+
+/**
+ * A subscription's invoices with some of its cycle keys (create, cycle:<boundary>, change:<at>,
+ * cancel:<at>): one index seek each. `lock` (PostgreSQL) holds them until the commit.
+ */
+export async function findInvoicesByCycleKeys(db: Db, tenant: Tenant, subscriptionId: string, cycleKeys: readonly string[], lock: boolean): Promise<Invoice[]> {
+  if (cycleKeys.length === 0) return [];
+  let q = db
+    .selectFrom('invoices')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('subscriptionId', '=', subscriptionId)
+    .where('cycleKey', 'in', cycleKeys)
+    .orderBy('id');
+  if (lock) q = q.forUpdate();
+  return (await q.execute()).map(toInvoice);
 }

@@ -41,6 +41,11 @@ export interface Invoice {
   currency: string;
   periodStart: number;
   periodEnd: number;
+  /**
+   * Where the billing period starts whose free allowance the usage shares, when the invoice bills
+   * part of one (the part after an IMMEDIATE plan change); null: periodStart.
+   */
+  allowanceFrom: number | null;
   priceVersionId: string | null;
   lines: IssuedLine[];
   subtotal: string;
@@ -112,7 +117,7 @@ export const InvoiceSchema = Type.Object({
 });
 
 export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
-  const { cycleKey: _cycleKey, ...rest } = i;
+  const { cycleKey: _cycleKey, allowanceFrom: _allowanceFrom, ...rest } = i;
   return {
     ...rest,
     object: 'invoice',

@@ -24,6 +24,8 @@ export interface DraftInput {
   /** The usage period it bills (a first invoice: the period it opens). */
   period: Period;
   priceVersionId: string | null;
+  /** Where the billing period whose allowance the usage shares starts, when `period` is part of one (see Invoice). */
+  allowanceFrom?: number | null;
   lines: IssuedLine[];
   /** The subscription's time when it is issued: the draft waits the grace period from here. */
   at: number;
@@ -45,6 +47,7 @@ export function draftInvoice(deps: Pick<Deps, 'ids' | 'clock'>, settings: Billin
     currency: sub.currency,
     periodStart: input.period.start,
     periodEnd: input.period.end,
+    allowanceFrom: input.allowanceFrom ?? null,
     priceVersionId: input.priceVersionId,
     lines: input.lines,
     subtotal: total,

@@ -5,7 +5,7 @@ import type { PricedOffering } from '../catalog/load-priced-offering.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { SubscriptionBilling } from '../subscriptions/subscription-billing.js';
 import { issueDraftInvoice, issued } from './issue-invoice.js';
-import { entryPriceLine, pricingOf, ratePeriodUsage, unitsFor } from './rate-subscription-period.js';
+import { billingPeriodStart, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor } from './rate-subscription-period.js';
 
 /**
  * A new subscription's first invoice: the entry price of its first period, in advance (prorated
@@ -36,13 +36,15 @@ export async function closeCancelledSubscription(txDeps: Deps, ctx: OperationCon
   if (!isCurrencyCode(sub.currency)) return;
   const period = { start: sub.currentPeriodStart, end: Math.max(sub.currentPeriodStart, at) };
   const priced = await pricingOf(txDeps, ctx, sub);
-  const { rating } = await ratePeriodUsage(txDeps, ctx, sub, unitsFor(sub, priced), period);
+  const allowanceFrom = billingPeriodStart(sub, period.start);
+  const { rating } = await ratePeriodUsage(txDeps, ctx, sub, unitsFor(sub, priced), period, allowanceFrom);
   if (rating.lines.length === 0) return;
   await issueDraftInvoice(txDeps, ctx, ctx, {
     sub,
     cycleKey: `cancel:${at}`,
     billingReason: 'subscription_cancel',
     period,
+    allowanceFrom: allowanceFrom < period.start ? allowanceFrom : null,
     priceVersionId: sub.priceVersionId,
     lines: rating.lines.map((l) => issued(l, period)),
     at,

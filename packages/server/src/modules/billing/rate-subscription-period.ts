@@ -1,4 +1,4 @@
-import { Decimal, isCurrencyCode, nthPeriod, periodFraction, prorate, roundToMinorUnit } from '@tollgate/pricing';
+import { Decimal, isCurrencyCode, nthPeriod, periodContaining, periodFraction, prorate, roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { loadPricedOffering, type PricedOffering } from '../catalog/load-priced-offering.js';
@@ -51,16 +51,58 @@ export function unitsFor(sub: Pick<Subscription, 'unitPrices'>, priced: PricedOf
   return priced ? unitsOfOffering(priced) : unitsOfUnitPrices(sub);
 }
 
-/** A period's usage rated into usage and minimum-fee lines (no entry price). */
+/**
+ * Where the billing period that holds `t` starts: the trial, or the schedule's period. A usage
+ * period that starts later (the part after an IMMEDIATE plan change) shares its allowance.
+ */
+export function billingPeriodStart(
+  sub: Pick<Subscription, 'startedAt' | 'trialEndsAt' | 'billingAnchor' | 'billingPeriod' | 'periodAlignment'>,
+  t: number,
+): number {
+  if (sub.trialEndsAt !== null && t < sub.trialEndsAt) return sub.startedAt;
+  return periodContaining(scheduleOf(sub), t)?.start ?? t;
+}
+
+/**
+ * The units of a part of a billing period that started at `allowanceFrom`: each unit's free
+ * allowance less its metric's usage in [allowanceFrom, part start), never below 0 (@tollgate/pricing
+ * README, "Usage and free allowances": changing plans never restarts an allowance). Raw
+ * quantities are counted, as usage limits count them.
+ */
+async function sharingAllowances(
+  deps: Deps,
+  tenant: Tenant,
+  customerId: string,
+  units: PricedUnit[],
+  period: Period,
+  allowanceFrom: number,
+): Promise<PricedUnit[]> {
+  if (allowanceFrom >= period.start) return units;
+  const { used } = await readRatingUsage(deps, tenant, customerId, { start: allowanceFrom, end: period.start }, units);
+  return units.map((u) => {
+    const before = used.get(u.pricing.metricName);
+    if (!before || before.isZero()) return u;
+    const allowance = u.override?.includedFree ?? u.pricing.includedFree;
+    const left = Decimal.max(new Decimal(allowance).minus(before), 0);
+    return { ...u, override: { ...(u.override ?? {}), includedFree: left.toNumber() } };
+  });
+}
+
+/**
+ * A period's usage rated into usage and minimum-fee lines (no entry price). `allowanceFrom`: the
+ * start of the billing period whose allowance it shares, when it is the part after a plan change.
+ */
 export async function ratePeriodUsage(
   deps: Deps,
   tenant: Tenant,
   sub: Pick<Subscription, 'customerId' | 'currency'>,
   units: PricedUnit[],
   period: Period,
+  allowanceFrom: number | null = null,
 ): Promise<{ rating: PeriodRating; used: Map<string, Decimal> }> {
-  const { used, usage } = await readRatingUsage(deps, tenant, sub.customerId, period, units);
-  const rating = ratePeriod({ currency: sub.currency, entryPrice: null, inTrial: false, units, usage });
+  const shared = allowanceFrom === null ? units : await sharingAllowances(deps, tenant, sub.customerId, units, period, allowanceFrom);
+  const { used, usage } = await readRatingUsage(deps, tenant, sub.customerId, period, shared);
+  const rating = ratePeriod({ currency: sub.currency, entryPrice: null, inTrial: false, units: shared, usage });
   return { rating, used };
 }
 
@@ -104,7 +146,7 @@ export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Su
   const period = periodAt(sub, now);
   const priced = await pricingOf(deps, tenant, sub);
   const units = unitsFor(sub, priced);
-  const { rating, used } = await ratePeriodUsage(deps, tenant, sub, units, period);
+  const { rating, used } = await ratePeriodUsage(deps, tenant, sub, units, period, billingPeriodStart(sub, period.start));
   const next = sub.cancelAtPeriodEnd ? null : entryPriceLine(sub, priced, { start: period.end, end: period.end });
   if (next) {
     rating.lines.unshift(next);

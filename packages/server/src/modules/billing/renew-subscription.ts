@@ -17,7 +17,7 @@ import type { Invoice } from './invoice.js';
 import { insertInvoices } from './invoice.repository.js';
 import { draftInvoice, invoiceCreatedAudit, issued, type DraftInput } from './issue-invoice.js';
 import { readUsageOncePer } from './read-rating-usage.js';
-import { checkRatableCurrency, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor, type Period } from './rate-subscription-period.js';
+import { billingPeriodStart, checkRatableCurrency, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor, type Period } from './rate-subscription-period.js';
 
 /** What one renewal did: the period boundary it crossed and the invoice it issued. */
 export interface Renewal {
@@ -80,7 +80,8 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
   const closed = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
   const boundary = closed.end;
   const priced = await pricingOf(txDeps, tenant, sub);
-  const usage = await ratePeriodUsage(txDeps, tenant, sub, unitsFor(sub, priced), closed);
+  const allowanceFrom = billingPeriodStart(sub, closed.start);
+  const usage = await ratePeriodUsage(txDeps, tenant, sub, unitsFor(sub, priced), closed, allowanceFrom);
   const usageLines = usage.rating.lines.map((l) => issued(l, closed));
   const trialEnded = sub.trialEndsAt !== null && boundary === sub.trialEndsAt;
   const realNow = txDeps.clock.now();
@@ -104,6 +105,7 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
       cycleKey: `cancel:${boundary}`,
       billingReason: 'subscription_cancel',
       period: closed,
+      allowanceFrom: allowanceFrom < closed.start ? allowanceFrom : null,
       priceVersionId: sub.priceVersionId,
       lines: usageLines,
       at: boundary,
@@ -127,9 +129,12 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
         priceVersionId = id;
       }
     }
-    const period = periodAfter(sub, boundary);
+    // A change to an offering billed on another period restarts the schedule at the boundary.
+    const restarts = change !== null && nextPriced !== null && nextPriced.offering.billingPeriod !== sub.billingPeriod;
+    const schedule = restarts ? { ...sub, billingPeriod: nextPriced!.offering.billingPeriod as Subscription['billingPeriod'], billingAnchor: boundary } : sub;
+    const period = periodAfter(schedule, boundary);
     next = {
-      ...sub,
+      ...schedule,
       status: 'ACTIVE',
       offeringId,
       priceVersionId,
@@ -146,6 +151,7 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
       cycleKey: `cycle:${boundary}`,
       billingReason: 'subscription_cycle',
       period: closed,
+      allowanceFrom: allowanceFrom < closed.start ? allowanceFrom : null,
       // The usage lines were rated with the closed period's prices; the invoice names them.
       priceVersionId: sub.priceVersionId,
       lines: [...(entry ? [issued(entry, period)] : []), ...usageLines],
@@ -243,7 +249,13 @@ function renewalAudits(c: ClosedPeriod, revoked: RevokedCredentials | undefined)
     });
     return events;
   }
-  if (r.changeApplied) event('subscription.change_applied', { fromOfferingId: sub.offeringId, toOfferingId: next.offeringId, at });
+  if (r.changeApplied) {
+    const change = { fromOfferingId: sub.offeringId, toOfferingId: next.offeringId, at };
+    event('subscription.change_applied', change);
+    // The same event an IMMEDIATE change writes, now that this one takes effect (plan-changes).
+    const kind = sub.scheduledChange?.kind;
+    if (kind) event(changeEventType(kind), { ...change, kind, applyAt: 'PERIOD_END', channel: sub.scheduledChange?.channel ?? 'API' });
+  }
   event('subscription.renewed', {
     closedPeriodStart: new Date(sub.currentPeriodStart).toISOString(),
     closedPeriodEnd: at,
@@ -253,4 +265,9 @@ function renewalAudits(c: ClosedPeriod, revoked: RevokedCredentials | undefined)
     priceVersionId: next.priceVersionId,
   });
   return events;
+}
+
+/** The audit event of a plan change that takes effect, by its kind. */
+export function changeEventType(kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL'): string {
+  return kind === 'UPGRADE' ? 'subscription.upgraded' : kind === 'DOWNGRADE' ? 'subscription.downgraded' : 'subscription.updated';
 }

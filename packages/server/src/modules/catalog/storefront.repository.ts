@@ -58,3 +58,14 @@ export async function updateStorefrontRow(db: Db, tenant: Tenant, s: Storefront)
   const { id, workspaceId: _w, environment: _e, createdAt: _c, ...changes } = toRow(tenant, s);
   await db.updateTable('storefronts').set(changes).$call(forTenant(tenant)).where('id', '=', id).execute();
 }
+
+/** Every offering some storefront of the tenant publishes: what a subscriber can change to. */
+export async function publishedOfferingIds(db: Db, tenant: Tenant): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('storefronts')
+    .select('publishedOfferingIds')
+    .$call(forTenant(tenant))
+    .where('publishedOfferingIds', 'is not', null)
+    .execute();
+  return new Set(rows.flatMap((r) => (r.publishedOfferingIds === null ? [] : (JSON.parse(r.publishedOfferingIds) as string[]))));
+}

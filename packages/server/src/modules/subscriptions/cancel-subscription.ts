@@ -28,6 +28,8 @@ export async function cancelSubscription(
   id: string,
   bound: BoundCredentials,
   billing: SubscriptionBilling,
+  /** Added to the subscription.cancelled audit event (reason, channel: plan-changes). */
+  details: Record<string, unknown> = {},
 ): Promise<CancelledSubscription> {
   const result = await inTransaction(deps.db, async (trx) => {
     const txDeps = { ...deps, db: trx };
@@ -55,7 +57,7 @@ export async function cancelSubscription(
       eventType: 'subscription.cancelled',
       targetType: 'subscription',
       targetId: id,
-      payload: { revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds },
+      payload: { ...details, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds },
     });
     await bound.recordRevocations(txDeps, ctx, id, revoked);
     return { subscription: next, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds };

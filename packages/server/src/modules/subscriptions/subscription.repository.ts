@@ -129,7 +129,7 @@ export async function updateSubscriptionIfVersion(db: Db, tenant: Tenant, next: 
 
 /**
  * Writes what a renewal changes (status, period, offering, price version, the cancellation and the
- * scheduled change it consumed) of many subscriptions in one statement, each only if its version
+ * scheduled change it consumed, the schedule a change to another billing period restarts) of many subscriptions in one statement, each only if its version
  * is still the one read; the version moves to the one of `next`. How many were written: fewer than
  * given means another writer got to one first. Every other column is left as it is.
  */
@@ -148,22 +148,26 @@ export async function updateRenewedSubscriptions(db: Db, tenant: Tenant, renewed
       price_version_id: n.priceVersionId,
       current_period_start: n.currentPeriodStart,
       current_period_end: n.currentPeriodEnd,
+      billing_period: n.billingPeriod,
+      billing_anchor: n.billingAnchor,
       updated_at: n.updatedAt,
     })),
   );
   const set = sql`status = v.status, cancelled_at = v.cancelled_at, cancel_at_period_end = v.cancel_at_period_end,
     scheduled_change = v.scheduled_change, offering_id = v.offering_id, price_version_id = v.price_version_id,
-    current_period_start = v.current_period_start, current_period_end = v.current_period_end, version = v.version, updated_at = v.updated_at`;
+    current_period_start = v.current_period_start, current_period_end = v.current_period_end, billing_period = v.billing_period,
+    billing_anchor = v.billing_anchor, version = v.version, updated_at = v.updated_at`;
   // The rows travel as one JSON parameter, so the statement's text is the same for any count.
   const from = isPostgres(db)
     ? sql`json_to_recordset(${rows}::json) as v(id text, read_version integer, version integer, status text, cancelled_at bigint,
         cancel_at_period_end integer, scheduled_change text, offering_id text, price_version_id text, current_period_start bigint,
-        current_period_end bigint, updated_at bigint)`
+        current_period_end bigint, billing_period text, billing_anchor bigint, updated_at bigint)`
     : sql`(select value ->> 'id' as id, value ->> 'read_version' as read_version, value ->> 'version' as version, value ->> 'status' as status,
         value ->> 'cancelled_at' as cancelled_at, value ->> 'cancel_at_period_end' as cancel_at_period_end,
         value ->> 'scheduled_change' as scheduled_change, value ->> 'offering_id' as offering_id,
         value ->> 'price_version_id' as price_version_id, value ->> 'current_period_start' as current_period_start,
-        value ->> 'current_period_end' as current_period_end, value ->> 'updated_at' as updated_at from json_each(${rows})) as v`;
+        value ->> 'current_period_end' as current_period_end, value ->> 'billing_period' as billing_period,
+        value ->> 'billing_anchor' as billing_anchor, value ->> 'updated_at' as updated_at from json_each(${rows})) as v`;
   const r = await sql`update subscriptions set ${set} from ${from}
     where subscriptions.workspace_id = ${tenant.workspaceId} and subscriptions.environment = ${tenant.environment}
       and subscriptions.id = v.id and subscriptions.version = v.read_version`.execute(db);

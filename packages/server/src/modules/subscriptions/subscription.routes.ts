@@ -8,14 +8,13 @@ import { CreateSubscriptionBody, presentSubscription, SubscriptionSchema, subscr
 import { updateSubscription } from './update-subscription.js';
 import { findSubscription, listSubscriptions } from './subscription.repository.js';
 import { createSubscription } from './create-subscription.js';
-import { cancelSubscription } from './cancel-subscription.js';
-import type { BoundCredentials } from './bound-credentials.js';
 import type { SubscriptionBilling } from './subscription-billing.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Subscriptions'];
 
-export async function subscriptionRoutes(app: App, deps: Deps, bound: BoundCredentials, billing: SubscriptionBilling): Promise<void> {
+/** Create, list, retrieve, update. Changes and cancellations: modules/plan-changes. */
+export async function subscriptionRoutes(app: App, deps: Deps, billing: SubscriptionBilling): Promise<void> {
   app.post('/api/v1/subscriptions', {
     config: admin,
     schema: {
@@ -83,19 +82,5 @@ export async function subscriptionRoutes(app: App, deps: Deps, bound: BoundCrede
       response: { 200: SubscriptionSchema, ...errors(403, 404, 409) },
     },
     handler: async (req) => presentSubscription(await updateSubscription(deps, req.ctx, req.params.id, req.body)),
-  });
-
-  app.post('/api/v1/subscriptions/:id/cancel', {
-    config: admin,
-    schema: {
-      summary: 'Cancel a subscription now',
-      description:
-        'The usage of the period so far is billed on a last invoice (a draft, finalized after the grace period), and every product key and client credential bound to it is revoked in the same transaction and stops working on every node at once. To cancel at the end of the period instead, PATCH cancelAtPeriodEnd.',
-      tags,
-      security: bearerSecurity,
-      params: IdParams,
-      response: { 200: SubscriptionSchema, ...errors(403, 404, 409) },
-    },
-    handler: async (req) => presentSubscription((await cancelSubscription(deps, req.ctx, req.params.id, bound, billing)).subscription),
   });
 }

@@ -37,6 +37,10 @@ export interface ScheduledChange {
   offeringId: string;
   /** When it was asked for (the subscription's time). */
   requestedAt: number;
+  /** Which way it goes (a plan change names it; absent on rows from before plan changes). */
+  kind?: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
+  /** Who asked: the operator API, or the embedded widget. */
+  channel?: 'API' | 'EMBED';
 }
 
 export interface Subscription {
@@ -125,6 +129,8 @@ const Alignment = Type.Union(
 const ScheduledChangeSchema = Type.Object({
   offeringId: Type.String({ description: 'The offering the next period is on.' }),
   requestedAt: Timestamp,
+  kind: Type.Optional(Type.Union([Type.Literal('UPGRADE'), Type.Literal('DOWNGRADE'), Type.Literal('LATERAL')])),
+  channel: Type.Optional(Type.Union([Type.Literal('API'), Type.Literal('EMBED')], { description: 'API, or EMBED when the widget scheduled it.' })),
 });
 
 export const SubscriptionSchema = Type.Object({

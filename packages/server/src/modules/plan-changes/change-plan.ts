@@ -1,0 +1,258 @@
+import type { Static } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { afterCommit, inTransaction } from '../../db/transaction.js';
+import { toIso, toIsoOrNull } from '../../lib/clock.js';
+import { AppError, notFound } from '../../lib/errors.js';
+import type { OperationContext } from '../../lib/operation-context.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import { changeEventType } from '../billing/renew-subscription.js';
+import { creditUnusedTime, issueChangeInvoice } from '../billing/plan-change-billing.js';
+import { findInvoicesByCycleKeys } from '../billing/invoice.repository.js';
+import { priceVersionFor } from '../catalog/price-version.js';
+import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
+import { cancelSubscription } from '../subscriptions/cancel-subscription.js';
+import type { SubscriptionBilling } from '../subscriptions/subscription-billing.js';
+import { presentSubscription, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
+import { findSubscription, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
+import { timeOf } from '../test-clocks/clock-time.js';
+import type { CancelInput, ChangeAction, ChangeChannel, ChangeInput, ChangeResultSchema, ApplyAt } from './plan-change.js';
+import { quoteChange, unusedTimeDescription } from './quote-change.js';
+
+/**
+ * Carrying out a plan change, a cancellation, or withdrawing what waits for the period end: each
+ * in one transaction with its invoice, credit note and audit event, written only if the
+ * subscription is still the version read (and the one the preview showed, when the caller says
+ * which: 409 SUBSCRIPTION_CHANGED otherwise).
+ */
+
+export type ChangeResult = Static<typeof ChangeResultSchema>;
+
+interface Outcome {
+  action: ChangeAction;
+  applyAt: ApplyAt;
+  channel: ChangeChannel;
+  sub: Subscription;
+  invoiceId: string | null;
+  creditNoteId: string | null;
+  creditNoteAmount: string | null;
+  scheduledAt: number | null;
+  effectiveAt: number | null;
+  offeringName: string | null;
+}
+
+function presentOutcome(o: Outcome): ChangeResult {
+  return {
+    object: 'subscription_change',
+    subscriptionId: o.sub.id,
+    action: o.action,
+    applyAt: o.applyAt,
+    channel: o.channel,
+    status: o.sub.status,
+    offeringId: o.sub.scheduledChange?.offeringId ?? o.sub.offeringId,
+    offeringName: o.offeringName,
+    invoiceId: o.invoiceId,
+    creditNoteId: o.creditNoteId,
+    creditNoteAmount: o.creditNoteAmount,
+    scheduledAt: toIsoOrNull(o.scheduledAt),
+    effectiveAt: toIsoOrNull(o.effectiveAt),
+    subscription: presentSubscription(o.sub),
+  };
+}
+
+/** The subscription to change, as the caller last saw it (expectedVersion), with nothing waiting. */
+async function subscriptionToChange(db: Deps['db'], ctx: OperationContext, id: string, expectedVersion: number | undefined): Promise<Subscription> {
+  const sub = await findSubscription(db, ctx, id);
+  if (!sub) throw notFound('subscription', id);
+  if (expectedVersion !== undefined && sub.version !== expectedVersion) {
+    throw new AppError(
+      'SUBSCRIPTION_CHANGED',
+      `Subscription '${id}' changed since the preview (version ${expectedVersion}, now ${sub.version}): it is ${sub.status} on offering '${sub.offeringId ?? 'none'}'${
+        sub.scheduledChange ? `, with a change to '${sub.scheduledChange.offeringId}' scheduled` : sub.cancelAtPeriodEnd ? ', cancelling at its period end' : ''
+      }. Preview again.`,
+      { field: 'body.expectedVersion' },
+    );
+  }
+  return sub;
+}
+
+export function checkNothingPending(sub: Subscription): void {
+  if (sub.scheduledChange || sub.cancelAtPeriodEnd) {
+    const what = sub.scheduledChange ? `a change to offering '${sub.scheduledChange.offeringId}'` : 'its cancellation';
+    throw new AppError(
+      'CHANGE_PENDING',
+      `Subscription '${sub.id}' has ${what} scheduled for ${new Date(sub.currentPeriodEnd).toISOString()}; withdraw it first (POST …/withdraw-change).`,
+    );
+  }
+}
+
+async function save(db: Deps['db'], ctx: OperationContext, next: Subscription, read: Subscription): Promise<void> {
+  if (!(await updateSubscriptionIfVersion(db, ctx, next, read.version))) {
+    throw new AppError('SUBSCRIPTION_CHANGED', `Subscription '${read.id}' was changed by another request meanwhile; preview again.`);
+  }
+}
+
+/** Changes the subscription's offering now (prorated) or at its period end. */
+export async function changePlan(deps: Deps, ctx: OperationContext, id: string, input: ChangeInput, channel: ChangeChannel): Promise<ChangeResult> {
+  const applyAt = input.applyAt ?? 'IMMEDIATE';
+  const outcome = await inTransaction(deps.db, async (trx): Promise<Outcome> => {
+    const txDeps: Deps = { ...deps, db: trx };
+    const sub = await subscriptionToChange(trx, ctx, id, input.expectedVersion);
+    checkNothingPending(sub);
+    const now = await timeOf(txDeps, ctx, sub.testClockId);
+    const q = await quoteChange(txDeps, ctx, sub, { action: 'change', offeringId: input.offeringId }, applyAt, now);
+    const to = q.to!;
+    const kind = q.action as 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
+    const base = { action: q.action, applyAt, channel, invoiceId: null, creditNoteId: null, creditNoteAmount: null, offeringName: to.offering.name };
+
+    if (applyAt === 'PERIOD_END') {
+      const next: Subscription = {
+        ...sub,
+        status: 'ACTIVE_PENDING_CHANGE',
+        scheduledChange: { offeringId: to.offering.id, requestedAt: now, kind, channel },
+        version: sub.version + 1,
+        updatedAt: deps.clock.now(),
+      };
+      await save(trx, ctx, next, sub);
+      await recordAudit(trx, deps, ctx, {
+        eventType: 'subscription.change_scheduled',
+        targetType: 'subscription',
+        targetId: sub.id,
+        payload: { change: kind, fromOfferingId: sub.offeringId, toOfferingId: to.offering.id, effectiveAt: toIso(q.effectiveAt), channel },
+      });
+      return { ...base, sub: next, scheduledAt: q.effectiveAt, effectiveAt: null };
+    }
+
+    const note = q.creditNoteAmount ? await creditUnusedTime(txDeps, ctx, q.paid.invoice!, q.creditNoteAmount, unusedTimeDescription(q), now) : null;
+    const invoice =
+      q.invoiceLines.length > 0
+        ? await issueChangeInvoice(txDeps, ctx, {
+            sub,
+            cycleKey: `change:${now}`,
+            billingReason: 'subscription_update',
+            period: q.usagePeriod!,
+            allowanceFrom: q.allowanceFrom,
+            priceVersionId: sub.priceVersionId,
+            lines: q.invoiceLines,
+            at: now,
+          })
+        : null;
+    const next: Subscription = {
+      ...sub,
+      status: 'ACTIVE',
+      offeringId: to.offering.id,
+      priceVersionId: await priceVersionFor(txDeps, ctx, to),
+      billingPeriod: to.offering.billingPeriod as Subscription['billingPeriod'],
+      billingAnchor: q.restarts ? now : sub.billingAnchor,
+      currentPeriodStart: q.nextPeriod.start,
+      currentPeriodEnd: q.nextPeriod.end,
+      scheduledChange: null,
+      version: sub.version + 1,
+      updatedAt: deps.clock.now(),
+    };
+    await save(trx, ctx, next, sub);
+    await recordAudit(trx, deps, ctx, {
+      eventType: changeEventType(kind),
+      targetType: 'subscription',
+      targetId: sub.id,
+      payload: {
+        kind,
+        applyAt,
+        channel,
+        fromOfferingId: sub.offeringId,
+        toOfferingId: to.offering.id,
+        credit: q.credit,
+        debit: q.debit,
+        net: q.net,
+        invoiceId: invoice?.id ?? null,
+        creditNoteId: note?.id ?? null,
+      },
+    });
+    await afterCommit(trx, () => deps.caches.clear(SUBSCRIPTIONS_CHANGED));
+    return {
+      ...base,
+      sub: next,
+      invoiceId: invoice?.id ?? null,
+      creditNoteId: note?.id ?? null,
+      creditNoteAmount: note?.total ?? null,
+      scheduledAt: null,
+      effectiveAt: now,
+    };
+  });
+  return presentOutcome(outcome);
+}
+
+/**
+ * Cancels now (the unused time credited on a credit note, the usage so far on a last invoice, the
+ * keys revoked at once) or at the period end (the renewal cancels it then and revokes the keys).
+ */
+export async function cancelPlan(
+  deps: Deps,
+  ctx: OperationContext,
+  id: string,
+  input: CancelInput,
+  channel: ChangeChannel,
+  bound: BoundCredentials,
+  billing: SubscriptionBilling,
+): Promise<ChangeResult> {
+  const applyAt = input.applyAt ?? 'IMMEDIATE';
+  const details = { reason: input.reason ?? null, channel, ...(input.comment !== undefined ? { comment: input.comment } : {}) };
+  const outcome = await inTransaction(deps.db, async (trx): Promise<Outcome> => {
+    const txDeps: Deps = { ...deps, db: trx };
+    const sub = await subscriptionToChange(trx, ctx, id, input.expectedVersion);
+    if (sub.status === 'CANCELLED') throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription '${id}' is already CANCELLED.`);
+    // Cancelling now supersedes whatever waits for the period end; cancelling then does not.
+    if (applyAt === 'PERIOD_END') checkNothingPending(sub);
+    const now = await timeOf(txDeps, ctx, sub.testClockId);
+    const q = await quoteChange(txDeps, ctx, sub, { action: 'cancel' }, applyAt, now);
+    const base = { action: 'CANCEL' as const, applyAt, channel, offeringName: q.from?.offering.name ?? null, scheduledAt: null };
+
+    if (applyAt === 'PERIOD_END') {
+      const next: Subscription = { ...sub, status: 'ACTIVE_PENDING_CHANGE', cancelAtPeriodEnd: true, version: sub.version + 1, updatedAt: deps.clock.now() };
+      await save(trx, ctx, next, sub);
+      await recordAudit(trx, deps, ctx, {
+        eventType: 'subscription.change_scheduled',
+        targetType: 'subscription',
+        targetId: sub.id,
+        payload: { change: 'CANCEL', ...details, effectiveAt: toIso(q.effectiveAt) },
+      });
+      return { ...base, sub: next, invoiceId: null, creditNoteId: null, creditNoteAmount: null, effectiveAt: q.effectiveAt };
+    }
+
+    const note = q.creditNoteAmount ? await creditUnusedTime(txDeps, ctx, q.paid.invoice!, q.creditNoteAmount, unusedTimeDescription(q), now) : null;
+    const { subscription } = await cancelSubscription(txDeps, ctx, id, bound, billing, { ...details, creditNoteId: note?.id ?? null });
+    const [last] = await findInvoicesByCycleKeys(trx, ctx, id, [`cancel:${now}`], false);
+    return { ...base, sub: subscription, invoiceId: last?.id ?? null, creditNoteId: note?.id ?? null, creditNoteAmount: note?.total ?? null, effectiveAt: now };
+  });
+  deps.caches.clear(SUBSCRIPTIONS_CHANGED);
+  return presentOutcome(outcome);
+}
+
+/** Withdraws the change or cancellation waiting for the period end: the subscription is ACTIVE as before. */
+export async function withdrawChange(deps: Deps, ctx: OperationContext, id: string, channel: ChangeChannel): Promise<Subscription> {
+  return inTransaction(deps.db, async (trx) => {
+    const sub = await findSubscription(trx, ctx, id);
+    if (!sub) throw notFound('subscription', id);
+    if (!sub.scheduledChange && !sub.cancelAtPeriodEnd) {
+      throw new AppError('CONFLICT', `Subscription '${id}' has no change or cancellation scheduled for its period end.`);
+    }
+    const next: Subscription = {
+      ...sub,
+      status: 'ACTIVE',
+      scheduledChange: null,
+      cancelAtPeriodEnd: false,
+      version: sub.version + 1,
+      updatedAt: deps.clock.now(),
+    };
+    await save(trx, ctx, next, sub);
+    await recordAudit(trx, deps, ctx, {
+      eventType: 'subscription.change_withdrawn',
+      targetType: 'subscription',
+      targetId: id,
+      payload: {
+        withdrawn: sub.scheduledChange ? { change: sub.scheduledChange.kind ?? 'CHANGE', toOfferingId: sub.scheduledChange.offeringId } : { change: 'CANCEL' },
+        channel,
+      },
+    });
+    return next;
+  });
+}

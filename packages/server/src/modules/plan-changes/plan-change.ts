@@ -1,0 +1,130 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { changeKinds, type ChangeKind } from '@tollgate/pricing';
+import { NullableTimestamp } from '../../http/schemas.js';
+import { billingPeriods } from '../../lib/periods.js';
+import { SubscriptionSchema } from '../subscriptions/subscription.js';
+
+/**
+ * Plan changes and cancellations as the widget and the operator API ask for them: the requests,
+ * the preview and the result. Amounts are decimal text in the subscription's currency.
+ */
+
+export const applyAts = ['IMMEDIATE', 'PERIOD_END'] as const;
+export type ApplyAt = (typeof applyAts)[number];
+
+/** Who asked: the operator API, or the embedded widget (spec: cancel_channel = EMBED). */
+export const changeChannels = ['API', 'EMBED'] as const;
+export type ChangeChannel = (typeof changeChannels)[number];
+
+/** The six canonical reasons a buyer gives for cancelling. */
+export const cancelReasons = ['TOO_EXPENSIVE', 'MISSING_FEATURES', 'SWITCHED_SERVICE', 'UNUSED', 'TECHNICAL_ISSUES', 'OTHER'] as const;
+export type CancelReason = (typeof cancelReasons)[number];
+
+export type ChangeAction = ChangeKind | 'CANCEL';
+
+const literals = <T extends string>(values: readonly T[], description: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
+
+export const ApplyAtSchema = literals(
+  applyAts,
+  'IMMEDIATE (default): now, prorated by the second (an invoice for a net charge, a credit note for a net credit). PERIOD_END: at the end of the current period, nothing billed now; status ACTIVE_PENDING_CHANGE until the renewal applies it.',
+);
+export const CancelReasonSchema = literals(cancelReasons, 'Why the buyer cancels; decides the retention offer.');
+const ActionSchema = literals([...changeKinds, 'CANCEL'], 'UPGRADE, DOWNGRADE or LATERAL (entry prices compared per month), or CANCEL.');
+const ExpectedVersion = Type.Integer({
+  minimum: 0,
+  maximum: 2_147_483_647,
+  description: "The subscription's version from the preview (subscriptionVersion): if it changed since, 409 SUBSCRIPTION_CHANGED instead of a change.",
+});
+const OfferingId = Type.String({ minLength: 1, maxLength: 100, description: 'off_…: a change candidate (GET …/change-candidates).' });
+
+export const PreviewChangeBody = Type.Object(
+  {
+    offeringId: Type.Optional(OfferingId),
+    cancel: Type.Optional(Type.Boolean({ description: 'true: preview a cancellation (instead of offeringId).' })),
+    reason: Type.Optional(CancelReasonSchema),
+    applyAt: Type.Optional(ApplyAtSchema),
+  },
+  { additionalProperties: false },
+);
+export type PreviewChangeInput = Static<typeof PreviewChangeBody>;
+
+export const ChangeBody = Type.Object(
+  { offeringId: OfferingId, applyAt: Type.Optional(ApplyAtSchema), expectedVersion: Type.Optional(ExpectedVersion) },
+  { additionalProperties: false },
+);
+export type ChangeInput = Static<typeof ChangeBody>;
+
+export const CancelBody = Type.Object(
+  {
+    reason: Type.Optional(CancelReasonSchema),
+    applyAt: Type.Optional(ApplyAtSchema),
+    expectedVersion: Type.Optional(ExpectedVersion),
+    comment: Type.Optional(Type.String({ maxLength: 500, description: "The buyer's own words; kept in the audit event." })),
+  },
+  { additionalProperties: false },
+);
+export type CancelInput = Static<typeof CancelBody>;
+
+const Money = (description: string) => Type.String({ maxLength: 40, description: `${description} Decimal text in the subscription's currency, e.g. "12.50".` });
+const NullableMoney = (description: string) => Type.Union([Money(description), Type.Null()]);
+const OfferingRef = Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 200 }) });
+
+export const ChangeCandidateSchema = Type.Object({
+  object: Type.Literal('change_candidate'),
+  offeringId: Type.String({ maxLength: 100 }),
+  name: Type.String({ maxLength: 200 }),
+  kind: literals(changeKinds, "Against the subscription's offering, entry prices compared per month."),
+  currency: Type.String({ maxLength: 3 }),
+  entryPrice: Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: 'Per billing period; null: usage-only.' }),
+  billingPeriod: literals(billingPeriods, 'The billing period.'),
+  priceText: Type.String({ maxLength: 100, description: 'The entry price as the pricing page words it ("$199.00/mo", "Free").' }),
+});
+
+export const ChangePreviewSchema = Type.Object({
+  object: Type.Literal('change_preview'),
+  subscriptionId: Type.String({ maxLength: 100 }),
+  subscriptionVersion: Type.Integer({
+    description: 'Send it back as expectedVersion: a submit against a subscription changed since gets 409 SUBSCRIPTION_CHANGED.',
+  }),
+  action: ActionSchema,
+  applyAt: ApplyAtSchema,
+  currency: Type.String({ maxLength: 3 }),
+  fromOffering: Type.Union([OfferingRef, Type.Null()]),
+  toOffering: Type.Union([OfferingRef, Type.Null()], { description: 'null for a cancellation.' }),
+  effectiveAt: Type.String({ format: 'date-time', description: 'Now, or the end of the current period.' }),
+  credit: NullableMoney('For the unused time of what was paid for this period (rounded down). null for a cancellation: no refund figure before it is done.'),
+  debit: NullableMoney('For the rest of this period on the new offering (rounded half up).'),
+  netChargeToday: NullableMoney('debit − credit: positive is charged today, negative is credited. null for a cancellation.'),
+  usageToDate: Money('Usage so far in this period, rated on the current offering: billed with an IMMEDIATE change or cancellation ("0.00" for PERIOD_END).'),
+  invoiceTotal: NullableMoney("What the change's invoice (finalized at once) totals; null when it issues none."),
+  nextRenewalAt: NullableTimestamp,
+  nextRenewalAmount: NullableMoney(
+    'The entry price billed at the next renewal on the offering that applies then; null after a cancellation or for usage-only.',
+  ),
+  summary: Type.String({ maxLength: 1000, description: 'One or two plain sentences for the buyer, worded like the pricing page.' }),
+});
+
+export const ChangeResultSchema = Type.Object({
+  object: Type.Literal('subscription_change'),
+  subscriptionId: Type.String({ maxLength: 100 }),
+  action: ActionSchema,
+  applyAt: ApplyAtSchema,
+  channel: literals(changeChannels, 'API, or EMBED for the widget (cancel_channel).'),
+  status: Type.String({ maxLength: 40, description: 'ACTIVE, ACTIVE_PENDING_CHANGE (a PERIOD_END change waiting) or CANCELLED.' }),
+  offeringId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+  offeringName: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'The new offering (the current one for a cancellation).' }),
+  invoiceId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+    description: 'inv_…: the IMMEDIATE change’s invoice (finalized), or the last usage invoice of an immediate cancellation.',
+  }),
+  creditNoteId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+    description: 'cn_…: IMMEDIATE downgrade or cancellation, when anything paid is unused.',
+  }),
+  creditNoteAmount: NullableMoney('Its total.'),
+  scheduledAt: NullableTimestamp,
+  effectiveAt: NullableTimestamp,
+  subscription: SubscriptionSchema,
+});
