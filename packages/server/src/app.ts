@@ -21,6 +21,7 @@ import { apiKeyRoutes } from './modules/api-keys/api-key.routes.js';
 import { clientCredentialRoutes } from './modules/client-credentials/client-credential.routes.js';
 import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
 import { storefrontKeyRoutes } from './modules/storefront-keys/storefront-key.routes.js';
+import { widgetSessionRoutes } from './modules/widget-sessions/widget-session.routes.js';
 import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
@@ -56,6 +57,9 @@ JSON bodies need \`Content-Type: application/json\` (else 415), nest at most ${M
 character; nor may a path or query value. A 400 lists at most ${MAX_REPORTED_ERRORS} problems and counts the rest.
 Lists are newest first with cursor pagination (\`limit\`, \`startingAfter\`, \`endingBefore\`) and
 return \`{"object": "list", "data": [...], "hasMore"}\`. Creates accept an \`Idempotency-Key\` header.
+The embeddable widget's routes (\`/v1/widget/*\`) take a widget session token (\`wst_test_…\`, \`wst_live_…\`) and
+nothing else: your backend mints one for one subscription with \`POST /api/v1/widget_sessions\` and the buyer's
+browser carries only that; such a token works nowhere else.
 Webhook URLs (\`POST /v1/ingest/webhook/{sourceId}\`) take no key: the provider's signature, verified on the
 raw body, authenticates them, and the source decides the workspace and environment.
 Every workspace gets 300 requests per minute (shared by its test and live environments) unless
@@ -112,6 +116,12 @@ export async function buildApp(composition: Composition): Promise<App> {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' },
           storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key' },
+          widgetSession: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "wst_test_… or wst_live_…: a widget session minted by the seller's backend (POST /api/v1/widget_sessions); the widget routes (/v1/widget/*) take it and nothing else.",
+          },
         },
       },
     },
@@ -136,6 +146,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     await clientCredentialRoutes(a, deps);
     await oauthRoutes(a, deps);
     await storefrontKeyRoutes(a, deps);
+    await widgetSessionRoutes(a, deps);
     await usageRoutes(a, deps, usage);
     await uploadRoutes(a, deps, usage);
     await entitlementRoutes(a, deps);

@@ -40,6 +40,7 @@ const OWNERS: Record<string, string[]> = {
   tenancy: ['workspaces'],
   'test-clocks': ['test_clocks'],
   usage: ['usage_aggregates', 'usage_events', 'usage_hourly'],
+  'widget-sessions': ['widget_sessions'],
 };
 
 /** Tables outside db/schema.ts's Database: they are named only in raw SQL. */

@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008_audit_search_postgres.js';
 import * as m0009 from './migrations/0009_usage_totals.js';
 import * as m0010 from './migrations/0010_usage_hourly.js';
 import * as m0011 from './migrations/0011_billing.js';
+import * as m0012 from './migrations/0012_widget_sessions.js';
 import * as m0014 from './migrations/0014_plan_changes.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
@@ -28,6 +29,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0009_usage_totals', m0009],
   ['0010_usage_hourly', m0010],
   ['0011_billing', m0011],
+  ['0012_widget_sessions', m0012],
   ['0014_plan_changes', m0014],
 ];
 

@@ -46,6 +46,9 @@ describe('GET /openapi.json', () => {
       ['post', '/oauth/token'],
       ['post', '/api/v1/storefront-keys'],
       ['delete', '/api/v1/storefront-keys/{id}'],
+      ['post', '/api/v1/widget_sessions'],
+      ['delete', '/api/v1/widget_sessions/{id}'],
+      ['get', '/v1/widget/session'],
       ['post', '/api/v1/rate-plans'],
       ['get', '/api/v1/rate-plans'],
       ['get', '/api/v1/rate-plans/{id}'],
@@ -81,6 +84,8 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(headless.security, [{ storefrontKey: [] }]);
     assert.ok(headless.responses['304'], 'the 304 is documented');
     assert.deepEqual(Object.keys(headless.responses['200'].content['application/json'].schema.properties), ['schemaVersion', 'etag', 'offerings', 'ratePlans']);
+    assert.deepEqual(doc.paths['/v1/widget/session'].get.security, [{ widgetSession: [] }]);
+    assert.equal(doc.paths['/v1/widget/{*}'], undefined, 'preflights are not documented as routes');
   });
 });
 

@@ -8,9 +8,12 @@ import type { OperationContext } from '../lib/operation-context.js';
  * - workspace: a workspace key holding `scope`;
  * - workspace_or_product: that, or a product key (the operation then checks it acts on itself);
  * - storefront: an X-Storefront-Key;
+ * - widget_session: `Authorization: Bearer wst_…`, a widget session and nothing else (the browser
+ *   side of the upgrade/cancel widget; such routes answer CORS for the session's origins);
  * - none: public, limited per IP.
  */
-export type AuthRequirement = { kind: 'workspace'; scope: Scope } | { kind: 'workspace_or_product'; scope: Scope } | { kind: 'storefront' } | { kind: 'none' };
+export type AuthRequirement =
+  { kind: 'workspace'; scope: Scope } | { kind: 'workspace_or_product'; scope: Scope } | { kind: 'storefront' } | { kind: 'widget_session' } | { kind: 'none' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

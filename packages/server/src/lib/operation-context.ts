@@ -1,10 +1,23 @@
 import type { Environment } from './crypto.js';
 
-export const actorTypes = ['SYSTEM', 'OPERATOR', 'WORKSPACE_KEY', 'PRODUCT_KEY', 'CLIENT_CREDENTIAL', 'STOREFRONT_KEY', 'WEBHOOK_SOURCE', 'ANONYMOUS'] as const;
+export const actorTypes = [
+  'SYSTEM',
+  'OPERATOR',
+  'WORKSPACE_KEY',
+  'PRODUCT_KEY',
+  'CLIENT_CREDENTIAL',
+  'STOREFRONT_KEY',
+  'WIDGET_SESSION',
+  'WEBHOOK_SOURCE',
+  'ANONYMOUS',
+] as const;
 export type ActorType = (typeof actorTypes)[number];
 
-/** Where an event came from: the HTTP API, the CLI, or the service itself (jobs, start-up). */
-export type AuditSource = 'api' | 'cli' | 'system' | 'oauth' | 'webhook';
+/**
+ * Where an event came from: the HTTP API, the embeddable widget (a browser holding a widget
+ * session), the CLI, or the service itself (jobs, start-up).
+ */
+export type AuditSource = 'api' | 'widget' | 'cli' | 'system' | 'oauth' | 'webhook';
 
 export interface Actor {
   type: ActorType;

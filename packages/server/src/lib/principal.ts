@@ -24,4 +24,6 @@ export type Credential =
   | (CredentialBase & { type: 'workspace_key'; scopes: Scope[] })
   | (CredentialBase & { type: 'product_key'; customerId: string; subscriptionId: string; productId: string })
   | (CredentialBase & { type: 'access_token'; customerId: string; subscriptionId: string; productId: string })
-  | (CredentialBase & { type: 'storefront_key'; storefrontId: string | null });
+  | (CredentialBase & { type: 'storefront_key'; storefrontId: string | null })
+  /** A browser's short-lived session for ONE subscription (the widget routes only); expiresAt is its end. */
+  | (CredentialBase & { type: 'widget_session'; subscriptionId: string; customerId: string; allowedOrigins: string[] });

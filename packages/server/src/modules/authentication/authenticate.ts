@@ -8,6 +8,10 @@ import { findCredentialBySecret } from './find-credential.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { ActorType } from '../../lib/operation-context.js';
 import type { AuthRequirement } from '../../http/types.js';
+import { corsHeaders } from '../../http/cors.js';
+import { parseSecret } from '../credentials/secrets.js';
+import { widgetCors } from '../widget-sessions/widget-cors.js';
+import { originRefusal } from '../widget-sessions/allowed-origins.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const CORRELATION_ID = /^[\x21-\x7e]{1,128}$/;
@@ -17,6 +21,7 @@ const actorTypeOf: Record<Credential['type'], ActorType> = {
   product_key: 'PRODUCT_KEY',
   access_token: 'CLIENT_CREDENTIAL',
   storefront_key: 'STOREFRONT_KEY',
+  widget_session: 'WIDGET_SESSION',
 };
 
 function limitFor(deps: Deps, c: Credential): number {
@@ -44,7 +49,7 @@ async function rejectAuthentication(
       environment: credential?.environment ?? null,
       actor: credential ? { type: actorTypeOf[credential.type], id: credential.id } : { type: 'ANONYMOUS', id: request.ip },
       correlationId: request.correlationId,
-      source: 'api',
+      source: credential?.type === 'widget_session' ? 'widget' : 'api',
     },
     {
       eventType: 'auth.failed',
@@ -60,6 +65,12 @@ async function rejectAuthentication(
 const stateMessages = {
   REVOKED: 'This key has been revoked.',
   EXPIRED: 'This key was rotated and its 300-second grace period has ended; use the new key.',
+} as const;
+
+const START_NEW_SESSION = "the seller's page must start a new one (its backend mints it with POST /api/v1/widget_sessions).";
+const widgetStateMessages = {
+  REVOKED: `This widget session has expired (it was revoked); ${START_NEW_SESSION}`,
+  EXPIRED: `This widget session has expired; ${START_NEW_SESSION}`,
 } as const;
 
 export function authenticationHook(deps: Deps) {
@@ -99,6 +110,8 @@ export function authenticationHook(deps: Deps) {
       return enforceRateLimit(deps, reply, `sfk:${c.id}`, limitFor(deps, c), 'storefront key');
     }
 
+    if (auth.kind === 'widget_session') return authenticateWidgetSession(deps, request, reply);
+
     const header = request.headers.authorization;
     if (!header) {
       return rejectAuthentication(deps, request, reply, 'missing_authorization', 'Send your API key as Authorization: Bearer <key>.', null);
@@ -126,13 +139,50 @@ export function authenticationHook(deps: Deps) {
   };
 }
 
+/**
+ * The widget routes: a widget session token and nothing else (an API key there would sit in a
+ * browser). They answer CORS from the start, so that the widget can read a 401 or 429 too; a
+ * session that lists origins refuses any other (403, after the rate limit counted it).
+ */
+async function authenticateWidgetSession(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.headers(corsHeaders(widgetCors, request));
+  const m = BEARER.exec(request.headers.authorization ?? '');
+  if (!m) {
+    return rejectAuthentication(deps, request, reply, 'missing_widget_session', 'Send the widget session token as Authorization: Bearer wst_….', null);
+  }
+  const presented = m[1] as string;
+  const c = await findCredentialBySecret(deps, presented);
+  if (parseSecret(presented)?.kind !== 'widget_session') {
+    // Told apart by form alone, so the answer says nothing of whether the key is valid; a valid
+    // one is still written to its workspace's audit log (a secret key was sent from a browser).
+    return rejectAuthentication(
+      deps,
+      request,
+      reply,
+      'not_a_widget_session',
+      'This route takes a widget session token (wst_test_… or wst_live_…), which your backend mints with POST /api/v1/widget_sessions; API keys are not accepted here.',
+      c,
+    );
+  }
+  if (!c || c.type !== 'widget_session') {
+    return rejectAuthentication(deps, request, reply, 'unknown_widget_session', 'The widget session token is not valid.', null);
+  }
+  const state = credentialState(c, deps.clock.now());
+  if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), widgetStateMessages[state], c);
+  request.credential = c;
+  setContext(request, c);
+  await enforceRateLimit(deps, reply, `wses:${c.id}`, limitFor(deps, c), 'widget session');
+  const refusal = originRefusal(c.allowedOrigins, request.headers.origin);
+  if (refusal) throw refusal;
+}
+
 function setContext(request: FastifyRequest, c: Credential): void {
   request.ctx = {
     workspaceId: c.workspaceId,
     environment: c.environment,
     actor: { type: actorTypeOf[c.type], id: c.id },
     correlationId: request.correlationId,
-    source: 'api',
+    source: c.type === 'widget_session' ? 'widget' : 'api',
   };
 }
 

@@ -7,6 +7,7 @@ import { parseSecret, type SecretKind } from '../credentials/secrets.js';
 import { findApiKeyCredential } from '../api-keys/api-key.repository.js';
 import { findAccessTokenCredential } from '../client-credentials/client-credential.repository.js';
 import { findStorefrontKeyCredential } from '../storefront-keys/storefront-key.repository.js';
+import { findWidgetSessionCredential } from '../widget-sessions/widget-session.repository.js';
 import { workspaceRateLimitOf } from '../tenancy/workspace.repository.js';
 
 /** The secret's prefix names the one table to ask, owned by that kind's module. */
@@ -14,6 +15,7 @@ const lookups: Record<SecretKind, FindCredentialByHash> = {
   secret_key: findApiKeyCredential,
   access_token: findAccessTokenCredential,
   storefront_key: findStorefrontKeyCredential,
+  widget_session: findWidgetSessionCredential,
 };
 
 /**

@@ -4,11 +4,20 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { errors } from '../../http/schemas.js';
+import { corsHeaders, preflight, type CorsPolicy } from '../../http/cors.js';
 import { etagMatches, HeadlessConfigSchema, toHeadlessConfig } from './headless-config.js';
 import { readStorefrontView } from './read-storefront-view.js';
 import { findStorefront } from './storefront.repository.js';
 
 const CACHE_CONTROL = 'private, max-age=60';
+
+const cors: CorsPolicy = {
+  allowOrigin: '*',
+  methods: 'GET, OPTIONS',
+  headers: 'X-Storefront-Key, If-None-Match, Authorization, Accept',
+  expose: 'ETag, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+  maxAgeSeconds: 600,
+};
 
 /**
  * preview=true's second credential check, given by the app (modules/authentication): it looks up
@@ -22,23 +31,7 @@ export type RequireOperatorAccess = (deps: Deps, request: FastifyRequest, reply:
  * in, ETag and the rate-limit headers readable.
  */
 export async function headlessConfigRoutes(app: App, deps: Deps, requireOperatorAccess: RequireOperatorAccess): Promise<void> {
-  const cors = {
-    'access-control-allow-origin': '*',
-    'access-control-expose-headers': 'ETag, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
-  };
-  app.options('/api/v1/portal/headless/config', {
-    schema: { hide: true },
-    handler: async (_req, reply) =>
-      reply
-        .code(204)
-        .headers({
-          ...cors,
-          'access-control-allow-methods': 'GET, OPTIONS',
-          'access-control-allow-headers': 'X-Storefront-Key, If-None-Match, Authorization, Accept',
-          'access-control-max-age': '600',
-        })
-        .send(),
-  });
+  app.options('/api/v1/portal/headless/config', { schema: { hide: true }, handler: preflight(cors) });
 
   app.get('/api/v1/portal/headless/config', {
     config: { auth: { kind: 'storefront' } },
@@ -63,7 +56,7 @@ export async function headlessConfigRoutes(app: App, deps: Deps, requireOperator
       },
     },
     handler: async (req, reply) => {
-      reply.headers(cors);
+      reply.headers(corsHeaders(cors, req));
       const credential = req.credential;
       const storefrontId = credential?.type === 'storefront_key' ? credential.storefrontId : null;
       if (!storefrontId)
