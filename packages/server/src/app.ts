@@ -17,6 +17,7 @@ import { productRoutes } from './modules/products/product.routes.js';
 import { metricRoutes } from './modules/metrics/metric.routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js';
 import { planChangeRoutes } from './modules/plan-changes/plan-change.routes.js';
+import { widgetRoutes } from './modules/plan-changes/widget.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-key.routes.js';
 import { clientCredentialRoutes } from './modules/client-credentials/client-credential.routes.js';
 import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
@@ -141,6 +142,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     await metricRoutes(a, deps);
     await subscriptionRoutes(a, deps, subscriptionBilling);
     await planChangeRoutes(a, deps, boundCredentials, subscriptionBilling);
+    await widgetRoutes(a, deps, boundCredentials, subscriptionBilling);
     await apiKeyRoutes(a, deps);
     await verifyKeyRoutes(a, deps);
     await clientCredentialRoutes(a, deps);

@@ -17,7 +17,7 @@ import { previewChange } from './preview-change.js';
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Plan changes'];
 
-const RequiredIdempotencyHeaders = Type.Object({
+export const RequiredIdempotencyHeaders = Type.Object({
   'idempotency-key': Type.String({
     minLength: 1,
     maxLength: 255,

@@ -108,7 +108,34 @@ export const ChangePreviewSchema = Type.Object({
   summary: Type.String({ maxLength: 1000, description: 'One or two plain sentences for the buyer, worded like the pricing page.' }),
 });
 
-export const ChangeResultSchema = Type.Object({
+/**
+ * What the widget (a buyer's browser) sees of a subscription: never the seller's metadata, limits,
+ * budgets or prices of its own.
+ */
+export const WidgetSubscriptionSchema = Type.Object({
+  object: Type.Literal('widget_subscription'),
+  id: Type.String({ maxLength: 100 }),
+  status: Type.String({ maxLength: 40, description: 'ACTIVE, ACTIVE_PENDING_CHANGE or CANCELLED.' }),
+  version: Type.Integer({ description: 'Send it back as expectedVersion.' }),
+  currency: Type.String({ maxLength: 3 }),
+  offering: Type.Union([
+    Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 200 }), priceText: Type.String({ maxLength: 100 }) }),
+    Type.Null(),
+  ]),
+  currentPeriodEnd: Type.String({ format: 'date-time' }),
+  trialEndsAt: NullableTimestamp,
+  cancelAtPeriodEnd: Type.Boolean(),
+  scheduledChange: Type.Union([
+    Type.Object({
+      offeringId: Type.String({ maxLength: 100 }),
+      offeringName: Type.String({ maxLength: 200 }),
+      effectiveAt: Type.String({ format: 'date-time' }),
+    }),
+    Type.Null(),
+  ]),
+});
+
+const ChangeResultFields = {
   object: Type.Literal('subscription_change'),
   subscriptionId: Type.String({ maxLength: 100 }),
   action: ActionSchema,
@@ -126,5 +153,8 @@ export const ChangeResultSchema = Type.Object({
   creditNoteAmount: NullableMoney('Its total.'),
   scheduledAt: NullableTimestamp,
   effectiveAt: NullableTimestamp,
-  subscription: SubscriptionSchema,
-});
+};
+
+export const ChangeResultSchema = Type.Object({ ...ChangeResultFields, subscription: SubscriptionSchema });
+/** The widget's result: the same, with what a buyer may see of the subscription. */
+export const WidgetChangeResultSchema = Type.Object({ ...ChangeResultFields, subscription: WidgetSubscriptionSchema });

@@ -1,0 +1,158 @@
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { Client } from '../../../test/helpers/seed.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../../demo/create-demo-workspace.js';
+
+/**
+ * The widget's backend through the real server: a seller mints a widget session for the demo
+ * customer's Pro subscription, and the buyer's browser (the session token, an Origin) lists
+ * candidates, previews, upgrades, schedules and withdraws a change, and cancels. Amounts are the
+ * operator API's (plan-change.routes.test.ts); here: the session's reach, channel EMBED, and what
+ * a buyer sees of the subscription.
+ */
+
+let t: TestApp;
+const START = Date.UTC(2026, 3, 1);
+const MID = Date.UTC(2026, 3, 16);
+const SHOP = 'https://shop.example.com';
+
+before(async () => {
+  t = await createTestApp();
+});
+after(async () => t.close());
+beforeEach(() => t.clock.set(START));
+
+interface Setup {
+  env: DemoEnvironment;
+  api: Client;
+  widget: Client;
+  token: string;
+  agentsId: string;
+  starterId: string;
+}
+
+async function setup(): Promise<Setup> {
+  const d = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'test' });
+  const env = d.environments.test;
+  const api = t.seed.client(env.secretKey);
+  t.clock.set(MID);
+  const minted = await api.post('/api/v1/widget_sessions', { subscriptionId: env.subscriptionId, allowedOrigins: [SHOP] });
+  assert.equal(minted.status, 200, JSON.stringify(minted.body));
+  const offerings = (await api.get('/api/v1/offerings?limit=100')).body.data as Array<{ id: string; name: string }>;
+  return {
+    env,
+    api,
+    widget: t.seed.client(minted.body.token),
+    token: minted.body.token,
+    agentsId: offerings.find((o) => o.name === 'Agents')!.id,
+    starterId: offerings.find((o) => o.name === 'Starter')!.id,
+  };
+}
+
+const from = { origin: SHOP };
+
+describe('the widget session’s reach', () => {
+  it('reads its one subscription, as a buyer may see it, and its candidates', async () => {
+    const s = await setup();
+    const sub = await s.widget.get('/v1/widget/subscription', from);
+    assert.equal(sub.status, 200, JSON.stringify(sub.body));
+    assert.equal(sub.headers['access-control-allow-origin'], SHOP);
+    assert.deepEqual(
+      [sub.body.object, sub.body.id, sub.body.status, sub.body.offering.name, sub.body.offering.priceText],
+      ['widget_subscription', s.env.subscriptionId, 'ACTIVE', 'Pro', '$49.00/mo'],
+    );
+    assert.equal(sub.body.metadata, undefined, 'never the seller’s metadata');
+    assert.equal(sub.body.usageLimits, undefined);
+    const candidates = await s.widget.get('/v1/widget/change-candidates', from);
+    assert.deepEqual(
+      candidates.body.data.map((c: { name: string; kind: string }) => [c.name, c.kind]),
+      [
+        ['Starter', 'DOWNGRADE'],
+        ['Agents', 'UPGRADE'],
+      ],
+    );
+  });
+
+  it('a secret key is refused on widget routes, and the session token everywhere else', async () => {
+    const s = await setup();
+    assert.equal((await s.api.get('/v1/widget/subscription', from)).status, 401);
+    assert.equal((await s.widget.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).status, 401);
+    assert.equal((await s.widget.post(`/api/v1/subscriptions/${s.env.subscriptionId}/cancel`, {})).status, 401);
+    const elsewhere = await s.widget.get('/v1/widget/subscription', { origin: 'https://evil.example' });
+    assert.equal(elsewhere.status, 403);
+  });
+
+  it('an expired session says so', async () => {
+    const s = await setup();
+    t.clock.set(MID + 901_000);
+    const res = await s.widget.post('/v1/widget/preview-change', { offeringId: s.agentsId }, from);
+    assert.equal(res.status, 401);
+    assert.match(res.body.errors[0].message, /expired/);
+  });
+});
+
+describe('changes from the widget', () => {
+  it('previews and confirms an immediate upgrade once, stamped EMBED', async () => {
+    const s = await setup();
+    const p = await s.widget.post('/v1/widget/preview-change', { offeringId: s.agentsId }, from);
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    assert.equal(p.body.action, 'UPGRADE');
+    const body = { offeringId: s.agentsId, expectedVersion: p.body.subscriptionVersion };
+    const noKey = await s.widget.post('/v1/widget/upgrade', body, from);
+    assert.deepEqual([noKey.status, noKey.body.errors[0].field], [400, 'headers.idempotency-key']);
+    const done = await s.widget.post('/v1/widget/upgrade', body, { ...from, 'idempotency-key': 'click-1' });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.deepEqual([done.body.channel, done.body.status, done.body.offeringName], ['EMBED', 'ACTIVE', 'Agents']);
+    assert.match(done.body.invoiceId, /^inv_/);
+    assert.equal(done.body.subscription.object, 'widget_subscription');
+    const invoice = (await s.api.get(`/api/v1/invoices/${done.body.invoiceId}`)).body;
+    assert.equal(invoice.total, p.body.invoiceTotal);
+    const again = await s.widget.post('/v1/widget/upgrade', body, { ...from, 'idempotency-key': 'click-1' });
+    assert.equal(again.body.invoiceId, done.body.invoiceId, 'a double click charges once');
+    const stale = await s.widget.post(
+      '/v1/widget/upgrade',
+      { offeringId: s.starterId, expectedVersion: p.body.subscriptionVersion },
+      { ...from, 'idempotency-key': 'click-2' },
+    );
+    assert.deepEqual([stale.status, stale.body.errors[0].code], [409, 'SUBSCRIPTION_CHANGED']);
+    const events = await s.api.get(`/v1/events?targetId=${s.env.subscriptionId}&type=subscription.upgraded`);
+    assert.deepEqual([events.body.data[0].payload.channel, events.body.data[0].actorType], ['EMBED', 'WIDGET_SESSION']);
+  });
+
+  it('schedules a downgrade for the period end and withdraws it', async () => {
+    const s = await setup();
+    const done = await s.widget.post('/v1/widget/upgrade', { offeringId: s.starterId, applyAt: 'PERIOD_END' }, { ...from, 'idempotency-key': 'later' });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.deepEqual(
+      [done.body.status, done.body.scheduledAt, done.body.subscription.scheduledChange.offeringName],
+      ['ACTIVE_PENDING_CHANGE', '2026-05-01T00:00:00.000Z', 'Starter'],
+    );
+    const withdrawn = await s.widget.post('/v1/widget/withdraw-change', {}, from);
+    assert.equal(withdrawn.status, 200, JSON.stringify(withdrawn.body));
+    assert.deepEqual([withdrawn.body.status, withdrawn.body.scheduledChange], ['ACTIVE', null]);
+  });
+
+  it('cancels at the period end with a reason, stamped cancel_channel EMBED; now, with the credit note in the result', async () => {
+    const s = await setup();
+    const later = await s.widget.post('/v1/widget/cancel', { reason: 'TOO_EXPENSIVE', applyAt: 'PERIOD_END' }, from);
+    assert.equal(later.status, 200, JSON.stringify(later.body));
+    assert.deepEqual(
+      [later.body.action, later.body.status, later.body.effectiveAt, later.body.creditNoteId],
+      ['CANCEL', 'ACTIVE_PENDING_CHANGE', '2026-05-01T00:00:00.000Z', null],
+    );
+    const scheduled = await s.api.get(`/v1/events?targetId=${s.env.subscriptionId}&type=subscription.change_scheduled`);
+    assert.deepEqual([scheduled.body.data[0].payload.channel, scheduled.body.data[0].payload.reason], ['EMBED', 'TOO_EXPENSIVE']);
+    await s.widget.post('/v1/widget/withdraw-change', {}, from);
+    const now = await s.widget.post('/v1/widget/cancel', { reason: 'UNUSED' }, from);
+    assert.equal(now.status, 200, JSON.stringify(now.body));
+    assert.equal(now.body.status, 'CANCELLED');
+    assert.match(now.body.creditNoteId, /^cn_/);
+    // Pro's 49.00 for April 1 to May 1, 15 of 30 days unused: 24.50.
+    assert.equal(now.body.creditNoteAmount, '24.50');
+    const cancelled = await s.api.get(`/v1/events?targetId=${s.env.subscriptionId}&type=subscription.cancelled`);
+    assert.equal(cancelled.body.data[0].payload.channel, 'EMBED');
+    // The session still reads the result after the cancellation.
+    assert.equal((await s.widget.get('/v1/widget/subscription', from)).body.status, 'CANCELLED');
+  });
+});
