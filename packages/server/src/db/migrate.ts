@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008_audit_search_postgres.js';
 import * as m0009 from './migrations/0009_usage_totals.js';
 import * as m0010 from './migrations/0010_usage_hourly.js';
 import * as m0011 from './migrations/0011_billing.js';
+import * as m0013 from './migrations/0013_retention_offers.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -27,6 +28,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0009_usage_totals', m0009],
   ['0010_usage_hourly', m0010],
   ['0011_billing', m0011],
+  ['0013_retention_offers', m0013],
 ];
 
 /**

@@ -17,6 +17,7 @@ import type { WebhookLogTable } from './tables/webhook-log.table.js';
 import type { AuditSearchPresetTable } from './tables/audit-search-preset.table.js';
 import type { BillingSettingsTable, CreditNoteTable, DocumentSequenceTable, InvoiceTable, PriceVersionTable } from './tables/billing.table.js';
 import type { TestClockTable } from './tables/test-clock.table.js';
+import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {
@@ -47,4 +48,5 @@ export interface Database {
   billingSettings: BillingSettingsTable;
   priceVersions: PriceVersionTable;
   testClocks: TestClockTable;
+  retentionOfferAcceptances: RetentionOfferAcceptanceTable;
 }

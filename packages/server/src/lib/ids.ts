@@ -27,6 +27,7 @@ export const idPrefixes = {
   creditNote: 'cn',
   priceVersion: 'pv',
   testClock: 'clock',
+  retentionOfferAcceptance: 'roa',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;
