@@ -16,6 +16,7 @@ import { customerRoutes } from './modules/customers/customer.routes.js';
 import { productRoutes } from './modules/products/product.routes.js';
 import { metricRoutes } from './modules/metrics/metric.routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js';
+import { retentionOfferRoutes } from './modules/retention-offers/retention-offer.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-key.routes.js';
 import { clientCredentialRoutes } from './modules/client-credentials/client-credential.routes.js';
 import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
@@ -129,6 +130,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     await productRoutes(a, deps);
     await metricRoutes(a, deps);
     await subscriptionRoutes(a, deps, boundCredentials, subscriptionBilling);
+    await retentionOfferRoutes(a, deps);
     await apiKeyRoutes(a, deps);
     await verifyKeyRoutes(a, deps);
     await clientCredentialRoutes(a, deps);

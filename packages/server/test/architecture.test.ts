@@ -34,6 +34,7 @@ const OWNERS: Record<string, string[]> = {
   metrics: ['metrics'],
   plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
   products: ['products'],
+  'retention-offers': ['retention_offer_acceptances'],
   'storefront-keys': ['storefront_keys'],
   subscriptions: ['subscriptions'],
   tenancy: ['workspaces'],
