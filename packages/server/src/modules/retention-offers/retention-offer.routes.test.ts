@@ -172,6 +172,17 @@ describe('POST /api/v1/subscriptions/{id}/retention-offer', () => {
     );
   });
 
+  it('200 two accepts of one reason at once: one record, one discount, both answered with it', async () => {
+    const d = await demo();
+    const [a, b] = await Promise.all([accept(d, { reason: 'SWITCHED_SERVICE' }), accept(d, { reason: 'SWITCHED_SERVICE' })]);
+    assert.deepEqual([a.status, b.status], [200, 200], JSON.stringify([a.body, b.body]));
+    assert.equal(a.body.id, b.body.id);
+    const sub = await ok(d.api.get(`/api/v1/subscriptions/${d.env.subscriptionId}`));
+    assert.deepEqual([sub.version, sub.discount.acceptanceId], [2, a.body.id]);
+    const events = await ok(d.api.get(`/v1/events?type=retention_offer.accepted&targetId=${d.env.subscriptionId}`));
+    assert.equal(events.data.length, 1);
+  });
+
   it('200 UNUSED records the downgrade prompt (the plan change is the caller’s next call); MISSING_FEATURES the hand-off', async () => {
     const d = await demo();
     const unused = await ok(accept(d, { reason: 'UNUSED' }));

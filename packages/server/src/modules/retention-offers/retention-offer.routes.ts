@@ -4,21 +4,17 @@ import type { App } from '../../http/types.js';
 import { bearerSecurity, ErrorEnvelope, errors, IdParams } from '../../http/schemas.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { billingSettingsOf } from '../billing/billing-settings.repository.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { acceptRetentionOffer } from './accept-retention-offer.js';
-import { cheapestDowngrade } from './cheapest-downgrade.js';
+import { downgradeCandidateFor, offerForSubscription } from './offer-for-subscription.js';
 import { findAcceptance } from './retention-offer-acceptance.repository.js';
 import {
   AcceptRetentionOfferBody,
   CancelReasonSchema,
-  offerTypeFor,
   presentAcceptance,
   RetentionOfferAcceptanceSchema,
-  retentionOfferFor,
   RetentionOfferViewSchema,
-  type CancelReason,
 } from './retention-offer.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
@@ -34,10 +30,6 @@ async function liveSubscription(deps: Deps, tenant: Tenant, id: string): Promise
   if (sub.status === 'CANCELLED') throw new AppError('SUBSCRIPTION_NOT_ACTIVE', `Subscription '${id}' is CANCELLED; it has no retention offer.`);
   return sub;
 }
-
-/** Only an UNUSED reason looks for a cheaper offering. */
-const downgradeFor = (deps: Deps, tenant: Tenant, sub: Subscription, reason: CancelReason) =>
-  offerTypeFor(reason) === 'DOWNGRADE_PROMPT' ? cheapestDowngrade(deps, tenant, sub) : Promise.resolve(null);
 
 /** The operator's retention-offer calls; the widget's equivalents live with the plan changes. */
 export async function retentionOfferRoutes(app: App, deps: Deps): Promise<void> {
@@ -57,12 +49,7 @@ export async function retentionOfferRoutes(app: App, deps: Deps): Promise<void> 
       const { reason } = req.query;
       const sub = await liveSubscription(deps, req.ctx, req.params.id);
       const accepted = await findAcceptance(deps.db, req.ctx, sub.id, reason);
-      const offer =
-        accepted?.offer ??
-        retentionOfferFor(reason, {
-          downgradeCandidate: await downgradeFor(deps, req.ctx, sub, reason),
-          supportUrl: (await billingSettingsOf(deps.db, req.ctx)).supportUrl,
-        });
+      const offer = accepted?.offer ?? (await offerForSubscription(deps, req.ctx, sub, reason));
       return { object: 'retention_offer' as const, subscriptionId: sub.id, reason, offer, acceptanceId: accepted?.id ?? null };
     },
   });
@@ -82,7 +69,7 @@ export async function retentionOfferRoutes(app: App, deps: Deps): Promise<void> 
     handler: async (req) => {
       const sub = await findSubscription(deps.db, req.ctx, req.params.id);
       if (!sub) throw notFound('subscription', req.params.id);
-      const downgradeCandidate = await downgradeFor(deps, req.ctx, sub, req.body.reason);
+      const downgradeCandidate = await downgradeCandidateFor(deps, req.ctx, sub, req.body.reason);
       const { acceptance } = await acceptRetentionOffer(deps, req.ctx, sub.id, { ...req.body, channel: 'API', downgradeCandidate });
       return presentAcceptance(acceptance);
     },
