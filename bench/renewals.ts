@@ -30,6 +30,8 @@ const INGEST = process.env.BENCH_INGEST !== '0';
 const TWO_STEPS = process.env.BENCH_TWO_STEPS === '1';
 const OPEN_RATE = process.env.BENCH_INGEST_RATE ? Number(process.env.BENCH_INGEST_RATE) : null;
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+/** Every subscription carries a retention discount (issue 17): each renewal invoice gets a discount line. */
+const DISCOUNT = process.env.BENCH_DISCOUNT === '1';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** The workspace's grace period (the default): drafts are finalized this long after their period ends. */
@@ -164,7 +166,9 @@ async function main() {
     store = scratch ? await postgresStore(scratch.url) : sqliteStore(databaseFile!);
     const s = store;
     const tenant = [workspaceId, 'test'];
-    out.push(`\nRenewals, ${backend}: ${fmt(CUSTOMERS)} customers x ${fmt(PER_CUSTOMER)} subscriptions on one test clock; load average at start ${load()}`);
+    out.push(
+      `\nRenewals, ${backend}: ${fmt(CUSTOMERS)} customers x ${fmt(PER_CUSTOMER)} subscriptions on one test clock${DISCOUNT ? ' (each with a retention discount)' : ''}; load average at start ${load()}`,
+    );
 
     // --- Setup: one customer and subscription through the API, the rest cloned from their rows.
     const t0 = performance.now();
@@ -175,6 +179,8 @@ async function main() {
     };
     const first = (await request(`${url}/api/v1/customers`, 'POST', auth, { externalId: 'renewals-0', testClockId: clock.id })).json as { id: string };
     const firstSub = (await request(`${url}/api/v1/subscriptions`, 'POST', auth, { customerId: first.id, offeringId })).json as { id: string };
+    // The template's discount is cloned with it: every subscription renews with one.
+    if (DISCOUNT) await request(`${url}/api/v1/subscriptions/${firstSub.id}/retention-offer`, 'POST', auth, { reason: 'TOO_EXPENSIVE' });
     // Past the grace period: the first invoice (the entry price) is finalized and numbered, as it would be.
     await request(`${url}/api/v1/test_clocks/${clock.id}/advance`, 'POST', auth, { frozenTime: new Date(T0 + 2 * HOUR).toISOString() });
 
@@ -417,6 +423,14 @@ async function main() {
     ]);
     if (Number(behind!.n) !== 0) problems.push(`${behind!.n} subscriptions still due`);
     if (failedThird) problems.push(failedThird);
+    if (DISCOUNT) {
+      // The first renewal of each subscription carries its discount line, counted down on the row.
+      const [d] = await s.all<{ n: number | string }>(
+        `select count(*) as n from invoices where workspace_id = ? and environment = ? and billing_reason = 'subscription_cycle' and lines like '%"type":"discount"%'`,
+        tenant,
+      );
+      if (Number(d!.n) < total) problems.push(`${d!.n} cycle invoices with a discount line for ${total} subscriptions`);
+    }
     out.push(
       problems.length === 0
         ? `checked: every subscription has one finalized cycle invoice per period; ${fmt(numbers.length)} invoice numbers, gapless`

@@ -18,6 +18,7 @@ import { metricRoutes } from './modules/metrics/metric.routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/subscription.routes.js';
 import { planChangeRoutes } from './modules/plan-changes/plan-change.routes.js';
 import { widgetRoutes } from './modules/plan-changes/widget.routes.js';
+import { retentionOfferRoutes } from './modules/retention-offers/retention-offer.routes.js';
 import { apiKeyRoutes } from './modules/api-keys/api-key.routes.js';
 import { clientCredentialRoutes } from './modules/client-credentials/client-credential.routes.js';
 import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
@@ -143,6 +144,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     await subscriptionRoutes(a, deps, subscriptionBilling);
     await planChangeRoutes(a, deps, boundCredentials, subscriptionBilling);
     await widgetRoutes(a, deps, boundCredentials, subscriptionBilling);
+    await retentionOfferRoutes(a, deps);
     await apiKeyRoutes(a, deps);
     await verifyKeyRoutes(a, deps);
     await clientCredentialRoutes(a, deps);

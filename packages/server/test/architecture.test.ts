@@ -35,6 +35,7 @@ const OWNERS: Record<string, string[]> = {
   'plan-changes': [],
   plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
   products: ['products'],
+  'retention-offers': ['retention_offer_acceptances'],
   'storefront-keys': ['storefront_keys'],
   subscriptions: ['subscriptions'],
   tenancy: ['workspaces'],

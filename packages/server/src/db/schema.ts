@@ -18,6 +18,7 @@ import type { AuditSearchPresetTable } from './tables/audit-search-preset.table.
 import type { BillingSettingsTable, CreditNoteTable, DocumentSequenceTable, InvoiceTable, PriceVersionTable } from './tables/billing.table.js';
 import type { TestClockTable } from './tables/test-clock.table.js';
 import type { WidgetSessionTable } from './tables/widget-session.table.js';
+import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {
@@ -49,4 +50,5 @@ export interface Database {
   priceVersions: PriceVersionTable;
   testClocks: TestClockTable;
   widgetSessions: WidgetSessionTable;
+  retentionOfferAcceptances: RetentionOfferAcceptanceTable;
 }

@@ -44,6 +44,8 @@ export const errorStatus = {
   IDEMPOTENCY_KEY_REUSED: 422,
   // A verified webhook whose content cannot become a usage event (see modules/plugs/README.md).
   MAPPING_FAILED: 422,
+  // A retention offer that cannot be accepted: PAUSE_3_MONTHS, another type than the reason's, none.
+  OFFER_NOT_AVAILABLE: 422,
   RATE_LIMITED: 429,
   // Sent inside a live stream (never as a status: EventSource clients stop for good on one).
   TOO_MANY_STREAMS: 429,

@@ -28,6 +28,7 @@ export const idPrefixes = {
   priceVersion: 'pv',
   testClock: 'clock',
   widgetSession: 'wses',
+  retentionOfferAcceptance: 'roa',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -73,6 +73,8 @@ export interface BillingSettingsTable {
   invoiceGraceMs: number;
   invoicePrefix: string;
   creditNotePrefix: string;
+  /** Where a support hand-off retention offer sends the customer (https or mailto); null: no hand-off. */
+  supportUrl: string | null;
   updatedAt: number;
 }
 

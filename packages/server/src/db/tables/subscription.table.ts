@@ -38,6 +38,8 @@ export interface SubscriptionTable {
   priceVersionId: string | null;
   /** 1: renewals keep priceVersionId instead of taking the offering's current prices. */
   priceVersionPinned: number;
+  /** JSON SubscriptionDiscount (an accepted retention offer's) or null. */
+  discount: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -6,11 +6,17 @@ import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './billing-settin
 export async function findBillingSettings(db: Db, tenant: Tenant): Promise<BillingSettings | null> {
   const r = await db
     .selectFrom('billingSettings')
-    .select(['invoiceGraceMs', 'invoicePrefix', 'creditNotePrefix', 'updatedAt'])
+    .select(['invoiceGraceMs', 'invoicePrefix', 'creditNotePrefix', 'supportUrl', 'updatedAt'])
     .$call(forTenant(tenant))
     .executeTakeFirst();
   return r
-    ? { invoiceGraceMs: Number(r.invoiceGraceMs), invoicePrefix: r.invoicePrefix, creditNotePrefix: r.creditNotePrefix, updatedAt: Number(r.updatedAt) }
+    ? {
+        invoiceGraceMs: Number(r.invoiceGraceMs),
+        invoicePrefix: r.invoicePrefix,
+        creditNotePrefix: r.creditNotePrefix,
+        supportUrl: r.supportUrl,
+        updatedAt: Number(r.updatedAt),
+      }
     : null;
 }
 
@@ -24,9 +30,13 @@ export async function saveBillingSettings(db: Db, tenant: Tenant, s: BillingSett
     .insertInto('billingSettings')
     .values({ ...s, workspaceId: tenant.workspaceId, environment: tenant.environment })
     .onConflict((oc) =>
-      oc
-        .columns(['workspaceId', 'environment'])
-        .doUpdateSet({ invoiceGraceMs: s.invoiceGraceMs, invoicePrefix: s.invoicePrefix, creditNotePrefix: s.creditNotePrefix, updatedAt: s.updatedAt }),
+      oc.columns(['workspaceId', 'environment']).doUpdateSet({
+        invoiceGraceMs: s.invoiceGraceMs,
+        invoicePrefix: s.invoicePrefix,
+        creditNotePrefix: s.creditNotePrefix,
+        supportUrl: s.supportUrl,
+        updatedAt: s.updatedAt,
+      }),
     )
     .execute();
 }

@@ -7,10 +7,18 @@ export interface BillingSettings {
   invoiceGraceMs: number;
   invoicePrefix: string;
   creditNotePrefix: string;
+  /** Where a support hand-off retention offer sends the customer (https:// or mailto:); null: none. */
+  supportUrl: string | null;
   updatedAt: number;
 }
 
-export const DEFAULT_BILLING_SETTINGS: BillingSettings = { invoiceGraceMs: 3_600_000, invoicePrefix: 'INV', creditNotePrefix: 'CN', updatedAt: 0 };
+export const DEFAULT_BILLING_SETTINGS: BillingSettings = {
+  invoiceGraceMs: 3_600_000,
+  invoicePrefix: 'INV',
+  creditNotePrefix: 'CN',
+  supportUrl: null,
+  updatedAt: 0,
+};
 
 /** INV-2026-000123: the prefix, the UTC year of finalization, the sequence number. */
 export function documentNumber(prefix: string, at: number, n: number): string {
@@ -18,12 +26,20 @@ export function documentNumber(prefix: string, at: number, n: number): string {
 }
 
 const Prefix = Type.String({ pattern: '^[A-Z0-9]{1,12}$', description: 'Capital letters and digits, up to 12.' });
+const SupportUrl = Type.String({
+  maxLength: 500,
+  pattern: '^(https?://[^\\s/?#]+[^\\s]*|mailto:[^\\s@]+@[^\\s@]+)$',
+  description: 'An https:// or http:// address, or mailto:someone@example.com; up to 500 characters.',
+});
 
 export const BillingSettingsSchema = Type.Object({
   object: Type.Literal('billing_settings'),
   invoiceGraceSeconds: Type.Integer({ description: 'How long a draft invoice waits for late usage before it is finalized (default 3600).' }),
   invoicePrefix: Type.String({ description: 'Invoice numbers read PREFIX-YEAR-NNNNNN (default INV).' }),
   creditNotePrefix: Type.String({ description: 'Credit-note numbers likewise (default CN).' }),
+  supportUrl: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
+    description: 'Where the SUPPORT_HANDOFF retention offer sends a customer who is cancelling; null: that offer becomes NONE.',
+  }),
   updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
@@ -32,6 +48,7 @@ export const UpdateBillingSettingsBody = Type.Object(
     invoiceGraceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: '0 to 30 days.' })),
     invoicePrefix: Type.Optional(Prefix),
     creditNotePrefix: Type.Optional(Prefix),
+    supportUrl: Type.Optional(Type.Union([SupportUrl, Type.Null()], { description: 'null removes it.' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -42,6 +59,7 @@ export function presentBillingSettings(s: BillingSettings): Static<typeof Billin
     invoiceGraceSeconds: Math.round(s.invoiceGraceMs / 1000),
     invoicePrefix: s.invoicePrefix,
     creditNotePrefix: s.creditNotePrefix,
+    supportUrl: s.supportUrl,
     updatedAt: s.updatedAt === 0 ? null : toIso(s.updatedAt),
   };
 }

@@ -13,6 +13,7 @@ import type { AuditEventInput } from '../audit/audit-event.js';
 import { totalOf, type Invoice, type IssuedLine } from './invoice.js';
 import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
 import { issued } from './issue-invoice.js';
+import { rediscounted } from './discount-line.js';
 import { unitsOfOffering } from './priced-units.js';
 import type { PricedUnit } from './rate-period.js';
 import { ratePeriodUsage } from './rate-subscription-period.js';
@@ -157,8 +158,9 @@ export async function finalizeDrafts(
   const lines: IssuedLine[][] = [];
   for (const d of drafts) {
     let own = d.lines;
+    // A discount line is recomputed from the re-rated lines, once, and stays last of them.
     if (opts.rerate && billsUsage(d))
-      own = [...own.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...(await rerateUsage(deps, tenant, d))];
+      own = rediscounted([...own.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...(await rerateUsage(deps, tenant, d))], d.currency);
     lines.push([...own, ...(await lateUsageAdjustments(deps, tenant, d, issued))]);
   }
   const first = await takeDocumentNumbers(deps.db, tenant, 'invoice', drafts.length);

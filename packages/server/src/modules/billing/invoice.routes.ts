@@ -180,7 +180,8 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       summary: 'Change billing settings',
-      description: 'The grace period applies to drafts issued from now on; prefixes to numbers given from now on (numbers already given never change).',
+      description:
+        'The grace period applies to drafts issued from now on; prefixes to numbers given from now on (numbers already given never change). supportUrl is where the SUPPORT_HANDOFF retention offer sends a customer who cancels for missing features or technical issues.',
       tags,
       security: bearerSecurity,
       body: UpdateBillingSettingsBody,

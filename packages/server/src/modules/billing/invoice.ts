@@ -101,7 +101,7 @@ export const InvoiceSchema = Type.Object({
   priceVersionId: Nullable(Type.String({ description: 'pv_…: the prices the usage was rated with.' })),
   lines: Type.Array(IssuedLineSchema, { maxItems: 1000 }),
   subtotal: Amount('All lines.'),
-  total: Amount('What the invoice charges; no taxes or discounts.'),
+  total: Amount('What the invoice charges: the sum of its lines, a retention discount line included; no taxes.'),
   creditedTotal: Amount('Credit notes issued against it.'),
   amountPaid: Amount('Marked paid.'),
   amountRemaining: Amount('Still owed: total less credit notes and payments (0 once paid or void).'),

@@ -43,7 +43,7 @@ export async function paidForCurrentPeriod(deps: Deps, tenant: OperationContext,
     let paid = lines.reduce((acc, l) => acc.plus(l.amount), new Decimal(0));
     // A percentage discount on the invoice took its share of the entry price too.
     for (const l of invoice.lines) {
-      if ((l.type as string) === 'discount' && l.rate !== null) paid = paid.minus(roundToMinorUnit(paid.times(l.rate).dividedBy(100), sub.currency));
+      if (l.type === 'discount' && l.rate !== null) paid = paid.minus(roundToMinorUnit(paid.times(l.rate).dividedBy(100), sub.currency));
     }
     const left = new Decimal(invoice.total).minus(invoice.creditedTotal);
     return { amount: roundToMinorUnit(Decimal.max(Decimal.min(paid, left), 0), sub.currency), invoice };

@@ -38,9 +38,9 @@ export interface PeriodRatingInput {
  * entry_price: the offering's price for a period, billed in advance; usage and minimum_fee: a
  * closed period's usage, billed in arrears; proration: part of an entry price for part of a
  * period (plan changes); adjustment: usage that arrived after the invoice of its period was
- * finalized, billed on the next one.
+ * finalized, billed on the next one; discount: a retention discount, negative (discount-line.ts).
  */
-export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment';
+export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount';
 
 export interface InvoiceLine {
   type: InvoiceLineType;
@@ -57,6 +57,9 @@ export interface InvoiceLine {
   amount: string;
 }
 
+/** The fields of a line that prices no unit (entry price, proration, adjustment, discount). */
+export const NO_UNIT = { ratePlanId: null, metricName: null, pricingModel: null, quantity: null, freeUnits: null, billableQuantity: null, rate: null } as const;
+
 export interface PeriodRating {
   lines: InvoiceLine[];
   /** The unit charges as rated, for callers that need more than the lines. */
@@ -71,7 +74,7 @@ export function ratePeriod(input: PeriodRatingInput): PeriodRating {
   const { currency } = input;
   const lines: InvoiceLine[] = [];
   const charges: UnitCharge[] = [];
-  const none = { ratePlanId: null, metricName: null, pricingModel: null, quantity: null, freeUnits: null, billableQuantity: null, rate: null };
+  const none = NO_UNIT;
   if (input.entryPrice !== null) {
     lines.push({
       ...none,

@@ -9,6 +9,7 @@ import type { Period } from '../usage/period-usage.js';
 import { unitsOfOffering, unitsOfUnitPrices } from './priced-units.js';
 import { readRatingUsage } from './read-rating-usage.js';
 import { ratePeriod, type InvoiceLine, type PeriodRating, type PricedUnit } from './rate-period.js';
+import { discountApplies, discountLine } from './discount-line.js';
 
 export type { Period };
 
@@ -137,9 +138,9 @@ export function entryPriceLine(
 
 /**
  * The subscription's period at `now`, rated as its renewal invoice will be: the usage so far, and
- * (unless it ends then) the entry price of the next period, billed in advance. Shared by the
- * upcoming-invoice preview and entitlement checks, so a budget counts exactly what the invoice
- * will charge for usage.
+ * (unless it ends then) the entry price of the next period, billed in advance, and the retention
+ * discount while one runs. Shared by the upcoming-invoice preview and entitlement checks, so a
+ * budget counts exactly what the invoice will charge for usage (usageAmount: before any discount).
  */
 export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Subscription, now: number): Promise<RatedPeriod> {
   checkRatableCurrency(sub);
@@ -148,10 +149,13 @@ export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Su
   const units = unitsFor(sub, priced);
   const { rating, used } = await ratePeriodUsage(deps, tenant, sub, units, period, billingPeriodStart(sub, period.start));
   const next = sub.cancelAtPeriodEnd ? null : entryPriceLine(sub, priced, { start: period.end, end: period.end });
-  if (next) {
-    rating.lines.unshift(next);
-    rating.subtotal = roundToMinorUnit(new Decimal(rating.subtotal).plus(next.amount), sub.currency);
-    rating.total = rating.subtotal;
-  }
+  if (next) rating.lines.unshift(next);
+  // As the renewal does (renew-subscription.ts): a cycle invoice carries the discount, a last one does not.
+  if (!sub.cancelAtPeriodEnd && discountApplies(sub.discount)) rating.lines.push(discountLine(sub.discount, rating.lines, sub.currency));
+  rating.subtotal = roundToMinorUnit(
+    rating.lines.reduce((acc, l) => acc.plus(l.amount), new Decimal(0)),
+    sub.currency,
+  );
+  rating.total = rating.subtotal;
   return { period, currency: sub.currency, units, rating, used };
 }

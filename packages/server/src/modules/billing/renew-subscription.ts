@@ -16,6 +16,7 @@ import { finalizeDrafts, invoiceFinalizedAudit } from './finalize-invoice.js';
 import type { Invoice } from './invoice.js';
 import { insertInvoices } from './invoice.repository.js';
 import { draftInvoice, invoiceCreatedAudit, issued, type DraftInput } from './issue-invoice.js';
+import { discountAfterInvoice, discountApplies, discountLine } from './discount-line.js';
 import { readUsageOncePer } from './read-rating-usage.js';
 import { billingPeriodStart, checkRatableCurrency, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor, type Period } from './rate-subscription-period.js';
 
@@ -71,7 +72,7 @@ interface GroupReads {
 /**
  * Decides how one subscription's current period closes at its end: the invoice (usage of the
  * closed period in arrears; unless the subscription ends, the entry price of the next period in
- * advance), the trial's end, a change scheduled for the period end, or the cancellation that was
+ * advance and the retention discount while one runs), the trial's end, a change scheduled for the period end, or the cancellation that was
  * asked for then, and the next period. Reads prices and usage; writes nothing.
  */
 async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, reads: GroupReads): Promise<ClosedPeriod> {
@@ -146,6 +147,12 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
     };
     const entry = entryPriceLine(next, nextPriced, period);
     renewal.changeApplied = change !== null;
+    const lines = [...(entry ? [issued(entry, period)] : []), ...usageLines];
+    // A retention discount: read with the row, counted down in the same update (no extra query).
+    if (lines.length > 0 && discountApplies(sub.discount)) {
+      lines.push(issued(discountLine(sub.discount, lines, sub.currency), closed));
+      next.discount = discountAfterInvoice(sub.discount);
+    }
     draft = {
       sub: next,
       cycleKey: `cycle:${boundary}`,
@@ -154,7 +161,7 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
       allowanceFrom: allowanceFrom < closed.start ? allowanceFrom : null,
       // The usage lines were rated with the closed period's prices; the invoice names them.
       priceVersionId: sub.priceVersionId,
-      lines: [...(entry ? [issued(entry, period)] : []), ...usageLines],
+      lines,
       at: boundary,
     };
   }

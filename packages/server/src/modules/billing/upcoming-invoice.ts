@@ -9,10 +9,10 @@ export const Amount = (description: string) => Type.String({ description: `${des
 
 export const InvoiceLineSchema = Type.Object({
   type: Type.Union(
-    (['entry_price', 'usage', 'minimum_fee', 'proration', 'adjustment'] as const).map((t) => Type.Literal(t)),
+    (['entry_price', 'usage', 'minimum_fee', 'proration', 'adjustment', 'discount'] as const).map((t) => Type.Literal(t)),
     {
       description:
-        'entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized.',
+        'entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage and minimum-fee lines).',
     },
   ),
   description: Type.String(),
@@ -22,8 +22,8 @@ export const InvoiceLineSchema = Type.Object({
   quantity: Nullable(Type.String({ description: 'Units in the period after multipliers (PERCENTAGE: transaction value).' })),
   freeUnits: Nullable(Type.String({ description: 'Units the free allowance covered.' })),
   billableQuantity: Nullable(Type.String({ description: 'Units charged for (OUTCOME_BASED: outcome-weighted).' })),
-  rate: Nullable(Type.String({ description: 'The rate after any offering override.' })),
-  amount: Amount('This line, rounded once, half up.'),
+  rate: Nullable(Type.String({ description: 'The rate after any offering override (discount: the percentage off).' })),
+  amount: Amount('This line, rounded once, half up; negative for a discount.'),
 });
 
 export const UpcomingInvoiceSchema = Type.Object({
@@ -37,13 +37,14 @@ export const UpcomingInvoiceSchema = Type.Object({
   lines: Type.Array(InvoiceLineSchema, {
     maxItems: 1000,
     description:
-      'The entry price of the next period (billed in advance; absent when the subscription ends at this period end), then each unit of each plan for this period (with its minimum-fee top-up after it).',
+      'The entry price of the next period (billed in advance; absent when the subscription ends at this period end), then each unit of each plan for this period (with its minimum-fee top-up after it), then a retention discount while the subscription has one.',
   }),
   entryPrice: Amount('The entry price line (0 in a trial or without one).'),
   usageAmount: Amount('The usage lines.'),
   minimumFees: Amount('The minimum-fee top-ups.'),
   subtotal: Amount('All lines.'),
-  total: Amount('What the invoice will charge; no taxes or discounts yet.'),
+  discountAmount: Amount('The discount lines (negative, or 0).'),
+  total: Amount('What the invoice will charge, the discount included; no taxes.'),
 });
 export type UpcomingInvoice = Static<typeof UpcomingInvoiceSchema>;
 
@@ -65,6 +66,7 @@ export function presentUpcomingInvoice(sub: Subscription, rated: RatedPeriod): U
     entryPrice: sum('entry_price'),
     usageAmount: sum('usage'),
     minimumFees: sum('minimum_fee'),
+    discountAmount: sum('discount'),
     subtotal: rated.rating.subtotal,
     total: rated.rating.total,
   };

@@ -13,6 +13,7 @@ export async function updateBillingSettings(deps: Deps, ctx: OperationContext, i
       invoiceGraceMs: input.invoiceGraceSeconds === undefined ? current.invoiceGraceMs : input.invoiceGraceSeconds * 1000,
       invoicePrefix: input.invoicePrefix ?? current.invoicePrefix,
       creditNotePrefix: input.creditNotePrefix ?? current.creditNotePrefix,
+      supportUrl: input.supportUrl === undefined ? current.supportUrl : input.supportUrl,
       updatedAt: deps.clock.now(),
     };
     await saveBillingSettings(trx, ctx, next);

@@ -3,6 +3,7 @@ import { changeKinds, type ChangeKind } from '@tollgate/pricing';
 import { NullableTimestamp } from '../../http/schemas.js';
 import { billingPeriods } from '../../lib/periods.js';
 import { SubscriptionSchema } from '../subscriptions/subscription.js';
+import { CancelReasonSchema, RetentionOfferSchema } from '../retention-offers/retention-offer.js';
 
 /**
  * Plan changes and cancellations as the widget and the operator API ask for them: the requests,
@@ -16,10 +17,6 @@ export type ApplyAt = (typeof applyAts)[number];
 export const changeChannels = ['API', 'EMBED'] as const;
 export type ChangeChannel = (typeof changeChannels)[number];
 
-/** The six canonical reasons a buyer gives for cancelling. */
-export const cancelReasons = ['TOO_EXPENSIVE', 'MISSING_FEATURES', 'SWITCHED_SERVICE', 'UNUSED', 'TECHNICAL_ISSUES', 'OTHER'] as const;
-export type CancelReason = (typeof cancelReasons)[number];
-
 export type ChangeAction = ChangeKind | 'CANCEL';
 
 const literals = <T extends string>(values: readonly T[], description: string) =>
@@ -32,7 +29,6 @@ export const ApplyAtSchema = literals(
   applyAts,
   'IMMEDIATE (default): now, prorated by the second (an invoice for a net charge, a credit note for a net credit). PERIOD_END: at the end of the current period, nothing billed now; status ACTIVE_PENDING_CHANGE until the renewal applies it.',
 );
-export const CancelReasonSchema = literals(cancelReasons, 'Why the buyer cancels; decides the retention offer.');
 const ActionSchema = literals([...changeKinds, 'CANCEL'], 'UPGRADE, DOWNGRADE or LATERAL (entry prices compared per month), or CANCEL.');
 const ExpectedVersion = Type.Integer({
   minimum: 0,
@@ -106,6 +102,9 @@ export const ChangePreviewSchema = Type.Object({
     'The entry price billed at the next renewal on the offering that applies then; null after a cancellation or for usage-only.',
   ),
   summary: Type.String({ maxLength: 1000, description: 'One or two plain sentences for the buyer, worded like the pricing page.' }),
+  retentionOffer: Type.Union([RetentionOfferSchema, Type.Null()], {
+    description: 'A cancellation with a reason: the offer fixed for that reason (accept it with POST …/retention-offer). null otherwise.',
+  }),
 });
 
 /**

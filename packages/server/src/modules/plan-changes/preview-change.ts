@@ -7,6 +7,7 @@ import type { OperationContext } from '../../lib/operation-context.js';
 import { totalOf } from '../billing/invoice.js';
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
+import { offerForSubscription } from '../retention-offers/offer-for-subscription.js';
 import { checkNothingPending } from './change-plan.js';
 import type { ChangePreviewSchema, PreviewChangeInput } from './plan-change.js';
 import { quoteChange, type ChangeQuote } from './quote-change.js';
@@ -43,6 +44,7 @@ export function presentQuote(q: ChangeQuote): ChangePreview {
         : null,
     nextRenewalAt: toIsoOrNull(q.nextRenewalAt),
     nextRenewalAmount: q.nextRenewalAmount,
+    retentionOffer: null,
     summary: describeChange({
       action: q.action,
       applyAt: q.applyAt,
@@ -70,5 +72,7 @@ export async function previewChange(deps: Deps, ctx: OperationContext, id: strin
   if (input.offeringId !== undefined || applyAt === 'PERIOD_END') checkNothingPending(sub);
   const now = await timeOf(deps, ctx, sub.testClockId);
   const target = input.offeringId !== undefined ? { action: 'change' as const, offeringId: input.offeringId } : { action: 'cancel' as const };
-  return presentQuote(await quoteChange(deps, ctx, sub, target, applyAt, now));
+  const preview = presentQuote(await quoteChange(deps, ctx, sub, target, applyAt, now));
+  if (input.cancel && input.reason) preview.retentionOffer = await offerForSubscription(deps, ctx, sub, input.reason);
+  return preview;
 }

@@ -156,3 +156,23 @@ describe('changes from the widget', () => {
     assert.equal((await s.widget.get('/v1/widget/subscription', from)).body.status, 'CANCELLED');
   });
 });
+
+describe('retention offers in the cancel step', () => {
+  it('the cancel preview carries the reason’s offer; accepting it from the widget is recorded once, stamped EMBED', async () => {
+    const s = await setup();
+    const p = await s.widget.post('/v1/widget/preview-change', { cancel: true, reason: 'TOO_EXPENSIVE', applyAt: 'PERIOD_END' }, from);
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    assert.deepEqual([p.body.retentionOffer.type, p.body.retentionOffer.percentOff, p.body.retentionOffer.periods], ['DISCOUNT_20_PERCENT', '20', 3]);
+    const unused = await s.widget.get('/v1/widget/retention-offers?reason=UNUSED', from);
+    assert.deepEqual([unused.body.offer.type, unused.body.offer.offeringName], ['DOWNGRADE_PROMPT', 'Starter']);
+    const pause = await s.widget.post('/v1/widget/retention-offer', { reason: 'TOO_EXPENSIVE', offerType: 'PAUSE_3_MONTHS' }, from);
+    assert.deepEqual([pause.status, pause.body.errors[0].code], [422, 'OFFER_NOT_AVAILABLE']);
+    const accepted = await s.widget.post('/v1/widget/retention-offer', { reason: 'TOO_EXPENSIVE' }, from);
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    assert.deepEqual([accepted.body.channel, accepted.body.offer.type], ['EMBED', 'DISCOUNT_20_PERCENT']);
+    const again = await s.widget.post('/v1/widget/retention-offer', { reason: 'TOO_EXPENSIVE' }, from);
+    assert.equal(again.body.id, accepted.body.id);
+    const sub = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body;
+    assert.deepEqual([sub.discount.percentOff, sub.discount.periodsLeft, sub.status], ['20', 3, 'ACTIVE']);
+  });
+});

@@ -22,6 +22,9 @@ import {
 import { RequiredIdempotencyHeaders, requireIdempotencyKey } from './plan-change.routes.js';
 import { previewChange } from './preview-change.js';
 import { presentWidgetSubscription } from './widget-subscription.js';
+import { acceptOfferFor, notAvailable, retentionOfferView } from '../retention-offers/retention-offer.routes.js';
+import { AcceptRetentionOfferBody, CancelReasonSchema, RetentionOfferAcceptanceSchema, RetentionOfferViewSchema } from '../retention-offers/retention-offer.js';
+import { Type } from '@sinclair/typebox';
 
 const session = { auth: { kind: 'widget_session' } } as const;
 const security = [{ widgetSession: [] }];
@@ -131,5 +134,32 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
       response: { 200: WidgetSubscriptionSchema, ...errors(401, 403, 404, 409) },
     },
     handler: async (req) => presentWidgetSubscription(deps, req.ctx, await withdrawChange(deps, req.ctx, widgetSessionOf(req).subscriptionId, 'EMBED')),
+  });
+
+  app.get('/v1/widget/retention-offers', {
+    config: session,
+    schema: {
+      summary: 'The retention offer for a cancel reason',
+      description:
+        'What the cancel step shows once the buyer picks a reason: a discount, a downgrade prompt (with the cheaper offering), a support hand-off, or nothing.',
+      tags,
+      security,
+      querystring: Type.Object({ reason: CancelReasonSchema }, { additionalProperties: false }),
+      response: { 200: RetentionOfferViewSchema, ...errors(400, 401, 403, 404, 409) },
+    },
+    handler: (req) => retentionOfferView(deps, req.ctx, widgetSessionOf(req).subscriptionId, req.query.reason),
+  });
+
+  app.post('/v1/widget/retention-offer', {
+    config: session,
+    schema: {
+      summary: 'Accept the retention offer instead of cancelling',
+      description: 'Recorded once per subscription and reason (channel EMBED); a second accept returns the first. PAUSE_3_MONTHS is never available.',
+      tags,
+      security,
+      body: AcceptRetentionOfferBody,
+      response: { 200: RetentionOfferAcceptanceSchema, ...errors(400, 401, 403, 404, 409), 422: notAvailable },
+    },
+    handler: (req) => acceptOfferFor(deps, req.ctx, widgetSessionOf(req).subscriptionId, req.body, 'EMBED'),
   });
 }

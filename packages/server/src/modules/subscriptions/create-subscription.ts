@@ -71,6 +71,7 @@ export async function createSubscription(
       testClockId,
       priceVersionId: priced ? await priceVersionFor({ ...deps, db: trx }, ctx, priced) : null,
       priceVersionPinned: input.priceVersionPinned ?? false,
+      discount: null,
       createdAt: deps.clock.now(),
       updatedAt: deps.clock.now(),
     };

@@ -43,6 +43,23 @@ export interface ScheduledChange {
   channel?: 'API' | 'EMBED';
 }
 
+/**
+ * A percentage off the subscription's next renewal invoices, from an accepted retention offer
+ * (modules/retention-offers). The renewal job puts it on each cycle invoice as a negative
+ * `discount` line and counts `periodsLeft` down; null after the last.
+ */
+export interface SubscriptionDiscount {
+  /** Decimal text, e.g. "20". */
+  percentOff: string;
+  /** How many invoices it was granted for. */
+  periods: number;
+  /** How many renewal invoices it still applies to (1..periods). */
+  periodsLeft: number;
+  source: 'retention_offer';
+  /** roa_…: the acceptance that granted it. */
+  acceptanceId: string;
+}
+
 export interface Subscription {
   id: string;
   environment: Env;
@@ -76,6 +93,8 @@ export interface Subscription {
   priceVersionId: string | null;
   /** Renewals keep priceVersionId instead of moving to the offering's prices of the day. */
   priceVersionPinned: boolean;
+  /** An accepted retention offer's discount on the next renewal invoices; null: none. */
+  discount: SubscriptionDiscount | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -133,6 +152,14 @@ const ScheduledChangeSchema = Type.Object({
   channel: Type.Optional(Type.Union([Type.Literal('API'), Type.Literal('EMBED')], { description: 'API, or EMBED when the widget scheduled it.' })),
 });
 
+const DiscountSchema = Type.Object({
+  percentOff: Type.String({ maxLength: 20, description: 'Decimal text, e.g. "20".' }),
+  periods: Type.Integer({ description: 'How many renewal invoices it was granted for.' }),
+  periodsLeft: Type.Integer({ description: 'How many renewal invoices it still applies to.' }),
+  source: Type.Literal('retention_offer'),
+  acceptanceId: Type.String({ maxLength: 100, description: 'roa_…: the accepted retention offer.' }),
+});
+
 export const SubscriptionSchema = Type.Object({
   id: Type.String({ description: 'sub_…' }),
   object: Type.Literal('subscription'),
@@ -164,6 +191,10 @@ export const SubscriptionSchema = Type.Object({
     description: 'pv_…: the prices of the current period. An edit of the offering or its rate plans applies from the next period.',
   }),
   priceVersionPinned: Type.Boolean({ description: 'true: renewals keep this price version instead of taking the offering’s current prices.' }),
+  discount: Type.Union([DiscountSchema, Type.Null()], {
+    description:
+      'A retention discount: each renewal invoice carries a negative discount line of percentOff of its other lines, until periodsLeft reaches 0 (then null).',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
