@@ -22,8 +22,14 @@ import {
 import { RequiredIdempotencyHeaders, requireIdempotencyKey } from './plan-change.routes.js';
 import { previewChange } from './preview-change.js';
 import { presentWidgetSubscription } from './widget-subscription.js';
-import { acceptOfferFor, notAvailable, retentionOfferView } from '../retention-offers/retention-offer.routes.js';
-import { AcceptRetentionOfferBody, CancelReasonSchema, RetentionOfferAcceptanceSchema, RetentionOfferViewSchema } from '../retention-offers/retention-offer.js';
+import { acceptOfferFor, retentionOfferView } from '../retention-offers/retention-offer-calls.js';
+import {
+  AcceptRetentionOfferBody,
+  CancelReasonSchema,
+  OfferNotAvailableSchema,
+  RetentionOfferAcceptanceSchema,
+  RetentionOfferViewSchema,
+} from '../retention-offers/retention-offer.js';
 import { Type } from '@sinclair/typebox';
 
 const session = { auth: { kind: 'widget_session' } } as const;
@@ -158,7 +164,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
       tags,
       security,
       body: AcceptRetentionOfferBody,
-      response: { 200: RetentionOfferAcceptanceSchema, ...errors(400, 401, 403, 404, 409), 422: notAvailable },
+      response: { 200: RetentionOfferAcceptanceSchema, ...errors(400, 401, 403, 404, 409), 422: OfferNotAvailableSchema },
     },
     handler: (req) => acceptOfferFor(deps, req.ctx, widgetSessionOf(req).subscriptionId, req.body, 'EMBED'),
   });

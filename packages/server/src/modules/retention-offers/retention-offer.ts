@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { billingPeriods, formatPeriodPrice, USAGE_BASED_TEXT, type BillingPeriod } from '@tollgate/pricing';
 import { toIso } from '../../lib/clock.js';
+import { ErrorEnvelope } from '../../http/schemas.js';
 
 /**
  * Pure: what a customer who is cancelling is offered instead, fixed per cancel reason (issue 17
@@ -201,3 +202,7 @@ export function presentAcceptance(a: RetentionOfferAcceptance): Static<typeof Re
     acceptedAt: toIso(a.acceptedAt),
   };
 }
+
+export const OfferNotAvailableSchema = Type.Object(ErrorEnvelope.properties, {
+  description: 'OFFER_NOT_AVAILABLE: PAUSE_3_MONTHS, another offer type than the reason’s, a reason without an offer, or a discount already running.',
+});
