@@ -9,17 +9,24 @@ export interface QueryPlan {
 }
 
 /**
- * Deps whose database records every query it runs, and `plans()` to explain those that name a
+ * Deps whose database records every statement it runs, and `plans()` to explain those that name a
  * table matching `tables`, with the parameters they ran with.
  */
 export function recordingPlans(deps: Deps, tables: RegExp): { deps: Deps; plans: () => Promise<QueryPlan[]> } {
+  // By query id, and kept only once it has run: a builder passed into another (the parts of a
+  // UNION ALL) is transformed too, but only the statement that contains it runs.
+  const seen = new Map<string, RootOperationNode>();
   const nodes: RootOperationNode[] = [];
   const recorder: KyselyPlugin = {
     transformQuery: (args) => {
-      nodes.push(args.node);
+      seen.set(args.queryId.queryId, args.node);
       return args.node;
     },
-    transformResult: async (args) => args.result,
+    transformResult: async (args) => {
+      const node = seen.get(args.queryId.queryId);
+      if (node) nodes.push(node);
+      return args.result;
+    },
   };
   return {
     deps: { ...deps, db: deps.db.withPlugin(recorder) },

@@ -8,7 +8,8 @@ import { TtlCache } from '../../lib/ttl-cache.js';
 import type { Db } from '../../db/database.js';
 import { createMetric } from '../metrics/create-metric.js';
 import { countsSignature, periodParts, readPeriodUsage, sumEvents, type EdgeUsage, type PeriodUsage } from './period-usage.js';
-import { sumHourlyShares, sumHourlyTotals } from './usage-hourly.repository.js';
+import { planTotalParts } from './period-total-parts.js';
+import { sumHourlyShares, sumTotalParts } from './usage-hourly.repository.js';
 import { dimensionKeyOf } from './rating-dimension.js';
 
 const Exact = Decimal.clone({ precision: 200 });
@@ -257,9 +258,31 @@ describe('readPeriodUsage: usage over exactly [start, end)', () => {
         ]),
       )
       .execute();
+    // The same sums as monthly total rows, one a month from June.
+    await t.deps.db
+      .insertInto('usageAggregates')
+      .values(
+        rows.map((q, i) => ({
+          ...tenant,
+          customerId: 'cus_big',
+          metricName: 'calls',
+          periodStart: Date.UTC(2026, 5 + i, 1),
+          dimension: '',
+          quantitySum: q,
+          eventCount: 1,
+          updatedAt: 0,
+        })),
+      )
+      .execute();
     const sum = rows.reduce((s, q) => s.plus(q), new Exact(0)).toFixed();
-    assert.deepEqual(await sumHourlyTotals(t.deps.db, t.deps.dialect, tenant, 'cus_big', hour, hour + 100 * HOUR), [
-      { metricName: 'calls', dimension: '', quantity: sum, events: rows.length },
+    const parts = [
+      { source: 'hours', sign: 1, from: hour, to: hour + 100 * HOUR },
+      { source: 'months', sign: 1, from: hour, to: Date.UTC(2027, 0, 1) },
+    ] as const;
+    const byPart = (a: { part: number }, b: { part: number }) => a.part - b.part;
+    assert.deepEqual((await sumTotalParts(t.deps.db, t.deps.dialect, tenant, 'cus_big', parts)).sort(byPart), [
+      { part: 0, metricName: 'calls', quantity: sum, events: rows.length },
+      { part: 1, metricName: 'calls', quantity: sum, events: rows.length },
     ]);
     assert.deepEqual(await sumHourlyShares(t.deps.db, t.deps.dialect, tenant, 'cus_big', hour, hour + 100 * HOUR, ['calls']), [
       { metricName: 'calls', dimension: '["OK",null,null]', quantity: sum, events: rows.length },
@@ -281,7 +304,99 @@ describe('readPeriodUsage: usage over exactly [start, end)', () => {
         })),
       )
       .execute();
-    const tokens = (await sumHourlyTotals(t.deps.db, t.deps.dialect, tenant, 'cus_big', hour, hour + 100 * HOUR)).find((r) => r.metricName === 'tokens');
-    assert.deepEqual(tokens, { metricName: 'tokens', dimension: '', quantity: new Exact(eighteen).times(30).toFixed(), events: 60 });
+    const tokens = (await sumTotalParts(t.deps.db, t.deps.dialect, tenant, 'cus_big', [parts[0]])).find((r) => r.metricName === 'tokens');
+    assert.deepEqual(tokens, { part: 0, metricName: 'tokens', quantity: new Exact(eighteen).times(30).toFixed(), events: 60 });
+  });
+});
+
+describe('readPeriodUsage from monthly rows, less the hours of their months outside the period', () => {
+  let c: string;
+  const MONTHS = [0, 1, 2, 3, 4].map((m) => Date.UTC(2026, m, 1)); // January to May 2026
+
+  /** A fixed sequence in [0, 1) (mulberry32): the same periods on every run. */
+  function random(seed: number): () => number {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  before(async () => {
+    c = (await t.seed.customer(ws.test)).id;
+    const next = random(16);
+    const quantities = [1, 512, 0.001, BIG, 2.5];
+    const metadata: Array<Record<string, string> | undefined> = [undefined, { endpoint: '/a' }, { executionStatus: 'ERROR' }];
+    const now = t.clock.now();
+    try {
+      for (const month of MONTHS) {
+        const end = Date.UTC(2026, new Date(month).getUTCMonth() + 1, 1);
+        // The API takes events up to 35 days old: the clock at the month's end takes all of its.
+        t.clock.set(end);
+        const instants = [month, month + 1, end - 1, month + HOUR - 1, month + 2 * HOUR];
+        for (let i = 0; i < 80; i++) instants.push(month + Math.floor(next() * (end - month)));
+        await send(
+          instants.map((occurredAt, i) => {
+            const m = metadata[i % 3];
+            return {
+              customerId: c,
+              metricName: i % 4 === 0 ? 'gb' : 'calls',
+              quantity: quantities[Math.floor(next() * quantities.length)]!,
+              occurredAt,
+              ...(m ? { metadata: m } : {}),
+            };
+          }),
+        );
+      }
+    } finally {
+      t.clock.set(now);
+    }
+  });
+
+  const read = (start: number, end: number) => readPeriodUsage(t.deps.db, t.deps.dialect, null, ws.test.ctx, c, { start, end }, ['calls']);
+
+  it('subtracts events of the same month just outside the period, on both sides', async () => {
+    const start = at('2026-03-03T00:00:00.000Z');
+    const end = at('2026-03-29T00:00:00.000Z');
+    const plan = planTotalParts(start, end);
+    assert.deepEqual(
+      plan.map((p) => `${p.source} ${p.sign}`),
+      ['hours -1', 'months 1', 'hours -1'],
+    );
+    const now = t.clock.now();
+    t.clock.set(at('2026-04-01T00:00:00.000Z'));
+    await createMetric(t.deps, ws.test.ctx, { name: 'tokens' });
+    await send([
+      { customerId: c, metricName: 'calls', quantity: 1000, occurredAt: start - 1 },
+      { customerId: c, metricName: 'calls', quantity: 2000, occurredAt: start },
+      { customerId: c, metricName: 'calls', quantity: 4000, occurredAt: end - 1 },
+      { customerId: c, metricName: 'calls', quantity: 8000, occurredAt: end },
+      { customerId: c, metricName: 'tokens', quantity: 7, occurredAt: end }, // a metric only outside: absent
+    ]).finally(() => t.clock.set(now));
+    const got = await read(start, end);
+    assert.deepEqual(got, expected(c, start, end, ['calls']));
+    assert.equal(got.has('tokens'), false);
+    const outside = await read(at('2026-03-01T00:00:00.000Z'), start);
+    assert.deepEqual(outside, expected(c, at('2026-03-01T00:00:00.000Z'), start, ['calls']));
+  });
+
+  it('equals the sum of the events sent in it for 200 periods at random instants, on and off the hour, across months', async () => {
+    const next = random(61);
+    const from = at('2025-12-20T00:00:00.000Z');
+    const to = at('2026-06-10T00:00:00.000Z');
+    let subtracted = 0;
+    for (let i = 0; i < 200; i++) {
+      let start = from + Math.floor(next() * (to - from));
+      const lengths = [HOUR, 3 * 24 * HOUR, 40 * 24 * HOUR, 150 * 24 * HOUR];
+      let end = start + 1 + Math.floor(next() * lengths[i % lengths.length]!);
+      if (i % 3 === 1) [start, end] = [Math.floor(start / HOUR) * HOUR, Math.ceil(end / HOUR) * HOUR];
+      if (i % 7 === 2) start = Date.UTC(new Date(start).getUTCFullYear(), new Date(start).getUTCMonth(), 1);
+      const plan = planTotalParts(Math.floor(start / HOUR) * HOUR, Math.floor(end / HOUR) * HOUR);
+      if (plan.some((p) => p.sign === -1)) subtracted += 1;
+      const label = `[${new Date(start).toISOString()}, ${new Date(end).toISOString()})`;
+      assert.deepEqual(await read(start, end), expected(c, start, end, ['calls']), label);
+    }
+    assert.ok(subtracted >= 40, `only ${subtracted} periods read a month row less some hours`);
   });
 });

@@ -6,7 +6,8 @@ import { Decimal, ExactSum, type Money } from '../../lib/money.js';
 import { hourStart } from '../../lib/periods.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
-import { readHourCounts, sumHourlyShares, sumHourlyTotals, type HourCount } from './usage-hourly.repository.js';
+import { planTotalParts } from './period-total-parts.js';
+import { readHourCounts, sumHourlyShares, sumTotalParts, type HourCount } from './usage-hourly.repository.js';
 import { dimensionKeyOf, NO_DIMENSION } from './rating-dimension.js';
 import type { MetadataValue } from './usage-event.js';
 import { readCustomerEvents } from './usage.repository.js';
@@ -17,14 +18,21 @@ import { readCustomerEvents } from './usage.repository.js';
  *
  * With H(t) the start of t's UTC hour, usage over [start, end) is
  *
- *   the hourly rows of the hours in [H(start), H(end))  -  raw [H(start), start)  +  raw [H(end), end)
+ *   the totals of the hours in [H(start), H(end))  -  raw [H(start), start)  +  raw [H(end), end)
  *
  * where "raw [h, t)" is the customer's events from an hour's start to an edge that is not on the
- * hour (absent when it is). The hourly part is summed by the database (a row per metric); an edge
- * is one customer's events of less than an hour, read through the tenant time index and kept on
- * this node (periodEdgeCache) together with its hour's event counts, which are read again, with
- * one small query, every time: an event arriving late in that hour changes them, and the edge is
- * read afresh. An hour without events (the end of a period still to come) costs no read at all.
+ * hour (absent when it is). The totals of whole hours come, month by month, from the monthly total
+ * row (usage_aggregates) less the hours of its month outside the period when the period covers
+ * more than half of that month, else from the hourly total rows of the hours covered
+ * (planTotalParts): a month costs at most half a month of hourly rows, a whole month one row per
+ * metric. Every part is summed by the database in one statement (a row per metric and part, one
+ * snapshot) and the signed parts added exactly here. Dimension shares have no monthly rows: they
+ * are summed from the hourly rows of [H(start), H(end)), for the metrics priced by them only.
+ * An edge is one customer's events of less than an hour, read through the tenant time index and
+ * kept on this node (periodEdgeCache) together with its hour's event counts, which are read again,
+ * with one small query, every time: an event arriving late in that hour changes them, and the
+ * edge is read afresh. An hour without events (the end of a period still to come) costs no read
+ * at all.
  */
 
 export interface UsageShare {
@@ -192,7 +200,8 @@ export async function readPeriodUsage(
     parts.map((p) => p.hour),
   );
   const total = new UsageTotal(wanted);
-  for (const s of await sumHourlyTotals(db, dialect, tenant, customerId, fromHour, toHour)) total.add(1, s.metricName, NO_DIMENSION, s.quantity, s.events);
+  const plan = planTotalParts(fromHour, toHour);
+  for (const s of await sumTotalParts(db, dialect, tenant, customerId, plan)) total.add(plan[s.part]!.sign, s.metricName, NO_DIMENSION, s.quantity, s.events);
   for (const s of await sumHourlyShares(db, dialect, tenant, customerId, fromHour, toHour, [...wanted]))
     total.add(1, s.metricName, s.dimension, s.quantity, s.events);
   for (const p of parts) {

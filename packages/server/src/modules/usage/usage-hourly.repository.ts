@@ -3,17 +3,19 @@ import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { Decimal } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
+import type { TotalPart } from './period-total-parts.js';
 import { TOTAL } from './rating-dimension.js';
 
 /**
- * Reads of usage_hourly (written by addToAggregates in usage.repository.ts). Sums over a range of
- * hours are computed by the database, so a period of a month returns a row per metric (and per
- * dimension share), not a row per hour, and stay exact on both databases (see hourlySum).
+ * Sums of usage_hourly and of the monthly total rows of usage_aggregates (both written by
+ * addToAggregates in usage.repository.ts, in the same transaction). Sums over a range of hours or
+ * months are computed by the database, so a period returns a row per metric (and per dimension
+ * share) and part, not a row per hour, and stay exact on both databases (see hourlySum).
  */
 
 export interface HourlySum {
   metricName: string;
-  /** TOTAL ('') for a metric's total, else a rating dimension's share. */
+  /** A rating dimension's key (never TOTAL). */
   dimension: string;
   /** Exact decimal text. */
   quantity: string;
@@ -21,8 +23,6 @@ export interface HourlySum {
 }
 
 interface SumRow {
-  metricName: string;
-  dimension: string;
   /** PostgreSQL: the exact sum. SQLite: the sum of the integer sums' high parts (below), as text. */
   high: string | null;
   low: string | null;
@@ -68,18 +68,17 @@ function hourlySum(dialect: DialectName, form: 'fast' | 'exact'): SumColumns {
   };
 }
 
-function toSum(r: SumRow): HourlySum {
+function exactSum(r: SumRow): { quantity: string; events: number } {
   let total = new Decimal(r.high ?? 0);
   if (r.low !== null) total = total.times(BILLION).plus(r.low);
   if (r.other) for (const x of r.other.split(' ')) total = total.plus(x);
-  return { metricName: r.metricName, dimension: r.dimension, quantity: total.toFixed(), events: Number(r.events) };
+  return { quantity: total.toFixed(), events: Number(r.events) };
 }
 
 /** Runs a sum query in its fast form, and again in its exact form when a sum needs it. */
-async function sumRows(dialect: DialectName, query: (s: SumColumns) => Promise<SumRow[]>): Promise<HourlySum[]> {
-  let rows = await query(hourlySum(dialect, 'fast'));
-  if (rows.some((r) => Number(r.inexact) === 1)) rows = await query(hourlySum(dialect, 'exact'));
-  return rows.map(toSum);
+async function sumRows<R extends SumRow>(dialect: DialectName, query: (s: SumColumns) => Promise<R[]>): Promise<R[]> {
+  const rows = await query(hourlySum(dialect, 'fast'));
+  return rows.some((r) => Number(r.inexact) === 1) ? query(hourlySum(dialect, 'exact')) : rows;
 }
 
 const sumColumns = (s: SumColumns) =>
@@ -90,27 +89,41 @@ const sumColumns = (s: SumColumns) =>
 const totalRows = (db: Db, tenant: Tenant, customerId: string) =>
   db.selectFrom('usageHourly').$call(forTenant(tenant)).where('customerId', '=', customerId).where('dimension', '=', sql.lit(TOTAL));
 
+export interface PartSum {
+  /** The index of its part in the plan. */
+  part: number;
+  metricName: string;
+  /** Exact decimal text. */
+  quantity: string;
+  events: number;
+}
+
 /**
- * A customer's total per metric over the hours starting in [fromHour, toHour): a row per metric,
- * read from the partial index of the total rows alone (it carries the sums and counts).
+ * A customer's total per metric in each part of a plan (planTotalParts), in one statement: a
+ * snapshot on PostgreSQL and one round trip. Month parts read the partial index of the monthly
+ * total rows (a row per metric and month), hour parts the partial index of the hourly total rows
+ * alone (it carries the sums and counts). Signs are the caller's to apply.
  */
-export async function sumHourlyTotals(
-  db: Db,
-  dialect: DialectName,
-  tenant: Tenant,
-  customerId: string,
-  fromHour: number,
-  toHour: number,
-): Promise<HourlySum[]> {
-  if (toHour <= fromHour) return [];
-  return sumRows(dialect, (s) =>
-    totalRows(db, tenant, customerId)
-      .where('hourStart', '>=', fromHour)
-      .where('hourStart', '<', toHour)
-      .select(['metricName', 'dimension', ...sumColumns(s)])
-      .groupBy(['metricName', 'dimension'])
-      .execute(),
-  );
+export async function sumTotalParts(db: Db, dialect: DialectName, tenant: Tenant, customerId: string, parts: readonly TotalPart[]): Promise<PartSum[]> {
+  if (parts.length === 0) return [];
+  const rows = await sumRows(dialect, (s) => {
+    const [first, ...rest] = parts.map((p, i) => {
+      const columns = ['metricName', sql<number>`${sql.lit(i)}`.as('part'), ...sumColumns(s)] as const;
+      if (p.source === 'hours')
+        return totalRows(db, tenant, customerId).where('hourStart', '>=', p.from).where('hourStart', '<', p.to).select(columns).groupBy('metricName');
+      return db
+        .selectFrom('usageAggregates')
+        .$call(forTenant(tenant))
+        .where('customerId', '=', customerId)
+        .where('dimension', '=', sql.lit(TOTAL))
+        .where('periodStart', '>=', p.from)
+        .where('periodStart', '<', p.to)
+        .select(columns)
+        .groupBy('metricName');
+    });
+    return rest.reduce((q, next) => q.unionAll(next), first!).execute();
+  });
+  return rows.map((r) => ({ part: Number(r.part), metricName: r.metricName, ...exactSum(r) }));
 }
 
 /**
@@ -128,7 +141,7 @@ export async function sumHourlyShares(
   metricNames: readonly string[],
 ): Promise<HourlySum[]> {
   if (toHour <= fromHour || metricNames.length === 0) return [];
-  return sumRows(dialect, (s) =>
+  const rows = await sumRows(dialect, (s) =>
     db
       .selectFrom('usageHourly')
       .$call(forTenant(tenant))
@@ -141,6 +154,7 @@ export async function sumHourlyShares(
       .groupBy(['metricName', 'dimension'])
       .execute(),
   );
+  return rows.map((r) => ({ metricName: r.metricName, dimension: r.dimension, ...exactSum(r) }));
 }
 
 export interface HourCount {

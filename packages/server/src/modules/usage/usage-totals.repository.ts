@@ -7,8 +7,8 @@ import { TOTAL } from './rating-dimension.js';
 /**
  * The rows of usage_aggregates, all total rows (dimension TOTAL) since 0010: one per (tenant,
  * customer, metric, month), kept by ingestion in the same transaction. What the usage report
- * without groupBy reads, through two partial indexes of those rows. Rating reads usage_hourly
- * (period-usage.ts).
+ * without groupBy reads, through two partial indexes of those rows. Rating reads them together
+ * with usage_hourly (sumTotalParts in usage-hourly.repository.ts, planned in period-usage.ts).
  */
 
 export interface UsageTotal {
