@@ -5,10 +5,11 @@
  *
  * The rule (Stripe's): by the second over the current period. The customer is credited the old
  * entry price's share for the unused time and charged the new entry price's share for the same
- * time. Each line is rounded on its own to the currency's minor unit: the debit half up
- * (roundToMinorUnit's rule, applied to the exact share), the credit down, so that it never
- * exceeds what the customer paid for the unused time. The net is the difference of the rounded
- * lines, so the three figures always add up as shown.
+ * time. Each line is rounded on its own, down, to the currency's minor unit: the credit so that it
+ * never exceeds what the customer paid for the unused time, the debit alike so that the two lines
+ * keep the order of the prices (a downgrade never nets a charge, an upgrade never a credit, which
+ * half up on one line and down on the other can break by a minor unit). The net is the difference
+ * of the rounded lines, so the three figures always add up as shown.
  *
  * Seconds: every instant is taken to the whole second at or before it (floor of epoch
  * milliseconds / 1000), as Stripe's Unix-second timestamps are. The period has end − start
@@ -76,17 +77,17 @@ function checkPrice(value: string | null, field: string): void {
 }
 
 /**
- * price × numerator / denominator, rounded to the currency's minor unit half up (the rule of
- * roundToMinorUnit) or down (toward zero: shares are never negative), computed on whole numbers: a price of p / 10^k gives
- * p × numerator × 10^digits / (10^k × denominator), and the remainder decides the rounding. No
- * intermediate quotient is cut to a precision first, so no share that is just below a tie can
- * be rounded as one, whatever the price's digits or the period's length.
+ * price × numerator / denominator, rounded down to the currency's minor unit (toward zero: shares
+ * are never negative), computed on whole numbers: a price of p / 10^k gives
+ * p × numerator × 10^digits / (10^k × denominator), an integer division. No intermediate quotient
+ * is cut to a precision first, so no share just below a whole minor unit can be taken for one,
+ * whatever the price's digits or the period's length.
  */
-function shareInMinorUnits(price: string, numerator: number, denominator: number, digits: number, rounding: 'half_up' | 'down'): string {
+function shareInMinorUnits(price: string, numerator: number, denominator: number, digits: number): string {
   const [whole, fraction = ''] = price.split('.');
   const n = BigInt(whole! + fraction) * BigInt(numerator) * 10n ** BigInt(digits);
   const m = 10n ** BigInt(fraction.length) * BigInt(denominator);
-  const units = n / m + (rounding === 'half_up' && (n % m) * 2n >= m ? 1n : 0n);
+  const units = n / m;
   const text = units.toString().padStart(digits + 1, '0');
   return digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
@@ -117,8 +118,8 @@ export function prorateChange(input: ProrateChangeInput): ProratedChange {
   // changeAt within [periodStart, periodEnd] keeps its second within [start, end]: floor is monotone.
   const unused = end - toSeconds(changeAt);
   const total = end - start;
-  const credit = shareInMinorUnits(oldEntryPrice ?? '0', unused, total, digits, 'down');
-  const debit = shareInMinorUnits(newEntryPrice ?? '0', unused, total, digits, 'half_up');
+  const credit = shareInMinorUnits(oldEntryPrice ?? '0', unused, total, digits);
+  const debit = shareInMinorUnits(newEntryPrice ?? '0', unused, total, digits);
   return { credit, debit, net: roundToMinorUnit(new Decimal(debit).minus(credit), currency), unusedFraction: { numerator: unused, denominator: total } };
 }
 

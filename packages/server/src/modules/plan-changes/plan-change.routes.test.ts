@@ -323,9 +323,9 @@ describe('minor units', () => {
       ['1000', '3333', '2333'],
     ],
     [
-      'KWD has three: 10/30 of 10.001 is 3.3336… (credited 3.333, down); of 20.003 is 6.6676… (6.668)',
+      'KWD has three: 10/30 of 10.001 is 3.3336… (3.333); of 20.003 is 6.6676… (6.667): both rounded down',
       { currency: 'KWD', rate: '0.005', basic: '10.001', plus: '20.003', yearly: '120.012' },
-      ['3.333', '6.668', '3.335'],
+      ['3.333', '6.667', '3.334'],
     ],
   ];
   for (const [rule, prices, [credit, debit, net]] of cases) {

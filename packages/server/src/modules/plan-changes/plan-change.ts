@@ -93,7 +93,7 @@ export const ChangePreviewSchema = Type.Object({
   toOffering: Type.Union([OfferingRef, Type.Null()], { description: 'null for a cancellation.' }),
   effectiveAt: Type.String({ format: 'date-time', description: 'Now, or the end of the current period.' }),
   credit: NullableMoney('For the unused time of what was paid for this period (rounded down). null for a cancellation: no refund figure before it is done.'),
-  debit: NullableMoney('For the rest of this period on the new offering (rounded half up).'),
+  debit: NullableMoney('For the rest of this period on the new offering (rounded down).'),
   netChargeToday: NullableMoney('debit − credit: positive is charged today, negative is credited. null for a cancellation.'),
   usageToDate: Money('Usage so far in this period, rated on the current offering: billed with an IMMEDIATE change or cancellation ("0.00" for PERIOD_END).'),
   invoiceTotal: NullableMoney("What the change's invoice (finalized at once) totals; null when it issues none."),

@@ -28,7 +28,7 @@ import type { ApplyAt, ChangeAction } from './plan-change.js';
  * IMMEDIATE (billing README, "Plan changes"):
  * - The usage period ends now: its usage so far is rated on the current offering and billed now.
  * - credit = the unused share of what was paid for the current period (rounded down), debit = the
- *   new entry price's share for the same time (rounded half up), net = debit − credit.
+ *   new entry price's share for the same time (rounded down too), net = debit − credit.
  * - net ≥ 0 (an upgrade): one invoice, finalized at once: the debit, the credit as a negative
  *   line, the usage so far.
  * - net < 0 (a downgrade): a credit note for the credit against the invoice that charged the
