@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { Offering } from '../catalog/offering.js';
 import { findOffering, findOfferings } from '../catalog/offering.repository.js';
-import { listStorefronts } from '../catalog/storefront.repository.js';
+import { publishedOfferingIds } from '../catalog/storefront.repository.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { DowngradeCandidate } from './retention-offer.js';
 
@@ -25,25 +25,6 @@ export function cheapestDowngradeOf(current: Offering, offerings: readonly Offer
   return best && { offeringId: best.id, name: best.name, entryPrice: best.entryPrice, currency: best.currency, billingPeriod: best.billingPeriod };
 }
 
-/** A workspace has a handful of storefronts; this bounds the walk all the same. */
-const MAX_STOREFRONT_PAGES = 10;
-
-/**
- * The offerings published on any of the tenant's storefronts (what the widget's candidates come
- * from: the published headless configuration), in no particular order.
- */
-async function publishedOfferings(deps: Deps, tenant: Tenant): Promise<Offering[]> {
-  const ids = new Set<string>();
-  let startingAfter: string | undefined;
-  for (let page = 0; page < MAX_STOREFRONT_PAGES; page++) {
-    const { items, hasMore } = await listStorefronts(deps.db, tenant, { limit: 100, startingAfter });
-    for (const s of items) for (const id of s.publishedOfferingIds ?? []) ids.add(id);
-    if (!hasMore || items.length === 0) break;
-    startingAfter = items[items.length - 1]!.id;
-  }
-  return findOfferings(deps.db, tenant, [...ids]);
-}
-
 /**
  * The downgrade a retention offer prompts for: the cheapest published offering of the
  * subscription's product that is a DOWNGRADE from its offering as it is now. null for a
@@ -53,5 +34,6 @@ export async function cheapestDowngrade(deps: Deps, tenant: Tenant, sub: Pick<Su
   if (sub.offeringId === null) return null;
   const current = await findOffering(deps.db, tenant, sub.offeringId);
   if (!current) return null;
-  return cheapestDowngradeOf(current, await publishedOfferings(deps, tenant));
+  // The offerings some storefront publishes: what plan changes' candidates come from too.
+  return cheapestDowngradeOf(current, await findOfferings(deps.db, tenant, [...(await publishedOfferingIds(deps.db, tenant))]));
 }
