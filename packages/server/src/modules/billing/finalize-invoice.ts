@@ -139,7 +139,8 @@ export function invoiceFinalizedAudit(invoice: Invoice): AuditEventInput {
  * their usage rated once more (usage that arrived in the grace period lands here; false for
  * drafts rated in this same transaction, where nothing can have landed since), adjustments for
  * earlier periods added, numbered in the order given from one range of the tenant's sequence.
- * Not written: the caller saves (or inserts) them. The sequence's row stays locked until the
+ * `adjust: false` leaves the adjustments to the next finalization (a plan change's invoice shows
+ * exactly what its preview showed). Not written: the caller saves (or inserts) them. The sequence's row stays locked until the
  * commit, so call this last.
  */
 export async function finalizeDrafts(
@@ -148,7 +149,7 @@ export async function finalizeDrafts(
   drafts: readonly Invoice[],
   at: number,
   prefix: string,
-  opts: { rerate: boolean },
+  opts: { rerate: boolean; adjust?: boolean },
 ): Promise<Invoice[]> {
   if (drafts.length === 0) return [];
   const subscriptionIds = [...new Set(drafts.flatMap((d) => (d.subscriptionId === null ? [] : [d.subscriptionId])))];
@@ -161,7 +162,7 @@ export async function finalizeDrafts(
     // A discount line is recomputed from the re-rated lines, once, and stays last of them.
     if (opts.rerate && billsUsage(d))
       own = rediscounted([...own.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...(await rerateUsage(deps, tenant, d))], d.currency);
-    lines.push([...own, ...(await lateUsageAdjustments(deps, tenant, d, issued))]);
+    lines.push([...own, ...(opts.adjust === false ? [] : await lateUsageAdjustments(deps, tenant, d, issued))]);
   }
   const first = await takeDocumentNumbers(deps.db, tenant, 'invoice', drafts.length);
   return drafts.map((d, k) => finalized(deps, d, lines[k]!, prefix, first + k, at));

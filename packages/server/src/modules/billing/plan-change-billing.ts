@@ -58,7 +58,9 @@ export async function paidForCurrentPeriod(deps: Deps, tenant: OperationContext,
 export async function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, input: DraftInput): Promise<Invoice> {
   const settings = await billingSettingsOf(txDeps.db, ctx);
   const draft = draftInvoice(txDeps, settings, input);
-  const [invoice] = await finalizeDrafts(txDeps, ctx, [draft], input.at, settings.invoicePrefix, { rerate: false });
+  // No late-usage adjustments here: the invoice is exactly what the preview showed; the next
+  // renewal's invoice carries them.
+  const [invoice] = await finalizeDrafts(txDeps, ctx, [draft], input.at, settings.invoicePrefix, { rerate: false, adjust: false });
   if (!(await insertInvoice(txDeps.db, ctx, invoice!))) {
     throw new AppError('CONFLICT', `Subscription '${input.sub.id}' was changed at this instant already; fetch it and try again.`);
   }

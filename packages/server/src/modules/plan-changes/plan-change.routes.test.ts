@@ -428,6 +428,27 @@ describe('IMMEDIATE changes', () => {
     assert.equal(inv.total, '345.00');
   });
 
+  it('late usage of an earlier, finalized period is not on the change’s invoice (it matches its preview) but on the next renewal’s', async () => {
+    const w = await world();
+    const sub = await subscribe(w, w.off.basic);
+    await advance(w, MAY + 2 * HOUR); // April's renewal invoice finalized: no usage
+    await calls(w, 1500, MAY - 10 * DAY); // late, for April: 500 over, 5.00
+    const JUNE = Date.UTC(2026, 5, 1);
+    const midMay = Date.UTC(2026, 4, 16, 12); // 15.5 of 31 days unused
+    await advance(w, midMay);
+    const p = await preview(w, sub.id, { offeringId: w.off.plus });
+    const done = await change(w, sub.id, { offeringId: w.off.plus });
+    const inv = (await invoicesOf(w, sub.id)).find((i) => i.id === done.body.invoiceId)!;
+    assert.equal(inv.total, p.body.invoiceTotal);
+    assert.ok(!inv.lines.some((l) => l.type === 'adjustment'));
+    await advance(w, JUNE + 2 * HOUR);
+    const june = (await invoicesOf(w, sub.id)).filter((i) => i.billingReason === 'subscription_cycle').at(-1)!;
+    assert.deepEqual(
+      june.lines.filter((l) => l.type === 'adjustment').map((l) => l.amount),
+      ['5.00'],
+    );
+  });
+
   it('the same Idempotency-Key changes once and replays the result', async () => {
     const w = await world();
     const sub = await subscribe(w, w.off.basic);
