@@ -33,7 +33,8 @@ function subscriptionEvents(tag: string, lines: number): SubscriptionEvent[] {
     for (let i = start; i < Math.min(lines, start + PER_EVENT); i++) {
       const at = now - 60_000 + (i % 60_000);
       logEvents.push({
-        id: `${tag}${String(i).padStart(12, '0')}`,
+        // As long as CloudWatch's own ids (56 digits): the eventId index pays for their length.
+        id: `${tag}${String(i).padStart(56 - tag.length, '0')}`,
         timestamp: at,
         message: JSON.stringify({
           requestId: randomUUID(),
