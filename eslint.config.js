@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const TESTS = ['**/*.test.ts', 'packages/server/test/**'];
 
 export default defineConfig(
-  { ignores: ['**/node_modules/', '**/data/', 'coverage/', 'bench/results/', 'test-artifacts/'] },
+  { ignores: ['**/node_modules/', '**/data/', '**/dist/', 'coverage/', 'bench/results/', 'test-artifacts/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
