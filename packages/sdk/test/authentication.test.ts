@@ -26,7 +26,10 @@ describe('Authentication 8: the key is passed explicitly, never read from the en
   it('a missing key throws, even with a valid key in every likely environment variable', () => {
     for (const name of names) process.env[name] = server.key;
     try {
-      assert.throws(() => new Tollgate({ baseUrl: server.baseUrl } as never), (e: unknown) => e instanceof TypeError && /apiKey is required/.test(e.message));
+      assert.throws(
+        () => new Tollgate({ baseUrl: server.baseUrl } as never),
+        (e: unknown) => e instanceof TypeError && /apiKey is required/.test(e.message),
+      );
       assert.throws(() => new Tollgate({ apiKey: '', baseUrl: server.baseUrl }), /apiKey is required/);
       assert.throws(() => new Tollgate({ apiKey: undefined as never, baseUrl: server.baseUrl }), /never reads it from the environment/);
     } finally {
