@@ -77,6 +77,9 @@ export class UsageQueue {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private draining: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** occurredAt of the last event that took the default: events within one millisecond share the text. */
+  private lastMs = Number.NaN;
+  private lastIso = '';
   private readonly process: ProcessLike | null;
   private readonly onBeforeExit = () => {
     if (this.queued > 0) void this.flush();
@@ -104,7 +107,7 @@ export class UsageQueue {
       customerId: event.customerId,
       metricName: event.metricName,
       quantity: event.quantity,
-      occurredAt: at === undefined ? new Date(this.opts.now()).toISOString() : typeof at === 'string' ? at : at.toISOString(),
+      occurredAt: at === undefined ? this.nowIso() : typeof at === 'string' ? at : at.toISOString(),
       eventId: event.eventId ?? this.opts.randomUUID(),
     };
     if (event.metadata !== undefined) queued.metadata = event.metadata;
@@ -136,6 +139,15 @@ export class UsageQueue {
     this.closed = true;
     this.process?.off('beforeExit', this.onBeforeExit);
     return this.flush();
+  }
+
+  private nowIso(): string {
+    const ms = this.opts.now();
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastIso = new Date(ms).toISOString();
+    }
+    return this.lastIso;
   }
 
   private seal(): void {
