@@ -34,6 +34,18 @@ export const EntitlementResultSchema = Type.Object({
   budgetRemainingAmount: Type.Union([Type.String(), Type.Null()], {
     description: 'Exact decimal, in the subscription currency; null without a budget.',
   }),
+  limits: Type.Array(
+    Type.Object({
+      metricName: Type.String(),
+      limit: Type.Number({ description: 'Units per billing period.' }),
+      enforcement: Type.Union([Type.Literal('BLOCK'), Type.Literal('ALERT')]),
+      used: Type.Number({ description: 'Usage of the metric in the current period so far.' }),
+    }),
+    {
+      description:
+        'The deciding subscription’s own usage limits with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits.',
+    },
+  ),
 });
 export type EntitlementResult = Static<typeof EntitlementResultSchema>;
 
@@ -53,16 +65,19 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
   }
   let decision: EntitlementDecision;
   let period: { start: number; end: number } | null = null;
+  let limits: EntitlementResult['limits'] = [];
   if (!sub || sub.status === 'CANCELLED') {
     decision = decideEntitlement({ subscriptionActive: false, limits: [], budget: null });
   } else {
     const rated = await rateSubscriptionPeriod(deps, tenant, sub, await timeOf(deps, tenant, sub.testClockId));
     period = rated.period;
     const explicit = new Set(sub.usageLimits.map((l) => l.metricName));
+    const own = sub.usageLimits.map((l) => ({ ...l, used: rated.used.get(l.metricName) ?? new Decimal(0) }));
+    limits = own.map((l) => ({ metricName: l.metricName, limit: l.limit, enforcement: l.enforcement, used: l.used.toNumber() }));
     decision = decideEntitlement({
       subscriptionActive: true,
       limits: [
-        ...sub.usageLimits.map((l) => ({ ...l, used: rated.used.get(l.metricName) ?? new Decimal(0) })),
+        ...own,
         // The catalog's free units are the quota: they inform quotaRemaining and never refuse
         // (usage past them is billed); a subscription's own BLOCK limit is what refuses.
         ...rated.rating.charges
@@ -86,5 +101,6 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
     quotaUnlimited: decision.quotaRemaining === null,
     budgetUnlimited: decision.budgetRemaining === null,
     budgetRemainingAmount: decision.budgetRemaining === null ? null : decision.budgetRemaining.toFixed(),
+    limits,
   };
 }

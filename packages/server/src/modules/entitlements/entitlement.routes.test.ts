@@ -76,6 +76,24 @@ describe('GET /v1/entitlements/check', () => {
     assert.equal(res.body.quotaRemaining, 0, 'never negative');
   });
 
+  it('200 lists the subscription’s own limits with the period’s usage (what a gateway or the SDK enforces), not the catalog’s free units', async () => {
+    const s = await subscribed({
+      usageLimits: [
+        { metricName: 'api_calls', limit: 100, enforcement: 'BLOCK' },
+        { metricName: 'tokens', limit: 50, enforcement: 'ALERT' },
+      ],
+    });
+    await use(s.customerId, 30);
+    await use(s.customerId, 70, 'tokens');
+    const res = await check(s.customerId, s.productId);
+    assert.deepEqual(res.body.limits, [
+      { metricName: 'api_calls', limit: 100, enforcement: 'BLOCK', used: 30 },
+      { metricName: 'tokens', limit: 50, enforcement: 'ALERT', used: 70 },
+    ]);
+    const none = await subscribed();
+    assert.deepEqual((await check(none.customerId, none.productId)).body.limits, []);
+  });
+
   it('is read-only: two checks give the same answer and change no row', async () => {
     const s = await subscribed({ usageLimits: [{ metricName: 'api_calls', limit: 10, enforcement: 'BLOCK' }] });
     await use(s.customerId, 3);

@@ -1,0 +1,76 @@
+import type { paths } from './generated/openapi.js';
+import type { BodyOf, QueryOf, ResultOf } from './api-types.js';
+import type { HttpClient } from './http-client.js';
+
+/** Options of a create the server makes idempotent (Idempotency-Key): without one the SDK makes one, so a lost answer is retried safely. */
+export interface CreateOptions {
+  idempotencyKey?: string;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+const at = (template: string, id: string) => template.replace('{id}', encodeURIComponent(id));
+
+/**
+ * The operator API users script most, typed from the generated paths: thin wrappers, each one
+ * request. Errors are TollgateError; retries follow the spec (retry-policy.ts).
+ */
+export class OperatorApi {
+  constructor(
+    private readonly http: HttpClient,
+    private readonly randomUUID: () => string,
+  ) {}
+
+  private get<P extends keyof paths>(template: P, id?: string, query?: object) {
+    return this.http.request<ResultOf<P, 'get'>>({ method: 'GET', path: id === undefined ? template : at(template, id), query: query as Query | undefined });
+  }
+
+  private post<P extends keyof paths>(template: P, id: string | undefined, body: unknown, idempotencyKey?: string | null) {
+    return this.http.request<ResultOf<P, 'post'>>({
+      method: 'POST',
+      path: id === undefined ? template : at(template, id),
+      body,
+      idempotency: idempotencyKey ? { header: 'Idempotency-Key', key: idempotencyKey } : undefined,
+    });
+  }
+
+  private key(opts: CreateOptions | undefined): string {
+    return opts?.idempotencyKey ?? this.randomUUID();
+  }
+
+  readonly customers = {
+    create: (body: BodyOf<'/api/v1/customers', 'post'>, opts?: CreateOptions) => this.post('/api/v1/customers', undefined, body, this.key(opts)),
+    list: (query: QueryOf<'/api/v1/customers', 'get'> = {}) => this.get('/api/v1/customers', undefined, query),
+    get: (id: string) => this.get('/api/v1/customers/{id}', id),
+  };
+
+  readonly subscriptions = {
+    create: (body: BodyOf<'/api/v1/subscriptions', 'post'>, opts?: CreateOptions) => this.post('/api/v1/subscriptions', undefined, body, this.key(opts)),
+    list: (query: QueryOf<'/api/v1/subscriptions', 'get'> = {}) => this.get('/api/v1/subscriptions', undefined, query),
+    get: (id: string) => this.get('/api/v1/subscriptions/{id}', id),
+    cancel: (id: string, body: BodyOf<'/api/v1/subscriptions/{id}/cancel', 'post'>, opts?: CreateOptions) =>
+      this.post('/api/v1/subscriptions/{id}/cancel', id, body, this.key(opts)),
+    /** Read-only: what a change would bill now and at renewal. */
+    previewChange: (id: string, body: BodyOf<'/api/v1/subscriptions/{id}/preview-change', 'post'>) =>
+      this.post('/api/v1/subscriptions/{id}/preview-change', id, body, null),
+    upgrade: (id: string, body: BodyOf<'/api/v1/subscriptions/{id}/upgrade', 'post'>, opts?: CreateOptions) =>
+      this.post('/api/v1/subscriptions/{id}/upgrade', id, body, this.key(opts)),
+  };
+
+  /** Keys are not idempotent on the server (a secret is shown once): a lost answer is not retried. */
+  readonly apiKeys = {
+    create: (body: BodyOf<'/api/v1/api-keys', 'post'>) => this.post('/api/v1/api-keys', undefined, body, null),
+    rotate: (id: string) => this.post('/api/v1/api-keys/{id}/rotate', id, undefined, null),
+    revoke: (id: string) => this.http.request<ResultOf<'/api/v1/api-keys/{id}', 'delete'>>({ method: 'DELETE', path: at('/api/v1/api-keys/{id}', id) }),
+  };
+
+  readonly usage = {
+    /** GET /api/v1/usage: exact sums per customer and metric over a time range. */
+    report: (query: QueryOf<'/api/v1/usage', 'get'> = {}) => this.get('/api/v1/usage', undefined, query),
+  };
+
+  readonly invoices = {
+    list: (query: QueryOf<'/api/v1/invoices', 'get'> = {}) => this.get('/api/v1/invoices', undefined, query),
+    get: (id: string) => this.get('/api/v1/invoices/{id}', id),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The typed operator methods against the real server, on the demo workspace (the catalog the
+ * quick start uses): every method once, typed from the generated paths (a wrong field name
+ * would not compile), and TollgateError's status, errors[] and request id.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Tollgate, TollgateError } from '../src/index.js';
+import { startRealServer, type RealServer } from './helpers/real-server.js';
+import { createDemoWorkspace, type DemoEnvironment } from '../../server/src/demo/create-demo-workspace.js';
+
+let server: RealServer;
+let demo: DemoEnvironment;
+let tg: Tollgate;
+
+before(async () => {
+  server = await startRealServer();
+  const created = await createDemoWorkspace(server.t.deps, { actor: { type: 'OPERATOR', id: 'sdk-test' }, source: 'cli', correlationId: 'sdk-operator' });
+  demo = created.environments.test;
+  tg = new Tollgate({ apiKey: demo.secretKey, baseUrl: server.baseUrl, now: server.now, flushOnExit: false });
+});
+after(() => server.close());
+
+describe('operator methods, typed from the served OpenAPI document', () => {
+  it('customers: create, list, get', async () => {
+    const created = await tg.customers.create({ name: 'Initech', externalId: 'initech' });
+    assert.equal(created.object, 'customer');
+    const listed = await tg.customers.list({ externalId: 'initech' });
+    assert.deepEqual(
+      listed.data.map((c) => c.id),
+      [created.id],
+    );
+    assert.equal((await tg.customers.get(created.id)).name, 'Initech');
+  });
+
+  it('subscriptions: create, get, list, preview-change, upgrade, cancel', async () => {
+    const customer = await tg.customers.create({ name: 'Globex' });
+    const sub = await tg.subscriptions.create({ customerId: customer.id, offeringId: demo.offeringId });
+    assert.equal(sub.status, 'ACTIVE');
+    assert.equal((await tg.subscriptions.get(sub.id)).id, sub.id);
+    const listed = await tg.subscriptions.list({ customerId: customer.id });
+    assert.deepEqual(
+      listed.data.map((s) => s.id),
+      [sub.id],
+    );
+    const candidates = await server.t.seed.client(demo.secretKey).get(`/api/v1/subscriptions/${sub.id}/change-candidates`);
+    const up = (candidates.body.data as Array<{ offeringId: string; kind: string }>).find((c) => c.kind === 'UPGRADE')!;
+    const preview = await tg.subscriptions.previewChange(sub.id, { offeringId: up.offeringId });
+    assert.equal(preview.action, 'UPGRADE');
+    const upgraded = await tg.subscriptions.upgrade(sub.id, { offeringId: up.offeringId, expectedVersion: preview.subscriptionVersion });
+    assert.ok(upgraded.invoiceId, 'an immediate upgrade is invoiced');
+    const cancelled = await tg.subscriptions.cancel(sub.id, { reason: 'OTHER', applyAt: 'IMMEDIATE' });
+    assert.equal(cancelled.status, 'CANCELLED');
+  });
+
+  it('api keys: create, rotate (the new key once), revoke', async () => {
+    const created = await tg.apiKeys.create({ kind: 'WORKSPACE', name: 'sdk test', scopes: ['ingest'] });
+    assert.match(created.fullToken ?? '', /^sk_test_[0-9a-f]{32}$/);
+    const rotated = await tg.apiKeys.rotate(created.id);
+    assert.deepEqual([rotated.status, rotated.fullToken?.length], ['ACTIVE', 40]);
+    await tg.apiKeys.revoke(rotated.id);
+    const err = await new Tollgate({ apiKey: rotated.fullToken ?? '-', baseUrl: server.baseUrl, flushOnExit: false }).customers.list().catch((e: unknown) => e);
+    assert.equal((err as TollgateError).status, 401);
+  });
+
+  it('usage report and invoices: list, get', async () => {
+    tg.track({ customerId: demo.customerId, metricName: 'api_calls', quantity: 3 });
+    await tg.flush();
+    const report = await tg.usage.report({ customerId: demo.customerId });
+    assert.ok(report.data.some((row) => row.metricName === 'api_calls'));
+    const invoices = await tg.invoices.list({ subscriptionId: demo.subscriptionId });
+    assert.ok(invoices.data.length >= 1, 'the first period’s invoice');
+    const first = invoices.data[0]!;
+    assert.equal((await tg.invoices.get(first.id)).id, first.id);
+  });
+
+  it('TollgateError carries the status, the envelope’s errors[] (code, message, field) and X-Request-Id', async () => {
+    const err = await tg.subscriptions.create({ customerId: 'cus_nobody', offeringId: demo.offeringId }).catch((e: unknown) => e);
+    assert.ok(err instanceof TollgateError);
+    assert.equal(err.status, 404);
+    assert.equal(err.errors[0]!.code, 'NOT_FOUND');
+    assert.equal(typeof err.errors[0]!.message, 'string');
+    assert.match(err.requestId ?? '', /^req_/);
+  });
+});
