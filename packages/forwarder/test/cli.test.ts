@@ -41,11 +41,14 @@ const write = (name: string, text: string) => {
 };
 const sumOf = async (customerId: string) => (await api.get(`/api/v1/usage?customerId=${customerId}&metricName=api_calls`)).body.data[0]?.sum;
 
+const NOW = Date.UTC(2026, 5, 15, 12);
+
 before(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'tollgate-forwarder-cli-'));
-  // The CLI sends real time: the app's clock is real time frozen at the start.
+  // The server's clock is frozen mid-month: the CLI sends the timestamps it is given, so nothing
+  // here depends on real time (or on a run that starts just before a month ends).
   t = await createTestApp();
-  t.clock.set(Date.now());
+  t.clock.set(NOW);
   ws = await t.seed.workspace();
   api = t.seed.client(ws.test.secretKey);
   await createMetric(t.deps, ws.test.ctx, { name: 'api_calls' });
@@ -59,7 +62,7 @@ after(async () => {
 
 describe('tollgate-forwarder replay FILE', () => {
   it('an NDJSON file of access-log lines (time from requestTimeEpoch) is sent; skipped lines are in the summary line; no progress bar off a terminal', async () => {
-    const epoch = String(Date.now() - 60_000);
+    const epoch = String(NOW - 60_000);
     const lines = [
       ...Array.from({ length: 5 }, (_, i) =>
         JSON.stringify(accessLogLine({ apiKeyId: 'key-ndjson', requestTimeEpoch: epoch, extendedRequestId: `ext-${i}=` })),
@@ -92,7 +95,7 @@ describe('tollgate-forwarder replay FILE', () => {
   });
 
   it('a saved subscription event, on one line or pretty-printed, is decoded and sent', async () => {
-    const at = Date.now() - 30_000;
+    const at = NOW - 30_000;
     const one = subscriptionEvent([
       { id: 'cli-1', timestamp: at, message: JSON.stringify(accessLogLine({ apiKeyId: 'key-event' })) },
       { id: 'cli-2', timestamp: at, message: JSON.stringify(accessLogLine({ apiKeyId: 'key-event' })) },
@@ -108,7 +111,7 @@ describe('tollgate-forwarder replay FILE', () => {
   });
 
   it('exit 1 when the server refuses an event (an unknown customer), which the summary names by code', async () => {
-    const file = write('unknown.ndjson', JSON.stringify(accessLogLine({ apiKeyId: 'key-nobody', requestTimeEpoch: String(Date.now()) })));
+    const file = write('unknown.ndjson', JSON.stringify(accessLogLine({ apiKeyId: 'key-nobody', requestTimeEpoch: String(NOW) })));
     const r = await replay(file);
     assert.equal(r.status, 1);
     assert.match(r.stdout, /1 refused by the server \(UNKNOWN_CUSTOMER 1\)/);
