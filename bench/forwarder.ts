@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
-import { createHttpBatchSender } from '../packages/forwarder/src/http-batch-sender.js';
+import { createSdkBatchSender } from '../packages/forwarder/src/sdk-batch-sender.js';
 import { decodeSubscriptionEvent, type SubscriptionEvent } from '../packages/forwarder/src/decode-subscription-event.js';
 import { Forwarder } from '../packages/forwarder/src/forwarder.js';
 import { mapLogEvent, DEFAULT_MAPPING } from '../packages/forwarder/src/map-access-log.js';
@@ -115,7 +115,7 @@ async function main() {
     .join(' ');
   const rows: string[] = [];
   let retries = 0;
-  const sender = createHttpBatchSender({
+  const sender = createSdkBatchSender({
     url,
     apiKey: secretKey,
     sleep: (ms) => {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every test file with node's test runner (through tsx): once on SQLite, and once more on
 // PostgreSQL (and Redis, when REDIS_URL is set) when TEST_DATABASE_URL is set. Ends with one
-// line that sums both passes: "tests: N passed, N failed, N skipped".
+// line that sums both passes: "tests: N passed, N failed, N skipped". --conditions=tollgate-source
+// makes @tollgate/sdk resolve to its TypeScript source (the forwarder imports it by name).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -29,12 +30,16 @@ const totals = { pass: 0, fail: 0, skipped: 0 };
 
 function run(label, env) {
   console.log(`\n=== ${label}: ${files.length} test files ===`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--conditions=tollgate-source', '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files],
+    {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   process.stdout.write(r.stdout);
   process.stderr.write(r.stderr);
   const count = (name) => Number(/^ℹ (\w+) (\d+)$/m.test(r.stdout) ? (r.stdout.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? 0) : 0);

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { Forwarder } from './forwarder.js';
 import { readForwarderConfig } from './forwarder-config.js';
-import { createHttpBatchSender } from './http-batch-sender.js';
+import { createSdkBatchSender } from './sdk-batch-sender.js';
 import { ProgressBar } from './progress-bar.js';
 import { replayFile } from './replay-file.js';
 import { formatSummary } from './format-summary.js';
@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     throw new ForwarderError('INVALID_CONFIG', `--concurrency must be a positive whole number, got ${values.concurrency}`);
 
   const bar = new ProgressBar(process.stderr);
-  const forwarder = new Forwarder({ sender: createHttpBatchSender({ url: config.url, apiKey: config.apiKey }), mapping: config.mapping, concurrency });
+  const forwarder = new Forwarder({ sender: createSdkBatchSender({ url: config.url, apiKey: config.apiKey }), mapping: config.mapping, concurrency });
   let failure: unknown = null;
   try {
     await replayFile(file, forwarder, {

@@ -2,12 +2,12 @@ import type { BatchSender } from './batch-sender.js';
 import { decodeSubscriptionEvent, DEFAULT_MAX_DECOMPRESSED_BYTES } from './decode-subscription-event.js';
 import { forwardDecodedLogs } from './forwarder.js';
 import { readForwarderConfig, type ForwarderConfig } from './forwarder-config.js';
-import { createHttpBatchSender } from './http-batch-sender.js';
+import { createSdkBatchSender } from './sdk-batch-sender.js';
 import type { ForwardSummary } from './types.js';
 
 export interface HandlerOptions {
   config: ForwarderConfig;
-  /** Default: HTTP with the spec's retry guidance. */
+  /** Default: @tollgate/sdk's ingestBatch, with the spec's retry guidance. */
   sender?: BatchSender;
   maxDecompressedBytes?: number;
   concurrency?: number;
@@ -23,7 +23,7 @@ export interface HandlerOptions {
  * refuses are reported, not retried: no retry could make them valid.
  */
 export function createHandler(options: HandlerOptions): (event: unknown) => Promise<ForwardSummary> {
-  const sender = options.sender ?? createHttpBatchSender({ url: options.config.url, apiKey: options.config.apiKey });
+  const sender = options.sender ?? createSdkBatchSender({ url: options.config.url, apiKey: options.config.apiKey });
   const log = options.log ?? ((s: ForwardSummary) => console.log(JSON.stringify({ msg: 'tollgate-forwarder', ...s })));
   return async (event: unknown) => {
     const decoded = decodeSubscriptionEvent(event, options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES);

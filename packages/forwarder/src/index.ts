@@ -8,9 +8,8 @@ export {
   type SubscriptionEvent,
 } from './decode-subscription-event.js';
 export { mapAccessLog, mapLogEvent, eventIdOf, parseLine, DEFAULT_MAPPING, DEFAULTS, LOG_FIELDS, type MappingOptions, type Mapped } from './map-access-log.js';
-export { createHttpBatchSender, type HttpBatchSenderOptions } from './http-batch-sender.js';
+export { createSdkBatchSender, type SdkBatchSenderOptions } from './sdk-batch-sender.js';
 export type { BatchSender, BatchOutcome } from './batch-sender.js';
-export { isRetryableStatus, retryDelayMs, MAX_RETRIES, DEFAULT_RETRY_AFTER_SECONDS } from './retry-policy.js';
 export { formatSummary } from './format-summary.js';
 export { readForwarderConfig, type ForwarderConfig } from './forwarder-config.js';
 export {

@@ -2,7 +2,6 @@
 // built one is run by pack.test.ts), against the real server listening on 127.0.0.1.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createTestApp, type TestApp } from '../../server/test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../server/test/helpers/seed.js';
 import { createMetric } from '../../server/src/modules/metrics/create-metric.js';
-import { accessLogLine, subscriptionEvent } from './fixtures.js';
+import { accessLogLine, runCommand, subscriptionEvent } from './fixtures.js';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 let t: TestApp;
@@ -19,18 +18,10 @@ let api: Client;
 let url: string;
 let dir: string;
 
-function replay(file: string, extra: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'replay', file, ...extra], {
-      env: { PATH: process.env.PATH, TOLLGATE_URL: url, TOLLGATE_API_KEY: ws.test.secretKey },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+function replay(file: string, extra: string[] = []) {
+  return runCommand(process.execPath, ['--conditions=tollgate-source', '--import', 'tsx', cli, 'replay', file, ...extra], {
+    TOLLGATE_URL: url,
+    TOLLGATE_API_KEY: ws.test.secretKey,
   });
 }
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,4 +42,17 @@ export function subscriptionEvent(logEvents: LogEvent[], messageType: 'DATA_MESS
     logEvents,
   };
   return { awslogs: { data: gzipSync(JSON.stringify(decoded)).toString('base64') } };
+}
+
+/** A command run as a user runs it, with only PATH and `env` (never this process's environment); asynchronous, so a server in this process keeps answering. */
+export function runCommand(command: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }

@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../../server/test/helpers/test-app.
 import type { Client, TenantHandle } from '../../server/test/helpers/seed.js';
 import { createMetric } from '../../server/src/modules/metrics/create-metric.js';
 import { createHandler, type HandlerOptions } from '../src/handler.js';
-import { createHttpBatchSender } from '../src/http-batch-sender.js';
+import { createSdkBatchSender } from '../src/sdk-batch-sender.js';
 import { DEFAULT_MAPPING } from '../src/map-access-log.js';
 import { ForwarderError, type LogEvent } from '../src/types.js';
 import { accessLogLine, sampleDir, subscriptionEvent } from './fixtures.js';
@@ -31,7 +31,7 @@ const slept: number[] = [];
 const handlerFor = (base: string, over: Partial<HandlerOptions> = {}) =>
   createHandler({
     config: { url: base, apiKey: ws.test.secretKey, mapping: DEFAULT_MAPPING },
-    sender: createHttpBatchSender({ url: base, apiKey: ws.test.secretKey, sleep: async (ms) => void slept.push(ms) }),
+    sender: createSdkBatchSender({ url: base, apiKey: ws.test.secretKey, sleep: async (ms) => void slept.push(ms) }),
     log: () => undefined,
     ...over,
   });
@@ -233,7 +233,7 @@ describe('retries (spec, Errors: back off by Retry-After seconds, 5 if absent, u
   it('401 is never retried', async () => {
     const bad = createHandler({
       config: { url, apiKey: 'sk_test_00000000000000000000000000000000', mapping: DEFAULT_MAPPING },
-      sender: createHttpBatchSender({ url, apiKey: 'sk_test_00000000000000000000000000000000', sleep: async (ms) => void slept.push(ms) }),
+      sender: createSdkBatchSender({ url, apiKey: 'sk_test_00000000000000000000000000000000', sleep: async (ms) => void slept.push(ms) }),
       log: () => undefined,
     });
     slept.length = 0;

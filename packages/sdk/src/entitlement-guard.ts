@@ -32,6 +32,8 @@ export interface EntitlementOptions {
   cacheTtlMs: number;
   maxCacheEntries: number;
   failOpen: boolean;
+  /** guard()'s whole budget for asking Tollgate, retries included (see GuardInput). */
+  guardTimeoutMs: number;
   now: () => number;
   onAlert: (alert: UsageAlert) => void;
   onUnreachable: (error: TollgateError) => void;
@@ -51,21 +53,31 @@ export class Entitlements {
     private readonly opts: EntitlementOptions,
   ) {}
 
+  /** The spec's full retry guidance: up to 3 retries, each after its Retry-After. */
   check(customerId: string, productId: string): Promise<EntitlementCheck> {
+    return this.ask(customerId, productId, undefined);
+  }
+
+  /**
+   * A cached answer, else one request. Requests are shared by concurrent askers of one question
+   * with the same budget: a guard() never waits on a check() that may retry for a minute.
+   */
+  private ask(customerId: string, productId: string, deadline: number | undefined): Promise<EntitlementCheck> {
     const key = `${customerId}\u0000${productId}`;
     const now = this.opts.now();
     const hit = this.cache.get(key);
     if (hit && now - hit.at < this.opts.cacheTtlMs) return Promise.resolve(hit.answer);
-    let pending = this.asking.get(key);
+    const askKey = `${deadline === undefined ? 'check' : 'guard'}\u0000${key}`;
+    let pending = this.asking.get(askKey);
     if (!pending) {
       pending = this.http
-        .request<EntitlementCheck>({ method: 'GET', path: '/v1/entitlements/check', query: { accessorId: customerId, productId } })
+        .request<EntitlementCheck>({ method: 'GET', path: '/v1/entitlements/check', query: { accessorId: customerId, productId }, deadline })
         .then((answer) => {
           if (this.opts.cacheTtlMs > 0) this.remember(key, now, answer);
           return answer;
         })
-        .finally(() => this.asking.delete(key));
-      this.asking.set(key, pending);
+        .finally(() => this.asking.delete(askKey));
+      this.asking.set(askKey, pending);
     }
     return pending;
   }
@@ -76,10 +88,16 @@ export class Entitlements {
     else this.cache.delete(`${customerId}\u0000${productId}`);
   }
 
+  /**
+   * guard() sits on the caller's request path, so it asks with a budget (guardTimeoutMs, 2 s by
+   * default) rather than the spec's full three retries: a retry is waited for only when its
+   * Retry-After ends within the budget. Past it, Tollgate counts as unreachable and failOpen
+   * decides. The spec's rules still hold: no retry before Retry-After, none on another 4xx.
+   */
   async guard(input: GuardInput): Promise<GuardResult> {
     let answer: EntitlementCheck;
     try {
-      answer = await this.check(input.customerId, input.productId);
+      answer = await this.ask(input.customerId, input.productId, this.opts.now() + this.opts.guardTimeoutMs);
     } catch (err) {
       // Unreachable: no answer, a 5xx, or rate limited past the retries. A 4xx (bad key, unknown
       // customer or product) is the caller's mistake and always throws.

@@ -20,6 +20,12 @@ export interface HttpRequest {
   body?: unknown;
   /** Sent with the request and kept across its retries; makes a request without an answer safe to repeat. */
   idempotency?: { header: 'Idempotency-Key' | 'X-Idempotency-Key'; key: string } | undefined;
+  /**
+   * An instant (ms, the client's clock) past which no attempt starts and no retry is waited
+   * for: an attempt is cut to the time left, and a Retry-After that would end after it ends the
+   * request with the last error instead. The first attempt always runs. Default: no deadline.
+   */
+  deadline?: number | undefined;
 }
 
 /**
@@ -49,10 +55,12 @@ export class HttpClient {
       let error: TollgateError;
       const controller = new AbortController();
       let timedOut = false;
+      const left = req.deadline === undefined ? Infinity : req.deadline - this.opts.now();
+      const attemptMs = Math.max(1, Math.min(this.opts.timeoutMs, left));
       const timer = setTimeout(() => {
         timedOut = true;
         controller.abort();
-      }, this.opts.timeoutMs);
+      }, attemptMs);
       try {
         const res = await this.opts.fetch(url, { method: req.method, headers, body, signal: controller.signal });
         const text = await res.text();
@@ -63,15 +71,16 @@ export class HttpClient {
       } catch (cause) {
         const code = timedOut ? 'TIMEOUT' : 'NETWORK_ERROR';
         const message = timedOut
-          ? `${req.method} ${req.path}: no answer within ${this.opts.timeoutMs} ms`
+          ? `${req.method} ${req.path}: no answer within ${attemptMs} ms`
           : `${req.method} ${req.path}: ${(cause as Error)?.message ?? String(cause)}`;
         error = new TollgateError(message, 0, [{ code, message }], null, { cause });
         attempt = { kind: 'network' };
       } finally {
         clearTimeout(timer);
       }
-      const delay = retryDelayMs(attempt, retries, req.idempotency !== undefined, this.opts.now());
-      if (delay === null) throw error;
+      const now = this.opts.now();
+      const delay = retryDelayMs(attempt, retries, req.idempotency !== undefined, now);
+      if (delay === null || (req.deadline !== undefined && now + delay >= req.deadline)) throw error;
       await this.opts.sleep(delay);
     }
   }

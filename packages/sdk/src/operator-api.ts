@@ -17,8 +17,8 @@ const at = (template: string, id: string) => template.replace('{id}', encodeURIC
  */
 export class OperatorApi {
   constructor(
-    private readonly http: HttpClient,
-    private readonly randomUUID: () => string,
+    protected readonly http: HttpClient,
+    protected readonly randomUUID: () => string,
   ) {}
 
   private get<P extends keyof paths>(template: P, id?: string, query?: object) {

@@ -1,9 +1,9 @@
 import { Entitlements, type GuardInput, type GuardResult, type UsageAlert } from './entitlement-guard.js';
-import type { EntitlementCheck } from './api-types.js';
+import type { EntitlementCheck, IngestResult } from './api-types.js';
 import type { TollgateError } from './errors.js';
 import { HttpClient, type FetchLike } from './http-client.js';
 import { OperatorApi } from './operator-api.js';
-import { MAX_BATCH_EVENTS, UsageQueue, type FlushResult, type QueuedEvent, type UsageEvent } from './usage-queue.js';
+import { MAX_BATCH_EVENTS, postBatch, settleEvent, UsageQueue, type FlushResult, type QueuedEvent, type UsageEvent } from './usage-queue.js';
 
 export interface TollgateOptions {
   /** sk_test_… or sk_live_…, passed explicitly: the SDK never reads a key from the environment (spec, Authentication 8). */
@@ -28,6 +28,12 @@ export interface TollgateOptions {
   entitlementCacheTtlMs?: number;
   /** guard() when Tollgate is unreachable: true (default) lets the use through, false throws. */
   failOpen?: boolean;
+  /**
+   * guard()'s whole budget for asking Tollgate, retries included (default 2,000 ms): a retry
+   * is waited for only when its Retry-After ends within it; past it, failOpen decides.
+   * check() and the other methods follow the spec's full guidance (3 retries).
+   */
+  guardTimeoutMs?: number;
   /** guard(): an ALERT limit went past. */
   onAlert?: (alert: UsageAlert) => void;
   /** guard(): Tollgate could not be asked (before failOpen decides). */
@@ -50,6 +56,7 @@ function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER): n
 export class Tollgate extends OperatorApi {
   private readonly queue: UsageQueue;
   private readonly entitlements: Entitlements;
+  private readonly clock: () => number;
 
   constructor(options: TollgateOptions) {
     const apiKey = options?.apiKey;
@@ -73,6 +80,7 @@ export class Tollgate extends OperatorApi {
       now,
     });
     super(http, randomUUID);
+    this.clock = now;
     this.queue = new UsageQueue(http, {
       batchSize: positive('batchSize', options.batchSize ?? MAX_BATCH_EVENTS, MAX_BATCH_EVENTS),
       flushIntervalMs: positive('flushIntervalMs', options.flushIntervalMs ?? 2_000),
@@ -86,6 +94,7 @@ export class Tollgate extends OperatorApi {
       cacheTtlMs: options.entitlementCacheTtlMs ?? 1_000,
       maxCacheEntries: 10_000,
       failOpen: options.failOpen ?? true,
+      guardTimeoutMs: positive('guardTimeoutMs', options.guardTimeoutMs ?? 2_000),
       now,
       onAlert: options.onAlert ?? (() => undefined),
       onUnreachable: options.onUnreachable ?? (() => undefined),
@@ -95,6 +104,23 @@ export class Tollgate extends OperatorApi {
   /** Queues one usage event; sent in a batch by size or interval. Throws QueueFullError when maxQueuedEvents wait. */
   track(event: UsageEvent): void {
     this.queue.track(event);
+  }
+
+  /**
+   * Sends one batch now, outside the track() queue, and answers the server's counts: for a
+   * caller that makes its own batches (the gateway-log forwarder). At most 1,000 events; each
+   * settled as track() does (occurredAt now, eventId a random UUID when absent). The batch's
+   * X-Idempotency-Key (idempotencyKey, else a random UUID) is kept across the retries. A refused
+   * batch (400, nothing stored) throws TollgateError whose errors[] name the events by index.
+   */
+  ingestBatch(events: readonly UsageEvent[], options: { idempotencyKey?: string } = {}): Promise<IngestResult> {
+    const count = Array.isArray(events) ? events.length : 0;
+    if (count < 1 || count > MAX_BATCH_EVENTS) {
+      return Promise.reject(new RangeError(`ingestBatch: 1 to ${MAX_BATCH_EVENTS} events per batch (the spec's limit), got ${count}`));
+    }
+    const nowIso = () => new Date(this.clock()).toISOString();
+    const settled = events.map((e: UsageEvent) => settleEvent(e, nowIso, this.randomUUID));
+    return postBatch(this.http, settled, options.idempotencyKey ?? this.randomUUID());
   }
 
   /** Events not yet acknowledged by the server. */

@@ -1,4 +1,5 @@
 import { QueueFullError, TollgateError } from './errors.js';
+import type { IngestResult } from './api-types.js';
 import type { HttpClient } from './http-client.js';
 
 /** The spec's batch limit: at most 1,000 events per POST /v1/ingest/batch. */
@@ -54,9 +55,28 @@ interface Batch {
   idempotencyKey: string;
 }
 
-interface IngestResult {
-  accepted: number;
-  duplicates: number;
+/** Every field settled once (occurredAt now, eventId a random UUID when absent), so every retry sends the same bytes. */
+export function settleEvent(event: UsageEvent, nowIso: () => string, randomUUID: () => string): QueuedEvent {
+  const at = event.occurredAt;
+  const settled: QueuedEvent = {
+    customerId: event.customerId,
+    metricName: event.metricName,
+    quantity: event.quantity,
+    occurredAt: at === undefined ? nowIso() : typeof at === 'string' ? at : at.toISOString(),
+    eventId: event.eventId ?? randomUUID(),
+  };
+  if (event.metadata !== undefined) settled.metadata = event.metadata;
+  return settled;
+}
+
+/** POST /v1/ingest/batch: one batch, its X-Idempotency-Key kept across the retries. */
+export function postBatch(http: HttpClient, events: readonly QueuedEvent[], idempotencyKey: string): Promise<IngestResult> {
+  return http.request<IngestResult>({
+    method: 'POST',
+    path: '/v1/ingest/batch',
+    body: { events },
+    idempotency: { header: 'X-Idempotency-Key', key: idempotencyKey },
+  });
 }
 
 /** Node's process, when there is one: only for the beforeExit flush, never on the request path. */
@@ -102,16 +122,7 @@ export class UsageQueue {
   track(event: UsageEvent): void {
     if (this.closed) throw new Error('track() after close(): this Tollgate client no longer sends usage.');
     if (this.queued >= this.opts.maxQueuedEvents) throw new QueueFullError(this.opts.maxQueuedEvents);
-    const at = event.occurredAt;
-    const queued: QueuedEvent = {
-      customerId: event.customerId,
-      metricName: event.metricName,
-      quantity: event.quantity,
-      occurredAt: at === undefined ? this.nowIso() : typeof at === 'string' ? at : at.toISOString(),
-      eventId: event.eventId ?? this.opts.randomUUID(),
-    };
-    if (event.metadata !== undefined) queued.metadata = event.metadata;
-    this.current.push(queued);
+    this.current.push(settleEvent(event, this.nowIso, this.opts.randomUUID));
     this.queued++;
     if (this.current.length >= this.opts.batchSize) {
       this.seal();
@@ -141,14 +152,14 @@ export class UsageQueue {
     return this.flush();
   }
 
-  private nowIso(): string {
+  private readonly nowIso = (): string => {
     const ms = this.opts.now();
     if (ms !== this.lastMs) {
       this.lastMs = ms;
       this.lastIso = new Date(ms).toISOString();
     }
     return this.lastIso;
-  }
+  };
 
   private seal(): void {
     if (this.timer !== null) {
@@ -164,12 +175,7 @@ export class UsageQueue {
     const result: FlushResult = { batches: 0, accepted: 0, duplicates: 0, failed: [] };
     for (let batch = this.sealed[0]; batch !== undefined; batch = this.sealed[0]) {
       try {
-        const answer = await this.http.request<IngestResult>({
-          method: 'POST',
-          path: '/v1/ingest/batch',
-          body: { events: batch.events },
-          idempotency: { header: 'X-Idempotency-Key', key: batch.idempotencyKey },
-        });
+        const answer = await postBatch(this.http, batch.events, batch.idempotencyKey);
         result.batches++;
         result.accepted += answer.accepted;
         result.duplicates += answer.duplicates;

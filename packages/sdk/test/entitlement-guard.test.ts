@@ -3,25 +3,15 @@
  * notify operator) ... enforced at a gateway or by the metering SDK". The guard against the real
  * server's entitlement check; what it does when Tollgate is unreachable (failOpen).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EntitlementDenied, Tollgate, TollgateError, UsageLimitExceeded, type UsageAlert } from '../src/index.js';
-import { startRealServer, type RealServer } from './helpers/real-server.js';
-import { FaultProxy } from './helpers/fault-proxy.js';
+import { serverBehindProxy } from './helpers/fault-proxy.js';
 
-let server: RealServer;
-let proxy: FaultProxy;
-before(async () => {
-  server = await startRealServer();
-  proxy = await FaultProxy.start(server.baseUrl);
-});
-after(async () => {
-  await proxy.close();
-  await server.close();
-});
+const env = serverBehindProxy();
 
 function client(extra: Partial<ConstructorParameters<typeof Tollgate>[0]> = {}) {
-  return new Tollgate({ apiKey: server.key, baseUrl: server.baseUrl, now: server.now, flushOnExit: false, sleep: async () => undefined, ...extra });
+  return new Tollgate({ apiKey: env.server.key, baseUrl: env.server.baseUrl, now: env.server.now, flushOnExit: false, sleep: async () => undefined, ...extra });
 }
 
 async function use(tg: Tollgate, customerId: string, quantity: number, metricName = 'api_calls') {
@@ -33,7 +23,7 @@ async function use(tg: Tollgate, customerId: string, quantity: number, metricNam
 describe('usage-limit guard: BLOCK refuses, ALERT allows and reports', () => {
   it('BLOCK: allowed under the limit; once used up, guard() throws UsageLimitExceeded with the metric, the limit and the used quantity', async () => {
     const tg = client({ entitlementCacheTtlMs: 0 });
-    const s = await server.subscribed([{ metricName: 'api_calls', limit: 10, enforcement: 'BLOCK' }]);
+    const s = await env.server.subscribed([{ metricName: 'api_calls', limit: 10, enforcement: 'BLOCK' }]);
     await use(tg, s.customerId, 9);
     const ok = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' });
     assert.equal(ok.allowed, true);
@@ -49,7 +39,7 @@ describe('usage-limit guard: BLOCK refuses, ALERT allows and reports', () => {
 
   it('BLOCK: a use whose quantity would pass the limit is refused before it happens', async () => {
     const tg = client({ entitlementCacheTtlMs: 0 });
-    const s = await server.subscribed([{ metricName: 'tokens', limit: 1_000, enforcement: 'BLOCK' }]);
+    const s = await env.server.subscribed([{ metricName: 'tokens', limit: 1_000, enforcement: 'BLOCK' }]);
     await use(tg, s.customerId, 900, 'tokens');
     await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'tokens', quantity: 100 });
     const err = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'tokens', quantity: 101 }).catch((e: unknown) => e);
@@ -60,7 +50,7 @@ describe('usage-limit guard: BLOCK refuses, ALERT allows and reports', () => {
   it('ALERT: past the limit the use is allowed and onAlert is called with the metric, limit and used quantity', async () => {
     const alerts: UsageAlert[] = [];
     const tg = client({ entitlementCacheTtlMs: 0, onAlert: (a) => alerts.push(a) });
-    const s = await server.subscribed([{ metricName: 'api_calls', limit: 5, enforcement: 'ALERT' }]);
+    const s = await env.server.subscribed([{ metricName: 'api_calls', limit: 5, enforcement: 'ALERT' }]);
     await use(tg, s.customerId, 4);
     const under = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' });
     assert.deepEqual([under.allowed, under.alerts, alerts], [true, [], []]);
@@ -74,8 +64,8 @@ describe('usage-limit guard: BLOCK refuses, ALERT allows and reports', () => {
 
   it('no active subscription: EntitlementDenied with the server’s reason (not a usage limit)', async () => {
     const tg = client();
-    const s = await server.subscribed();
-    const other = await server.subscribed();
+    const s = await env.server.subscribed();
+    const other = await env.server.subscribed();
     const err = await tg.guard({ customerId: s.customerId, productId: other.productId }).catch((e: unknown) => e);
     assert.ok(err instanceof EntitlementDenied);
     assert.ok(!(err instanceof UsageLimitExceeded));
@@ -83,19 +73,19 @@ describe('usage-limit guard: BLOCK refuses, ALERT allows and reports', () => {
   });
 
   it('check() is GET /v1/entitlements/check?accessorId&productId, reused for entitlementCacheTtlMs by the injected clock', async () => {
-    let now = server.now();
-    const tg = new Tollgate({ apiKey: server.key, baseUrl: proxy.baseUrl, now: () => now, flushOnExit: false, entitlementCacheTtlMs: 1_000 });
-    const s = await server.subscribed();
-    proxy.seen.length = 0;
+    let now = env.server.now();
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: env.proxy.baseUrl, now: () => now, flushOnExit: false, entitlementCacheTtlMs: 1_000 });
+    const s = await env.server.subscribed();
+    env.proxy.seen.length = 0;
     const [a, b] = await Promise.all([tg.check(s.customerId, s.productId), tg.check(s.customerId, s.productId)]);
     assert.deepEqual(a, b);
     now += 999;
     await tg.check(s.customerId, s.productId);
-    assert.equal(proxy.seen.length, 1, 'one request for two concurrent asks and a repeat within the TTL');
-    assert.equal(proxy.seen[0]!.url, `/v1/entitlements/check?accessorId=${s.customerId}&productId=${s.productId}`);
+    assert.equal(env.proxy.seen.length, 1, 'one request for two concurrent asks and a repeat within the TTL');
+    assert.equal(env.proxy.seen[0]!.url, `/v1/entitlements/check?accessorId=${s.customerId}&productId=${s.productId}`);
     now += 1;
     await tg.check(s.customerId, s.productId);
-    assert.equal(proxy.seen.length, 2, 'asked again once the TTL has passed');
+    assert.equal(env.proxy.seen.length, 2, 'asked again once the TTL has passed');
   });
 });
 
@@ -104,7 +94,7 @@ describe('guard when Tollgate is unreachable: failOpen decides (default: open)',
 
   it('failOpen by default: the use is allowed, with check null, and onUnreachable hears why', async () => {
     const heard: TollgateError[] = [];
-    const tg = new Tollgate({ apiKey: server.key, baseUrl: nowhere, flushOnExit: false, onUnreachable: (e) => heard.push(e) });
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: nowhere, flushOnExit: false, onUnreachable: (e) => heard.push(e) });
     const result = await tg.guard({ customerId: 'acme', productId: 'prod_x' });
     assert.deepEqual(result, { allowed: true, check: null, alerts: [] });
     assert.equal(heard.length, 1);
@@ -112,19 +102,96 @@ describe('guard when Tollgate is unreachable: failOpen decides (default: open)',
   });
 
   it('failOpen: false: guard() throws the TollgateError (status 0)', async () => {
-    const tg = new Tollgate({ apiKey: server.key, baseUrl: nowhere, flushOnExit: false, failOpen: false });
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: nowhere, flushOnExit: false, failOpen: false });
     const err = await tg.guard({ customerId: 'acme', productId: 'prod_x' }).catch((e: unknown) => e);
     assert.ok(err instanceof TollgateError);
     assert.equal(err.unreachable, true);
   });
 
   it('a 503 past the retries counts as unreachable; a 4xx (unknown customer) always throws, open or not', async () => {
-    const tg = new Tollgate({ apiKey: server.key, baseUrl: proxy.baseUrl, flushOnExit: false, sleep: async () => undefined });
-    const s = await server.subscribed();
+    const clock = fakeClock();
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: env.proxy.baseUrl, flushOnExit: false, ...clock, guardTimeoutMs: 60_000 });
+    const s = await env.server.subscribed();
     const down = { kind: 'answer' as const, status: 503, body: '{}' };
-    proxy.plan(down, down, down, down);
+    env.proxy.plan(down, down, down, down);
     assert.equal((await tg.guard({ customerId: s.customerId, productId: s.productId })).check, null);
+    assert.deepEqual(clock.waits, [5_000, 5_000, 5_000], 'within a long budget: the spec’s three retries');
     const err = await tg.guard({ customerId: 'cus_nobody', productId: s.productId }).catch((e: unknown) => e);
     assert.equal((err as TollgateError).status, 404);
+  });
+});
+
+/** A clock that the injected sleep moves forward: what a real wait does, without waiting. */
+function fakeClock(start = Date.UTC(2026, 5, 15, 12)) {
+  let at = start;
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => at,
+    sleep: async (ms: number) => {
+      waits.push(ms);
+      at += ms;
+    },
+  };
+}
+
+describe('guard() asks within guardTimeoutMs (default 2 s): it sits on the caller’s request path', () => {
+  const limited = (retryAfter: string) => ({
+    kind: 'answer' as const,
+    status: 429,
+    headers: { 'retry-after': retryAfter },
+    body: '{"message":"Too Many Requests"}',
+  });
+
+  it('a Retry-After that ends past the budget is not waited for: unreachable at once, and failOpen lets the use through', async () => {
+    const clock = fakeClock();
+    const heard: TollgateError[] = [];
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: env.proxy.baseUrl, flushOnExit: false, ...clock, onUnreachable: (e) => heard.push(e) });
+    const s = await env.server.subscribed();
+    env.proxy.plan(limited('60'));
+    const result = await tg.guard({ customerId: s.customerId, productId: s.productId });
+    assert.deepEqual(result, { allowed: true, check: null, alerts: [] });
+    assert.deepEqual(clock.waits, [], 'no 60 s wait on the request path');
+    assert.equal(heard[0]?.status, 429);
+  });
+
+  it('a Retry-After within the budget is waited for, then the real answer decides; the spec’s rule (never before Retry-After) holds', async () => {
+    const clock = fakeClock();
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: env.proxy.baseUrl, flushOnExit: false, ...clock, entitlementCacheTtlMs: 0 });
+    const s = await env.server.subscribed();
+    env.proxy.seen.length = 0;
+    env.proxy.plan(limited('1'));
+    const result = await tg.guard({ customerId: s.customerId, productId: s.productId });
+    assert.equal(result.check?.allowed, true);
+    assert.deepEqual(clock.waits, [1_000]);
+    // Two: after 1 s, a second 1 s would end at the budget's edge (2 s), so the guard gives up there.
+    env.proxy.plan(limited('1'), limited('1'));
+    assert.equal((await tg.guard({ customerId: s.customerId, productId: s.productId })).check, null);
+    assert.deepEqual(clock.waits, [1_000, 1_000]);
+    assert.equal(env.proxy.seen.filter((r) => r.url.startsWith('/v1/entitlements/check')).length, 4, 'two asks of two attempts each; nothing left planned');
+  });
+
+  it('failOpen: false with the budget spent: guard() throws the 429 as TollgateError', async () => {
+    const clock = fakeClock();
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: env.proxy.baseUrl, flushOnExit: false, ...clock, failOpen: false, guardTimeoutMs: 500 });
+    const s = await env.server.subscribed();
+    env.proxy.plan(limited('1'));
+    const err = await tg.guard({ customerId: s.customerId, productId: s.productId }).catch((e: unknown) => e);
+    assert.ok(err instanceof TollgateError);
+    assert.equal(err.status, 429);
+    assert.deepEqual(clock.waits, []);
+  });
+
+  it('check() keeps the spec’s full guidance: the same 60 s Retry-After is waited for', async () => {
+    const clock = fakeClock();
+    const tg = new Tollgate({ apiKey: env.server.key, baseUrl: env.proxy.baseUrl, flushOnExit: false, ...clock });
+    const s = await env.server.subscribed();
+    env.proxy.plan(limited('60'));
+    assert.equal((await tg.check(s.customerId, s.productId)).allowed, true);
+    assert.deepEqual(clock.waits, [60_000]);
+  });
+
+  it('guardTimeoutMs must be a positive integer', () => {
+    assert.throws(() => new Tollgate({ apiKey: env.server.key, baseUrl: env.proxy.baseUrl, guardTimeoutMs: 0 }), /guardTimeoutMs must be an integer from 1/);
   });
 });

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { startRealServer, type RealServer } from './helpers/real-server.js';
-import { sdkDir } from './helpers/build.js';
+import { packLocked, sdkDir } from './helpers/build.js';
 
 let server: RealServer;
 let tmp: string;
@@ -23,9 +23,9 @@ const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, en
 before(async () => {
   server = await startRealServer();
   tmp = mkdtempSync(path.join(os.tmpdir(), 'tollgate-sdk-pack-'));
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], sdkDir)) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  tarball = path.join(tmp, path.basename(packed[0]!.filename));
-  files = packed[0]!.files.map((f) => f.path).sort();
+  const packed = packLocked(sdkDir, tmp, path.join(tmp, 'dist'));
+  tarball = path.join(tmp, path.basename(packed.filename));
+  files = packed.files.map((f) => f.path).sort();
 });
 after(async () => {
   rmSync(tmp, { recursive: true, force: true });
@@ -48,7 +48,7 @@ describe('npm pack', () => {
     const pkg = JSON.parse(readFileSync(path.join(sdkDir, 'package.json'), 'utf8'));
     assert.equal(pkg.dependencies, undefined);
     assert.equal(pkg.peerDependencies, undefined);
-    const dist = path.join(sdkDir, 'dist');
+    const dist = path.join(tmp, 'dist'); // as the pack built it
     const js = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
     assert.ok(js.length > 5);
     for (const f of js) {

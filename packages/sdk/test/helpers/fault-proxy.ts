@@ -8,6 +8,9 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
+import { startRealServer, type RealServer } from './real-server.js';
+import { Tollgate, type TollgateOptions } from '../../src/index.js';
 
 export type Fault = { kind: 'answer'; status: number; headers?: Record<string, string>; body?: string } | { kind: 'dropAfterForward' };
 
@@ -75,4 +78,40 @@ export class FaultProxy {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * The real server with a fault proxy in front, for one test file: started before its tests,
+ * closed after them. Read `env.server` and `env.proxy` inside the tests. `env.client()` is a
+ * fresh client through the proxy whose retry waits are recorded in `env.waits`, never slept
+ * (both records start empty).
+ */
+export function serverBehindProxy() {
+  const env = {
+    server: undefined as unknown as RealServer,
+    proxy: undefined as unknown as FaultProxy,
+    waits: [] as number[],
+    client: (extra: Partial<TollgateOptions> = {}): Tollgate => {
+      env.waits.length = 0;
+      env.proxy.seen.length = 0;
+      return new Tollgate({
+        apiKey: env.server.key,
+        baseUrl: env.proxy.baseUrl,
+        now: env.server.now,
+        flushOnExit: false,
+        sleep: async (ms) => void env.waits.push(ms),
+        onError: () => undefined,
+        ...extra,
+      });
+    },
+  };
+  before(async () => {
+    env.server = await startRealServer();
+    env.proxy = await FaultProxy.start(env.server.baseUrl);
+  });
+  after(async () => {
+    await env.proxy.close();
+    await env.server.close();
+  });
+  return env;
 }
