@@ -7,7 +7,8 @@
 // batch ingest rate), and the same bodies without eventIds (what dedup costs the server). The
 // paths alternate in 6 slices each. Every event is new (fresh ids each phase).
 // Run: npm run bench:forwarder        (about 30 s; 127.0.0.1 only; stops by itself)
-// BENCH_LINES (default 300,000 per path), BENCH_CONCURRENCY (4), BENCH_LINES_PER_EVENT (2,000).
+// BENCH_LINES (default 300,000 per path), BENCH_CONCURRENCY (4), BENCH_LINES_PER_EVENT (2,000);
+// BENCH_DATABASE_URL=postgres://… runs the server on a scratch PostgreSQL database (dropped at the end).
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +18,7 @@ import { decodeSubscriptionEvent, type SubscriptionEvent } from '../packages/for
 import { Forwarder } from '../packages/forwarder/src/forwarder.js';
 import { mapLogEvent, DEFAULT_MAPPING } from '../packages/forwarder/src/map-access-log.js';
 import type { UsageEvent } from '../packages/forwarder/src/types.js';
-import { startBenchServer } from './lib.js';
+import { scratchPostgres, startBenchServer } from './lib.js';
 
 const LINES = Number(process.env.BENCH_LINES ?? 300_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
@@ -108,7 +109,15 @@ async function postRaw(url: string, key: string, bodies: string[]): Promise<numb
 }
 
 async function main() {
-  const server = await startBenchServer({ INGEST_MAX_IN_FLIGHT: process.env.INGEST_MAX_IN_FLIGHT ?? '4' });
+  const adminUrl = process.env.BENCH_DATABASE_URL;
+  const scratch = adminUrl ? await scratchPostgres(adminUrl) : null;
+  const server = await startBenchServer({
+    INGEST_MAX_IN_FLIGHT: process.env.INGEST_MAX_IN_FLIGHT ?? '4',
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+  }).catch(async (err: unknown) => {
+    await scratch?.drop();
+    throw err;
+  });
   const { url, secretKey } = server.info;
   const load = loadavg()
     .map((l) => l.toFixed(2))
@@ -172,10 +181,11 @@ async function main() {
     );
   } finally {
     await server.stop();
+    await scratch?.drop();
     server.cleanup();
   }
   console.log(
-    `\nForwarder, SQLite (bench-server), ${LINES.toLocaleString('en-US')} log lines per path in 6 alternating slices, subscription events of ${PER_EVENT.toLocaleString('en-US')}, ${CONCURRENCY} batches in flight; load average at the start ${load}`,
+    `\nForwarder, ${scratch ? 'PostgreSQL' : 'SQLite'} (bench-server), ${LINES.toLocaleString('en-US')} log lines per path in 6 alternating slices, subscription events of ${PER_EVENT.toLocaleString('en-US')}, ${CONCURRENCY} batches in flight; load average at the start ${load}`,
   );
   console.log(
     '| forwarder: log lines/s acknowledged | ceiling: raw 1,000-event batches, events/s | ratio | raw batches without eventIds, events/s | gunzip + JSON.parse alone, lines/s | 503 retries (forwarder / raw) |',

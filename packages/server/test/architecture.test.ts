@@ -40,7 +40,7 @@ const OWNERS: Record<string, string[]> = {
   subscriptions: ['subscriptions'],
   tenancy: ['workspaces'],
   'test-clocks': ['test_clocks'],
-  usage: ['usage_aggregates', 'usage_events', 'usage_hourly'],
+  usage: ['usage_aggregates', 'usage_event_claims', 'usage_events', 'usage_hourly'],
   'widget-sessions': ['widget_sessions'],
 };
 

@@ -8,7 +8,7 @@ import type { AccessTokenTable, ClientCredentialTable } from './tables/client-cr
 import type { StorefrontKeyTable } from './tables/storefront-key.table.js';
 import type { AuditEventTable } from './tables/audit-event.table.js';
 import type { IdempotencyKeyTable } from './tables/idempotency-key.table.js';
-import type { UsageAggregateTable, UsageEventTable, UsageHourlyTable } from './tables/usage.table.js';
+import type { UsageAggregateTable, UsageEventClaimTable, UsageEventTable, UsageHourlyTable } from './tables/usage.table.js';
 import type { RatePlanTable } from './tables/rate-plan.table.js';
 import type { OfferingTable } from './tables/offering.table.js';
 import type { StorefrontTable } from './tables/storefront.table.js';
@@ -36,6 +36,7 @@ export interface Database {
   usageEvents: UsageEventTable;
   usageAggregates: UsageAggregateTable;
   usageHourly: UsageHourlyTable;
+  usageEventClaims: UsageEventClaimTable;
   ratePlans: RatePlanTable;
   offerings: OfferingTable;
   storefronts: StorefrontTable;

@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/lib/config.js';
 import type { Deps } from '../../src/deps.js';
 import { compose, type Composition } from '../../src/compose.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, type OpenedDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { FrozenClock } from '../../src/lib/clock.js';
 import { generateEncryptionKey } from '../../src/lib/secret-box.js';
@@ -69,6 +69,18 @@ export async function adminQuery(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * An empty database of this run's backend, with nothing migrated (what a migration's test starts
+ * from): in-memory SQLite, or a schema of its own on PostgreSQL, named `prefix` and random hex.
+ */
+export async function scratchDatabase(prefix: string): Promise<{ opened: OpenedDatabase; drop: () => Promise<void> }> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (backend !== 'postgres' || !url) return { opened: openDatabase({ databaseUrl: null, sqlitePath: ':memory:' }), drop: async () => undefined };
+  const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(url, `CREATE SCHEMA ${schema}`);
+  return { opened: openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 2 }), drop: () => adminQuery(url, `DROP SCHEMA ${schema} CASCADE`) };
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {

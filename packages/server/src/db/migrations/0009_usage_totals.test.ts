@@ -1,27 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { adminQuery, backend } from '../../../test/helpers/test-app.js';
-import { openDatabase, type OpenedDatabase } from '../database.js';
+import { backend, scratchDatabase } from '../../../test/helpers/test-app.js';
 import { migrations } from '../migrate.js';
 import { down, up } from './0009_usage_totals.js';
 
 const JAN = Date.UTC(2026, 0, 1);
 const FEB = Date.UTC(2026, 1, 1);
 
-/** A database of this test's backend: in-memory SQLite, or a schema of its own on PostgreSQL. */
-async function scratch(): Promise<{ opened: OpenedDatabase; drop: () => Promise<void> }> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (backend !== 'postgres' || !url) return { opened: openDatabase({ databaseUrl: null, sqlitePath: ':memory:' }), drop: async () => undefined };
-  const schema = `m9_${randomBytes(6).toString('hex')}`;
-  await adminQuery(url, `CREATE SCHEMA ${schema}`);
-  return { opened: openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 2 }), drop: () => adminQuery(url, `DROP SCHEMA ${schema} CASCADE`) };
-}
-
 describe('migration 0009: total rows in usage_aggregates and the time index of usage events', () => {
   it('adds the dimension rows of each customer, metric and month into its total row, exactly, and takes them out again on the way down', async () => {
-    const { opened, drop } = await scratch();
+    const { opened, drop } = await scratchDatabase('m9');
     const db = opened.db as Kysely<any>;
     try {
       const names = migrations.map(([name]) => name);

@@ -1,10 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { sql, type Kysely } from 'kysely';
-import { adminQuery, backend } from '../../../test/helpers/test-app.js';
-import { openDatabase, type OpenedDatabase } from '../database.js';
+import { backend, scratchDatabase } from '../../../test/helpers/test-app.js';
 import { migrations, migrateToLatest } from '../migrate.js';
 import { down } from './0010_usage_hourly.js';
 
@@ -12,14 +10,6 @@ const Exact = Decimal.clone({ precision: 200 });
 const HOUR = 3_600_000;
 const JAN = Date.UTC(2026, 0, 1);
 const FEB = Date.UTC(2026, 1, 1);
-
-async function scratch(): Promise<{ opened: OpenedDatabase; drop: () => Promise<void> }> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (backend !== 'postgres' || !url) return { opened: openDatabase({ databaseUrl: null, sqlitePath: ':memory:' }), drop: async () => undefined };
-  const schema = `m10_${randomBytes(6).toString('hex')}`;
-  await adminQuery(url, `CREATE SCHEMA ${schema}`);
-  return { opened: openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 2 }), drop: () => adminQuery(url, `DROP SCHEMA ${schema} CASCADE`) };
-}
 
 interface Event {
   workspaceId: string;
@@ -62,7 +52,7 @@ function reference(events: readonly Event[], bucket: (t: number) => number, with
 
 describe('migration 0010: usage_hourly from usage_events, and usage_aggregates without dimension rows', () => {
   it('sums every event into its hour exactly, with dimension shares, drops the monthly dimension rows, and puts them back on the way down', async () => {
-    const { opened, drop } = await scratch();
+    const { opened, drop } = await scratchDatabase('m10');
     const db = opened.db as Kysely<any>;
     try {
       const names = migrations.map(([name]) => name);

@@ -51,3 +51,12 @@ export interface UsageHourlyTable {
   eventCount: number;
   updatedAt: number;
 }
+
+/** An event's `eventId`, claimed for 24 hours (0015): a batch skips an id claimed within the window. */
+export interface UsageEventClaimTable {
+  workspaceId: string;
+  environment: string;
+  eventId: string;
+  /** When the id was last claimed; a claim older than the window is taken over. */
+  claimedAt: number;
+}

@@ -39,7 +39,7 @@ const check = (accessorId: string, productId: string) => api.get(`/v1/entitlemen
 
 async function rowCounts(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const table of ['usageEvents', 'usageAggregates', 'auditEvents', 'idempotencyKeys', 'subscriptions'] as const) {
+  for (const table of ['usageEvents', 'usageAggregates', 'usageEventClaims', 'auditEvents', 'idempotencyKeys', 'subscriptions'] as const) {
     const r = await t.deps.db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { findClaimedEventIds } from '../idempotency/idempotency-key.repository.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
 import { batchAt } from './batch-body.js';
 import { checkBatch } from './check-batch.js';
+import { findClaimedEventIds } from './event-claims.repository.js';
 import type { EventRejection } from './usage-event.js';
 
 export interface DryRunResult {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
+import { preparedOnce } from '../../db/sqlite-statements.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { monthTotals, withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
 import { TOTAL } from './rating-dimension.js';
@@ -14,18 +15,12 @@ import { TOTAL } from './rating-dimension.js';
 const EVENT_COLUMNS = '(workspace_id, environment, customer_id, metric_name, quantity, occurred_at, period_start, received_at, event_id, metadata, source)';
 /** Rows per statement: one call binds 64 rows (704 parameters), far cheaper than 64 calls. */
 const ROWS_PER_STATEMENT = 64;
-const statements = new WeakMap<SQLite.Database, Map<number, SQLite.Statement>>();
 
 function insertStatement(sqlite: SQLite.Database, rows: number): SQLite.Statement {
-  let bySize = statements.get(sqlite);
-  if (!bySize) statements.set(sqlite, (bySize = new Map<number, SQLite.Statement>()));
-  let stmt = bySize.get(rows);
-  if (!stmt) {
+  return preparedOnce(sqlite, `usage_events:${rows}`, (db) => {
     const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    stmt = sqlite.prepare(`insert into usage_events ${EVENT_COLUMNS} values ${values}`);
-    bySize.set(rows, stmt);
-  }
-  return stmt;
+    return db.prepare(`insert into usage_events ${EVENT_COLUMNS} values ${values}`);
+  });
 }
 
 /**

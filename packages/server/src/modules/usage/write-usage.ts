@@ -5,7 +5,7 @@ import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/run-idempotent.js';
 import { aggregateBatch, type ResolvedEvent } from './aggregate-batch.js';
 import { findAlertSubscriptions, recordLimitAlerts } from './record-limit-alerts.js';
 import { addToAggregates, insertEvents } from './usage.repository.js';
-import { claimEventIds } from '../idempotency/idempotency-key.repository.js';
+import { claimEventIds } from './event-claims.repository.js';
 
 export type UsageSource = 'api' | 'upload' | 'webhook';
 
@@ -18,7 +18,7 @@ export interface IngestOutcome {
 async function dropDuplicates(deps: StorageDeps, ctx: OperationContext, events: ResolvedEvent[]): Promise<ResolvedEvent[]> {
   const ids = events.filter((e) => e.eventId !== null).map((e) => e.eventId as string);
   if (ids.length === 0) return events;
-  const claimed = await claimEventIds(deps.db, ctx, [...new Set(ids)], deps.clock.now(), IDEMPOTENCY_WINDOW_MS);
+  const claimed = await claimEventIds(deps.db, deps.sqlite, ctx, ids, deps.clock.now(), IDEMPOTENCY_WINDOW_MS);
   return events.filter((e) => {
     if (e.eventId === null) return true;
     if (!claimed.has(e.eventId)) return false;
