@@ -15,6 +15,8 @@ import { adminQuery } from './test-app.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const bin = path.join(root, 'packages/server/bin/tollgate.js');
+/** How long a process may take to print what a test waits for: only a bound on a hang, never a measure. */
+const START_BOUND_MS = 80_000;
 
 /** Only what node and tsx need, plus the test's own settings: nothing leaks in from the runner. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -137,8 +139,12 @@ export class ServeProcess {
     return this.name ? `tollgate serve (${this.name})` : 'tollgate serve';
   }
 
-  /** Resolves with the first match of `re` on stdout (or stderr); fails if the process exits or time runs out. */
-  async waitFor(re: RegExp, timeoutMs = 30_000, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpMatchArray> {
+  /**
+   * Resolves with the first match of `re` on stdout (or stderr); fails if the process exits or
+   * time runs out. The default bound is generous: a first start compiles the server through tsx
+   * and migrates, which took over 30 s on a 2-core machine at load average 8 (CI beside other work).
+   */
+  async waitFor(re: RegExp, timeoutMs = START_BOUND_MS, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const m = re.exec(this[stream]);
@@ -150,7 +156,7 @@ export class ServeProcess {
   }
 
   /** Waits for the banner and sets `address` from it. */
-  async started(timeoutMs = 30_000): Promise<this> {
+  async started(timeoutMs = START_BOUND_MS): Promise<this> {
     this.address = (await this.waitFor(/Tollgate is running at (http:\/\/127\.0\.0\.1:\d+) /, timeoutMs))[1] as string;
     return this;
   }
