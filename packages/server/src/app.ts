@@ -44,6 +44,10 @@ import { webhookRoutes } from './modules/plugs/webhook.routes.js';
 import { auditEventRoutes } from './modules/audit/audit-event.routes.js';
 import { webhookSourceRoutes } from './modules/plugs/webhook-source.routes.js';
 import { apiRequestRecorder, scheduleApiRequestSummaries } from './modules/audit/record-api-requests.js';
+import { webhookEndpointRoutes } from './modules/outbound-webhooks/webhook-endpoint.routes.js';
+import { webhookDeliveryRoutes } from './modules/outbound-webhooks/webhook-delivery.routes.js';
+import { systemResolver, type HostResolver } from './modules/outbound-webhooks/resolve-destination.js';
+import { outboundWebhookDocs } from './openapi-webhooks.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -67,8 +71,13 @@ raw body, authenticates them, and the source decides the workspace and environme
 Every workspace gets 300 requests per minute (shared by its test and live environments) unless
 its limit was raised; public routes are limited per IP address.`;
 
+export interface BuildAppOptions {
+  /** The DNS the outbound webhook SSRF guard resolves endpoint hosts with; tests inject one. */
+  webhookResolver?: HostResolver;
+}
+
 /** Builds the app with every module registered; never listens, so tests inject requests. */
-export async function buildApp(composition: Composition): Promise<App> {
+export async function buildApp(composition: Composition, opts: BuildAppOptions = {}): Promise<App> {
   const { deps, usage, auditFeed } = composition;
   const app = Fastify({
     logger: false,
@@ -114,6 +123,7 @@ export async function buildApp(composition: Composition): Promise<App> {
       openapi: '3.1.0',
       info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription },
       servers: [{ url: '/' }],
+      webhooks: outboundWebhookDocs(),
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' },
@@ -162,6 +172,8 @@ export async function buildApp(composition: Composition): Promise<App> {
     await testClockRoutes(a, deps, testClockBilling(boundCredentials));
     await webhookRoutes(a, deps, usage);
     await webhookSourceRoutes(a, deps, usage);
+    await webhookEndpointRoutes(a, deps, opts.webhookResolver ?? systemResolver);
+    await webhookDeliveryRoutes(a, deps);
     await auditEventRoutes(a, deps, auditFeed);
   });
 

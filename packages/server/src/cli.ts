@@ -8,6 +8,7 @@ import { createWorkspace } from './modules/tenancy/create-workspace.js';
 import { setWorkspaceRateLimit } from './modules/tenancy/workspace.repository.js';
 import { CREDENTIALS_CHANNEL } from './modules/credentials/credential-cache.js';
 import { reencryptSecrets } from './modules/plugs/reencrypt-secrets.js';
+import { reencryptEndpointSecrets } from './modules/outbound-webhooks/reencrypt-endpoint-secrets.js';
 import { auditEventsBetween } from './modules/audit/audit-event.repository.js';
 import { presentAuditEvent } from './modules/audit/audit-event.schema.js';
 import { parseIsoTimestamp } from './lib/timestamps.js';
@@ -22,8 +23,9 @@ Commands:
   workspace create --name NAME [--json]   create an empty workspace with its first test and live keys
   workspace set-rate-limit --id WS_ID --per-minute N|default
                                           raise or reset a workspace's requests-per-minute limit
-  secrets re-encrypt [--json]             seal every stored webhook secret with the first key of
-                                          TOLLGATE_ENCRYPTION_KEYS (after adding a new key in front)
+  secrets re-encrypt [--json]             seal every stored webhook secret (sources and endpoints)
+                                          with the first key of TOLLGATE_ENCRYPTION_KEYS (after
+                                          adding a new key in front)
   secrets generate-key [--id ID]          print a new key entry for TOLLGATE_ENCRYPTION_KEYS
   audit export --since ISO [--until ISO]  print audit events of [since, until) as NDJSON, oldest
                                           first (events are kept 365 days; archive them with this)
@@ -115,7 +117,15 @@ async function main(argv: string[]): Promise<void> {
       }
       process.stderr.write(`exported ${n} audit events from ${new Date(exportRange.since).toISOString()} to ${new Date(exportRange.until).toISOString()}\n`);
     } else if (command === 'secrets' && sub === 're-encrypt') {
-      const r = await reencryptSecrets(deps, operator, correlationId);
+      // Webhook sources' secrets, then outbound webhook endpoints' (each in its own transaction, with its audit event).
+      const sources = await reencryptSecrets(deps, operator, correlationId);
+      const endpoints = await reencryptEndpointSecrets(deps, operator, correlationId);
+      const r = {
+        currentKeyId: sources.currentKeyId,
+        total: sources.total + endpoints.total,
+        reencrypted: sources.reencrypted + endpoints.reencrypted,
+        unreadable: [...sources.unreadable, ...endpoints.unreadable],
+      };
       if (values.json) process.stdout.write(`${JSON.stringify(r)}\n`);
       else {
         process.stdout.write(`${r.reencrypted} of ${r.total} stored secrets re-encrypted with key '${r.currentKeyId}'.\n`);

@@ -32,6 +32,7 @@ const OWNERS: Record<string, string[]> = {
   idempotency: ['idempotency_keys'],
   'ingest-writer': [],
   metrics: ['metrics'],
+  'outbound-webhooks': ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'webhook_lanes', 'webhook_messages'],
   'plan-changes': [],
   plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
   products: ['products'],

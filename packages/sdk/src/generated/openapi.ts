@@ -21763,6 +21763,1211 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/webhook-endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List webhook endpoints, newest first
+     * @description `status=disabled` lists the endpoints that receive nothing, with disabledReason (manual, failing, gone): the notice of a failing endpoint.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page size, 1 to 100. */
+          limit?: number;
+          /** @description Cursor: the id of the last item of the previous page. */
+          startingAfter?: string;
+          /** @description Cursor: the id of the first item of the next page, to page back. */
+          endingBefore?: string;
+          status?: 'enabled' | 'disabled';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'list';
+              data: {
+                /** @description we_… */
+                id: string;
+                /** @enum {string} */
+                object: 'webhook_endpoint';
+                /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+                environment: 'test' | 'live';
+                url: string;
+                description: string;
+                eventTypes: string[];
+                status: 'enabled' | 'disabled';
+                /** @description manual: by an operator; failing: no successful delivery for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS; gone: the endpoint answered 410. */
+                disabledReason: 'manual' | 'failing' | 'gone' | null;
+                disabledAt: string | null;
+                /** @description The first failed attempt with no success since; null while healthy. */
+                failingSince: string | null;
+                maxConcurrency: number;
+                /** @description whsec_… and the last four characters. The secret itself is shown once, when created or rotated. */
+                secretHint: string;
+                /** @description While a rotation grace lasts: when deliveries stop carrying the old secret’s signature. */
+                previousSecretExpiresAt: string | null;
+                /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+                metadata: {
+                  [key: string]: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                updatedAt: string;
+              }[];
+              /** @description More items exist beyond this page in the direction of travel. */
+              hasMore: boolean;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Create a webhook endpoint
+     * @description Subscribes a URL to event types. Every delivery is signed as Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature) with the signing secret returned here, once: store it. Outside the development profile the URL must be https and must not reach loopback, private, link-local or metadata addresses (422 URL_NOT_ALLOWED).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+          'idempotency-key'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Where deliveries are POSTed: https (http only where OUTBOUND_WEBHOOK_ALLOW_HTTP allows it), no user name, password or fragment. Outside the development profile it may not reach loopback, private, link-local or metadata addresses, now or after a DNS change. */
+            url: string;
+            /** @description Event types delivered: exact names (GET /api/v1/webhook-event-types), a category followed by .* (subscription.*, invoice.*, credit_note.*, usage.*, api_key.*), or ["*"] for every type. */
+            eventTypes: string[];
+            /** @description Your label for the endpoint. */
+            description?: string;
+            /** @description Default true. A disabled endpoint gets nothing; its deliveries are recorded as failed. */
+            enabled?: boolean;
+            /** @description Requests in flight to this endpoint at once (default OUTBOUND_WEBHOOK_ENDPOINT_CONCURRENCY, 16). */
+            maxConcurrency?: number;
+            /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+            metadata?: {
+              [key: string]: string;
+            };
+            /** @description Bring your own signing secret: whsec_ and the base64 of 24 to 64 bytes. Omit it to have one generated (32 bytes). */
+            secret?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description we_… */
+              id: string;
+              /** @enum {string} */
+              object: 'webhook_endpoint';
+              /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+              environment: 'test' | 'live';
+              url: string;
+              description: string;
+              eventTypes: string[];
+              status: 'enabled' | 'disabled';
+              /** @description manual: by an operator; failing: no successful delivery for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS; gone: the endpoint answered 410. */
+              disabledReason: 'manual' | 'failing' | 'gone' | null;
+              disabledAt: string | null;
+              /** @description The first failed attempt with no success since; null while healthy. */
+              failingSince: string | null;
+              maxConcurrency: number;
+              /** @description whsec_… and the last four characters. The secret itself is shown once, when created or rotated. */
+              secretHint: string;
+              /** @description While a rotation grace lasts: when deliveries stop carrying the old secret’s signature. */
+              previousSecretExpiresAt: string | null;
+              /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+              metadata: {
+                [key: string]: string;
+              };
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              updatedAt: string;
+              /** @description The signing secret (whsec_…), shown this once: store it now. null in a replay of an Idempotency-Key. */
+              secret: string | null;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The Idempotency-Key was used with a different request. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-endpoints/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a webhook endpoint */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description we_… */
+              id: string;
+              /** @enum {string} */
+              object: 'webhook_endpoint';
+              /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+              environment: 'test' | 'live';
+              url: string;
+              description: string;
+              eventTypes: string[];
+              status: 'enabled' | 'disabled';
+              /** @description manual: by an operator; failing: no successful delivery for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS; gone: the endpoint answered 410. */
+              disabledReason: 'manual' | 'failing' | 'gone' | null;
+              disabledAt: string | null;
+              /** @description The first failed attempt with no success since; null while healthy. */
+              failingSince: string | null;
+              maxConcurrency: number;
+              /** @description whsec_… and the last four characters. The secret itself is shown once, when created or rotated. */
+              secretHint: string;
+              /** @description While a rotation grace lasts: when deliveries stop carrying the old secret’s signature. */
+              previousSecretExpiresAt: string | null;
+              /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+              metadata: {
+                [key: string]: string;
+              };
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              updatedAt: string;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook endpoint
+     * @description Nothing more is sent to it; its pending deliveries fail. Its messages and attempts stay in the log until retention removes them.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              /** @enum {string} */
+              object: 'webhook_endpoint';
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Update a webhook endpoint
+     * @description Any field but the secret (rotate it with rotate-secret). enabled: false stops deliveries and fails the pending ones; enabled: true clears failingSince and disabledReason (replay what failed meanwhile).
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Where deliveries are POSTed: https (http only where OUTBOUND_WEBHOOK_ALLOW_HTTP allows it), no user name, password or fragment. Outside the development profile it may not reach loopback, private, link-local or metadata addresses, now or after a DNS change. */
+            url?: string;
+            /** @description Event types delivered: exact names (GET /api/v1/webhook-event-types), a category followed by .* (subscription.*, invoice.*, credit_note.*, usage.*, api_key.*), or ["*"] for every type. */
+            eventTypes?: string[];
+            /** @description Your label for the endpoint. */
+            description?: string;
+            /** @description false disables the endpoint (reason manual) and fails its pending deliveries; true enables it again and clears failingSince. */
+            enabled?: boolean;
+            /** @description Requests in flight to this endpoint at once (default OUTBOUND_WEBHOOK_ENDPOINT_CONCURRENCY, 16). */
+            maxConcurrency?: number;
+            /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+            metadata?: {
+              [key: string]: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description we_… */
+              id: string;
+              /** @enum {string} */
+              object: 'webhook_endpoint';
+              /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+              environment: 'test' | 'live';
+              url: string;
+              description: string;
+              eventTypes: string[];
+              status: 'enabled' | 'disabled';
+              /** @description manual: by an operator; failing: no successful delivery for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS; gone: the endpoint answered 410. */
+              disabledReason: 'manual' | 'failing' | 'gone' | null;
+              disabledAt: string | null;
+              /** @description The first failed attempt with no success since; null while healthy. */
+              failingSince: string | null;
+              maxConcurrency: number;
+              /** @description whsec_… and the last four characters. The secret itself is shown once, when created or rotated. */
+              secretHint: string;
+              /** @description While a rotation grace lasts: when deliveries stop carrying the old secret’s signature. */
+              previousSecretExpiresAt: string | null;
+              /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+              metadata: {
+                [key: string]: string;
+              };
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              updatedAt: string;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The Idempotency-Key was used with a different request. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/webhook-endpoints/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's signing secret
+     * @description Returns the new secret, once. Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (the new one first), so receivers verifying with either secret accept it; after it, only the new one. An older previous secret is dropped.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description How long deliveries carry a signature with the old secret too (default 86400, at most 7 days; 0 ends it at once). */
+            gracePeriodSeconds?: number;
+            /** @description Bring your own signing secret: whsec_ and the base64 of 24 to 64 bytes. Omit it to have one generated (32 bytes). */
+            secret?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'webhook_endpoint_secret';
+              endpointId: string;
+              /** @description The new signing secret (whsec_…), shown this once. */
+              secret: string;
+              /** @description Until then deliveries carry a signature with the old secret too. */
+              previousSecretExpiresAt: string | null;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/events/stream': {
     parameters: {
       query?: never;

@@ -16,6 +16,7 @@ import * as m0012 from './migrations/0012_widget_sessions.js';
 import * as m0014 from './migrations/0014_plan_changes.js';
 import * as m0013 from './migrations/0013_retention_offers.js';
 import * as m0015 from './migrations/0015_usage_event_claims.js';
+import * as m0016 from './migrations/0016_outbound_webhooks.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -35,6 +36,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0014_plan_changes', m0014],
   ['0013_retention_offers', m0013],
   ['0015_usage_event_claims', m0015],
+  ['0016_outbound_webhooks', m0016],
 ];
 
 /**

@@ -19,6 +19,13 @@ import type { BillingSettingsTable, CreditNoteTable, DocumentSequenceTable, Invo
 import type { TestClockTable } from './tables/test-clock.table.js';
 import type { WidgetSessionTable } from './tables/widget-session.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
+import type {
+  WebhookAttemptTable,
+  WebhookDeliveryTable,
+  WebhookEndpointTable,
+  WebhookLaneTable,
+  WebhookMessageTable,
+} from './tables/outbound-webhook.table.js';
 
 /** Every table, camelCase (the CamelCasePlugin maps to snake_case columns). */
 export interface Database {
@@ -52,4 +59,9 @@ export interface Database {
   testClocks: TestClockTable;
   widgetSessions: WidgetSessionTable;
   retentionOfferAcceptances: RetentionOfferAcceptanceTable;
+  webhookEndpoints: WebhookEndpointTable;
+  webhookMessages: WebhookMessageTable;
+  webhookDeliveries: WebhookDeliveryTable;
+  webhookAttempts: WebhookAttemptTable;
+  webhookLanes: WebhookLaneTable;
 }

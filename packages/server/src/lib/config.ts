@@ -94,6 +94,30 @@ export interface Config {
   sqliteBusyTimeoutMs: number;
   /** SQLite: the usage writer thread's nice value (Linux), so checks on the main thread go first when the cores are short. */
   usageWriterNice: number;
+  /** Outbound webhooks (modules/outbound-webhooks): run the sender on this node; false makes an API-only node. */
+  outboundWebhookSender: boolean;
+  /** One delivery attempt's deadline: connect, headers and body. */
+  outboundWebhookTimeoutMs: number;
+  /** The SSRF guard off: endpoint URLs may reach loopback, private, link-local and metadata addresses. */
+  outboundWebhookAllowPrivateAddresses: boolean;
+  /** Accept http:// endpoint URLs (otherwise https:// only). */
+  outboundWebhookAllowHttp: boolean;
+  /** The maxConcurrency of an endpoint created without one. */
+  outboundWebhookEndpointConcurrency: number;
+  /** Outbound requests one node has in flight in all. */
+  outboundWebhookMaxInFlight: number;
+  /** Endpoints one node sends for at once. */
+  outboundWebhookMaxLanes: number;
+  /** How long a node holds an endpoint's lane without renewing it. */
+  outboundWebhookLeaseMs: number;
+  /** The sender's backstop wake-up, without a commit signal. */
+  outboundWebhookPollMs: number;
+  /** An endpoint failing this long with no success is disabled. */
+  outboundWebhookDisableAfterHours: number;
+  /** Days messages (all deliveries final) and attempts are kept. */
+  outboundWebhookLogRetentionDays: number;
+  /** Endpoints per workspace and environment: bounds the read each emitting transaction makes. */
+  outboundWebhookMaxEndpoints: number;
 }
 
 export class ConfigError extends Error {}
@@ -185,5 +209,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
     sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', 5_000, 0, 600_000),
     usageWriterNice: int(env, 'USAGE_WRITER_NICE', 10, 0, 19),
+    outboundWebhookSender: bool(env, 'OUTBOUND_WEBHOOK_SENDER', true),
+    outboundWebhookTimeoutMs: int(env, 'OUTBOUND_WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
+    outboundWebhookAllowPrivateAddresses: bool(env, 'OUTBOUND_WEBHOOK_ALLOW_PRIVATE_ADDRESSES', profile === 'development'),
+    outboundWebhookAllowHttp: bool(env, 'OUTBOUND_WEBHOOK_ALLOW_HTTP', profile !== 'production'),
+    outboundWebhookEndpointConcurrency: int(env, 'OUTBOUND_WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 256),
+    outboundWebhookMaxInFlight: int(env, 'OUTBOUND_WEBHOOK_MAX_IN_FLIGHT', 512, 1, 100_000),
+    outboundWebhookMaxLanes: int(env, 'OUTBOUND_WEBHOOK_MAX_LANES', 256, 1, 100_000),
+    outboundWebhookLeaseMs: int(env, 'OUTBOUND_WEBHOOK_LEASE_MS', 10_000, 500, 600_000),
+    outboundWebhookPollMs: int(env, 'OUTBOUND_WEBHOOK_POLL_MS', 1_000, 10, 3_600_000),
+    outboundWebhookDisableAfterHours: int(env, 'OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 8_760),
+    outboundWebhookLogRetentionDays: int(env, 'OUTBOUND_WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
+    outboundWebhookMaxEndpoints: int(env, 'OUTBOUND_WEBHOOK_MAX_ENDPOINTS', 20, 1, 1_000),
   };
 }

@@ -35,6 +35,8 @@ export const errorStatus = {
   // A change or cancellation is already scheduled for the period end: withdraw it first.
   CHANGE_PENDING: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  // A replay or test on an outbound webhook endpoint that is disabled: enable it first.
+  ENDPOINT_DISABLED: 409,
   // Answered by Node's HTTP parser before any route: a request that took too long to arrive, or
   // whose headers are too large.
   REQUEST_TIMEOUT: 408,
@@ -46,6 +48,10 @@ export const errorStatus = {
   MAPPING_FAILED: 422,
   // A retention offer that cannot be accepted: PAUSE_3_MONTHS, another type than the reason's, none.
   OFFER_NOT_AVAILABLE: 422,
+  // An outbound webhook endpoint URL the SSRF guard refuses (loopback, private, metadata, http in production).
+  URL_NOT_ALLOWED: 422,
+  // A workspace and environment already hold OUTBOUND_WEBHOOK_MAX_ENDPOINTS outbound webhook endpoints.
+  TOO_MANY_ENDPOINTS: 422,
   RATE_LIMITED: 429,
   // Sent inside a live stream (never as a status: EventSource clients stop for good on one).
   TOO_MANY_STREAMS: 429,

@@ -29,6 +29,9 @@ export const idPrefixes = {
   testClock: 'clock',
   widgetSession: 'wses',
   retentionOfferAcceptance: 'roa',
+  webhookEndpoint: 'we',
+  webhookMessage: 'msg',
+  webhookAttempt: 'atmpt',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -14,6 +14,7 @@ import { FrozenClock } from '../../src/lib/clock.js';
 import { generateEncryptionKey } from '../../src/lib/secret-box.js';
 import type { App } from '../../src/http/types.js';
 import { Seeder } from './seed.js';
+import type { HostResolver } from '../../src/modules/outbound-webhooks/resolve-destination.js';
 
 /**
  * The suite runs on in-memory SQLite, and again on PostgreSQL (plus Redis when REDIS_URL is set)
@@ -39,6 +40,8 @@ export interface TestAppOptions {
   sqliteFile?: boolean;
   /** Where the app logs; silent by default. */
   log?: import('pino').Logger;
+  /** Outbound webhooks: the DNS the SSRF guard resolves endpoint hosts with (default: the system's). */
+  webhooks?: { resolver?: HostResolver };
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -120,7 +123,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     redisPrefix: `tgtest:${suffix}:`,
   });
   const { deps } = composition;
-  const app = await buildApp(composition);
+  const app = await buildApp(composition, { webhookResolver: opts.webhooks?.resolver });
   await app.ready();
   return {
     app,

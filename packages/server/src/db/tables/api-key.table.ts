@@ -19,6 +19,8 @@ export interface ApiKeyTable {
   graceTestClockId: string | null;
   /** That grace's end, in the clock's time. */
   graceEndsAtClock: number | null;
+  /** When this rotated key was first used during its grace (api_key.grace_used); null: not yet. */
+  graceUsedAt: number | null;
   createdAt: number;
   updatedAt: number;
   revokedAt: number | null;

@@ -1,0 +1,136 @@
+/**
+ * The outbound event catalog: every type a seller can subscribe to, with its category (what
+ * `category.*` filters match), the resource its `data.object` holds, and an example. Pure.
+ *
+ * `webhook.test` is sent by the test route to one endpoint whatever its filters; nobody
+ * subscribes to it.
+ */
+export type ResourceKind = 'subscription' | 'invoice' | 'credit_note' | 'usage_limit_alert' | 'api_key' | 'webhook_test';
+
+export interface CatalogEntry {
+  category: string;
+  resource: ResourceKind;
+  description: string;
+}
+
+const sub = (description: string): CatalogEntry => ({ category: 'subscription', resource: 'subscription', description });
+const inv = (description: string): CatalogEntry => ({ category: 'invoice', resource: 'invoice', description });
+const key = (description: string): CatalogEntry => ({ category: 'api_key', resource: 'api_key', description });
+
+export const eventCatalog = {
+  'subscription.created': sub('A subscription was created.'),
+  'subscription.upgraded': sub('A plan change to a dearer offering took effect (at once, or at the period end when it was scheduled).'),
+  'subscription.downgraded': sub('A plan change to a cheaper offering took effect.'),
+  'subscription.plan_changed': sub('A plan change at the same price took effect (neither an upgrade nor a downgrade).'),
+  'subscription.change_scheduled': sub('A plan change or a cancellation was scheduled for the period end.'),
+  'subscription.change_withdrawn': sub('A scheduled change or cancellation was withdrawn.'),
+  'subscription.cancelled': sub('A subscription was cancelled (at once, or at its period end); its keys are revoked.'),
+  'subscription.renewed': sub('A subscription entered a new billing period.'),
+  'invoice.created': inv('A draft invoice was issued.'),
+  'invoice.finalized': inv('An invoice was finalized: numbered, and never changed again.'),
+  'invoice.paid': inv('An invoice was marked paid.'),
+  'invoice.voided': inv('An invoice was voided.'),
+  'invoice.marked_uncollectible': inv('An invoice was marked uncollectible.'),
+  'credit_note.created': { category: 'credit_note', resource: 'credit_note', description: 'A credit note was issued against an invoice.' },
+  'usage.limit_alert': {
+    category: 'usage',
+    resource: 'usage_limit_alert',
+    description: "A customer's usage crossed an ALERT limit of its subscription: once per limit and billing period.",
+  },
+  'api_key.rotated': key('A key was rotated: the old one works until its grace ends.'),
+  'api_key.rolled': key('A key was rolled: the old one stopped at once.'),
+  'api_key.revoked': key('A key was revoked (by an operator, or because its subscription was cancelled).'),
+  'api_key.grace_used': key('A rotated key was still used during its grace period: once per key. Move its caller to the new key.'),
+  'webhook.test': { category: 'webhook', resource: 'webhook_test', description: 'Sent by POST /api/v1/webhook-endpoints/{id}/test, to that endpoint only.' },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type CatalogType = keyof typeof eventCatalog;
+export const catalogTypes = Object.keys(eventCatalog) as CatalogType[];
+/** What an endpoint may subscribe to: every type but webhook.test. */
+export const subscribableTypes = catalogTypes.filter((t) => t !== 'webhook.test');
+export const subscribableCategories = [...new Set(subscribableTypes.map((t) => eventCatalog[t].category))];
+
+export const isCatalogType = (t: string): t is CatalogType => Object.hasOwn(eventCatalog, t);
+
+export interface FilterError {
+  field: string;
+  message: string;
+}
+
+/**
+ * An endpoint's `eventTypes`: `*`, exact subscribable names, or `category.*`. Duplicates are
+ * dropped and `*` absorbs everything else. Every problem names its index.
+ */
+export function checkEventTypeFilters(list: readonly string[], field: string): { ok: true; value: string[] } | { ok: false; errors: FilterError[] } {
+  const errors: FilterError[] = [];
+  if (list.length === 0) errors.push({ field, message: 'must name at least one event type, "category.*" or "*".' });
+  list.forEach((f, i) => {
+    if (f === '*' || (subscribableTypes as string[]).includes(f)) return;
+    if (f.endsWith('.*') && subscribableCategories.includes(f.slice(0, -2))) return;
+    errors.push({
+      field: `${field}[${i}]`,
+      message:
+        f === 'webhook.test'
+          ? 'webhook.test is sent by the test route whatever the filters; it cannot be subscribed to.'
+          : `'${f}' is no event type: give one of GET /api/v1/webhook-event-types, a category followed by .* (${subscribableCategories.map((c) => `${c}.*`).join(', ')}), or *.`,
+    });
+  });
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, value: list.includes('*') ? ['*'] : [...new Set(list)] };
+}
+
+/** Whether an endpoint with these filters gets this type. webhook.test matches none (it goes to one endpoint). */
+export function matchesEventType(filters: readonly string[], type: CatalogType): boolean {
+  if (type === 'webhook.test') return false;
+  const category = eventCatalog[type].category;
+  return filters.some((f) => f === '*' || f === type || f === `${category}.*`);
+}
+
+const EXAMPLE_AT = '2026-11-23T12:00:00.000Z';
+const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
+  subscription: {
+    id: 'sub_01jd3m5x7c0000000000000000',
+    object: 'subscription',
+    environment: 'test',
+    customerId: 'cus_01jd3m5x7c0000000000000000',
+    offeringId: 'off_01jd3m5x7c0000000000000000',
+    status: 'ACTIVE',
+    currentPeriodStart: '2026-11-01T00:00:00.000Z',
+    currentPeriodEnd: '2026-12-01T00:00:00.000Z',
+  },
+  invoice: {
+    id: 'inv_01jd3m5x7c0000000000000000',
+    object: 'invoice',
+    environment: 'test',
+    subscriptionId: 'sub_01jd3m5x7c0000000000000000',
+    status: 'OPEN',
+    currency: 'USD',
+    total: '49.00',
+  },
+  credit_note: {
+    id: 'cn_01jd3m5x7c0000000000000000',
+    object: 'credit_note',
+    environment: 'test',
+    invoiceId: 'inv_01jd3m5x7c0000000000000000',
+    currency: 'USD',
+    total: '12.50',
+  },
+  usage_limit_alert: {
+    object: 'usage_limit_alert',
+    subscriptionId: 'sub_01jd3m5x7c0000000000000000',
+    customerId: 'cus_01jd3m5x7c0000000000000000',
+    metricName: 'api_calls',
+    limit: 10000,
+    usage: 10001,
+    periodStart: '2026-11-01T00:00:00.000Z',
+    periodEnd: '2026-12-01T00:00:00.000Z',
+    enforcement: 'ALERT',
+  },
+  api_key: { id: 'key_01jd3m5x7c0000000000000000', object: 'api_key', environment: 'test', hint: 'k3Xa', status: 'ROTATED' },
+  webhook_test: { object: 'webhook_test', message: 'A test event from Tollgate.' },
+};
+
+/** An abridged example of a type's body (the README and the OpenAPI document show the full resources). */
+export function exampleOf(type: CatalogType): { type: CatalogType; timestamp: string; data: { object: Record<string, unknown> } } {
+  return { type, timestamp: EXAMPLE_AT, data: { object: exampleObjects[eventCatalog[type].resource] } };
+}
