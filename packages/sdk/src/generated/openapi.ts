@@ -22968,6 +22968,1688 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/webhook-event-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the outbound webhook event types
+     * @description Every type an endpoint can subscribe to (exact names, or category.* for a category), with its category, what it means and an abridged example body; and webhook.test (subscribable: false), which POST /api/v1/webhook-endpoints/{id}/test sends. One page: hasMore is always false.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'list';
+              data: {
+                /** @enum {string} */
+                object: 'webhook_event_type';
+                /** @description The name endpoints subscribe to, and the payload’s type. */
+                type: string;
+                /** @description What category.* subscribes to. */
+                category: string;
+                description: string;
+                /** @description false for webhook.test: the test route sends it to one endpoint, whatever its event types. */
+                subscribable: boolean;
+                /** @description An example body, abridged (the OpenAPI document’s webhooks section has the full resources). */
+                example: {
+                  type: string;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601, UTC.
+                   */
+                  timestamp: string;
+                  data: {
+                    [key: string]: unknown;
+                  };
+                };
+              }[];
+              /** @description More items exist beyond this page in the direction of travel. */
+              hasMore: boolean;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List outbound webhook messages, newest first
+     * @description One message per event, with its payload (the exact body sent) and its deliveries, one per endpoint. The filters combine with AND: eventType; endpointId (messages with a delivery to it); status (messages with a delivery in that state, to endpointId when given: status=failed&endpointId=we_… is what an endpoint missed); createdFrom (inclusive) and createdTo (exclusive). Page with startingAfter (the id of the last message) and endingBefore. The log is kept OUTBOUND_WEBHOOK_LOG_RETENTION_DAYS days (30 by default).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page size, 1 to 100. */
+          limit?: number;
+          /** @description Cursor: the id of the last item of the previous page. */
+          startingAfter?: string;
+          /** @description Cursor: the id of the first item of the next page, to page back. */
+          endingBefore?: string;
+          /** @description An event type (GET /api/v1/webhook-event-types), or a category followed by .* (subscription.*, invoice.*, …, webhook.*). */
+          eventType?: string;
+          /** @description Only messages with a delivery to this endpoint (we_…). */
+          endpointId?: string;
+          /** @description pending: an attempt is due at nextAttemptAt; succeeded: an endpoint answered 2xx; failed: the retry schedule ran out, the endpoint answered 410, or it was disabled or deleted (lastError says which). A replay makes it pending again. */
+          status?: 'pending' | 'succeeded' | 'failed';
+          /** @description Messages created at or after this instant. ISO 8601 with a zone, e.g. 2026-11-23T12:00:00Z. */
+          createdFrom?: string;
+          /** @description Messages created before this instant. ISO 8601 with a zone, e.g. 2026-11-23T12:00:00Z. */
+          createdTo?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'list';
+              data: {
+                /** @description msg_…: the webhook-id header of every attempt, replays included. */
+                id: string;
+                /** @enum {string} */
+                object: 'webhook_message';
+                /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+                environment: 'test' | 'live';
+                /** @description A type of GET /api/v1/webhook-event-types. */
+                eventType: string;
+                /** @description event: a change in Tollgate; test: POST /api/v1/webhook-endpoints/{id}/test. */
+                source: 'event' | 'test';
+                /** @description The request (or job) that made the change: search the audit log with it. */
+                correlationId: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                createdAt: string;
+                /** @description The body sent, parsed: every attempt sends these exact bytes. */
+                payload: {
+                  type: string;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601, UTC.
+                   */
+                  timestamp: string;
+                  /** @description object: the resource at the change; previousAttributes, details when the type has them. */
+                  data: {
+                    [key: string]: unknown;
+                  };
+                };
+                /** @description One per endpoint subscribed when the message was written, by endpoint id. */
+                deliveries: {
+                  /** @enum {string} */
+                  object: 'webhook_delivery';
+                  /** @description msg_… */
+                  messageId: string;
+                  /** @description we_… */
+                  endpointId: string;
+                  /** @description pending: an attempt is due at nextAttemptAt; succeeded: an endpoint answered 2xx; failed: the retry schedule ran out, the endpoint answered 410, or it was disabled or deleted (lastError says which). A replay makes it pending again. */
+                  status: 'pending' | 'succeeded' | 'failed';
+                  /** @description Attempts made so far, every trigger counted (GET /api/v1/webhook-attempts lists them). */
+                  attempts: number;
+                  /** @description When the next attempt is due; null unless pending. */
+                  nextAttemptAt: string | null;
+                  lastAttemptAt: string | null;
+                  /** @description The HTTP status of the last attempt's answer; null when it had none. */
+                  lastResponseStatus: number | null;
+                  /** @description Why the last attempt failed, as its errorCode (GET /api/v1/webhook-attempts); endpoint_disabled or endpoint_deleted for a delivery failed without an attempt. */
+                  lastError: string | null;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601, UTC.
+                   */
+                  createdAt: string;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601, UTC.
+                   */
+                  updatedAt: string;
+                }[];
+              }[];
+              /** @description More items exist beyond this page in the direction of travel. */
+              hasMore: boolean;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-messages/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve an outbound webhook message with its deliveries
+     * @description Each delivery says where the message stands at one endpoint: status, attempts made, when the next is due, the last answer. The attempts themselves: GET /api/v1/webhook-attempts?messageId=…. The log is kept OUTBOUND_WEBHOOK_LOG_RETENTION_DAYS days (30 by default).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "msg_01jd3m5x7c0000000000000000",
+             *       "object": "webhook_message",
+             *       "environment": "test",
+             *       "eventType": "subscription.upgraded",
+             *       "source": "event",
+             *       "correlationId": "req_01jd3m5x7c0000000000000000",
+             *       "createdAt": "2026-11-23T12:00:00.000Z",
+             *       "payload": {
+             *         "type": "subscription.upgraded",
+             *         "timestamp": "2026-11-23T12:00:00.000Z",
+             *         "data": {
+             *           "object": {
+             *             "id": "sub_01jd3m5x7c0000000000000000",
+             *             "object": "subscription",
+             *             "environment": "test",
+             *             "customerId": "cus_01jd3m5x7c0000000000000000",
+             *             "offeringId": "off_01jd3m5x7c0000000000000000",
+             *             "status": "ACTIVE",
+             *             "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+             *             "currentPeriodEnd": "2026-12-01T00:00:00.000Z"
+             *           }
+             *         }
+             *       },
+             *       "deliveries": [
+             *         {
+             *           "object": "webhook_delivery",
+             *           "messageId": "msg_01jd3m5x7c0000000000000000",
+             *           "endpointId": "we_01jd3m5x7c0000000000000000",
+             *           "status": "failed",
+             *           "attempts": 8,
+             *           "nextAttemptAt": null,
+             *           "lastAttemptAt": "2026-11-24T15:36:00.000Z",
+             *           "lastResponseStatus": 500,
+             *           "lastError": "http_500",
+             *           "createdAt": "2026-11-23T12:00:00.000Z",
+             *           "updatedAt": "2026-11-24T15:36:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': {
+              /** @description msg_…: the webhook-id header of every attempt, replays included. */
+              id: string;
+              /** @enum {string} */
+              object: 'webhook_message';
+              /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+              environment: 'test' | 'live';
+              /** @description A type of GET /api/v1/webhook-event-types. */
+              eventType: string;
+              /** @description event: a change in Tollgate; test: POST /api/v1/webhook-endpoints/{id}/test. */
+              source: 'event' | 'test';
+              /** @description The request (or job) that made the change: search the audit log with it. */
+              correlationId: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              createdAt: string;
+              /** @description The body sent, parsed: every attempt sends these exact bytes. */
+              payload: {
+                type: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                timestamp: string;
+                /** @description object: the resource at the change; previousAttributes, details when the type has them. */
+                data: {
+                  [key: string]: unknown;
+                };
+              };
+              /** @description One per endpoint subscribed when the message was written, by endpoint id. */
+              deliveries: {
+                /** @enum {string} */
+                object: 'webhook_delivery';
+                /** @description msg_… */
+                messageId: string;
+                /** @description we_… */
+                endpointId: string;
+                /** @description pending: an attempt is due at nextAttemptAt; succeeded: an endpoint answered 2xx; failed: the retry schedule ran out, the endpoint answered 410, or it was disabled or deleted (lastError says which). A replay makes it pending again. */
+                status: 'pending' | 'succeeded' | 'failed';
+                /** @description Attempts made so far, every trigger counted (GET /api/v1/webhook-attempts lists them). */
+                attempts: number;
+                /** @description When the next attempt is due; null unless pending. */
+                nextAttemptAt: string | null;
+                lastAttemptAt: string | null;
+                /** @description The HTTP status of the last attempt's answer; null when it had none. */
+                lastResponseStatus: number | null;
+                /** @description Why the last attempt failed, as its errorCode (GET /api/v1/webhook-attempts); endpoint_disabled or endpoint_deleted for a delivery failed without an attempt. */
+                lastError: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                updatedAt: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-messages/{id}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send an outbound webhook message again
+     * @description To body.endpointId, or to every endpoint the message was delivered to (deleted ones left out). The same webhook-id and body; each delivery goes back to pending, due now, with the retry schedule from its start, whatever its state (a succeeded one is sent once more: receivers deduplicate by webhook-id). 404 when the message has no delivery to body.endpointId; 409 ENDPOINT_DISABLED naming a disabled endpoint (enable it, or replay to one endpoint), 409 CONFLICT for a deleted one. Retry-safe with an Idempotency-Key.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+          'idempotency-key'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Only this endpoint (we_…); by default every endpoint the message was delivered to. */
+            endpointId?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The deliveries replayed, pending and due now. */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'webhook_message_replay';
+              messageId: string;
+              /** @description The deliveries replayed: pending, due now. */
+              deliveries: {
+                /** @enum {string} */
+                object: 'webhook_delivery';
+                /** @description msg_… */
+                messageId: string;
+                /** @description we_… */
+                endpointId: string;
+                /** @description pending: an attempt is due at nextAttemptAt; succeeded: an endpoint answered 2xx; failed: the retry schedule ran out, the endpoint answered 410, or it was disabled or deleted (lastError says which). A replay makes it pending again. */
+                status: 'pending' | 'succeeded' | 'failed';
+                /** @description Attempts made so far, every trigger counted (GET /api/v1/webhook-attempts lists them). */
+                attempts: number;
+                /** @description When the next attempt is due; null unless pending. */
+                nextAttemptAt: string | null;
+                lastAttemptAt: string | null;
+                /** @description The HTTP status of the last attempt's answer; null when it had none. */
+                lastResponseStatus: number | null;
+                /** @description Why the last attempt failed, as its errorCode (GET /api/v1/webhook-attempts); endpoint_disabled or endpoint_deleted for a delivery failed without an attempt. */
+                lastError: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                updatedAt: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The resource is not in a state that allows this. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The Idempotency-Key was used with a different request. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-attempts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search the outbound webhook delivery log: every attempt, newest first
+     * @description Each HTTP attempt of each delivery: the URL, the outcome, the answer's status and first 1 KiB, the error, the latency, the trigger (scheduled, replay, test) and the retry it scheduled. The filters combine with AND; attemptedFrom is inclusive, attemptedTo exclusive. Page with startingAfter (the id of the last attempt) and endingBefore. The log is kept OUTBOUND_WEBHOOK_LOG_RETENTION_DAYS days (30 by default).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Page size, 1 to 100. */
+          limit?: number;
+          /** @description Cursor: the id of the last item of the previous page. */
+          startingAfter?: string;
+          /** @description Cursor: the id of the first item of the next page, to page back. */
+          endingBefore?: string;
+          /** @description Only attempts to this endpoint (we_…). */
+          endpointId?: string;
+          /** @description Only attempts of this message (msg_…). */
+          messageId?: string;
+          /** @description An event type (GET /api/v1/webhook-event-types), or a category followed by .* (subscription.*, invoice.*, …, webhook.*). */
+          eventType?: string;
+          status?: 'succeeded' | 'failed';
+          trigger?: 'scheduled' | 'replay' | 'test';
+          /** @description Attempts made at or after this instant. ISO 8601 with a zone, e.g. 2026-11-23T12:00:00Z. */
+          attemptedFrom?: string;
+          /** @description Attempts made before this instant. ISO 8601 with a zone, e.g. 2026-11-23T12:00:00Z. */
+          attemptedTo?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'list';
+              data: {
+                /** @description atmpt_… */
+                id: string;
+                /** @enum {string} */
+                object: 'webhook_attempt';
+                messageId: string;
+                endpointId: string;
+                eventType: string;
+                /** @description 1 for the delivery's first attempt, counting every trigger. */
+                attemptNumber: number;
+                /** @description scheduled: the first attempt or a retry; replay: an operator sent the message again; test: a test event. */
+                trigger: 'scheduled' | 'replay' | 'test';
+                /** @description Where it was sent (the endpoint’s URL at the time). */
+                url: string;
+                /** @description succeeded: a 2xx answer; failed: anything else. */
+                status: 'succeeded' | 'failed';
+                /** @description null: no HTTP answer (timeout, connection refused, refused address). */
+                responseStatus: number | null;
+                /** @description The first 1 KiB of the answer (UTF-8, lossy). */
+                responseBody: string | null;
+                /** @description The answer was longer than what responseBody holds. */
+                responseTruncated: boolean;
+                /** @description Why it failed, as a short code (a timeout, a connection or address refused, a status other than 2xx); null on success. */
+                errorCode: string | null;
+                /** @description The same in words. */
+                errorMessage: string | null;
+                /** @description From the request’s start to the answer (or the failure). */
+                latencyMs: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                attemptedAt: string;
+                /** @description The retry this failure scheduled; null when none (success, or the schedule ran out). */
+                nextAttemptAt: string | null;
+              }[];
+              /** @description More items exist beyond this page in the direction of travel. */
+              hasMore: boolean;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-endpoints/{id}/replay-failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send again every delivery an endpoint missed since an instant
+     * @description After an outage on your side: every failed delivery of the endpoint whose message was created at or after body.since (those failed while the endpoint was disabled included) goes back to pending, due now, with the retry schedule from its start; the sender delivers them in each subscription's order. since may go back as far as the log's retention (OUTBOUND_WEBHOOK_LOG_RETENTION_DAYS, 30 by default). The endpoint must be enabled (409 ENDPOINT_DISABLED). Retry-safe with an Idempotency-Key.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+          'idempotency-key'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Replay the failed deliveries of messages created at or after this instant, within the log’s retention. ISO 8601 with a zone, e.g. 2026-11-23T12:00:00Z. */
+            since: string;
+          };
+        };
+      };
+      responses: {
+        /** @description How many failed deliveries are pending again. */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'webhook_endpoint_replay';
+              endpointId: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              since: string;
+              /** @description Failed deliveries made pending again. */
+              replayed: number;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The resource is not in a state that allows this. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The Idempotency-Key was used with a different request. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhook-endpoints/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event to a webhook endpoint
+     * @description Writes a webhook.test message to this endpoint only, whatever its event types, and answers with it; the sender signs and sends it like any other message (trigger test), so its attempts show in GET /api/v1/webhook-attempts?messageId=…. The body is optional. The endpoint must be enabled (409 ENDPOINT_DISABLED). Retry-safe with an Idempotency-Key.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+          'idempotency-key'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description webhook.test, the only type sent as a test: an example of a business type would carry made-up ids that a receiver could act on. */
+            eventType?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The test message, its delivery pending. */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description msg_…: the webhook-id header of every attempt, replays included. */
+              id: string;
+              /** @enum {string} */
+              object: 'webhook_message';
+              /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+              environment: 'test' | 'live';
+              /** @description A type of GET /api/v1/webhook-event-types. */
+              eventType: string;
+              /** @description event: a change in Tollgate; test: POST /api/v1/webhook-endpoints/{id}/test. */
+              source: 'event' | 'test';
+              /** @description The request (or job) that made the change: search the audit log with it. */
+              correlationId: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC.
+               */
+              createdAt: string;
+              /** @description The body sent, parsed: every attempt sends these exact bytes. */
+              payload: {
+                type: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                timestamp: string;
+                /** @description object: the resource at the change; previousAttributes, details when the type has them. */
+                data: {
+                  [key: string]: unknown;
+                };
+              };
+              /** @description One per endpoint subscribed when the message was written, by endpoint id. */
+              deliveries: {
+                /** @enum {string} */
+                object: 'webhook_delivery';
+                /** @description msg_… */
+                messageId: string;
+                /** @description we_… */
+                endpointId: string;
+                /** @description pending: an attempt is due at nextAttemptAt; succeeded: an endpoint answered 2xx; failed: the retry schedule ran out, the endpoint answered 410, or it was disabled or deleted (lastError says which). A replay makes it pending again. */
+                status: 'pending' | 'succeeded' | 'failed';
+                /** @description Attempts made so far, every trigger counted (GET /api/v1/webhook-attempts lists them). */
+                attempts: number;
+                /** @description When the next attempt is due; null unless pending. */
+                nextAttemptAt: string | null;
+                lastAttemptAt: string | null;
+                /** @description The HTTP status of the last attempt's answer; null when it had none. */
+                lastResponseStatus: number | null;
+                /** @description Why the last attempt failed, as its errorCode (GET /api/v1/webhook-attempts); endpoint_disabled or endpoint_deleted for a delivery failed without an attempt. */
+                lastError: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC.
+                 */
+                updatedAt: string;
+              }[];
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The resource is not in a state that allows this. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The Idempotency-Key was used with a different request. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/events/stream': {
     parameters: {
       query?: never;

@@ -1,6 +1,6 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
-/** Tables of modules/outbound-webhooks (migration 0016). Instants are epoch ms. */
+/** Tables of modules/outbound-webhooks (migrations 0016, 0017). Instants are epoch ms. */
 
 export interface WebhookEndpointTable {
   id: string;
@@ -71,6 +71,11 @@ export interface WebhookDeliveryTable {
   lastError: string | null;
   createdAt: number;
   updatedAt: number;
+  /**
+   * What triggers the next attempt (migration 0017): null for the retry schedule, `replay` or
+   * `test`; the attempt records it as its trigger (null: `scheduled`). Inserts may leave it out.
+   */
+  nextAttemptTrigger: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookAttemptTable {

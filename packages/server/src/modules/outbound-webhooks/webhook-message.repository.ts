@@ -5,12 +5,19 @@ import type { WebhookDeliveryTable, WebhookMessageTable } from '../../db/tables/
 import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { CatalogType } from './event-catalog.js';
-import { ENDPOINT_DELETED_ERROR, ENDPOINT_DISABLED_ERROR, type DeliveryStatus, type WebhookDelivery, type WebhookMessage } from './webhook-message.js';
+import {
+  ENDPOINT_DELETED_ERROR,
+  ENDPOINT_DISABLED_ERROR,
+  type DeliveryStatus,
+  type NextAttemptTrigger,
+  type WebhookDelivery,
+  type WebhookMessage,
+} from './webhook-message.js';
 
 // Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
 const CHUNK = 500;
 
-function toMessage(r: Selectable<WebhookMessageTable>): WebhookMessage {
+export function toMessage(r: Selectable<WebhookMessageTable>): WebhookMessage {
   return {
     id: r.id,
     seq: Number(r.seq),
@@ -25,7 +32,7 @@ function toMessage(r: Selectable<WebhookMessageTable>): WebhookMessage {
   };
 }
 
-function toDelivery(r: Selectable<WebhookDeliveryTable>): WebhookDelivery {
+export function toDelivery(r: Selectable<WebhookDeliveryTable>): WebhookDelivery {
   const n = (v: number | null) => (v === null ? null : Number(v));
   return {
     messageId: r.messageId,
@@ -37,6 +44,7 @@ function toDelivery(r: Selectable<WebhookDeliveryTable>): WebhookDelivery {
     lastAttemptAt: n(r.lastAttemptAt),
     lastResponseStatus: n(r.lastResponseStatus),
     lastError: r.lastError,
+    nextAttemptTrigger: r.nextAttemptTrigger as NextAttemptTrigger | null,
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
   };

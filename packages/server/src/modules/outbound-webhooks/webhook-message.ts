@@ -17,6 +17,11 @@ export interface WebhookMessage {
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
+/** Why an attempt is made: the retry schedule (the first attempt and every retry), an operator's replay, a test event. */
+export type AttemptTrigger = 'scheduled' | 'replay' | 'test';
+/** What a delivery's next_attempt_trigger holds (migration 0017); null there means `scheduled`. */
+export type NextAttemptTrigger = Exclude<AttemptTrigger, 'scheduled'>;
+
 /** One message to one endpoint. */
 export interface WebhookDelivery {
   messageId: string;
@@ -28,6 +33,8 @@ export interface WebhookDelivery {
   lastAttemptAt: number | null;
   lastResponseStatus: number | null;
   lastError: string | null;
+  /** What triggers the next attempt; null: the retry schedule. */
+  nextAttemptTrigger: NextAttemptTrigger | null;
   createdAt: number;
   updatedAt: number;
 }
