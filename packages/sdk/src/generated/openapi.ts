@@ -24263,7 +24263,7 @@ export interface webhooks {
             type: 'subscription.created';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -24416,7 +24416,7 @@ export interface webhooks {
             type: 'subscription.upgraded';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -24566,7 +24566,7 @@ export interface webhooks {
             type: 'subscription.downgraded';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -24716,7 +24716,7 @@ export interface webhooks {
             type: 'subscription.plan_changed';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -24872,7 +24872,7 @@ export interface webhooks {
             type: 'subscription.change_scheduled';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -25028,7 +25028,7 @@ export interface webhooks {
             type: 'subscription.change_withdrawn';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -25182,7 +25182,7 @@ export interface webhooks {
             type: 'subscription.cancelled';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -25333,7 +25333,7 @@ export interface webhooks {
             type: 'subscription.renewed';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -25487,7 +25487,7 @@ export interface webhooks {
             type: 'invoice.created';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -25641,7 +25641,7 @@ export interface webhooks {
             type: 'invoice.finalized';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -25795,7 +25795,7 @@ export interface webhooks {
             type: 'invoice.paid';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -25949,7 +25949,7 @@ export interface webhooks {
             type: 'invoice.voided';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -26103,7 +26103,7 @@ export interface webhooks {
             type: 'invoice.marked_uncollectible';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -26237,7 +26237,7 @@ export interface webhooks {
             type: 'credit_note.created';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -26358,7 +26358,7 @@ export interface webhooks {
             type: 'usage.limit_alert';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -26509,7 +26509,7 @@ export interface webhooks {
             type: 'api_key.rotated';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -26636,7 +26636,7 @@ export interface webhooks {
             type: 'api_key.rolled';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -26763,7 +26763,7 @@ export interface webhooks {
             type: 'api_key.revoked';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -26890,7 +26890,7 @@ export interface webhooks {
             type: 'api_key.grace_used';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:
@@ -27004,7 +27004,7 @@ export interface webhooks {
             type: 'webhook.test';
             /**
              * Format: date-time
-             * @description When the event happened (its commit), UTC; the same on every attempt.
+             * @description When the event happened, UTC; the same on every attempt.
              */
             timestamp: string;
             data:

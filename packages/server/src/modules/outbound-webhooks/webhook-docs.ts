@@ -143,7 +143,7 @@ export function webhookBodySchema(type: CatalogType, resourceSchema: Schema): Sc
     required: ['type', 'timestamp', 'data'],
     properties: {
       type: { const: type },
-      timestamp: { ...DateTime, description: 'When the event happened (its commit), UTC; the same on every attempt.' },
+      timestamp: { ...DateTime, description: 'When the event happened, UTC; the same on every attempt.' },
       data: {
         anyOf: [
           {
