@@ -118,13 +118,15 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   const stopRequestSummaries = scheduleApiRequestSummaries(requests);
   app.addHook('onClose', async () => stopRequestSummaries());
 
+  const webhookDocs = outboundWebhookDocs();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription },
       servers: [{ url: '/' }],
-      webhooks: outboundWebhookDocs(),
+      webhooks: webhookDocs.webhooks,
       components: {
+        schemas: webhookDocs.schemas,
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' },
           storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key' },

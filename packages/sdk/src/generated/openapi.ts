@@ -25855,9 +25855,3157 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'subscription.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A subscription was created.
+     * @description A subscription was created. Sent to every enabled endpoint whose eventTypes hold subscription.created, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.created",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "trialEndsAt": null,
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "version": 1,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": null,
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": null,
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-10-01T09:30:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.created';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.upgraded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A plan change to a dearer offering took effect (at once, or at the period end when it was scheduled).
+     * @description A plan change to a dearer offering took effect (at once, or at the period end when it was scheduled). Sent to every enabled endpoint whose eventTypes hold subscription.upgraded, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.upgraded",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5y2q0000000000000000",
+           *           "trialEndsAt": null,
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "version": 4,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": null,
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": null,
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "offeringId": "off_01jd3m5x7c0000000000000000"
+           *         },
+           *         "details": {
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.upgraded';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.downgraded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A plan change to a cheaper offering took effect.
+     * @description A plan change to a cheaper offering took effect. Sent to every enabled endpoint whose eventTypes hold subscription.downgraded, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.downgraded",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5y2q0000000000000001",
+           *           "trialEndsAt": null,
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "version": 4,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": null,
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": null,
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "offeringId": "off_01jd3m5x7c0000000000000000"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.downgraded';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.plan_changed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A plan change at the same price took effect (neither an upgrade nor a downgrade).
+     * @description A plan change at the same price took effect (neither an upgrade nor a downgrade). Sent to every enabled endpoint whose eventTypes hold subscription.plan_changed, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.plan_changed",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5y2q0000000000000002",
+           *           "trialEndsAt": null,
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "version": 4,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": null,
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": null,
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "offeringId": "off_01jd3m5x7c0000000000000000"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.plan_changed';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.change_scheduled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A plan change or a cancellation was scheduled for the period end.
+     * @description A plan change or a cancellation was scheduled for the period end. Sent to every enabled endpoint whose eventTypes hold subscription.change_scheduled, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.change_scheduled",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "trialEndsAt": null,
+           *           "status": "ACTIVE_PENDING_CHANGE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "version": 4,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": null,
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": {
+           *             "offeringId": "off_01jd3m5y2q0000000000000001",
+           *             "requestedAt": "2026-11-23T12:00:00.000Z",
+           *             "kind": "DOWNGRADE",
+           *             "channel": "API"
+           *           },
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "ACTIVE",
+           *           "scheduledChange": null
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.change_scheduled';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.change_withdrawn': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A scheduled change or cancellation was withdrawn.
+     * @description A scheduled change or cancellation was withdrawn. Sent to every enabled endpoint whose eventTypes hold subscription.change_withdrawn, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.change_withdrawn",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "trialEndsAt": null,
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "version": 4,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": null,
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": null,
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "ACTIVE_PENDING_CHANGE",
+           *           "scheduledChange": {
+           *             "offeringId": "off_01jd3m5y2q0000000000000001",
+           *             "requestedAt": "2026-11-20T08:00:00.000Z",
+           *             "kind": "DOWNGRADE",
+           *             "channel": "API"
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.change_withdrawn';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.cancelled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A subscription was cancelled (at once, or at its period end); its keys are revoked.
+     * @description A subscription was cancelled (at once, or at its period end); its keys are revoked. Sent to every enabled endpoint whose eventTypes hold subscription.cancelled, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.cancelled",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "trialEndsAt": null,
+           *           "status": "CANCELLED",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "version": 4,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": "2026-11-23T12:00:00.000Z",
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": null,
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "ACTIVE",
+           *           "cancelledAt": null
+           *         },
+           *         "details": {
+           *           "reason": "TOO_EXPENSIVE"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.cancelled';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.renewed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A subscription entered a new billing period.
+     * @description A subscription entered a new billing period. Sent to every enabled endpoint whose eventTypes hold subscription.renewed, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "subscription.renewed",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "trialEndsAt": null,
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-12-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2027-01-01T00:00:00.000Z",
+           *           "version": 4,
+           *           "startedAt": "2026-10-01T09:30:00.000Z",
+           *           "cancelledAt": null,
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "api_calls",
+           *               "limit": 10000,
+           *               "enforcement": "ALERT"
+           *             }
+           *           ],
+           *           "spendBudget": null,
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+           *           "periodAlignment": "calendar",
+           *           "cancelAtPeriodEnd": false,
+           *           "scheduledChange": null,
+           *           "testClockId": null,
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionPinned": false,
+           *           "discount": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "updatedAt": "2026-12-01T00:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'subscription.renewed';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Subscription'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'subscription';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A draft invoice was issued.
+     * @description A draft invoice was issued. Sent to every enabled endpoint whose eventTypes hold invoice.created, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "invoice.created",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "billingReason": "subscription_cycle",
+           *           "status": "draft",
+           *           "number": null,
+           *           "currency": "USD",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro (monthly)",
+           *               "ratePlanId": "plan_01jd3m5x7c0000000000000000",
+           *               "metricName": null,
+           *               "pricingModel": null,
+           *               "quantity": null,
+           *               "freeUnits": null,
+           *               "billableQuantity": null,
+           *               "rate": null,
+           *               "amount": "49.00",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-12-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": null
+           *             }
+           *           ],
+           *           "subtotal": "49.00",
+           *           "total": "49.00",
+           *           "creditedTotal": "0.00",
+           *           "amountPaid": "0.00",
+           *           "amountRemaining": "49.00",
+           *           "testClockId": null,
+           *           "finalizeAt": "2026-11-01T01:00:00.000Z",
+           *           "finalizedAt": null,
+           *           "paidAt": null,
+           *           "voidedAt": null,
+           *           "markedUncollectibleAt": null,
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'invoice.created';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The invoice as GET /api/v1/invoices/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Invoice'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'invoice';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.finalized': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An invoice was finalized: numbered, and never changed again.
+     * @description An invoice was finalized: numbered, and never changed again. Sent to every enabled endpoint whose eventTypes hold invoice.finalized, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "invoice.finalized",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "billingReason": "subscription_cycle",
+           *           "status": "finalized",
+           *           "number": "INV-2026-000123",
+           *           "currency": "USD",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro (monthly)",
+           *               "ratePlanId": "plan_01jd3m5x7c0000000000000000",
+           *               "metricName": null,
+           *               "pricingModel": null,
+           *               "quantity": null,
+           *               "freeUnits": null,
+           *               "billableQuantity": null,
+           *               "rate": null,
+           *               "amount": "49.00",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-12-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": null
+           *             }
+           *           ],
+           *           "subtotal": "49.00",
+           *           "total": "49.00",
+           *           "creditedTotal": "0.00",
+           *           "amountPaid": "0.00",
+           *           "amountRemaining": "49.00",
+           *           "testClockId": null,
+           *           "finalizeAt": "2026-11-01T01:00:00.000Z",
+           *           "finalizedAt": "2026-11-01T01:00:00.000Z",
+           *           "paidAt": null,
+           *           "voidedAt": null,
+           *           "markedUncollectibleAt": null,
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'invoice.finalized';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The invoice as GET /api/v1/invoices/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Invoice'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'invoice';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.paid': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An invoice was marked paid.
+     * @description An invoice was marked paid. Sent to every enabled endpoint whose eventTypes hold invoice.paid, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "invoice.paid",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "billingReason": "subscription_cycle",
+           *           "status": "paid",
+           *           "number": "INV-2026-000123",
+           *           "currency": "USD",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro (monthly)",
+           *               "ratePlanId": "plan_01jd3m5x7c0000000000000000",
+           *               "metricName": null,
+           *               "pricingModel": null,
+           *               "quantity": null,
+           *               "freeUnits": null,
+           *               "billableQuantity": null,
+           *               "rate": null,
+           *               "amount": "49.00",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-12-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": null
+           *             }
+           *           ],
+           *           "subtotal": "49.00",
+           *           "total": "49.00",
+           *           "creditedTotal": "0.00",
+           *           "amountPaid": "49.00",
+           *           "amountRemaining": "0.00",
+           *           "testClockId": null,
+           *           "finalizeAt": "2026-11-01T01:00:00.000Z",
+           *           "finalizedAt": "2026-11-01T01:00:00.000Z",
+           *           "paidAt": "2026-11-23T12:00:00.000Z",
+           *           "voidedAt": null,
+           *           "markedUncollectibleAt": null,
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'invoice.paid';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The invoice as GET /api/v1/invoices/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Invoice'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'invoice';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.voided': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An invoice was voided.
+     * @description An invoice was voided. Sent to every enabled endpoint whose eventTypes hold invoice.voided, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "invoice.voided",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "billingReason": "subscription_cycle",
+           *           "status": "void",
+           *           "number": "INV-2026-000123",
+           *           "currency": "USD",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro (monthly)",
+           *               "ratePlanId": "plan_01jd3m5x7c0000000000000000",
+           *               "metricName": null,
+           *               "pricingModel": null,
+           *               "quantity": null,
+           *               "freeUnits": null,
+           *               "billableQuantity": null,
+           *               "rate": null,
+           *               "amount": "49.00",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-12-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": null
+           *             }
+           *           ],
+           *           "subtotal": "49.00",
+           *           "total": "49.00",
+           *           "creditedTotal": "0.00",
+           *           "amountPaid": "0.00",
+           *           "amountRemaining": "0.00",
+           *           "testClockId": null,
+           *           "finalizeAt": "2026-11-01T01:00:00.000Z",
+           *           "finalizedAt": "2026-11-01T01:00:00.000Z",
+           *           "paidAt": null,
+           *           "voidedAt": "2026-11-23T12:00:00.000Z",
+           *           "markedUncollectibleAt": null,
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'invoice.voided';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The invoice as GET /api/v1/invoices/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Invoice'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'invoice';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.marked_uncollectible': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An invoice was marked uncollectible.
+     * @description An invoice was marked uncollectible. Sent to every enabled endpoint whose eventTypes hold invoice.marked_uncollectible, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "invoice.marked_uncollectible",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "billingReason": "subscription_cycle",
+           *           "status": "uncollectible",
+           *           "number": "INV-2026-000123",
+           *           "currency": "USD",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro (monthly)",
+           *               "ratePlanId": "plan_01jd3m5x7c0000000000000000",
+           *               "metricName": null,
+           *               "pricingModel": null,
+           *               "quantity": null,
+           *               "freeUnits": null,
+           *               "billableQuantity": null,
+           *               "rate": null,
+           *               "amount": "49.00",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-12-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": null
+           *             }
+           *           ],
+           *           "subtotal": "49.00",
+           *           "total": "49.00",
+           *           "creditedTotal": "0.00",
+           *           "amountPaid": "0.00",
+           *           "amountRemaining": "49.00",
+           *           "testClockId": null,
+           *           "finalizeAt": "2026-11-01T01:00:00.000Z",
+           *           "finalizedAt": "2026-11-01T01:00:00.000Z",
+           *           "paidAt": null,
+           *           "voidedAt": null,
+           *           "markedUncollectibleAt": "2026-11-23T12:00:00.000Z",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'invoice.marked_uncollectible';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The invoice as GET /api/v1/invoices/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['Invoice'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'invoice';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'credit_note.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A credit note was issued against an invoice.
+     * @description A credit note was issued against an invoice. Sent to every enabled endpoint whose eventTypes hold credit_note.created, credit_note.* or *. data.object is the resource as GET /api/v1/credit_notes/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "credit_note.created",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "cn_01jd3m5x7c0000000000000000",
+           *           "object": "credit_note",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "number": "CN-2026-000007",
+           *           "status": "issued",
+           *           "reason": "proration",
+           *           "memo": null,
+           *           "currency": "USD",
+           *           "lines": [
+           *             {
+           *               "description": "Unused time on Pro",
+           *               "amount": "12.50",
+           *               "invoiceLineIndex": 0
+           *             }
+           *           ],
+           *           "total": "12.50",
+           *           "metadata": {},
+           *           "voidedAt": null,
+           *           "createdAt": "2026-11-23T12:00:00.000Z",
+           *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'credit_note.created';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The credit note as GET /api/v1/credit_notes/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['CreditNote'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'credit_note';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'usage.limit_alert': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A customer's usage crossed an ALERT limit of its subscription: once per limit and billing period.
+     * @description A customer's usage crossed an ALERT limit of its subscription: once per limit and billing period. Sent to every enabled endpoint whose eventTypes hold usage.limit_alert, usage.* or *. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "usage.limit_alert",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "object": "usage_limit_alert",
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "metricName": "api_calls",
+           *           "limit": 10000,
+           *           "usage": "10001",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "enforcement": "ALERT"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'usage.limit_alert';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description An ALERT limit of a subscription crossed: usage went from at most the limit to above it in this billing period. */
+                  object: {
+                    /** @constant */
+                    object: 'usage_limit_alert';
+                    /** @description sub_… */
+                    subscriptionId: string;
+                    /** @description cus_… */
+                    customerId: string;
+                    /** @description The metric of the limit, as usage events name it. */
+                    metricName: string;
+                    /** @description Units per billing period (the subscription’s usageLimits entry). */
+                    limit: number;
+                    /** @description The period’s usage of the metric once the crossing batch was stored: exact decimal text, as GET /api/v1/usage sums. */
+                    usage: string;
+                    /**
+                     * Format: date-time
+                     * @description The billing period the limit counts over.
+                     */
+                    periodStart: string;
+                    /**
+                     * Format: date-time
+                     * @description Exclusive.
+                     */
+                    periodEnd: string;
+                    /** @constant */
+                    enforcement: 'ALERT';
+                  };
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    /** @constant */
+                    object: 'usage_limit_alert';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.rotated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A key was rotated: the old one works until its grace ends.
+     * @description A key was rotated: the old one works until its grace ends. Sent to every enabled endpoint whose eventTypes hold api_key.rotated, api_key.* or *. data.object is the resource as GET /api/v1/api-keys/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "api_key.rotated",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "key_01jd3m5x7c0000000000000000",
+           *           "object": "api_key",
+           *           "environment": "test",
+           *           "kind": "PRODUCT",
+           *           "name": "acme production",
+           *           "hint": "sk_test_…9f2c",
+           *           "scopes": [],
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "status": "ROTATED",
+           *           "expiresAt": "2026-11-23T12:05:00.000Z",
+           *           "replacedById": "key_01jd3m5y2q0000000000000000",
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "revokedAt": null
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'api_key.rotated';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The api key as GET /api/v1/api-keys/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['ApiKey'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'api_key';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.rolled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A key was rolled: the old one stopped at once.
+     * @description A key was rolled: the old one stopped at once. Sent to every enabled endpoint whose eventTypes hold api_key.rolled, api_key.* or *. data.object is the resource as GET /api/v1/api-keys/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "api_key.rolled",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "key_01jd3m5x7c0000000000000000",
+           *           "object": "api_key",
+           *           "environment": "test",
+           *           "kind": "PRODUCT",
+           *           "name": "acme production",
+           *           "hint": "sk_test_…9f2c",
+           *           "scopes": [],
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "status": "REVOKED",
+           *           "expiresAt": null,
+           *           "replacedById": "key_01jd3m5y2q0000000000000000",
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "revokedAt": "2026-11-23T12:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'api_key.rolled';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The api key as GET /api/v1/api-keys/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['ApiKey'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'api_key';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.revoked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A key was revoked (by an operator, or because its subscription was cancelled).
+     * @description A key was revoked (by an operator, or because its subscription was cancelled). Sent to every enabled endpoint whose eventTypes hold api_key.revoked, api_key.* or *. data.object is the resource as GET /api/v1/api-keys/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "api_key.revoked",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "key_01jd3m5x7c0000000000000000",
+           *           "object": "api_key",
+           *           "environment": "test",
+           *           "kind": "PRODUCT",
+           *           "name": "acme production",
+           *           "hint": "sk_test_…9f2c",
+           *           "scopes": [],
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "status": "REVOKED",
+           *           "expiresAt": null,
+           *           "replacedById": null,
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "revokedAt": "2026-11-23T12:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'api_key.revoked';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The api key as GET /api/v1/api-keys/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['ApiKey'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'api_key';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'api_key.grace_used': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A rotated key was still used during its grace period: once per key. Move its caller to the new key.
+     * @description A rotated key was still used during its grace period: once per key. Move its caller to the new key. Sent to every enabled endpoint whose eventTypes hold api_key.grace_used, api_key.* or *. data.object is the resource as GET /api/v1/api-keys/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "api_key.grace_used",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "id": "key_01jd3m5x7c0000000000000000",
+           *           "object": "api_key",
+           *           "environment": "test",
+           *           "kind": "PRODUCT",
+           *           "name": "acme production",
+           *           "hint": "sk_test_…9f2c",
+           *           "scopes": [],
+           *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "productId": "prod_01jd3m5x7c0000000000000000",
+           *           "status": "ROTATED",
+           *           "expiresAt": "2026-11-23T12:05:00.000Z",
+           *           "replacedById": "key_01jd3m5y2q0000000000000000",
+           *           "createdAt": "2026-10-01T09:30:00.000Z",
+           *           "revokedAt": null
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'api_key.grace_used';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description The api key as GET /api/v1/api-keys/{id} returns it at the event's commit (never a secret). */
+                  object: components['schemas']['ApiKey'];
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    id: string;
+                    /** @constant */
+                    object: 'api_key';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sent by POST /api/v1/webhook-endpoints/{id}/test, to that endpoint only.
+     * @description Sent by POST /api/v1/webhook-endpoints/{id}/test, to that endpoint only. Sent to one endpoint by its test route, whatever its eventTypes. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /**
+           * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+           * @example msg_01jd3m5x7c0000000000000000
+           */
+          'webhook-id': string;
+          /**
+           * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+           * @example 1795435200
+           */
+          'webhook-timestamp': string;
+          /**
+           * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+           * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+           */
+          'webhook-signature': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      /** @description Minified JSON, the same bytes on every attempt. */
+      requestBody: {
+        content: {
+          /**
+           * @example {
+           *       "type": "webhook.test",
+           *       "timestamp": "2026-11-23T12:00:00.000Z",
+           *       "data": {
+           *         "object": {
+           *           "object": "webhook_test",
+           *           "message": "A test event from Tollgate."
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            type: 'webhook.test';
+            /**
+             * Format: date-time
+             * @description When the event happened, UTC; the same on every attempt.
+             */
+            timestamp: string;
+            data:
+              | {
+                  /** @description A test event: it carries no resource. */
+                  object: {
+                    /** @constant */
+                    object: 'webhook_test';
+                    message: string;
+                  };
+                  /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                  previousAttributes?: {
+                    [key: string]: unknown;
+                  };
+                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
+                  details?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  object: {
+                    /** @constant */
+                    object: 'webhook_test';
+                  };
+                  /** @constant */
+                  thin: true;
+                };
+          };
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
-  schemas: never;
+  schemas: {
+    Subscription: {
+      /** @description sub_… */
+      id: string;
+      /** @enum {string} */
+      object: 'subscription';
+      /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+      environment: 'test' | 'live';
+      customerId: string;
+      productId: string;
+      /** @description off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices. */
+      offeringId: string | null;
+      trialEndsAt: string | null;
+      status: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'CANCELLED';
+      billingPeriod: 'MONTHLY' | 'QUARTERLY' | 'ANNUAL';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      currentPeriodStart: string;
+      /**
+       * Format: date-time
+       * @description Exclusive end of the current period.
+       */
+      currentPeriodEnd: string;
+      /** @description Increases with every change to the subscription. */
+      version: number;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      startedAt: string;
+      cancelledAt: string | null;
+      /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+      metadata: {
+        [key: string]: string;
+      };
+      /** @description ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused. */
+      currency: string;
+      /** @description Per-period limits; quotaRemaining in entitlement checks is the smallest remainder among them. */
+      usageLimits: {
+        metricName: string;
+        /** @description Units per billing period. */
+        limit: number;
+        /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+        enforcement: 'BLOCK' | 'ALERT';
+      }[];
+      spendBudget: {
+        /** @description A non-negative decimal string, e.g. "49.90". */
+        amount: string;
+        /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+        enforcement: 'BLOCK' | 'ALERT';
+      } | null;
+      /** @description For a subscription without an offering: price per unit of each metric, in the subscription currency (rated as PER_UNIT). Not allowed with an offering, whose rate plans price usage. */
+      unitPrices: {
+        [key: string]: string;
+      };
+      /**
+       * Format: date-time
+       * @description Where period boundaries are counted from: the start, or the end of the trial.
+       */
+      billingCycleAnchor: string;
+      /** @description anniversary (default): each period starts on the day and time the subscription started (or its trial ended); a January 31 anchor renews on the last day of shorter months and returns to the 31st. calendar: periods start on the 1st of the month (quarters in January, April, July, October; years on January 1), and a first partial period is prorated. */
+      periodAlignment: 'anniversary' | 'calendar';
+      /** @description true: the subscription is cancelled at currentPeriodEnd, and its keys revoked then. */
+      cancelAtPeriodEnd: boolean;
+      /** @description A change the renewal job applies at currentPeriodEnd. */
+      scheduledChange: {
+        /** @description The offering the next period is on. */
+        offeringId: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        requestedAt: string;
+        kind?: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
+        /** @description API, or EMBED when the widget scheduled it. */
+        channel?: 'API' | 'EMBED';
+      } | null;
+      /** @description clock_…: the test clock whose time this subscription lives in (its customer's). */
+      testClockId: string | null;
+      /** @description pv_…: the prices of the current period. An edit of the offering or its rate plans applies from the next period. */
+      priceVersionId: string | null;
+      /** @description true: renewals keep this price version instead of taking the offering’s current prices. */
+      priceVersionPinned: boolean;
+      /** @description A retention discount: each renewal invoice carries a negative discount line of percentOff of its other lines, until periodsLeft reaches 0 (then null). */
+      discount: {
+        /** @description Decimal text, e.g. "20". */
+        percentOff: string;
+        /** @description How many renewal invoices it was granted for. */
+        periods: number;
+        /** @description How many renewal invoices it still applies to. */
+        periodsLeft: number;
+        /** @enum {string} */
+        source: 'retention_offer';
+        /** @description roa_…: the accepted retention offer. */
+        acceptanceId: string;
+      } | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      updatedAt: string;
+    };
+    Invoice: {
+      /** @description inv_… */
+      id: string;
+      /** @enum {string} */
+      object: 'invoice';
+      customerId: string;
+      subscriptionId: string | null;
+      billingReason: 'subscription_create' | 'subscription_cycle' | 'subscription_cancel' | 'subscription_update';
+      status: 'draft' | 'finalized' | 'paid' | 'void' | 'uncollectible';
+      number: string | null;
+      currency: string;
+      /**
+       * Format: date-time
+       * @description The period whose usage the invoice bills (a first invoice: the period it opens).
+       */
+      periodStart: string;
+      /**
+       * Format: date-time
+       * @description Exclusive.
+       */
+      periodEnd: string;
+      priceVersionId: string | null;
+      lines: {
+        /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage and minimum-fee lines). */
+        type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount';
+        description: string;
+        ratePlanId: string | null;
+        metricName: string | null;
+        pricingModel: string | null;
+        quantity: string | null;
+        freeUnits: string | null;
+        billableQuantity: string | null;
+        rate: string | null;
+        /** @description This line, rounded once, half up; negative for a discount. Decimal text with the currency's minor digits, e.g. "12.50". */
+        amount: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        periodStart: string;
+        /**
+         * Format: date-time
+         * @description Exclusive.
+         */
+        periodEnd: string;
+        adjustsInvoiceId: string | null;
+      }[];
+      /** @description All lines. Decimal text with the currency's minor digits, e.g. "12.50". */
+      subtotal: string;
+      /** @description What the invoice charges: the sum of its lines, a retention discount line included; no taxes. Decimal text with the currency's minor digits, e.g. "12.50". */
+      total: string;
+      /** @description Credit notes issued against it. Decimal text with the currency's minor digits, e.g. "12.50". */
+      creditedTotal: string;
+      /** @description Marked paid. Decimal text with the currency's minor digits, e.g. "12.50". */
+      amountPaid: string;
+      /** @description Still owed: total less credit notes and payments (0 once paid or void). Decimal text with the currency's minor digits, e.g. "12.50". */
+      amountRemaining: string;
+      testClockId: string | null;
+      /**
+       * Format: date-time
+       * @description A draft is finalized automatically at this time (its period end plus the grace period).
+       */
+      finalizeAt: string;
+      finalizedAt: string | null;
+      paidAt: string | null;
+      voidedAt: string | null;
+      markedUncollectibleAt: string | null;
+      /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+      metadata: {
+        [key: string]: string;
+      };
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      updatedAt: string;
+    };
+    CreditNote: {
+      /** @description cn_… */
+      id: string;
+      /** @enum {string} */
+      object: 'credit_note';
+      invoiceId: string;
+      customerId: string;
+      subscriptionId: string | null;
+      /** @description The credit-note prefix, the year and a gapless sequence per workspace and environment, e.g. CN-2026-000007. */
+      number: string;
+      status: 'issued' | 'void';
+      /** @description Why: Stripe's reasons, plus proration (plan changes) and other. */
+      reason: 'duplicate' | 'fraudulent' | 'order_change' | 'product_unsatisfactory' | 'proration' | 'other';
+      memo: string | null;
+      currency: string;
+      lines: {
+        description: string;
+        amount: string;
+        invoiceLineIndex: number | null;
+      }[];
+      total: string;
+      /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+      metadata: {
+        [key: string]: string;
+      };
+      voidedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      updatedAt: string;
+    };
+    ApiKey: {
+      /** @description key_… */
+      id: string;
+      /** @enum {string} */
+      object: 'api_key';
+      /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+      environment: 'test' | 'live';
+      /** @description WORKSPACE: your server-side key. PRODUCT: a key you issue to one of your customers, bound to their subscription. */
+      kind: 'WORKSPACE' | 'PRODUCT';
+      name: string;
+      /** @description The prefix and last four characters, to tell keys apart: sk_test_…9f2c. */
+      hint: string;
+      /** @description Workspace keys only; empty for product keys. */
+      scopes: ('admin' | 'ingest' | 'entitlements:read' | 'keys:verify' | 'keys:write' | 'events:read')[];
+      subscriptionId: string | null;
+      customerId: string | null;
+      productId: string | null;
+      /** @description ROTATED: replaced, still valid until expiresAt; EXPIRED: its grace period is over. */
+      status: 'ACTIVE' | 'ROTATED' | 'EXPIRED' | 'REVOKED';
+      expiresAt: string | null;
+      replacedById: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      revokedAt: string | null;
+    };
+  };
   responses: never;
   parameters: never;
   requestBodies: never;

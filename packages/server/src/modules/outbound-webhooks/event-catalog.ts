@@ -101,16 +101,14 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
   invoice: {
     id: 'inv_01jd3m5x7c0000000000000000',
     object: 'invoice',
-    environment: 'test',
     subscriptionId: 'sub_01jd3m5x7c0000000000000000',
-    status: 'OPEN',
+    status: 'finalized',
     currency: 'USD',
     total: '49.00',
   },
   credit_note: {
     id: 'cn_01jd3m5x7c0000000000000000',
     object: 'credit_note',
-    environment: 'test',
     invoiceId: 'inv_01jd3m5x7c0000000000000000',
     currency: 'USD',
     total: '12.50',
@@ -121,12 +119,12 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
     customerId: 'cus_01jd3m5x7c0000000000000000',
     metricName: 'api_calls',
     limit: 10000,
-    usage: 10001,
+    usage: '10001',
     periodStart: '2026-11-01T00:00:00.000Z',
     periodEnd: '2026-12-01T00:00:00.000Z',
     enforcement: 'ALERT',
   },
-  api_key: { id: 'key_01jd3m5x7c0000000000000000', object: 'api_key', environment: 'test', hint: 'k3Xa', status: 'ROTATED' },
+  api_key: { id: 'key_01jd3m5x7c0000000000000000', object: 'api_key', environment: 'test', hint: 'sk_test_…9f2c', status: 'ROTATED' },
   webhook_test: { object: 'webhook_test', message: 'A test event from Tollgate.' },
 };
 

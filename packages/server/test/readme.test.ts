@@ -1,0 +1,96 @@
+/**
+ * The root README's outbound webhooks section says what the code does: its event types are the
+ * catalog's, its examples are abridged copies of the OpenAPI document's, its retry table is the
+ * schedule's and its per-profile defaults are loadConfig's.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loadConfig, type Config } from '../src/lib/config.js';
+import { catalogTypes, eventCatalog } from '../src/modules/outbound-webhooks/event-catalog.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../src/modules/outbound-webhooks/retry-schedule.js';
+import { webhookExample } from '../src/modules/outbound-webhooks/webhook-docs.js';
+
+const root = new URL('../../../', import.meta.url);
+const readme = readFileSync(new URL('README.md', root), 'utf8');
+const section = (() => {
+  const start = readme.indexOf('\n### Outbound webhooks\n');
+  assert.ok(start >= 0, 'README.md has an "### Outbound webhooks" section');
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end);
+})();
+
+/** The rows of the markdown table whose header row starts with `| <first> |`, as trimmed cells. */
+function tableRows(first: string): string[][] {
+  const lines = section.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(`| ${first} |`));
+  assert.ok(at >= 0, `a table headed "${first}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(at + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
+  }
+  return rows;
+}
+const code = (cell: string) => cell.replace(/^`|`$/g, '');
+
+describe('README.md: outbound webhooks', () => {
+  it('the event types table lists the catalog, in its order, with its descriptions', () => {
+    const rows = tableRows('Type');
+    assert.deepEqual(
+      rows.map((r) => code(r[0]!)),
+      catalogTypes,
+    );
+    for (const [type, when] of rows) assert.equal(when!.replaceAll('`', ''), eventCatalog[code(type!) as keyof typeof eventCatalog].description);
+  });
+
+  for (const type of catalogTypes) {
+    it(`the example of ${type} is the OpenAPI document's, abridged`, () => {
+      const block = new RegExp(`<details><summary><code>${type.replace('.', '\\.')}</code></summary>\\n\\n\`\`\`json\\n([^]*?)\\n\`\`\`\\n`).exec(section);
+      assert.ok(block, `a <details> block for ${type}`);
+      const shown = JSON.parse(block[1]!);
+      const full = webhookExample(type);
+      assert.equal(shown.type, type);
+      assert.equal(shown.timestamp, full.timestamp);
+      const { object, ...rest } = shown.data;
+      const { object: fullObject, ...fullRest } = full.data as { object: Record<string, unknown> };
+      for (const [k, v] of Object.entries(object)) assert.deepEqual(v, fullObject[k], `data.object.${k}`);
+      assert.equal(object.object, eventCatalog[type].resource);
+      assert.deepEqual(rest, fullRest, 'previousAttributes and details as in full');
+    });
+  }
+
+  it('the retry table is the schedule: its attempts and the delay before each', () => {
+    const rows = tableRows('Attempt');
+    assert.equal(rows.length, MAX_ATTEMPTS);
+    const words = (ms: number) => (ms < 60_000 ? `${ms / 1000} s` : ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`);
+    assert.deepEqual(
+      rows.slice(1).map((r) => r[1]),
+      RETRY_DELAYS_MS.map(words),
+    );
+  });
+
+  it("the settings table gives every OUTBOUND_WEBHOOK_* setting of config.ts, with each profile's default", () => {
+    const configSource = readFileSync(new URL('packages/server/src/lib/config.ts', root), 'utf8');
+    const read = [...new Set(configSource.match(/'OUTBOUND_WEBHOOK_[A-Z_]+'/g)!.map((s) => s.slice(1, -1)))].sort();
+    const rows = tableRows('Setting');
+    assert.deepEqual(rows.map((r) => code(r[0]!)).sort(), read);
+    const profiles = ['development', 'test', 'production'] as const;
+    const configs = profiles.map((p) => loadConfig({ TOLLGATE_PROFILE: p, TOLLGATE_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` }));
+    for (const [name, ...defaults] of rows) {
+      const field = code(name!)
+        .toLowerCase()
+        .replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) as keyof Config;
+      profiles.forEach((p, i) => {
+        const value = configs[i]![field];
+        assert.ok(typeof value === 'number' || typeof value === 'boolean', `${code(name!)} is config.${field}`);
+        assert.equal(code(defaults[i]!), String(value), `${code(name!)} in ${p}`);
+      });
+    }
+  });
+});
