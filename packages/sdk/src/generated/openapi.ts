@@ -27126,8 +27126,8 @@ export interface webhooks {
            *           "status": "draft",
            *           "number": null,
            *           "currency": "USD",
-           *           "periodStart": "2026-11-01T00:00:00.000Z",
-           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "periodStart": "2026-10-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
            *           "lines": [
            *             {
@@ -27280,8 +27280,8 @@ export interface webhooks {
            *           "status": "finalized",
            *           "number": "INV-2026-000123",
            *           "currency": "USD",
-           *           "periodStart": "2026-11-01T00:00:00.000Z",
-           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "periodStart": "2026-10-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
            *           "lines": [
            *             {
@@ -27434,8 +27434,8 @@ export interface webhooks {
            *           "status": "paid",
            *           "number": "INV-2026-000123",
            *           "currency": "USD",
-           *           "periodStart": "2026-11-01T00:00:00.000Z",
-           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "periodStart": "2026-10-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
            *           "lines": [
            *             {
@@ -27588,8 +27588,8 @@ export interface webhooks {
            *           "status": "void",
            *           "number": "INV-2026-000123",
            *           "currency": "USD",
-           *           "periodStart": "2026-11-01T00:00:00.000Z",
-           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "periodStart": "2026-10-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
            *           "lines": [
            *             {
@@ -27742,8 +27742,8 @@ export interface webhooks {
            *           "status": "uncollectible",
            *           "number": "INV-2026-000123",
            *           "currency": "USD",
-           *           "periodStart": "2026-11-01T00:00:00.000Z",
-           *           "periodEnd": "2026-12-01T00:00:00.000Z",
+           *           "periodStart": "2026-10-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
            *           "lines": [
            *             {
@@ -28171,7 +28171,7 @@ export interface webhooks {
            *           "object": "api_key",
            *           "environment": "test",
            *           "kind": "PRODUCT",
-           *           "name": "acme production",
+           *           "name": "customer key",
            *           "hint": "sk_test_…9f2c",
            *           "scopes": [],
            *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
@@ -28298,7 +28298,7 @@ export interface webhooks {
            *           "object": "api_key",
            *           "environment": "test",
            *           "kind": "PRODUCT",
-           *           "name": "acme production",
+           *           "name": "customer key",
            *           "hint": "sk_test_…9f2c",
            *           "scopes": [],
            *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
@@ -28425,7 +28425,7 @@ export interface webhooks {
            *           "object": "api_key",
            *           "environment": "test",
            *           "kind": "PRODUCT",
-           *           "name": "acme production",
+           *           "name": "customer key",
            *           "hint": "sk_test_…9f2c",
            *           "scopes": [],
            *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
@@ -28552,7 +28552,7 @@ export interface webhooks {
            *           "object": "api_key",
            *           "environment": "test",
            *           "kind": "PRODUCT",
-           *           "name": "acme production",
+           *           "name": "customer key",
            *           "hint": "sk_test_…9f2c",
            *           "scopes": [],
            *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",

@@ -41,6 +41,19 @@ export async function findApiKey(db: Db, tenant: Tenant, id: string): Promise<Ap
   return r ? toApiKey(r) : null;
 }
 
+/** A tenant's keys by id, in id order (ids of other tenants are not returned). */
+export async function findApiKeys(db: Db, tenant: Tenant, ids: readonly string[]): Promise<ApiKey[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('apiKeys')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .execute();
+  return rows.map(toApiKey);
+}
+
 export interface ApiKeyFilter extends PageParams {
   kind?: ApiKeyKind;
   status?: ApiKeyStatus;
@@ -114,6 +127,22 @@ export async function revokeKeysForSubscription(db: Db, tenant: Tenant, subscrip
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * Stamps the first use of a rotated key during its grace (api_key.grace_used): true only for the
+ * call that set it, so the event is written once per key, ever, whatever the nodes and races.
+ */
+export async function markGraceUsed(db: Db, tenant: Tenant, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('apiKeys')
+    .set({ graceUsedAt: now })
+    .$call(forTenant(tenant))
+    .where('id', '=', id)
+    .where('status', '=', 'ROTATED')
+    .where('graceUsedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** The hot-path lookup (behind the credential cache): a key by the SHA-256 of its secret. */

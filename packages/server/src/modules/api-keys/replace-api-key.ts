@@ -3,6 +3,8 @@ import { invalidateCredentials } from '../credentials/credential-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
+import { apiKeyEvent } from './api-key-event.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { ApiKey } from './api-key.js';
 import { findApiKey, insertApiKey, retireActiveKey } from './api-key.repository.js';
@@ -78,16 +80,16 @@ export async function replaceApiKey(
       clockGrace,
     });
     if (!retired) throw new AppError('KEY_NOT_ACTIVE', `Key '${id}' was changed by another request; fetch it and try again.`);
-    await recordAudit(trx, deps, ctx, {
-      eventType: mode === 'rotate' ? 'api_key.rotated' : 'api_key.rolled',
-      targetType: 'api_key',
-      targetId: id,
-      payload: {
-        newKeyId: key.id,
-        graceEndsAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
-        ...(clockGrace ? { testClockId: clockGrace.testClockId, graceEndsAtClock: new Date(clockGrace.endsAt).toISOString() } : {}),
-      },
-    });
+    const eventType = mode === 'rotate' ? 'api_key.rotated' : 'api_key.rolled';
+    const payload = {
+      newKeyId: key.id,
+      graceEndsAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+      ...(clockGrace ? { testClockId: clockGrace.testClockId, graceEndsAtClock: new Date(clockGrace.endsAt).toISOString() } : {}),
+    };
+    await recordAudit(trx, deps, ctx, { eventType, targetType: 'api_key', targetId: id, payload });
+    // The old key as its GET now shows it (on a test clock its expiresAt stays null until the clock passes the grace).
+    const retiredKey = (await findApiKey(trx, ctx, id))!;
+    await emitWebhookEvent(trx, deps, ctx, apiKeyEvent(eventType, retiredKey, now, { before: old, details: payload }));
     const previous: ApiKey = {
       ...old,
       status: mode === 'rotate' ? 'ROTATED' : 'REVOKED',

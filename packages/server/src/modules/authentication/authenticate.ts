@@ -5,6 +5,7 @@ import { enforceRateLimit } from '../../http/rate-limit.js';
 import { credentialState, hasScope } from '../credentials/credential.js';
 import type { Credential } from '../../lib/principal.js';
 import { findCredentialBySecret } from './find-credential.js';
+import { noteGraceUse } from './grace-use.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { ActorType } from '../../lib/operation-context.js';
 import type { AuthRequirement } from '../../http/types.js';
@@ -129,6 +130,8 @@ export function authenticationHook(deps: Deps) {
     if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), stateMessages[state], c);
     request.credential = c;
     setContext(request, c);
+    // A rotated key in its grace: its first use is an event (api_key.grace_used). One comparison for every other key.
+    if (c.status === 'ROTATED') await noteGraceUse(deps, c, request.correlationId);
     await enforceRateLimit(deps, reply, `ws:${c.workspaceId}`, limitFor(deps, c), 'tenant');
     if (c.type === 'product_key' && auth.kind !== 'workspace_or_product') {
       throw new AppError('INSUFFICIENT_SCOPE', 'A product key may only rotate or revoke itself; this endpoint needs a workspace key.');

@@ -5,6 +5,7 @@ import type { Tenant } from '../../lib/tenant.js';
 import { credentialState } from '../credentials/credential.js';
 import type { Credential } from '../../lib/principal.js';
 import { findCredentialBySecret } from './find-credential.js';
+import { noteGraceUse } from './grace-use.js';
 
 export const VerifyKeyBody = Type.Object(
   {
@@ -62,7 +63,13 @@ export function verificationOf(c: Credential | null, tenant: Tenant, now: number
   };
 }
 
-/** The gateway's question "is this customer's key good?", answered from the credential cache. */
-export async function verifyKey(deps: Deps, tenant: Tenant, presented: string): Promise<VerifyKeyResult> {
-  return verificationOf(await findCredentialBySecret(deps, presented), tenant, deps.clock.now());
+/**
+ * The gateway's question "is this customer's key good?", answered from the credential cache. A
+ * rotated product key answering valid is in its grace: its first use is an event (api_key.grace_used).
+ */
+export async function verifyKey(deps: Deps, tenant: Tenant & { correlationId?: string }, presented: string): Promise<VerifyKeyResult> {
+  const c = await findCredentialBySecret(deps, presented);
+  const result = verificationOf(c, tenant, deps.clock.now());
+  if (result.valid && c?.type === 'product_key' && c.status === 'ROTATED') await noteGraceUse(deps, c, tenant.correlationId ?? deps.ids.next('request'));
+  return result;
 }

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordAudits } from '../audit/audit-event.repository.js';
+import { emitWebhookEvents } from '../outbound-webhooks/emit-webhook-events.js';
 import { readUsageOncePer } from './read-rating-usage.js';
 import { loadPriceVersion } from '../catalog/price-version.js';
 import { documentNumber } from './billing-settings.js';
@@ -12,7 +13,7 @@ import { billingSettingsOf, takeDocumentNumbers } from './billing-settings.repos
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { totalOf, type Invoice, type IssuedLine } from './invoice.js';
 import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
-import { issued } from './issue-invoice.js';
+import { invoiceEvent, issued } from './issue-invoice.js';
 import { rediscounted } from './discount-line.js';
 import { unitsOfOffering } from './priced-units.js';
 import type { PricedUnit } from './rate-period.js';
@@ -170,7 +171,7 @@ export async function finalizeDrafts(
 
 /**
  * Finalizes a tenant's drafts (ids, numbered in that order) at `at` in one transaction (see
- * finalizeDrafts), with an audit event each: the invoices found, and which of them it finalized.
+ * finalizeDrafts), with an audit event and an invoice.finalized webhook message each: the invoices found, and which of them it finalized.
  * An invoice that is no longer a draft is returned as it is, or, with `onlyDraft`, refused (409).
  * `skipLocked` (the job, PostgreSQL): drafts another node is finalizing are left out, not waited for.
  */
@@ -205,6 +206,11 @@ export async function finalizeInvoices(
       trx,
       deps,
       finalized.map((i) => ({ origin, event: invoiceFinalizedAudit(i) })),
+    );
+    await emitWebhookEvents(
+      trx,
+      deps,
+      finalized.map((i, k) => ({ origin, event: invoiceEvent('invoice.finalized', i, drafts[k]) })),
     );
     const byId = new Map(finalized.map((i) => [i.id, i]));
     return { invoices: invoices.map((i) => byId.get(i.id) ?? i), finalized };

@@ -3,9 +3,11 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { amountRemaining, type Invoice, type InvoiceStatus } from './invoice.js';
 import { findInvoice, saveInvoice } from './invoice.repository.js';
+import { invoiceEvent } from './issue-invoice.js';
 
 /**
  * What an operator may do to an issued invoice, and from which states (Stripe's rules): there is
@@ -51,6 +53,7 @@ export async function transitionInvoice(deps: Deps, ctx: OperationContext, id: s
       targetId: id,
       payload: { number: invoice.number, from: invoice.status, to: updated.status, total: invoice.total, amountPaid: updated.amountPaid },
     });
+    await emitWebhookEvent(trx, deps, ctx, invoiceEvent(invoiceActions[action].event, updated, invoice));
     return updated;
   });
 }

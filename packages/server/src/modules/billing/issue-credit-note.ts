@@ -4,9 +4,10 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent, resourceEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { documentNumber } from './billing-settings.js';
 import { billingSettingsOf, takeDocumentNumber } from './billing-settings.repository.js';
-import type { CreateCreditNoteInput, CreditNote } from './credit-note.js';
+import { presentCreditNote, type CreateCreditNoteInput, type CreditNote } from './credit-note.js';
 import { insertCreditNote } from './credit-note.repository.js';
 import type { Invoice } from './invoice.js';
 import { findInvoice, saveInvoice } from './invoice.repository.js';
@@ -55,7 +56,8 @@ export function creditNoteProblems(
 
 /**
  * Issues a credit note against an invoice, numbered in the tenant's credit-note sequence, and
- * adds it to the invoice's credited total, in one transaction with its audit event. Plan changes
+ * adds it to the invoice's credited total, in one transaction with its audit event and webhook
+ * message. Plan changes
  * (immediate downgrades and cancellations) issue theirs through this too.
  */
 export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: CreateCreditNoteInput): Promise<CreditNote> {
@@ -107,6 +109,12 @@ export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: 
       targetId: note.id,
       payload: { number: note.number, invoiceId: invoice.id, invoiceNumber: invoice.number, total, currency: note.currency, reason: note.reason },
     });
+    await emitWebhookEvent(
+      trx,
+      deps,
+      ctx,
+      resourceEvent('credit_note.created', note.subscriptionId, presentCreditNote, note, undefined, { invoiceNumber: invoice.number }),
+    );
     return note;
   });
 }

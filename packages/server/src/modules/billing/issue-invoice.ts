@@ -4,10 +4,12 @@ import type { EventOrigin } from '../audit/audit-event.repository.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import type { BillingSettings } from './billing-settings.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent, resourceEvent, type WebhookEventInput } from '../outbound-webhooks/emit-webhook-events.js';
+import type { CatalogType } from '../outbound-webhooks/event-catalog.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
-import { totalOf, type BillingReason, type Invoice, type IssuedLine } from './invoice.js';
+import { presentInvoice, totalOf, type BillingReason, type Invoice, type IssuedLine } from './invoice.js';
 import { insertInvoice } from './invoice.repository.js';
 import type { InvoiceLine } from './rate-period.js';
 import type { Period } from './rate-subscription-period.js';
@@ -84,6 +86,15 @@ export function invoiceCreatedAudit(invoice: Invoice): AuditEventInput {
 }
 
 /**
+ * An invoice's webhook message, ordered with its subscription's events. `data.object` is the
+ * invoice as it stands after this event: a renewal that issues and finalizes one in the same
+ * transaction sends the draft with invoice.created and the numbered invoice with invoice.finalized.
+ */
+export function invoiceEvent(type: CatalogType, invoice: Invoice, before?: Invoice): WebhookEventInput {
+  return resourceEvent(type, invoice.subscriptionId, presentInvoice, invoice, before);
+}
+
+/**
  * Issues a draft invoice for a subscription inside the caller's transaction, with its audit
  * event; null when this cycle's invoice exists already (a second run, another node). The draft
  * waits the workspace's grace period for late usage, then the finalizing job numbers it.
@@ -92,5 +103,6 @@ export async function issueDraftInvoice(deps: Deps, tenant: Tenant, origin: Even
   const invoice = draftInvoice(deps, await billingSettingsOf(deps.db, tenant), input);
   if (!(await insertInvoice(deps.db, tenant, invoice))) return null;
   await recordAudit(deps.db, deps, origin, invoiceCreatedAudit(invoice));
+  await emitWebhookEvent(deps.db, deps, { ...tenant, correlationId: origin.correlationId }, invoiceEvent('invoice.created', invoice));
   return invoice;
 }

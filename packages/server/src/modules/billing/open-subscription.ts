@@ -29,17 +29,17 @@ export async function openSubscription(txDeps: Deps, ctx: OperationContext, sub:
 
 /**
  * A subscription cancelled now: the usage of its period so far, up to `at`, on a last invoice
- * (nothing when there is none to bill).
+ * (nothing when there is none to bill); returns its id.
  */
-export async function closeCancelledSubscription(txDeps: Deps, ctx: OperationContext, sub: Subscription, at: number): Promise<void> {
+export async function closeCancelledSubscription(txDeps: Deps, ctx: OperationContext, sub: Subscription, at: number): Promise<string | null> {
   // A row from before currencies were checked (XAU) cannot be rated; it can still be cancelled.
-  if (!isCurrencyCode(sub.currency)) return;
+  if (!isCurrencyCode(sub.currency)) return null;
   const period = { start: sub.currentPeriodStart, end: Math.max(sub.currentPeriodStart, at) };
   const priced = await pricingOf(txDeps, ctx, sub);
   const allowanceFrom = billingPeriodStart(sub, period.start);
   const { rating } = await ratePeriodUsage(txDeps, ctx, sub, unitsFor(sub, priced), period, allowanceFrom);
-  if (rating.lines.length === 0) return;
-  await issueDraftInvoice(txDeps, ctx, ctx, {
+  if (rating.lines.length === 0) return null;
+  const invoice = await issueDraftInvoice(txDeps, ctx, ctx, {
     sub,
     cycleKey: `cancel:${at}`,
     billingReason: 'subscription_cancel',
@@ -49,6 +49,7 @@ export async function closeCancelledSubscription(txDeps: Deps, ctx: OperationCon
     lines: rating.lines.map((l) => issued(l, period)),
     at,
   });
+  return invoice?.id ?? null;
 }
 
 export const subscriptionBilling: SubscriptionBilling = { opened: openSubscription, cancelled: closeCancelledSubscription };

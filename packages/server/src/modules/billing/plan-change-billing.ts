@@ -2,13 +2,14 @@ import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudits } from '../audit/audit-event.repository.js';
+import { emitWebhookEvents } from '../outbound-webhooks/emit-webhook-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
 import type { CreditNote } from './credit-note.js';
 import { finalizeDrafts, finalizeInvoices, invoiceFinalizedAudit } from './finalize-invoice.js';
 import type { Invoice } from './invoice.js';
 import { findInvoicesByCycleKeys, insertInvoice } from './invoice.repository.js';
-import { draftInvoice, invoiceCreatedAudit, type DraftInput } from './issue-invoice.js';
+import { draftInvoice, invoiceCreatedAudit, invoiceEvent, type DraftInput } from './issue-invoice.js';
 import { issueCreditNote } from './issue-credit-note.js';
 import { AppError } from '../../lib/errors.js';
 
@@ -53,7 +54,7 @@ export async function paidForCurrentPeriod(deps: Deps, tenant: OperationContext,
 
 /**
  * Issues a plan change's invoice and finalizes it at once (numbered, frozen), with its audit
- * events, in the caller's transaction: the buyer sees the charge in the result.
+ * events and webhook messages, in the caller's transaction: the buyer sees the charge in the result.
  */
 export async function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, input: DraftInput): Promise<Invoice> {
   const settings = await billingSettingsOf(txDeps.db, ctx);
@@ -67,6 +68,10 @@ export async function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, in
   await recordAudits(txDeps.db, txDeps, [
     { origin: ctx, event: invoiceCreatedAudit(draft) },
     { origin: ctx, event: invoiceFinalizedAudit(invoice!) },
+  ]);
+  await emitWebhookEvents(txDeps.db, txDeps, [
+    { origin: ctx, event: invoiceEvent('invoice.created', draft) },
+    { origin: ctx, event: invoiceEvent('invoice.finalized', invoice!, draft) },
   ]);
   return invoice!;
 }

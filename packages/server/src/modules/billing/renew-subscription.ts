@@ -5,17 +5,20 @@ import type { OperationContext } from '../../lib/operation-context.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { recordAudits } from '../audit/audit-event.repository.js';
+import { emitWebhookEvents, type WebhookEventInput } from '../outbound-webhooks/emit-webhook-events.js';
+import type { CatalogType } from '../outbound-webhooks/event-catalog.js';
 import { loadPricedOffering, type PricedOffering } from '../catalog/load-priced-offering.js';
 import { priceVersionFor } from '../catalog/price-version.js';
 import type { BoundCredentials, RevokedCredentials } from '../subscriptions/bound-credentials.js';
 import { scheduleOf, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
+import { subscriptionEvent } from '../subscriptions/subscription-event.js';
 import { lockSubscriptionsForRenewal, updateRenewedSubscriptions } from '../subscriptions/subscription.repository.js';
 import type { BillingSettings } from './billing-settings.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
 import { finalizeDrafts, invoiceFinalizedAudit } from './finalize-invoice.js';
 import type { Invoice } from './invoice.js';
 import { insertInvoices } from './invoice.repository.js';
-import { draftInvoice, invoiceCreatedAudit, issued, type DraftInput } from './issue-invoice.js';
+import { draftInvoice, invoiceCreatedAudit, invoiceEvent, issued, type DraftInput } from './issue-invoice.js';
 import { discountAfterInvoice, discountApplies, discountLine } from './discount-line.js';
 import { readUsageOncePer } from './read-rating-usage.js';
 import { billingPeriodStart, checkRatableCurrency, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor, type Period } from './rate-subscription-period.js';
@@ -173,11 +176,11 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
 /**
  * Closes the current period of each of a tenant's subscriptions (ids) that ended at or before
  * `now` (their time), in one transaction: for each, what closePeriod decides, the cancellation's
- * keys revoked, audit events. The invoices whose grace is over already (a catch-up, a test clock
- * moved past it) are finalized at once, rated once; usage arriving later is an adjustment. One
- * period per subscription per call: the job calls again for subscriptions still behind, so three
- * missed periods give three invoices, oldest first. Every row of the group is written in a few
- * statements, which is what makes 100,000 renewals a minute's work.
+ * keys revoked, audit events and webhook messages. The invoices whose grace is over already (a
+ * catch-up, a test clock moved past it) are finalized at once, rated once; usage arriving later
+ * is an adjustment. One period per subscription per call: the job calls again for subscriptions
+ * still behind, so three missed periods give three invoices, oldest first. Every row of the group
+ * is written in a few statements, which is what makes 100,000 renewals a minute's work.
  *
  * A subscription not due, or held by another node (PostgreSQL locks the rows and skips locked
  * ones), is left out; if one turns out renewed meanwhile (its version moved, its cycle invoice
@@ -217,15 +220,21 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
       if ((await insertInvoices(trx, tenant, invoices)) !== invoices.length) throw new AlreadyRenewed();
 
       const events: Array<{ origin: OperationContext; event: AuditEventInput }> = [];
+      const messages: Array<{ origin: OperationContext; event: WebhookEventInput }> = [];
       for (const c of closed) {
         const invoice = c.invoice && (done.get(c.invoice.id) ?? c.invoice);
         c.renewal.invoiceFinalized = invoice?.status === 'finalized';
-        const add = (event: AuditEventInput) => events.push({ origin: c.origin, event });
-        if (invoice) add(invoiceCreatedAudit(c.invoice!));
-        if (invoice?.status === 'finalized') add(invoiceFinalizedAudit(invoice));
-        for (const event of renewalAudits(c, revoked.get(c.sub.id))) add(event);
+        const add = (event: AuditEventInput, message: WebhookEventInput | null) => {
+          events.push({ origin: c.origin, event });
+          if (message) messages.push({ origin: c.origin, event: message });
+        };
+        if (invoice) add(invoiceCreatedAudit(c.invoice!), invoiceEvent('invoice.created', c.invoice!));
+        if (invoice?.status === 'finalized') add(invoiceFinalizedAudit(invoice), invoiceEvent('invoice.finalized', invoice, c.invoice!));
+        for (const e of renewalEvents(c, revoked.get(c.sub.id))) add(e.audit, e.message);
       }
       await recordAudits(trx, deps, events);
+      // The webhook messages of the whole group, in the audit log's order, in a few statements.
+      await emitWebhookEvents(trx, deps, messages);
       // One audit event per credential revoked, after the cancellation's, which names them.
       for (const [subscriptionId, r] of revoked)
         await bound.recordRevocations(txDeps, closed.find((c) => c.sub.id === subscriptionId)!.origin, subscriptionId, r);
@@ -239,42 +248,56 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
   }
 }
 
-/** The subscription's audit events for a closed period (the invoice's are written with it). */
-function renewalAudits(c: ClosedPeriod, revoked: RevokedCredentials | undefined): AuditEventInput[] {
+/**
+ * The subscription's audit events for a closed period (the invoice's are written with it), each
+ * with its webhook message when the catalog names one: the subscription after the renewal, the
+ * fields it had before, and the audit payload as details.
+ */
+function renewalEvents(c: ClosedPeriod, revoked: RevokedCredentials | undefined): Array<{ audit: AuditEventInput; message: WebhookEventInput | null }> {
   const { sub, next, renewal: r } = c;
   const at = new Date(r.boundary).toISOString();
-  const events: AuditEventInput[] = [];
-  const event = (eventType: string, payload: Record<string, unknown>) => events.push({ eventType, targetType: 'subscription', targetId: sub.id, payload });
+  const events: Array<{ audit: AuditEventInput; message: WebhookEventInput | null }> = [];
+  const event = (eventType: string, payload: Record<string, unknown>, webhook?: { type: CatalogType; details: Record<string, unknown> }) =>
+    events.push({
+      audit: { eventType, targetType: 'subscription', targetId: sub.id, payload },
+      message: webhook ? subscriptionEvent(webhook.type, next, sub, webhook.details) : null,
+    });
   if (r.trialEnded) event('subscription.trial_ended', { trialEndedAt: at });
   if (r.outcome === 'cancelled') {
-    event('subscription.cancelled', {
+    const payload = {
       reason: 'period_end',
       cancelledAt: at,
       invoiceId: r.invoiceId,
       revokedKeyIds: revoked?.keyIds ?? [],
       revokedClientCredentialIds: revoked?.clientCredentialIds ?? [],
-    });
+    };
+    event('subscription.cancelled', payload, { type: 'subscription.cancelled', details: { applyAt: 'PERIOD_END', ...payload } });
     return events;
   }
   if (r.changeApplied) {
     const change = { fromOfferingId: sub.offeringId, toOfferingId: next.offeringId, at };
-    event('subscription.change_applied', change);
-    // The same event an IMMEDIATE change writes, now that this one takes effect (plan-changes).
     const kind = sub.scheduledChange?.kind;
-    if (kind) event(changeEventType(kind), { ...change, kind, applyAt: 'PERIOD_END', channel: sub.scheduledChange?.channel ?? 'API' });
+    // A change scheduled before plan changes named their kind is sent as plan_changed.
+    event('subscription.change_applied', change, kind ? undefined : { type: 'subscription.plan_changed', details: { ...change, applyAt: 'PERIOD_END' } });
+    // The same event an IMMEDIATE change writes, now that this one takes effect (plan-changes).
+    if (kind) {
+      const payload = { ...change, kind, applyAt: 'PERIOD_END', channel: sub.scheduledChange?.channel ?? 'API' };
+      event(changeEventType(kind), payload, { type: changeEventType(kind), details: payload });
+    }
   }
-  event('subscription.renewed', {
+  const renewed = {
     closedPeriodStart: new Date(sub.currentPeriodStart).toISOString(),
     closedPeriodEnd: at,
     currentPeriodStart: new Date(next.currentPeriodStart).toISOString(),
     currentPeriodEnd: new Date(next.currentPeriodEnd).toISOString(),
     invoiceId: r.invoiceId,
     priceVersionId: next.priceVersionId,
-  });
+  };
+  event('subscription.renewed', renewed, { type: 'subscription.renewed', details: renewed });
   return events;
 }
 
 /** The audit event of a plan change that takes effect, by its kind. */
-export function changeEventType(kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL'): string {
+export function changeEventType(kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL'): 'subscription.upgraded' | 'subscription.downgraded' | 'subscription.plan_changed' {
   return kind === 'UPGRADE' ? 'subscription.upgraded' : kind === 'DOWNGRADE' ? 'subscription.downgraded' : 'subscription.plan_changed';
 }

@@ -15,6 +15,11 @@ export interface Revocation<T> {
   revoke(trx: Db, now: number): Promise<boolean>;
   /** Written only when this call revoked it. */
   event: AuditEventInput;
+  /**
+   * Runs in the same transaction right after the audit event, only when this call revoked it:
+   * the kind's webhook message (api-keys), from the credential before and after.
+   */
+  revoked?(trx: Db, before: T, after: T): Promise<unknown>;
 }
 
 /**
@@ -24,9 +29,13 @@ export interface Revocation<T> {
  */
 export async function revokeCredential<T>(deps: Deps, ctx: OperationContext, r: Revocation<T>): Promise<T> {
   const revoked = await inTransaction(deps.db, async (trx) => {
-    r.authorize?.(await r.find(trx));
-    if (await r.revoke(trx, deps.clock.now())) await recordAudit(trx, deps, ctx, r.event);
-    return r.find(trx);
+    const before = await r.find(trx);
+    r.authorize?.(before);
+    if (!(await r.revoke(trx, deps.clock.now()))) return r.find(trx);
+    await recordAudit(trx, deps, ctx, r.event);
+    const after = await r.find(trx);
+    await r.revoked?.(trx, before, after);
+    return after;
   });
   await invalidateCredentials(deps);
   return revoked;

@@ -12,7 +12,11 @@ import { ENDPOINT_DISABLED_ERROR } from './webhook-message.js';
 /** One event to send: its type, its payload's data and what orders it (the subscription's id; null: unordered). */
 export interface WebhookEventInput {
   type: CatalogType;
-  data: WebhookEventData;
+  /**
+   * The payload's data, or a function that builds it: called only when an endpoint subscribes to
+   * the type, so a renewal group nobody listens to presents nothing.
+   */
+  data: WebhookEventData | (() => WebhookEventData);
   orderingKey: string | null;
 }
 
@@ -74,7 +78,7 @@ export async function emitWebhookEvents(
       environment: origin.environment,
       eventType: event.type,
       orderingKey: event.orderingKey,
-      body: buildWebhookBody(event.type, now, event.data),
+      body: buildWebhookBody(event.type, now, typeof event.data === 'function' ? event.data() : event.data),
       source: 'event',
       correlationId: origin.correlationId,
       createdAt: now,
@@ -107,4 +111,59 @@ export async function emitWebhookEvents(
   await insertDeliveries(db, deliveries);
   await afterCommit(db, signalOutboxCommitted);
   return messages.length;
+}
+
+/** One event in the caller's transaction (see emitWebhookEvents); `origin` is the operation's context. */
+export function emitWebhookEvent(db: Db, deps: Pick<Deps, 'clock' | 'ids'>, origin: WebhookEventOrigin, event: WebhookEventInput): Promise<number> {
+  return emitWebhookEvents(db, deps, [{ origin, event }]);
+}
+
+/**
+ * A change's message from its resource's presenter (the one the API's GET uses): `data.object` the
+ * resource after the change, `previousAttributes` the presented fields it had before (when
+ * `before` is given), `details` what the resource cannot say. Built only when an endpoint
+ * subscribes to the type.
+ */
+export function resourceEvent<T>(
+  type: CatalogType,
+  orderingKey: string | null,
+  present: (resource: T) => WebhookEventData['object'],
+  after: T,
+  before?: T,
+  details?: Record<string, unknown>,
+): WebhookEventInput {
+  return {
+    type,
+    orderingKey,
+    data: () => ({
+      object: present(after),
+      ...(before === undefined ? {} : { previousAttributes: previousAttributes(present(before), present(after)) }),
+      ...(details === undefined ? {} : { details }),
+    }),
+  };
+}
+
+/** Fields every change moves: left out of previousAttributes. */
+const ALWAYS_CHANGED = new Set(['version', 'updatedAt']);
+
+/** JSON with every object's keys sorted: equal values give equal text whatever order their keys were built in. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x !== null && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+  );
+
+/**
+ * A change's `previousAttributes` (Stripe's previous_attributes): each field of the resource as
+ * presented whose value the change altered, with its value before. `version` and `updatedAt`,
+ * which every change moves, are left out. Pure: both arguments are presenter outputs.
+ */
+export function previousAttributes(before: object, after: object): Record<string, unknown> {
+  const was = before as Record<string, unknown>;
+  const is = after as Record<string, unknown>;
+  const changed: Record<string, unknown> = {};
+  for (const k of new Set([...Object.keys(was), ...Object.keys(is)])) {
+    if (ALWAYS_CHANGED.has(k)) continue;
+    if (canonical(was[k]) !== canonical(is[k])) changed[k] = was[k] ?? null;
+  }
+  return changed;
 }

@@ -87,6 +87,10 @@ export function matchesEventType(filters: readonly string[], type: CatalogType):
 }
 
 const EXAMPLE_AT = '2026-11-23T12:00:00.000Z';
+/**
+ * Abridged resources, every field a real one of its presentation with a value of its type
+ * (webhook-events.routes.test.ts checks them against the messages real changes write).
+ */
 const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
   subscription: {
     id: 'sub_01jd3m5x7c0000000000000000',
@@ -101,15 +105,26 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
   invoice: {
     id: 'inv_01jd3m5x7c0000000000000000',
     object: 'invoice',
+    customerId: 'cus_01jd3m5x7c0000000000000000',
     subscriptionId: 'sub_01jd3m5x7c0000000000000000',
+    billingReason: 'subscription_cycle',
     status: 'finalized',
+    number: 'INV-2026-000123',
     currency: 'USD',
+    periodStart: '2026-10-01T00:00:00.000Z',
+    periodEnd: '2026-11-01T00:00:00.000Z',
     total: '49.00',
+    amountRemaining: '49.00',
   },
   credit_note: {
     id: 'cn_01jd3m5x7c0000000000000000',
     object: 'credit_note',
     invoiceId: 'inv_01jd3m5x7c0000000000000000',
+    customerId: 'cus_01jd3m5x7c0000000000000000',
+    subscriptionId: 'sub_01jd3m5x7c0000000000000000',
+    number: 'CN-2026-000007',
+    status: 'issued',
+    reason: 'proration',
     currency: 'USD',
     total: '12.50',
   },
@@ -124,7 +139,18 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
     periodEnd: '2026-12-01T00:00:00.000Z',
     enforcement: 'ALERT',
   },
-  api_key: { id: 'key_01jd3m5x7c0000000000000000', object: 'api_key', environment: 'test', hint: 'sk_test_…9f2c', status: 'ROTATED' },
+  api_key: {
+    id: 'key_01jd3m5x7c0000000000000000',
+    object: 'api_key',
+    environment: 'test',
+    kind: 'PRODUCT',
+    name: 'customer key',
+    hint: 'sk_test_…9f2c',
+    subscriptionId: 'sub_01jd3m5x7c0000000000000000',
+    status: 'ROTATED',
+    expiresAt: '2026-11-23T12:05:00.000Z',
+    replacedById: 'key_01jd3m5x7d0000000000000000',
+  },
   webhook_test: { object: 'webhook_test', message: 'A test event from Tollgate.' },
 };
 

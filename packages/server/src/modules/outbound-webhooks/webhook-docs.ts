@@ -330,8 +330,8 @@ const variations: Partial<Record<CatalogType, Variation>> = {
   'invoice.voided': { object: { status: 'void', amountRemaining: '0.00', voidedAt: '2026-11-23T12:00:00.000Z' } },
   'invoice.marked_uncollectible': { object: { status: 'uncollectible', markedUncollectibleAt: '2026-11-23T12:00:00.000Z' } },
   'api_key.rotated': { object: ROTATED_KEY },
-  'api_key.rolled': { object: { status: 'REVOKED', revokedAt: '2026-11-23T12:00:00.000Z', replacedById: 'key_01jd3m5y2q0000000000000000' } },
-  'api_key.revoked': { object: { status: 'REVOKED', revokedAt: '2026-11-23T12:00:00.000Z' } },
+  'api_key.rolled': { object: { status: 'REVOKED', expiresAt: null, revokedAt: '2026-11-23T12:00:00.000Z', replacedById: 'key_01jd3m5y2q0000000000000000' } },
+  'api_key.revoked': { object: { status: 'REVOKED', expiresAt: null, replacedById: null, revokedAt: '2026-11-23T12:00:00.000Z' } },
   'api_key.grace_used': { object: ROTATED_KEY },
 };
 

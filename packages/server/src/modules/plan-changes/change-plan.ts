@@ -5,6 +5,8 @@ import { toIso, toIsoOrNull } from '../../lib/clock.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
+import { subscriptionEvent } from '../subscriptions/subscription-event.js';
 import { changeEventType } from '../billing/renew-subscription.js';
 import { creditUnusedTime, issueChangeInvoice } from '../billing/plan-change-billing.js';
 import { findInvoicesByCycleKeys } from '../billing/invoice.repository.js';
@@ -113,12 +115,9 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
         updatedAt: deps.clock.now(),
       };
       await save(trx, ctx, next, sub);
-      await recordAudit(trx, deps, ctx, {
-        eventType: 'subscription.change_scheduled',
-        targetType: 'subscription',
-        targetId: sub.id,
-        payload: { change: kind, fromOfferingId: sub.offeringId, toOfferingId: to.offering.id, effectiveAt: toIso(q.effectiveAt), channel },
-      });
+      const payload = { change: kind, fromOfferingId: sub.offeringId, toOfferingId: to.offering.id, effectiveAt: toIso(q.effectiveAt), channel };
+      await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_scheduled', targetType: 'subscription', targetId: sub.id, payload });
+      await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.change_scheduled', next, sub, payload));
       return { ...base, sub: next, scheduledAt: q.effectiveAt, effectiveAt: null };
     }
 
@@ -150,23 +149,20 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
       updatedAt: deps.clock.now(),
     };
     await save(trx, ctx, next, sub);
-    await recordAudit(trx, deps, ctx, {
-      eventType: changeEventType(kind),
-      targetType: 'subscription',
-      targetId: sub.id,
-      payload: {
-        kind,
-        applyAt,
-        channel,
-        fromOfferingId: sub.offeringId,
-        toOfferingId: to.offering.id,
-        credit: q.credit,
-        debit: q.debit,
-        net: q.net,
-        invoiceId: invoice?.id ?? null,
-        creditNoteId: note?.id ?? null,
-      },
-    });
+    const payload = {
+      kind,
+      applyAt,
+      channel,
+      fromOfferingId: sub.offeringId,
+      toOfferingId: to.offering.id,
+      credit: q.credit,
+      debit: q.debit,
+      net: q.net,
+      invoiceId: invoice?.id ?? null,
+      creditNoteId: note?.id ?? null,
+    };
+    await recordAudit(trx, deps, ctx, { eventType: changeEventType(kind), targetType: 'subscription', targetId: sub.id, payload });
+    await emitWebhookEvent(trx, deps, ctx, subscriptionEvent(changeEventType(kind), next, sub, payload));
     await afterCommit(trx, () => deps.caches.clear(SUBSCRIPTIONS_CHANGED));
     return {
       ...base,
@@ -209,12 +205,9 @@ export async function cancelPlan(
     if (applyAt === 'PERIOD_END') {
       const next: Subscription = { ...sub, status: 'ACTIVE_PENDING_CHANGE', cancelAtPeriodEnd: true, version: sub.version + 1, updatedAt: deps.clock.now() };
       await save(trx, ctx, next, sub);
-      await recordAudit(trx, deps, ctx, {
-        eventType: 'subscription.change_scheduled',
-        targetType: 'subscription',
-        targetId: sub.id,
-        payload: { change: 'CANCEL', ...details, effectiveAt: toIso(q.effectiveAt) },
-      });
+      const payload = { change: 'CANCEL', ...details, effectiveAt: toIso(q.effectiveAt) };
+      await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_scheduled', targetType: 'subscription', targetId: sub.id, payload });
+      await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.change_scheduled', next, sub, payload));
       return { ...base, sub: next, invoiceId: null, creditNoteId: null, creditNoteAmount: null, effectiveAt: q.effectiveAt };
     }
 
@@ -244,15 +237,12 @@ export async function withdrawChange(deps: Deps, ctx: OperationContext, id: stri
       updatedAt: deps.clock.now(),
     };
     await save(trx, ctx, next, sub);
-    await recordAudit(trx, deps, ctx, {
-      eventType: 'subscription.change_withdrawn',
-      targetType: 'subscription',
-      targetId: id,
-      payload: {
-        withdrawn: sub.scheduledChange ? { change: sub.scheduledChange.kind ?? 'CHANGE', toOfferingId: sub.scheduledChange.offeringId } : { change: 'CANCEL' },
-        channel,
-      },
-    });
+    const payload = {
+      withdrawn: sub.scheduledChange ? { change: sub.scheduledChange.kind ?? 'CHANGE', toOfferingId: sub.scheduledChange.offeringId } : { change: 'CANCEL' },
+      channel,
+    };
+    await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_withdrawn', targetType: 'subscription', targetId: id, payload });
+    await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.change_withdrawn', next, sub, payload));
     return next;
   });
 }

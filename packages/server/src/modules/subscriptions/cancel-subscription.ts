@@ -3,6 +3,8 @@ import { SUBSCRIPTIONS_CHANGED } from './subscription.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
+import { subscriptionEvent } from './subscription-event.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { BoundCredentials } from './bound-credentials.js';
 import { timeOf } from '../test-clocks/clock-time.js';
@@ -28,7 +30,7 @@ export async function cancelSubscription(
   id: string,
   bound: BoundCredentials,
   billing: SubscriptionBilling,
-  /** Added to the subscription.cancelled audit event (reason, channel: plan-changes). */
+  /** Added to the subscription.cancelled audit event and webhook details (reason, channel: plan-changes). */
   details: Record<string, unknown> = {},
 ): Promise<CancelledSubscription> {
   const result = await inTransaction(deps.db, async (trx) => {
@@ -51,14 +53,11 @@ export async function cancelSubscription(
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
       throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
     }
-    await billing.cancelled(txDeps, ctx, current, now);
+    const invoiceId = await billing.cancelled(txDeps, ctx, current, now);
     const revoked = await bound.revokeForSubscription(txDeps, ctx, id, deps.clock.now());
-    await recordAudit(trx, deps, ctx, {
-      eventType: 'subscription.cancelled',
-      targetType: 'subscription',
-      targetId: id,
-      payload: { ...details, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds },
-    });
+    const payload = { ...details, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds };
+    await recordAudit(trx, deps, ctx, { eventType: 'subscription.cancelled', targetType: 'subscription', targetId: id, payload });
+    await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.cancelled', next, current, { applyAt: 'IMMEDIATE', ...payload, invoiceId }));
     await bound.recordRevocations(txDeps, ctx, id, revoked);
     return { subscription: next, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds };
   });

@@ -2,6 +2,8 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
+import { subscriptionEvent } from './subscription-event.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { findCustomer } from '../customers/customer.repository.js';
 import { firstPeriod, type CreateSubscriptionInput, type Subscription } from './subscription.js';
@@ -19,7 +21,7 @@ const DAY_MS = 86_400_000;
  * Starts a subscription at its customer's time (a test clock's, or now): its first period is the
  * trial when there is one, else the schedule's first period (anniversary by default). Its prices
  * are the offering's of the day (a price version), and billing issues its first invoice in the
- * same transaction.
+ * same transaction, after the subscription.created audit event and webhook message.
  */
 export async function createSubscription(
   deps: Deps,
@@ -76,7 +78,6 @@ export async function createSubscription(
       updatedAt: deps.clock.now(),
     };
     await insertSubscription(trx, ctx, subscription);
-    await billing.opened({ ...deps, db: trx }, ctx, subscription, priced);
     await recordAudit(trx, deps, ctx, {
       eventType: 'subscription.created',
       targetType: 'subscription',
@@ -92,6 +93,9 @@ export async function createSubscription(
         priceVersionId: subscription.priceVersionId,
       },
     });
+    await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.created', subscription));
+    // After the subscription's own events: its first invoice's follow them.
+    await billing.opened({ ...deps, db: trx }, ctx, subscription, priced);
     return subscription;
   });
 }

@@ -10,6 +10,6 @@ import type { Subscription } from './subscription.js';
  */
 export interface SubscriptionBilling {
   opened(txDeps: Deps, ctx: OperationContext, sub: Subscription, priced: PricedOffering | null): Promise<void>;
-  /** A cancellation now: the usage of the period so far, up to `at`, on a last invoice. */
-  cancelled(txDeps: Deps, ctx: OperationContext, sub: Subscription, at: number): Promise<void>;
+  /** A cancellation now: the usage of the period so far, up to `at`, on a last invoice; its id, or null when there was nothing to bill. */
+  cancelled(txDeps: Deps, ctx: OperationContext, sub: Subscription, at: number): Promise<string | null>;
 }

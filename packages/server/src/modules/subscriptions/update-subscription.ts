@@ -3,6 +3,9 @@ import { SUBSCRIPTIONS_CHANGED } from './subscription.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
+import { subscriptionEvent } from './subscription-event.js';
+import { toIso } from '../../lib/clock.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import type { Subscription, UpdateSubscriptionInput } from './subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
@@ -41,6 +44,20 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
       targetId: id,
       payload: { changed: Object.keys(input), version: next.version },
     });
+    // Asking for (or taking back) a cancellation at the period end is what sellers subscribe to;
+    // the other fields (limits, budget, prices, metadata) name no webhook event.
+    if (next.cancelAtPeriodEnd !== current.cancelAtPeriodEnd) {
+      const scheduled = next.cancelAtPeriodEnd;
+      const details = scheduled
+        ? { change: 'CANCEL', reason: null, channel: 'API', effectiveAt: toIso(next.currentPeriodEnd) }
+        : { withdrawn: { change: 'CANCEL' }, channel: 'API' };
+      await emitWebhookEvent(
+        trx,
+        deps,
+        ctx,
+        subscriptionEvent(scheduled ? 'subscription.change_scheduled' : 'subscription.change_withdrawn', next, current, details),
+      );
+    }
     return next;
   });
   // This node answers with the new limits at once; others within ENTITLEMENT_CACHE_TTL_MS.

@@ -2,6 +2,7 @@ import type { StorageDeps } from '../../deps.js';
 import { toIso } from '../../lib/clock.js';
 import { Decimal, ExactSum } from '../../lib/money.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { periodAt, type UsageLimit } from '../subscriptions/subscription.js';
 import { findActiveAlertSubscriptions, type AlertSubscriptionRow } from '../subscriptions/subscription.repository.js';
@@ -23,7 +24,9 @@ export async function findAlertSubscriptions(deps: StorageDeps, ctx: OperationCo
 
 /**
  * ALERT limits allow usage past them and warn once per period: the batch that takes a period's
- * usage from at most the limit to above it writes one WARN audit event, in the same transaction.
+ * usage from at most the limit to above it writes one WARN audit event and one usage.limit_alert
+ * webhook message (the usage_limit_alert object: subscription, customer, metric, limit, usage as
+ * decimal text, period), in the same transaction.
  * Runs after the batch is added to the hourly rows (their rows are then locked by this
  * transaction, so the usage read here is exact): usage over exactly [periodStart, periodEnd), and
  * what the batch added to it counted from its events, by their instants. Usage only grows, so
@@ -58,18 +61,18 @@ export async function recordLimitAlerts(
       const after = new Decimal(usage.get(limit.metricName)?.quantity ?? 0);
       const before = after.minus(sum.text());
       if (before.lte(limit.limit) && after.gt(limit.limit)) {
-        await recordAudit(deps.db, deps, ctx, {
-          eventType: 'usage.limit_alert',
-          severity: 'WARN',
-          targetType: 'subscription',
-          targetId: sub.id,
-          payload: {
-            metricName: limit.metricName,
-            limit: limit.limit,
-            usage: after.toFixed(),
-            periodStart: toIso(period.start),
-            periodEnd: toIso(period.end),
-          },
+        const payload = {
+          metricName: limit.metricName,
+          limit: limit.limit,
+          usage: after.toFixed(),
+          periodStart: toIso(period.start),
+          periodEnd: toIso(period.end),
+        };
+        await recordAudit(deps.db, deps, ctx, { eventType: 'usage.limit_alert', severity: 'WARN', targetType: 'subscription', targetId: sub.id, payload });
+        await emitWebhookEvent(deps.db, deps, ctx, {
+          type: 'usage.limit_alert',
+          orderingKey: sub.id,
+          data: { object: { object: 'usage_limit_alert', subscriptionId: sub.id, customerId: sub.customerId, ...payload, enforcement: 'ALERT' } },
         });
         recorded += 1;
       }
