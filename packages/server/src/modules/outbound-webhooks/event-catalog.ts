@@ -148,8 +148,6 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
     hint: 'sk_test_…9f2c',
     subscriptionId: 'sub_01jd3m5x7c0000000000000000',
     status: 'ROTATED',
-    expiresAt: '2026-11-23T12:05:00.000Z',
-    replacedById: 'key_01jd3m5x7d0000000000000000',
   },
   webhook_test: { object: 'webhook_test', message: 'A test event from Tollgate.' },
 };

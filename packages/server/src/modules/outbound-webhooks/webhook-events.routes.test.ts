@@ -19,6 +19,7 @@ import { previousAttributes } from './emit-webhook-events.js';
 import { eventCatalog, exampleOf } from './event-catalog.js';
 import type { HostResolver } from './resolve-destination.js';
 import { listDeliveriesOfMessage, listTenantMessages } from './webhook-message.repository.js';
+import { webhookExample } from './webhook-docs.js';
 import type { WebhookMessage } from './webhook-message.js';
 
 const resolver: HostResolver = async (name) => {
@@ -122,8 +123,9 @@ const TOKEN = /(sk|wst|at|pk)_(test|live)_[0-9a-f]{32}/;
 
 /**
  * What holds for every message: the Standard Webhooks body {type, timestamp, data} with the
- * resource of its type, no secret of any kind, and the catalog's example a true abridgement of
- * the real shape (each example field is a real field, of the same JSON type or null).
+ * resource of its type, no secret of any kind, the OpenAPI document's example with the real
+ * fields, and the catalog's example a true abridgement of the real shape (each example field is
+ * a real field, of the same JSON type or null).
  */
 function checkBody(m: Sent, secrets: readonly string[] = []): void {
   assert.deepEqual(Object.keys(m.parsed), ['type', 'timestamp', 'data']);
@@ -134,6 +136,8 @@ function checkBody(m: Sent, secrets: readonly string[] = []): void {
   assert.doesNotMatch(m.body, TOKEN, 'no key, token or session secret');
   assert.doesNotMatch(m.body, /whsec_|keyHash|key_hash|secretCiphertext|fullToken|plaintext/);
   for (const s of secrets) assert.ok(!m.body.includes(s), 'a secret the test knows is absent');
+  // The OpenAPI document's full example has exactly the real resource's fields.
+  assert.deepEqual(Object.keys(m.parsed.data.object).sort(), Object.keys(webhookExample(m.eventType).data.object as object).sort(), m.eventType);
   const example = exampleOf(m.eventType).data.object;
   for (const [k, v] of Object.entries(example)) {
     assert.ok(k in m.parsed.data.object, `${m.eventType}: the example's ${k} is a real field`);
