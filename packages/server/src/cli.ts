@@ -83,8 +83,12 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   if (command === 'serve') return serve(config);
 
-  // stdout carries the command's output (demo --json is parsed by scripts): logs go to stderr.
-  const { composition, describe, applied } = await bootstrap(config, { log: pino({ level: config.logLevel }, destination(2)) });
+  // stdout carries the command's output (demo --json is parsed by scripts): logs go to stderr. A
+  // one-shot command sends no outbound webhooks: the servers do, and it would only cut attempts short.
+  const { composition, describe, applied } = await bootstrap(
+    { ...config, outboundWebhookSender: false },
+    { log: pino({ level: config.logLevel }, destination(2)) },
+  );
   const { deps } = composition;
   const correlationId = deps.ids.next('request');
   try {

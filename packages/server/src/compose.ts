@@ -23,6 +23,8 @@ import { signalAuditCommitted } from './modules/audit/audit-commit-signal.js';
 import { createInProcessUsageWriter, type IngestWriter } from './modules/ingest-writer/ingest-writer.js';
 import { WriteTurns } from './db/write-turns.js';
 import { createSqliteWorkerWriter } from './modules/ingest-writer/sqlite-usage-writer.js';
+import { WebhookSender } from './modules/outbound-webhooks/webhook-sender.js';
+import type { HostResolver } from './modules/outbound-webhooks/resolve-destination.js';
 
 /** Every module cache: created once per node here, before anything serves. */
 const MODULE_CACHES = [credentialCache, pricedOfferingCache, priceVersionCache, entitlementAnswerCache, deliverySourceCache, customerRefCache, periodEdgeCache];
@@ -40,6 +42,8 @@ export interface Composition {
   usage: IngestWriter;
   /** The live audit stream's subscribers on this node and the tail that feeds them. */
   auditFeed: AuditFeed;
+  /** This node's outbound webhook sender, running; null when OUTBOUND_WEBHOOK_SENDER is off. */
+  webhookSender: WebhookSender | null;
   close(): Promise<void>;
 }
 
@@ -55,6 +59,8 @@ export interface ComposeOptions {
   log?: Logger;
   /** Namespaces Redis keys and channels; tests give each app its own. */
   redisPrefix?: string;
+  /** The DNS the outbound webhook sender's SSRF guard resolves with (tests inject one); the system's by default. */
+  webhookResolver?: HostResolver;
 }
 
 /** The composition root: builds everything, top down, once per node (tests build one per app). */
@@ -127,11 +133,17 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       : createInProcessUsageWriter(deps, { lanes: 1, jobsPerCommit: 32 });
   const auditFeed = new AuditFeed(deps);
   await auditFeed.listen();
+  // Sends what is pending, from before this start too; the node id names it in lanes and attempts.
+  const webhookSender = opts.config.outboundWebhookSender ? new WebhookSender(deps, { nodeId: origin, resolver: opts.webhookResolver }) : null;
+  await webhookSender?.start();
   return {
     deps,
     usage,
     auditFeed,
+    webhookSender,
     async close() {
+      // First: its last results and lane releases need the database and the bus.
+      await webhookSender?.close();
       auditFeed.close();
       await usage.close();
       await bus.close();

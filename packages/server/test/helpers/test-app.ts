@@ -15,6 +15,7 @@ import { generateEncryptionKey } from '../../src/lib/secret-box.js';
 import type { App } from '../../src/http/types.js';
 import { Seeder } from './seed.js';
 import type { HostResolver } from '../../src/modules/outbound-webhooks/resolve-destination.js';
+import type { WebhookSender } from '../../src/modules/outbound-webhooks/webhook-sender.js';
 
 /**
  * The suite runs on in-memory SQLite, and again on PostgreSQL (plus Redis when REDIS_URL is set)
@@ -28,6 +29,8 @@ export interface TestApp {
   deps: Deps;
   /** What the composition root built: deps, the usage writer, the live audit feed. */
   composition: Composition;
+  /** The outbound webhook sender, when `webhooks: {sender: true}`; else null. */
+  sender: WebhookSender | null;
   clock: FrozenClock;
   seed: Seeder;
   close(): Promise<void>;
@@ -40,8 +43,13 @@ export interface TestAppOptions {
   sqliteFile?: boolean;
   /** Where the app logs; silent by default. */
   log?: import('pino').Logger;
-  /** Outbound webhooks: the DNS the SSRF guard resolves endpoint hosts with (default: the system's). */
-  webhooks?: { resolver?: HostResolver };
+  /**
+   * Outbound webhooks. `resolver`: the DNS the SSRF guard resolves endpoint hosts with, at create
+   * and at delivery (default: the system's). `sender`: run this app's sender (off by default, so no
+   * other test gains background work); drive it with `t.sender.drain()`. `guard`: the SSRF guard on
+   * (off by default: test receivers listen on 127.0.0.1); an explicit config setting wins.
+   */
+  webhooks?: { resolver?: HostResolver; sender?: boolean; guard?: boolean };
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -88,7 +96,11 @@ export async function scratchDatabase(prefix: string): Promise<{ opened: OpenedD
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const clock = opts.clock ?? new FrozenClock();
-  const config = testConfig(opts.config);
+  const config = testConfig({
+    outboundWebhookSender: opts.webhooks?.sender ?? false,
+    outboundWebhookAllowPrivateAddresses: !(opts.webhooks?.guard ?? false),
+    ...opts.config,
+  });
   const suffix = randomBytes(6).toString('hex');
   let schema: string | undefined;
   if (backend === 'postgres') {
@@ -121,6 +133,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     clock,
     log: opts.log ?? pino({ level: 'silent' }),
     redisPrefix: `tgtest:${suffix}:`,
+    webhookResolver: opts.webhooks?.resolver,
   });
   const { deps } = composition;
   const app = await buildApp(composition, { webhookResolver: opts.webhooks?.resolver });
@@ -129,6 +142,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     app,
     deps,
     composition,
+    sender: composition.webhookSender,
     clock,
     seed: new Seeder(app, deps),
     async close() {

@@ -1,0 +1,243 @@
+import { sql, type Insertable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import type { WebhookAttemptTable } from '../../db/tables/outbound-webhook.table.js';
+import type { Environment } from '../../lib/crypto.js';
+import type { Tenant } from '../../lib/tenant.js';
+import type { DisabledReason } from './endpoint-health.js';
+import type { DeliveryStatus } from './webhook-message.js';
+
+/**
+ * The sender's queries (webhook-sender.ts). `status = 'pending'` is written as a literal, not a
+ * parameter, so both databases match the partial indexes of migration 0016
+ * (webhook_deliveries_due, webhook_deliveries_order) whatever plan they choose.
+ */
+const PENDING = sql.lit('pending');
+
+// Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
+const CHUNK = 500;
+
+export interface DueEndpoint extends Tenant {
+  endpointId: string;
+}
+
+/**
+ * Endpoints with a delivery due now whose lane no other node holds: the only query of the sender
+ * across tenants (it finds the tenants). Reads the pending deliveries alone (partial index).
+ */
+export async function findDueEndpoints(db: Db, owner: string, now: number, limit: number): Promise<DueEndpoint[]> {
+  const rows = await db
+    .selectFrom('webhookDeliveries as d')
+    .select(['d.endpointId', 'd.workspaceId', 'd.environment'])
+    .where('d.status', '=', PENDING)
+    .where('d.nextAttemptAt', '<=', now)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhookLanes as l')
+            .select(sql.lit(1).as('one'))
+            .whereRef('l.endpointId', '=', 'd.endpointId')
+            .where('l.owner', 'is not', null)
+            .where('l.owner', '!=', owner)
+            .where('l.leaseUntil', '>=', now),
+        ),
+      ),
+    )
+    .groupBy(['d.endpointId', 'd.workspaceId', 'd.environment'])
+    .orderBy(sql`min(d.next_attempt_at)`)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ endpointId: r.endpointId, workspaceId: r.workspaceId, environment: r.environment as Environment }));
+}
+
+/** A delivery as claimed for one attempt: `attempts` already counts it (the fence of its result write). */
+export interface ClaimedDelivery {
+  messageId: string;
+  eventType: string;
+  attempts: number;
+  scheduleStep: number;
+  lastAttemptAt: number | null;
+  lastError: string | null;
+}
+
+/**
+ * Claims up to `limit` deliveries of one endpoint for an attempt each: due, pending, and, for an
+ * ordered one, the earliest pending of its ordering key to this endpoint (a later message waits
+ * while an earlier one is pending, in flight or waiting for a retry). Each claimed row counts the
+ * attempt and is due again only at `inFlightUntil`, the time another node may take it over if this
+ * one never writes a result. Run inside the transaction that renews the lane.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  tenant: Tenant,
+  endpointId: string,
+  now: number,
+  inFlightUntil: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  if (limit <= 0) return [];
+  const sendable = await db
+    .selectFrom('webhookDeliveries as d')
+    .select('d.messageId')
+    .where('d.workspaceId', '=', tenant.workspaceId)
+    .where('d.environment', '=', tenant.environment)
+    .where('d.endpointId', '=', endpointId)
+    .where('d.status', '=', PENDING)
+    .where('d.nextAttemptAt', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb('d.orderingKey', 'is', null),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('webhookDeliveries as e')
+              .select(sql.lit(1).as('one'))
+              .whereRef('e.endpointId', '=', 'd.endpointId')
+              .whereRef('e.orderingKey', '=', 'd.orderingKey')
+              .where('e.status', '=', PENDING)
+              .whereRef('e.messageSeq', '<', 'd.messageSeq')
+              .whereRef('e.workspaceId', '=', 'd.workspaceId')
+              .whereRef('e.environment', '=', 'd.environment'),
+          ),
+        ),
+      ]),
+    )
+    .orderBy('d.nextAttemptAt')
+    .orderBy('d.messageSeq')
+    .limit(limit)
+    .execute();
+  if (sendable.length === 0) return [];
+  // The same conditions again: a row failed (endpoint disabled) or claimed since the read is not taken.
+  const rows = await db
+    .updateTable('webhookDeliveries')
+    .set({ attempts: sql<number>`attempts + 1`, nextAttemptAt: inFlightUntil, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('endpointId', '=', endpointId)
+    .where(
+      'messageId',
+      'in',
+      sendable.map((s) => s.messageId),
+    )
+    .where('status', '=', PENDING)
+    .where('nextAttemptAt', '<=', now)
+    .returning(['messageId', 'eventType', 'attempts', 'scheduleStep', 'lastAttemptAt', 'lastError'])
+    .execute();
+  const n = (v: number | null) => (v === null ? null : Number(v));
+  return rows.map((r) => ({
+    messageId: r.messageId,
+    eventType: r.eventType,
+    attempts: Number(r.attempts),
+    scheduleStep: Number(r.scheduleStep),
+    lastAttemptAt: n(r.lastAttemptAt),
+    lastError: r.lastError,
+  }));
+}
+
+export interface ClaimKey {
+  messageId: string;
+  endpointId: string;
+  /** The attempt count written by the claim: the row is left alone when it has moved on since. */
+  claimedAttempts: number;
+}
+
+/** The fence of every write after a claim: the delivery, still pending, still at the claim's attempt count. */
+function asClaimed(tenant: Tenant, key: ClaimKey) {
+  return (qb: UpdateQueryBuilder<Database, 'webhookDeliveries', 'webhookDeliveries', UpdateResult>) =>
+    qb
+      .$call(forTenant(tenant))
+      .where('messageId', '=', key.messageId)
+      .where('endpointId', '=', key.endpointId)
+      .where('status', '=', PENDING)
+      .where('attempts', '=', key.claimedAttempts);
+}
+
+export interface DeliveryResult extends ClaimKey {
+  status: DeliveryStatus;
+  scheduleStep: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+}
+
+/**
+ * Writes an attempt's result to its delivery, only if the delivery is still pending with the
+ * attempt count of the claim: a node that lost its lane (its attempt retaken by another), or a
+ * delivery failed meanwhile (its endpoint disabled or deleted), changes nothing. True if written.
+ */
+export async function completeClaimedDelivery(db: Db, tenant: Tenant, r: DeliveryResult, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('webhookDeliveries')
+    .set({
+      status: r.status,
+      scheduleStep: r.scheduleStep,
+      nextAttemptAt: r.nextAttemptAt,
+      lastAttemptAt: r.lastAttemptAt,
+      lastResponseStatus: r.lastResponseStatus,
+      lastError: r.lastError,
+      updatedAt: now,
+    })
+    .$call(asClaimed(tenant, r))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** An attempt abandoned before its answer (the node is closing): the delivery is due again at `dueAt`, for any node. */
+export async function reopenClaimedDelivery(db: Db, tenant: Tenant, key: ClaimKey, dueAt: number, now: number): Promise<void> {
+  await db.updateTable('webhookDeliveries').set({ nextAttemptAt: dueAt, updatedAt: now }).$call(asClaimed(tenant, key)).execute();
+}
+
+export type NewAttempt = Insertable<WebhookAttemptTable>;
+
+export async function insertAttempts(db: Db, attempts: readonly NewAttempt[]): Promise<void> {
+  for (let i = 0; i < attempts.length; i += CHUNK) {
+    await db
+      .insertInto('webhookAttempts')
+      .values(attempts.slice(i, i + CHUNK))
+      .execute();
+  }
+}
+
+/** What the health rules need of an endpoint, read in the transaction that applies them. */
+export interface EndpointHealthState {
+  enabled: boolean;
+  failingSince: number | null;
+}
+
+export async function readEndpointHealth(db: Db, tenant: Tenant, endpointId: string): Promise<EndpointHealthState | null> {
+  const r = await db
+    .selectFrom('webhookEndpoints')
+    .select(['status', 'failingSince'])
+    .$call(forTenant(tenant))
+    .where('id', '=', endpointId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  return r ? { enabled: r.status === 'enabled', failingSince: r.failingSince === null ? null : Number(r.failingSince) } : null;
+}
+
+/** A failure after health (set) or a success after failures (null). */
+export async function setEndpointFailingSince(db: Db, tenant: Tenant, endpointId: string, failingSince: number | null): Promise<void> {
+  await db.updateTable('webhookEndpoints').set({ failingSince }).$call(forTenant(tenant)).where('id', '=', endpointId).where('deletedAt', 'is', null).execute();
+}
+
+/** The health rules disable an endpoint (gone, or failing too long); true unless it was disabled or deleted meanwhile. */
+export async function disableEndpointForHealth(
+  db: Db,
+  tenant: Tenant,
+  endpointId: string,
+  reason: Exclude<DisabledReason, 'manual'>,
+  failingSince: number | null,
+  now: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('webhookEndpoints')
+    .set({ status: 'disabled', disabledReason: reason, disabledAt: now, failingSince, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('id', '=', endpointId)
+    .where('status', '=', 'enabled')
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -1,0 +1,610 @@
+import type { Deps } from '../../deps.js';
+import { transaction } from '../../db/transaction.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import { deliveryAfter, judgeAttempt, triggerOf, type AttemptTrigger } from './attempt-outcome.js';
+import { healthAfter, outcomeOf, type AttemptOutcome as HealthOutcome, type DisabledReason } from './endpoint-health.js';
+import { onOutboxCommitted } from './outbox-signal.js';
+import { systemResolver, type HostResolver } from './resolve-destination.js';
+import { createAgents, sendAttempt, type AttemptOutcome } from './send-attempt.js';
+import { webhookHeaders } from './sign-message.js';
+import { signingKeyOf } from './signing-secret.js';
+import { secretAssociatedData, type SealedSecret, type WebhookEndpoint } from './webhook-endpoint.js';
+import { findWebhookEndpoint } from './webhook-endpoint.repository.js';
+import { claimLane, releaseLane, renewLane } from './webhook-lane.repository.js';
+import { failPendingDeliveries, findMessages } from './webhook-message.repository.js';
+import {
+  claimDueDeliveries,
+  completeClaimedDelivery,
+  disableEndpointForHealth,
+  findDueEndpoints,
+  insertAttempts,
+  readEndpointHealth,
+  reopenClaimedDelivery,
+  setEndpointFailingSince,
+  type DueEndpoint,
+  type NewAttempt,
+} from './webhook-sender.repository.js';
+
+/** Bus channel: "outbox messages were committed on node <message>; look for due deliveries". */
+export const OUTBOX_CHANNEL = 'outbound_webhooks.committed';
+/** Commits within this long share one message on the bus. */
+const SIGNAL_COALESCE_MS = 2;
+/** How long close() lets attempts in flight finish before it abandons them. */
+const CLOSE_GRACE_MS = 2_000;
+/** drain() gives up (a bug: work that never ends) after this many rounds. */
+const MAX_DRAIN_ROUNDS = 10_000;
+
+export interface WebhookSenderOptions {
+  /** Names this node in webhook_lanes.owner and webhook_attempts.node_id (compose.ts's origin). */
+  nodeId: string;
+  /** The DNS the SSRF guard checks at delivery time (tests inject one); the system's by default. */
+  resolver?: HostResolver;
+}
+
+/** An endpoint this node sends for (webhook-lane.repository.ts). */
+interface Lane extends DueEndpoint {
+  generation: number;
+  /** Clock time at which the lease is renewed (a third of it gone), or the lane released if idle. */
+  renewAt: number;
+  inFlight: number;
+  /** Something may be due: false once a claim found less than it had room for, until a signal, a poll or a result. */
+  mayHaveWork: boolean;
+}
+
+interface Attempt {
+  lane: Lane;
+  tenant: Tenant;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  /** The delivery's attempt count as claimed: the fence of the result write, and the attempt's number. */
+  claimedAttempts: number;
+  scheduleStep: number;
+  trigger: AttemptTrigger;
+  url: string;
+  body: string;
+  keys: Buffer[];
+}
+
+interface Finished {
+  attempt: Attempt;
+  attemptedAt: number;
+  finishedAt: number;
+  outcome: AttemptOutcome;
+}
+
+/**
+ * The outbound webhook sender of one node (README.md, "Sender"). It owns the lanes of the
+ * endpoints it sends for (one node per endpoint at a time), claims their due deliveries up to the
+ * endpoint's maxConcurrency and the node's OUTBOUND_WEBHOOK_MAX_IN_FLIGHT, POSTs them, and writes
+ * each result, its attempt row and the endpoint's health together. It wakes on a commit in this
+ * process (onOutboxCommitted), on a bus message from another node's commit, and every
+ * OUTBOUND_WEBHOOK_POLL_MS; every database write happens in one pass at a time, and requests
+ * never wait for one another, so a slow endpoint holds only its own slots.
+ *
+ * Tests drive it with drain() (send everything due now, wait for the answers and their writes)
+ * and idle(); time comes from deps.clock, so a frozen clock advanced by a test makes retries due.
+ */
+export class WebhookSender {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly controllers = new Set<AbortController>();
+  private finished: Finished[] = [];
+  private discover = true;
+  private sweep = true;
+  private wakePending = false;
+  private loop: Promise<void> | null = null;
+  /** Passes that did something (drain() runs until one does nothing). */
+  private work = 0;
+  private failure: Error | null = null;
+  private closing = false;
+  /** No pass starts any more (close() writes the last results itself). */
+  private stopped = false;
+  private closed: Promise<void> | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private signalTimer: NodeJS.Timeout | null = null;
+  private stopListening: () => void = () => undefined;
+  private readonly agents = createAgents();
+  private readonly resolver: HostResolver;
+  /** Which lane goes first in the next pass, so none starves when the node's cap binds. */
+  private turn = 0;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly opts: WebhookSenderOptions,
+  ) {
+    this.resolver = opts.resolver ?? systemResolver;
+  }
+
+  get nodeId(): string {
+    return this.opts.nodeId;
+  }
+
+  /** Attempts this node has in flight now. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Listens for commits (here and on the bus), starts the poll, and looks for what was left pending before this node started. */
+  async start(): Promise<void> {
+    const { config } = this.deps;
+    await this.deps.bus.subscribe(OUTBOX_CHANNEL, (origin) => {
+      if (origin !== this.opts.nodeId) this.wake();
+    });
+    this.stopListening = onOutboxCommitted(() => this.committed());
+    this.pollTimer = setInterval(() => this.wake(), config.outboundWebhookPollMs);
+    this.pollTimer.unref();
+    // Leases are renewed well before they run out, whatever the poll.
+    this.renewTimer = setInterval(() => this.lanes.size > 0 && this.kick(), Math.max(100, Math.floor(config.outboundWebhookLeaseMs / 3)));
+    this.renewTimer.unref();
+    this.wake();
+  }
+
+  /** Looks for due deliveries now (every endpoint, every lane), or right after the pass under way. */
+  wake(): void {
+    if (this.closing) return;
+    this.discover = true;
+    this.sweep = true;
+    this.kick();
+  }
+
+  /**
+   * Resolves once nothing is under way: no pass running or asked for, no attempt in flight, every
+   * result written. Does not look for new work (drain() does). Throws what a pass failed with.
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.loop) {
+        await this.loop;
+        continue;
+      }
+      if (this.failure) {
+        const err = this.failure;
+        this.failure = null;
+        throw err;
+      }
+      if (this.inFlight.size > 0) {
+        await Promise.allSettled([...this.inFlight]);
+        continue;
+      }
+      if ((this.wakePending || this.finished.length > 0) && !this.stopped) {
+        this.kick();
+        continue;
+      }
+      return;
+    }
+  }
+
+  /**
+   * Sends everything due now, waits for every answer and writes it, and goes on while that made
+   * more due (the next message of an ordering key): for tests, which never sleep. A retry due
+   * later (by deps.clock) is not waited for: advance the clock and drain again.
+   */
+  async drain(): Promise<void> {
+    this.failure = null;
+    for (let round = 0; round < MAX_DRAIN_ROUNDS; round++) {
+      const before = this.work;
+      this.wake();
+      await this.idle();
+      if (this.work === before) return;
+    }
+    throw new Error(`webhook sender: drain did not settle in ${MAX_DRAIN_ROUNDS} rounds`);
+  }
+
+  /**
+   * Stops claiming; lets attempts in flight finish for a short grace, then abandons the rest
+   * (their deliveries are due again at once, for any node), writes every result, and releases
+   * the lanes so another node takes over at once. Never throws: a failed write is retaken when the
+   * leases and in-flight marks expire.
+   */
+  close(): Promise<void> {
+    this.closed ??= this.shutDown();
+    return this.closed;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.closing = true;
+    for (const t of [this.pollTimer, this.renewTimer]) if (t) clearInterval(t);
+    if (this.signalTimer) clearTimeout(this.signalTimer);
+    this.stopListening();
+    await this.passesDone();
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = Math.min(CLOSE_GRACE_MS, this.deps.config.outboundWebhookTimeoutMs);
+      await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, grace)))]);
+      clearTimeout(timer);
+      for (const c of this.controllers) c.abort();
+      await Promise.allSettled([...this.inFlight]);
+    }
+    await this.passesDone();
+    this.stopped = true;
+    try {
+      if (this.finished.length > 0) await this.writeResults(this.finished.splice(0));
+      const lanes = [...this.lanes.values()].sort(byEndpoint);
+      if (lanes.length > 0) {
+        const now = this.deps.clock.now();
+        await transaction(this.deps.db, async (trx) => {
+          for (const lane of lanes) await releaseLane(trx, lane, lane, this.opts.nodeId, now);
+        });
+      }
+      this.lanes.clear();
+    } catch (err) {
+      this.deps.log.warn({ err }, 'webhook sender: results or lanes not written at close; other nodes retake them when their marks expire');
+    }
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** Waits for the pass under way and any it asked for (run() never rejects). */
+  private async passesDone(): Promise<void> {
+    while (this.loop) await this.loop;
+  }
+
+  /** A commit in this process: look now, and tell the other nodes (commits close together share one message). */
+  private committed(): void {
+    this.wake();
+    if (this.signalTimer || this.closing) return;
+    this.signalTimer = setTimeout(() => {
+      this.signalTimer = null;
+      this.deps.bus
+        .publish(OUTBOX_CHANNEL, this.opts.nodeId)
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'webhook sender signal not sent; other nodes send at their next poll'));
+    }, SIGNAL_COALESCE_MS);
+  }
+
+  /** Runs a pass now, or right after the one under way. */
+  private kick(): void {
+    this.wakePending = true;
+    if (this.loop || this.stopped) return;
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    // Let the caller finish its turn first: wake() never runs a pass inside it.
+    await Promise.resolve();
+    try {
+      while (this.wakePending && !this.stopped) {
+        this.wakePending = false;
+        if (await this.pass()) this.work++;
+      }
+    } catch (err) {
+      // Retried at the next wake-up (a result, a signal, the poll); nothing is lost meanwhile.
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      this.deps.log.error({ err }, 'webhook sender pass failed; retrying at the next signal or poll');
+    } finally {
+      this.loop = null;
+    }
+  }
+
+  /** One pass: write finished results, keep or release lanes, claim new lanes, claim and start attempts. True if it did anything. */
+  private async pass(): Promise<boolean> {
+    let worked = false;
+    if (this.finished.length > 0) {
+      const batch = this.finished;
+      this.finished = [];
+      try {
+        await this.writeResults(batch);
+      } catch (err) {
+        this.finished = batch.concat(this.finished);
+        throw err;
+      }
+      worked = true;
+    }
+    if (this.closing) return worked;
+    const now = this.deps.clock.now();
+    await this.keepLanes(now);
+    if (this.discover) {
+      this.discover = false;
+      if (await this.claimLanes(now)) worked = true;
+    }
+    if (this.sweep) {
+      this.sweep = false;
+      for (const lane of this.lanes.values()) lane.mayHaveWork = true;
+    }
+    if (await this.fillLanes(now)) worked = true;
+    return worked;
+  }
+
+  /** Renews the leases a third gone; releases instead the lanes with nothing in flight and nothing due. */
+  private async keepLanes(now: number): Promise<void> {
+    const due = [...this.lanes.values()].filter((l) => now >= l.renewAt).sort(byEndpoint);
+    if (due.length === 0) return;
+    const { outboundWebhookLeaseMs: leaseMs } = this.deps.config;
+    const gone: Lane[] = [];
+    await transaction(this.deps.db, async (trx) => {
+      for (const lane of due) {
+        if (lane.inFlight === 0 && !lane.mayHaveWork) {
+          await releaseLane(trx, lane, lane, this.opts.nodeId, now);
+          gone.push(lane);
+        } else if (!(await renewLane(trx, lane, lane, this.opts.nodeId, now, leaseMs))) {
+          gone.push(lane);
+        }
+      }
+    });
+    for (const lane of due) lane.renewAt = now + Math.floor(leaseMs / 3);
+    for (const lane of gone) this.lanes.delete(lane.endpointId);
+  }
+
+  /** Claims the lanes of endpoints with due deliveries that no other node holds, up to OUTBOUND_WEBHOOK_MAX_LANES. */
+  private async claimLanes(now: number): Promise<boolean> {
+    const { outboundWebhookMaxLanes: maxLanes, outboundWebhookLeaseMs: leaseMs } = this.deps.config;
+    const room = maxLanes - this.lanes.size;
+    if (room <= 0) return false;
+    const due = (await findDueEndpoints(this.deps.db, this.opts.nodeId, now, room + this.lanes.size))
+      .filter((e) => !this.lanes.has(e.endpointId))
+      .slice(0, room)
+      // One lock order on every node.
+      .sort(byEndpoint);
+    if (due.length === 0) return false;
+    const claimed: Lane[] = [];
+    await transaction(this.deps.db, async (trx) => {
+      for (const e of due) {
+        const generation = await claimLane(trx, e, e.endpointId, this.opts.nodeId, now, leaseMs);
+        if (generation !== null) claimed.push({ ...e, generation, renewAt: now + Math.floor(leaseMs / 3), inFlight: 0, mayHaveWork: true });
+      }
+    });
+    for (const lane of claimed) this.lanes.set(lane.endpointId, lane);
+    return claimed.length > 0;
+  }
+
+  /**
+   * For every lane that may have work and has room (its endpoint's maxConcurrency, the node's
+   * OUTBOUND_WEBHOOK_MAX_IN_FLIGHT): renews the lease (a lost lane claims nothing), reads the
+   * endpoint (a disabled or deleted one releases its lane), claims due deliveries and starts them.
+   * One transaction for every lane: one commit per pass.
+   */
+  private async fillLanes(now: number): Promise<boolean> {
+    const { outboundWebhookMaxInFlight: maxInFlight, outboundWebhookLeaseMs: leaseMs, outboundWebhookTimeoutMs: timeoutMs } = this.deps.config;
+    let budget = maxInFlight - this.inFlight.size;
+    const ready = [...this.lanes.values()].filter((l) => l.mayHaveWork).sort(byEndpoint);
+    if (budget <= 0 || ready.length === 0) return false;
+    const first = this.turn++ % ready.length;
+    const order = [...ready.slice(first), ...ready.slice(0, first)];
+    const attempts: Attempt[] = [];
+    const renewed: Lane[] = [];
+    const gone: Lane[] = [];
+    const exhausted: Lane[] = [];
+    // A claimed attempt is due again for another node only once it has surely ended here.
+    const inFlightUntil = now + timeoutMs + leaseMs;
+    await transaction(this.deps.db, async (trx) => {
+      for (const lane of order) {
+        if (budget <= 0) break;
+        if (!(await renewLane(trx, lane, lane, this.opts.nodeId, now, leaseMs))) {
+          gone.push(lane);
+          continue;
+        }
+        renewed.push(lane);
+        const endpoint = await findWebhookEndpoint(trx, lane, lane.endpointId);
+        if (!endpoint || endpoint.status !== 'enabled') {
+          await releaseLane(trx, lane, lane, this.opts.nodeId, now);
+          gone.push(lane);
+          continue;
+        }
+        const room = Math.min(endpoint.maxConcurrency - lane.inFlight, budget);
+        if (room <= 0) continue;
+        const keys = this.signingKeys(endpoint, now);
+        if (!keys) {
+          await releaseLane(trx, lane, lane, this.opts.nodeId, now);
+          gone.push(lane);
+          continue;
+        }
+        const claimed = await claimDueDeliveries(trx, lane, lane.endpointId, now, inFlightUntil, room);
+        if (claimed.length < room) exhausted.push(lane);
+        if (claimed.length === 0) continue;
+        budget -= claimed.length;
+        const messages = new Map(
+          (
+            await findMessages(
+              trx,
+              lane,
+              claimed.map((c) => c.messageId),
+            )
+          ).map((m) => [m.id, m]),
+        );
+        for (const c of claimed) {
+          const m = messages.get(c.messageId);
+          // Never missing (a delivery's message is deleted with it): a claim without a body is retaken when its mark expires.
+          if (!m) continue;
+          attempts.push({
+            lane,
+            tenant: { workspaceId: lane.workspaceId, environment: lane.environment },
+            endpointId: lane.endpointId,
+            messageId: c.messageId,
+            eventType: c.eventType,
+            claimedAttempts: c.attempts,
+            scheduleStep: c.scheduleStep,
+            trigger: triggerOf(c, m.source),
+            url: endpoint.url,
+            body: m.body,
+            keys,
+          });
+        }
+      }
+    });
+    for (const lane of renewed) lane.renewAt = now + Math.floor(leaseMs / 3);
+    for (const lane of exhausted) lane.mayHaveWork = false;
+    for (const lane of gone) this.lanes.delete(lane.endpointId);
+    for (const a of attempts) this.launch(a);
+    return attempts.length > 0 || gone.length > 0;
+  }
+
+  /** The keys to sign with: the current secret's, then the previous one's while its grace lasts. Null (logged) if a secret cannot be opened. */
+  private signingKeys(endpoint: WebhookEndpoint, now: number): Buffer[] | null {
+    const open = (s: SealedSecret): Buffer => {
+      const key = signingKeyOf(this.deps.secrets.open(s, secretAssociatedData(endpoint.id)));
+      if (!key) throw new Error('the stored secret is not a whsec_ secret');
+      return key;
+    };
+    try {
+      const keys = [open(endpoint.secret)];
+      if (endpoint.previousSecret && endpoint.previousSecret.expiresAt > now) keys.push(open(endpoint.previousSecret));
+      return keys;
+    } catch (err) {
+      // The key ring misses the key that sealed it (TOLLGATE_ENCRYPTION_KEYS): nothing can be signed; the deliveries wait.
+      this.deps.log.error({ err, endpointId: endpoint.id }, 'webhook sender: the endpoint signing secret cannot be opened; its deliveries wait');
+      return null;
+    }
+  }
+
+  private launch(a: Attempt): void {
+    a.lane.inFlight++;
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const attemptedAt = this.deps.clock.now();
+    const { config } = this.deps;
+    const p = sendAttempt({
+      url: a.url,
+      headers: webhookHeaders(a.messageId, Math.floor(attemptedAt / 1000), a.body, a.keys),
+      body: a.body,
+      timeoutMs: config.outboundWebhookTimeoutMs,
+      guard: !config.outboundWebhookAllowPrivateAddresses,
+      allowHttp: config.outboundWebhookAllowHttp,
+      resolver: this.resolver,
+      agents: this.agents,
+      signal: controller.signal,
+    })
+      .catch((err: unknown): AttemptOutcome => {
+        this.deps.log.error({ err }, 'webhook sender: an attempt failed unexpectedly; its delivery is due again');
+        return { abandoned: true, latencyMs: 0 };
+      })
+      .then((outcome) => {
+        this.finished.push({ attempt: a, attemptedAt, finishedAt: this.deps.clock.now(), outcome });
+      })
+      .finally(() => {
+        a.lane.inFlight--;
+        this.controllers.delete(controller);
+        this.inFlight.delete(p);
+        this.kick();
+      });
+    this.inFlight.add(p);
+  }
+
+  /**
+   * In one transaction: each result on its delivery (fenced by the claimed attempt count), every
+   * attempt in the log (a refused result too: the request was made), and each endpoint's health,
+   * which may disable it (audited; its pending deliveries fail).
+   */
+  private async writeResults(batch: Finished[]): Promise<void> {
+    const { deps } = this;
+    const disableAfterMs = deps.config.outboundWebhookDisableAfterHours * 3_600_000;
+    await transaction(deps.db, async (trx) => {
+      const now = deps.clock.now();
+      const rows: NewAttempt[] = [];
+      const health = new Map<string, { tenant: Tenant; endpointId: string; outcomes: Array<{ outcome: HealthOutcome; at: number; status: number | null }> }>();
+      for (const f of batch) {
+        const a = f.attempt;
+        const key = { messageId: a.messageId, endpointId: a.endpointId, claimedAttempts: a.claimedAttempts };
+        if (f.outcome.abandoned) {
+          await reopenClaimedDelivery(trx, a.tenant, key, now, now);
+          continue;
+        }
+        const { result } = f.outcome;
+        const judged = judgeAttempt(result);
+        const after = deliveryAfter(a, judged, result.kind === 'response' ? result.retryAfter : undefined, f.finishedAt);
+        const applied = await completeClaimedDelivery(
+          trx,
+          a.tenant,
+          {
+            ...key,
+            ...after,
+            lastAttemptAt: f.attemptedAt,
+            lastResponseStatus: judged.responseStatus,
+            lastError: judged.errorCode,
+          },
+          now,
+        );
+        rows.push({
+          id: deps.ids.next('webhookAttempt'),
+          workspaceId: a.tenant.workspaceId,
+          environment: a.tenant.environment,
+          messageId: a.messageId,
+          endpointId: a.endpointId,
+          eventType: a.eventType,
+          attemptNumber: a.claimedAttempts,
+          trigger: a.trigger,
+          url: a.url,
+          nodeId: this.opts.nodeId,
+          status: judged.succeeded ? 'succeeded' : 'failed',
+          responseStatus: judged.responseStatus,
+          responseBody: result.kind === 'response' ? result.body : null,
+          responseTruncated: result.kind === 'response' && result.truncated ? 1 : 0,
+          errorCode: judged.errorCode,
+          errorMessage: judged.errorMessage,
+          latencyMs: f.outcome.latencyMs,
+          attemptedAt: f.attemptedAt,
+          nextAttemptAt: applied ? after.nextAttemptAt : null,
+        });
+        if (!applied) continue;
+        let h = health.get(a.endpointId);
+        if (!h) health.set(a.endpointId, (h = { tenant: a.tenant, endpointId: a.endpointId, outcomes: [] }));
+        h.outcomes.push({ outcome: outcomeOf(judged.responseStatus), at: f.finishedAt, status: judged.responseStatus });
+      }
+      const disabled = new Set<string>();
+      for (const h of [...health.values()].sort(byEndpoint)) {
+        if (await this.applyHealth(trx, h.tenant, h.endpointId, h.outcomes, disableAfterMs, now)) disabled.add(h.endpointId);
+      }
+      // A disabled endpoint's deliveries are failed, not retried: the log says no next attempt.
+      for (const r of rows) if (disabled.has(r.endpointId)) r.nextAttemptAt = null;
+      await insertAttempts(trx, rows);
+    });
+    for (const f of batch) {
+      const lane = this.lanes.get(f.attempt.endpointId);
+      // A result may make the next message of its ordering key due.
+      if (lane) lane.mayHaveWork = true;
+    }
+  }
+
+  /** Applies the endpoint-health rules to an endpoint's outcomes in order; true if it was disabled. */
+  private async applyHealth(
+    trx: Deps['db'],
+    tenant: Tenant,
+    endpointId: string,
+    outcomes: ReadonlyArray<{ outcome: HealthOutcome; at: number; status: number | null }>,
+    disableAfterMs: number,
+    now: number,
+  ): Promise<boolean> {
+    const state = await readEndpointHealth(trx, tenant, endpointId);
+    if (!state || !state.enabled) return false;
+    let failingSince = state.failingSince;
+    let disable: { reason: Exclude<DisabledReason, 'manual'>; status: number | null } | null = null;
+    for (const o of outcomes) {
+      const t = healthAfter(failingSince, o.outcome, o.at, disableAfterMs);
+      if (t.kind === 'recovered') failingSince = null;
+      else if (t.kind === 'failing') failingSince = t.since;
+      else if (t.kind === 'disable') {
+        disable = { reason: t.reason, status: o.status };
+        break;
+      }
+    }
+    if (!disable) {
+      if (failingSince !== state.failingSince) await setEndpointFailingSince(trx, tenant, endpointId, failingSince);
+      return false;
+    }
+    if (!(await disableEndpointForHealth(trx, tenant, endpointId, disable.reason, failingSince, now))) return false;
+    const failed = await failPendingDeliveries(trx, tenant, endpointId, now);
+    await recordAudit(
+      trx,
+      this.deps,
+      { ...tenant, actor: { type: 'SYSTEM', id: 'webhook-sender' }, correlationId: this.deps.ids.next('request'), source: 'system' },
+      {
+        eventType: 'webhook_endpoint.disabled',
+        severity: 'WARN',
+        targetType: 'webhook_endpoint',
+        targetId: endpointId,
+        payload: {
+          reason: disable.reason,
+          responseStatus: disable.status,
+          failingSince: failingSince === null ? null : new Date(failingSince).toISOString(),
+          pendingDeliveriesFailed: failed,
+        },
+      },
+    );
+    return true;
+  }
+}
+
+function byEndpoint(a: { endpointId: string }, b: { endpointId: string }): number {
+  return a.endpointId < b.endpointId ? -1 : a.endpointId > b.endpointId ? 1 : 0;
+}
