@@ -63,17 +63,21 @@ export function guardedLookup(resolver: HostResolver, guard: boolean): LookupFun
       callback(notAllowed(`${hostname} is a loopback name: webhook endpoints must be public (OUTBOUND_WEBHOOK_ALLOW_PRIVATE_ADDRESSES is off)`), '', 4);
       return;
     }
-    resolver(name).then(
-      (addresses) => {
-        if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
-        if (guard) {
-          const v = checkAddresses(addresses);
-          if (!v.allowed)
-            throw notAllowed(`${hostname} resolves to ${v.address}, a ${v.class} address: refused (OUTBOUND_WEBHOOK_ALLOW_PRIVATE_ADDRESSES is off)`);
-        }
-        let all = addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
-        if (options.family === 4 || options.family === 6) all = all.filter((a) => a.family === options.family);
-        if (all.length === 0) throw Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' });
+    const answer = async () => {
+      const addresses = await resolver(name);
+      if (addresses.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
+      if (guard) {
+        const v = checkAddresses(addresses);
+        if (!v.allowed)
+          throw notAllowed(`${hostname} resolves to ${v.address}, a ${v.class} address: refused (OUTBOUND_WEBHOOK_ALLOW_PRIVATE_ADDRESSES is off)`);
+      }
+      const all = addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
+      const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+      if (wanted.length === 0) throw Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' });
+      return wanted;
+    };
+    answer().then(
+      (all) => {
         if (options.all) (callback as unknown as (err: null, all: Array<{ address: string; family: number }>) => void)(null, all);
         else callback(null, all[0]!.address, all[0]!.family);
       },

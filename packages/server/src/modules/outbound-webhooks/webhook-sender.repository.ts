@@ -27,26 +27,37 @@ export interface DueEndpoint extends Tenant {
  * across tenants (it finds the tenants). Reads the pending deliveries alone (partial index).
  */
 export async function findDueEndpoints(db: Db, owner: string, now: number, limit: number): Promise<DueEndpoint[]> {
+  // Grouped by the endpoint alone, which leads the partial index (an endpoint has one tenant);
+  // the lanes are looked at once per endpoint, after the grouping.
+  const due = db
+    .selectFrom('webhookDeliveries')
+    .select((eb) => [
+      'endpointId',
+      eb.fn.min('workspaceId').as('workspaceId'),
+      eb.fn.min('environment').as('environment'),
+      eb.fn.min('nextAttemptAt').as('firstDue'),
+    ])
+    .where('status', '=', PENDING)
+    .where('nextAttemptAt', '<=', now)
+    .groupBy('endpointId')
+    .as('g');
   const rows = await db
-    .selectFrom('webhookDeliveries as d')
-    .select(['d.endpointId', 'd.workspaceId', 'd.environment'])
-    .where('d.status', '=', PENDING)
-    .where('d.nextAttemptAt', '<=', now)
+    .selectFrom(due)
+    .select(['g.endpointId', 'g.workspaceId', 'g.environment'])
     .where((eb) =>
       eb.not(
         eb.exists(
           eb
             .selectFrom('webhookLanes as l')
             .select(sql.lit(1).as('one'))
-            .whereRef('l.endpointId', '=', 'd.endpointId')
+            .whereRef('l.endpointId', '=', 'g.endpointId')
             .where('l.owner', 'is not', null)
             .where('l.owner', '!=', owner)
             .where('l.leaseUntil', '>=', now),
         ),
       ),
     )
-    .groupBy(['d.endpointId', 'd.workspaceId', 'd.environment'])
-    .orderBy(sql`min(d.next_attempt_at)`)
+    .orderBy('g.firstDue')
     .limit(limit)
     .execute();
   return rows.map((r) => ({ endpointId: r.endpointId, workspaceId: r.workspaceId, environment: r.environment as Environment }));
