@@ -1,7 +1,7 @@
 // Outbound webhooks (issue 19): deliveries per second from the sender to a local receiver, against
 // the raw rate of the same POSTs from this process to the same receiver (the ceiling, same run),
 // and the delay from an event's commit to its delivery at 1,000 events/s.
-// Run: npm run bench:outbound-webhooks   (about 1 min; 127.0.0.1 only; stops by itself)
+// Run: npm run bench:outbound-webhooks   (1-6 min: the backlog takes what the sender takes; 127.0.0.1 only; stops by itself)
 //      BENCH_MESSAGES (throughput phase, default 20,000), BENCH_ENDPOINTS (1-15, default 8),
 //      BENCH_ENDPOINT_CONCURRENCY (each endpoint's maxConcurrency, default 16), BENCH_SECONDS
 //      (latency phase, default 15), BENCH_RATE (events/s in it, default 1,000),
