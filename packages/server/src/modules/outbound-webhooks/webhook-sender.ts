@@ -1,5 +1,7 @@
 import type { Deps } from '../../deps.js';
+import type { Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
+import { transactionNow } from '../../db/write-turns.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { deliveryAfter, judgeAttempt, triggerOf, type AttemptTrigger } from './attempt-outcome.js';
@@ -48,6 +50,8 @@ interface Lane extends DueEndpoint {
   /** Clock time at which the lease is renewed (a third of it gone), or the lane released if idle. */
   renewAt: number;
   inFlight: number;
+  /** The endpoint's maxConcurrency as last read (Infinity until then). */
+  maxConcurrency: number;
   /** Something may be due: false once a claim found less than it had room for, until a signal, a poll or a result. */
   mayHaveWork: boolean;
 }
@@ -225,7 +229,7 @@ export class WebhookSender {
       const lanes = [...this.lanes.values()].sort(byEndpoint);
       if (lanes.length > 0) {
         const now = this.deps.clock.now();
-        await transaction(this.deps.db, async (trx) => {
+        await this.transact(async (trx) => {
           for (const lane of lanes) await releaseLane(trx, lane, lane, this.opts.nodeId, now);
         });
       }
@@ -235,6 +239,18 @@ export class WebhookSender {
     }
     this.agents.http.destroy();
     this.agents.https.destroy();
+  }
+
+  /**
+   * The sender's transactions. SQLite: each waits its turn behind usage writes and begins only
+   * when the write lock is free (db/write-turns.ts), as every background job does, so the main
+   * thread never sleeps in SQLite's busy handler. PostgreSQL: a plain transaction.
+   */
+  private transact<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    const { deps } = this;
+    if (deps.dialect !== 'sqlite' || deps.sqlite === null) return transaction(deps.db, fn);
+    const sqlite = deps.sqlite;
+    return deps.writeTurns.run(() => transactionNow(deps.db, sqlite, fn));
   }
 
   /** Waits for the pass under way and any it asked for (run() never rejects). */
@@ -312,16 +328,17 @@ export class WebhookSender {
     const due = [...this.lanes.values()].filter((l) => now >= l.renewAt).sort(byEndpoint);
     if (due.length === 0) return;
     const { outboundWebhookLeaseMs: leaseMs } = this.deps.config;
-    const gone: Lane[] = [];
-    await transaction(this.deps.db, async (trx) => {
+    const gone = await this.transact(async (trx) => {
+      const out: Lane[] = [];
       for (const lane of due) {
         if (lane.inFlight === 0 && !lane.mayHaveWork) {
           await releaseLane(trx, lane, lane, this.opts.nodeId, now);
-          gone.push(lane);
+          out.push(lane);
         } else if (!(await renewLane(trx, lane, lane, this.opts.nodeId, now, leaseMs))) {
-          gone.push(lane);
+          out.push(lane);
         }
       }
+      return out;
     });
     for (const lane of due) lane.renewAt = now + Math.floor(leaseMs / 3);
     for (const lane of gone) this.lanes.delete(lane.endpointId);
@@ -338,12 +355,14 @@ export class WebhookSender {
       // One lock order on every node.
       .sort(byEndpoint);
     if (due.length === 0) return false;
-    const claimed: Lane[] = [];
-    await transaction(this.deps.db, async (trx) => {
+    const claimed = await this.transact(async (trx) => {
+      const out: Lane[] = [];
       for (const e of due) {
         const generation = await claimLane(trx, e, e.endpointId, this.opts.nodeId, now, leaseMs);
-        if (generation !== null) claimed.push({ ...e, generation, renewAt: now + Math.floor(leaseMs / 3), inFlight: 0, mayHaveWork: true });
+        if (generation !== null)
+          out.push({ ...e, generation, renewAt: now + Math.floor(leaseMs / 3), inFlight: 0, maxConcurrency: Infinity, mayHaveWork: true });
       }
+      return out;
     });
     for (const lane of claimed) this.lanes.set(lane.endpointId, lane);
     return claimed.length > 0;
@@ -356,78 +375,80 @@ export class WebhookSender {
    * One transaction for every lane: one commit per pass.
    */
   private async fillLanes(now: number): Promise<boolean> {
-    const { outboundWebhookMaxInFlight: maxInFlight, outboundWebhookLeaseMs: leaseMs, outboundWebhookTimeoutMs: timeoutMs } = this.deps.config;
-    let budget = maxInFlight - this.inFlight.size;
-    const ready = [...this.lanes.values()].filter((l) => l.mayHaveWork).sort(byEndpoint);
+    const budget = this.deps.config.outboundWebhookMaxInFlight - this.inFlight.size;
+    // A lane at its endpoint's cap (as last read) waits for a slot; keepLanes renews it meanwhile.
+    const ready = [...this.lanes.values()].filter((l) => l.mayHaveWork && l.inFlight < l.maxConcurrency).sort(byEndpoint);
     if (budget <= 0 || ready.length === 0) return false;
     const first = this.turn++ % ready.length;
     const order = [...ready.slice(first), ...ready.slice(0, first)];
-    const attempts: Attempt[] = [];
-    const renewed: Lane[] = [];
-    const gone: Lane[] = [];
-    const exhausted: Lane[] = [];
+    const leaseMs = this.deps.config.outboundWebhookLeaseMs;
+    const claim = await this.transact((trx) => this.claimWork(trx, order, budget, now));
+    for (const lane of claim.renewed) lane.renewAt = now + Math.floor(leaseMs / 3);
+    for (const lane of claim.exhausted) lane.mayHaveWork = false;
+    for (const lane of claim.gone) this.lanes.delete(lane.endpointId);
+    for (const a of claim.attempts) this.launch(a);
+    return claim.attempts.length > 0 || claim.gone.length > 0;
+  }
+
+  /** fillLanes' transaction: what it claimed, and what it learnt of the lanes (applied after the commit). */
+  private async claimWork(
+    trx: Db,
+    order: readonly Lane[],
+    budget: number,
+    now: number,
+  ): Promise<{ attempts: Attempt[]; renewed: Lane[]; gone: Lane[]; exhausted: Lane[] }> {
+    const { outboundWebhookLeaseMs: leaseMs, outboundWebhookTimeoutMs: timeoutMs } = this.deps.config;
+    const out = { attempts: [] as Attempt[], renewed: [] as Lane[], gone: [] as Lane[], exhausted: [] as Lane[] };
     // A claimed attempt is due again for another node only once it has surely ended here.
     const inFlightUntil = now + timeoutMs + leaseMs;
-    await transaction(this.deps.db, async (trx) => {
-      for (const lane of order) {
-        if (budget <= 0) break;
-        if (!(await renewLane(trx, lane, lane, this.opts.nodeId, now, leaseMs))) {
-          gone.push(lane);
-          continue;
-        }
-        renewed.push(lane);
-        const endpoint = await findWebhookEndpoint(trx, lane, lane.endpointId);
-        if (!endpoint || endpoint.status !== 'enabled') {
-          await releaseLane(trx, lane, lane, this.opts.nodeId, now);
-          gone.push(lane);
-          continue;
-        }
-        const room = Math.min(endpoint.maxConcurrency - lane.inFlight, budget);
-        if (room <= 0) continue;
-        const keys = this.signingKeys(endpoint, now);
-        if (!keys) {
-          await releaseLane(trx, lane, lane, this.opts.nodeId, now);
-          gone.push(lane);
-          continue;
-        }
-        const claimed = await claimDueDeliveries(trx, lane, lane.endpointId, now, inFlightUntil, room);
-        if (claimed.length < room) exhausted.push(lane);
-        if (claimed.length === 0) continue;
-        budget -= claimed.length;
-        const messages = new Map(
-          (
-            await findMessages(
-              trx,
-              lane,
-              claimed.map((c) => c.messageId),
-            )
-          ).map((m) => [m.id, m]),
-        );
-        for (const c of claimed) {
-          const m = messages.get(c.messageId);
-          // Never missing (a delivery's message is deleted with it): a claim without a body is retaken when its mark expires.
-          if (!m) continue;
-          attempts.push({
-            lane,
-            tenant: { workspaceId: lane.workspaceId, environment: lane.environment },
-            endpointId: lane.endpointId,
-            messageId: c.messageId,
-            eventType: c.eventType,
-            claimedAttempts: c.attempts,
-            scheduleStep: c.scheduleStep,
-            trigger: triggerOf(c, m.source),
-            url: endpoint.url,
-            body: m.body,
-            keys,
-          });
-        }
+    for (const lane of order) {
+      if (budget <= 0) break;
+      if (!(await renewLane(trx, lane, lane, this.opts.nodeId, now, leaseMs))) {
+        out.gone.push(lane);
+        continue;
       }
-    });
-    for (const lane of renewed) lane.renewAt = now + Math.floor(leaseMs / 3);
-    for (const lane of exhausted) lane.mayHaveWork = false;
-    for (const lane of gone) this.lanes.delete(lane.endpointId);
-    for (const a of attempts) this.launch(a);
-    return attempts.length > 0 || gone.length > 0;
+      out.renewed.push(lane);
+      const endpoint = await findWebhookEndpoint(trx, lane, lane.endpointId);
+      const keys = endpoint?.status === 'enabled' ? this.signingKeys(endpoint, now) : null;
+      if (!endpoint || !keys) {
+        // Disabled, deleted, or its secret unreadable: another pass (or node) looks again later.
+        await releaseLane(trx, lane, lane, this.opts.nodeId, now);
+        out.gone.push(lane);
+        continue;
+      }
+      lane.maxConcurrency = endpoint.maxConcurrency;
+      const room = Math.min(endpoint.maxConcurrency - lane.inFlight, budget);
+      if (room <= 0) continue;
+      const claimed = await claimDueDeliveries(trx, lane, lane.endpointId, now, inFlightUntil, room);
+      if (claimed.length < room) out.exhausted.push(lane);
+      if (claimed.length === 0) continue;
+      budget -= claimed.length;
+      const bodies = await findMessages(
+        trx,
+        lane,
+        claimed.map((c) => c.messageId),
+      );
+      const messages = new Map(bodies.map((m) => [m.id, m]));
+      for (const c of claimed) {
+        const m = messages.get(c.messageId);
+        // Never missing (a delivery's message is deleted with it): a claim without a body is retaken when its mark expires.
+        if (!m) continue;
+        out.attempts.push({
+          lane,
+          tenant: { workspaceId: lane.workspaceId, environment: lane.environment },
+          endpointId: lane.endpointId,
+          messageId: c.messageId,
+          eventType: c.eventType,
+          claimedAttempts: c.attempts,
+          scheduleStep: c.scheduleStep,
+          trigger: triggerOf(c, m.source),
+          url: endpoint.url,
+          body: m.body,
+          keys,
+        });
+      }
+    }
+    return out;
   }
 
   /** The keys to sign with: the current secret's, then the previous one's while its grace lasts. Null (logged) if a secret cannot be opened. */
@@ -489,7 +510,7 @@ export class WebhookSender {
   private async writeResults(batch: Finished[]): Promise<void> {
     const { deps } = this;
     const disableAfterMs = deps.config.outboundWebhookDisableAfterHours * 3_600_000;
-    await transaction(deps.db, async (trx) => {
+    await this.transact(async (trx) => {
       const now = deps.clock.now();
       const rows: NewAttempt[] = [];
       const health = new Map<string, { tenant: Tenant; endpointId: string; outcomes: Array<{ outcome: HealthOutcome; at: number; status: number | null }> }>();
@@ -558,7 +579,7 @@ export class WebhookSender {
 
   /** Applies the endpoint-health rules to an endpoint's outcomes in order; true if it was disabled. */
   private async applyHealth(
-    trx: Deps['db'],
+    trx: Db,
     tenant: Tenant,
     endpointId: string,
     outcomes: ReadonlyArray<{ outcome: HealthOutcome; at: number; status: number | null }>,
