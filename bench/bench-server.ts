@@ -1,7 +1,7 @@
 // A real Tollgate server for benchmarks: the embedded SQLite default (or DATABASE_URL), a demo
 // workspace whose rate limit is raised out of the way, 100 extra customers, and one bare route as
 // the ceiling. Prints one JSON line with its URL, keys and ids, then serves until killed.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../packages/server/src/app.js';
@@ -21,33 +21,33 @@ const config = {
 };
 const { composition } = await bootstrap(config);
 const { deps } = composition;
-const demo = await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'bench' }, source: 'system', correlationId: 'bench' });
-await setWorkspaceRateLimit(deps.db, demo.workspaceId, 10_000_000, Date.now());
-const test = demo.environments.test;
-const ctx = {
-  workspaceId: demo.workspaceId,
-  environment: 'test' as const,
-  actor: { type: 'SYSTEM' as const, id: 'bench' },
-  correlationId: 'bench',
-  source: 'system' as const,
-};
-const customerIds: string[] = [];
-for (let i = 0; i < 100; i++) customerIds.push((await createCustomer(deps, ctx, { externalId: `bench-${i}` })).id);
-// The demo subscription (on the Pro offering: three units rated from the catalog) gets a limit
-// and a budget, so checks do the full work: catalog quota, usage limit and rated spend.
-await updateSubscription(deps, ctx, test.subscriptionId, {
-  usageLimits: [{ metricName: 'api_calls', limit: 1_000_000_000, enforcement: 'BLOCK' }],
-  spendBudget: { amount: '1000000', enforcement: 'BLOCK' },
-});
-const app = await buildApp(composition);
-app.get('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
-app.post('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
-// The same bare answer behind authentication and the rate limit: what every API route pays.
-app.get('/__bench/authed', { config: { auth: { kind: 'workspace', scope: 'entitlements:read' } }, schema: { hide: true } }, async () => ({ ok: true }));
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
-process.stdout.write(
-  `${JSON.stringify({
-    url,
+// BENCH_RESUME=1 with the DATA_DIR (and DATABASE_URL) of an earlier start: a restart on the same
+// data (bench/outbound-webhooks.ts restarts it with another OUTBOUND_WEBHOOK_SENDER): nothing is
+// seeded again, and the info line is the one that start wrote.
+const infoFile = path.join(dataDir, 'bench-info.json');
+const resume = process.env.BENCH_RESUME === '1';
+const seeded = resume ? (JSON.parse(readFileSync(infoFile, 'utf8')) as Record<string, unknown>) : await seed();
+
+async function seed(): Promise<Record<string, unknown>> {
+  const demo = await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'bench' }, source: 'system', correlationId: 'bench' });
+  await setWorkspaceRateLimit(deps.db, demo.workspaceId, 10_000_000, Date.now());
+  const test = demo.environments.test;
+  const ctx = {
+    workspaceId: demo.workspaceId,
+    environment: 'test' as const,
+    actor: { type: 'SYSTEM' as const, id: 'bench' },
+    correlationId: 'bench',
+    source: 'system' as const,
+  };
+  const customerIds: string[] = [];
+  for (let i = 0; i < 100; i++) customerIds.push((await createCustomer(deps, ctx, { externalId: `bench-${i}` })).id);
+  // The demo subscription (on the Pro offering: three units rated from the catalog) gets a limit
+  // and a budget, so checks do the full work: catalog quota, usage limit and rated spend.
+  await updateSubscription(deps, ctx, test.subscriptionId, {
+    usageLimits: [{ metricName: 'api_calls', limit: 1_000_000_000, enforcement: 'BLOCK' }],
+    spendBudget: { amount: '1000000', enforcement: 'BLOCK' },
+  });
+  const info = {
     // The demo workspace (ws_…): the X-Tenant-Id of the audit stream (bench/audit-stream.ts).
     workspaceId: demo.workspaceId,
     dataDir,
@@ -59,8 +59,18 @@ process.stdout.write(
     customerIds,
     // One webhook source per built-in provider (id, URL path, signing secret), for bench/webhooks.ts.
     webhookSources: Object.fromEntries(Object.entries(test.webhookSources).map(([k, v]) => [k, { id: v.id, url: v.url, secret: v.secret }])),
-  })}\n`,
-);
+  };
+  writeFileSync(infoFile, JSON.stringify(info));
+  return info;
+}
+
+const app = await buildApp(composition);
+app.get('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
+app.post('/__bench/bare', { config: { rateLimited: false }, schema: { hide: true } }, async () => ({ ok: true }));
+// The same bare answer behind authentication and the rate limit: what every API route pays.
+app.get('/__bench/authed', { config: { auth: { kind: 'workspace', scope: 'entitlements:read' } }, schema: { hide: true } }, async () => ({ ok: true }));
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(`${JSON.stringify({ url, ...seeded })}\n`);
 // Exit normally on a signal, so `--cpu-prof` can write its profile. The ingest benchmark reads the
 // database file after the server stops, so a temporary directory is removed on its own exit, not here.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));

@@ -170,6 +170,9 @@ export async function openLoop(opts: {
   /** Stops the run early once it returns true (checked before each request); `seconds` then bounds it. */
   until?: () => boolean;
   maxOutstanding?: number;
+  /** The status counted in `ok` (200 unless given); `onOk` gets each such answer's body. */
+  okStatus?: number;
+  onOk?: (body: string) => void;
 }): Promise<LoadResult> {
   const start = performance.now();
   const end = start + opts.seconds * 1000;
@@ -190,10 +193,11 @@ export async function openLoop(opts: {
     const p = (async () => {
       try {
         const res = await fetch(url, init);
-        await res.arrayBuffer();
-        if (res.status === 200) {
+        const body = opts.onOk ? await res.text() : (await res.arrayBuffer(), '');
+        if (res.status === (opts.okStatus ?? 200)) {
           r.ok += 1;
           r.latenciesOk.push(performance.now() - due);
+          opts.onOk?.(body);
         } else if (res.status === 503) r.refused += 1;
         else r.other += 1;
       } catch {
