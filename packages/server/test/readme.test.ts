@@ -1,12 +1,14 @@
 /**
- * The root README's outbound webhooks section says what the code does: its event types are the
+ * The root README says what the code does. Its outbound webhooks section: its event types are the
  * catalog's, its examples are abridged copies of the OpenAPI document's, its retry table is the
- * schedule's and its per-profile defaults are loadConfig's.
+ * schedule's and its per-profile defaults are loadConfig's. Its audit section: the table of audit
+ * event types is the list recordAudit accepts.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadConfig, type Config } from '../src/lib/config.js';
+import { auditEventTypesByCategory } from '../src/modules/audit/audit-event-types.js';
 import { catalogTypes, eventCatalog } from '../src/modules/outbound-webhooks/event-catalog.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../src/modules/outbound-webhooks/retry-schedule.js';
 import { webhookExample } from '../src/modules/outbound-webhooks/webhook-docs.js';
@@ -92,5 +94,29 @@ describe('README.md: outbound webhooks', () => {
         assert.equal(code(defaults[i]!), String(value), `${code(name!)} in ${p}`);
       });
     }
+  });
+});
+
+describe('README.md: audit events', () => {
+  it('the table of audit event types lists every type recordAudit accepts, by category, in order', () => {
+    const lines = readme.split('\n');
+    const at = lines.indexOf('| Category | Event types |');
+    assert.ok(at >= 0, 'a table headed "| Category | Event types |"');
+    const rows = lines.slice(
+      at + 2,
+      lines.findIndex((l, i) => i > at && !l.startsWith('|')),
+    );
+    const categories = Object.entries(auditEventTypesByCategory);
+    assert.equal(rows.length, categories.length);
+    rows.forEach((row, i) => {
+      const [category, types] = categories[i]!;
+      const [first, second] = row
+        .slice(1, -1)
+        .split(' | ')
+        .map((c) => c.trim());
+      assert.ok(first!.startsWith(category), `row ${i + 1} is ${category}`);
+      const shown = [...second!.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((m) => m[1]);
+      assert.deepEqual(shown, types, category);
+    });
   });
 });

@@ -25956,10 +25956,6 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
-                  };
                 }
               | {
                   object: {
@@ -26057,7 +26053,7 @@ export interface webhooks {
            *           "trialEndsAt": null,
            *           "status": "ACTIVE",
            *           "billingPeriod": "MONTHLY",
-           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodStart": "2026-11-23T12:00:00.000Z",
            *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
            *           "version": 4,
            *           "startedAt": "2026-10-01T09:30:00.000Z",
@@ -26078,17 +26074,29 @@ export interface webhooks {
            *           "cancelAtPeriodEnd": false,
            *           "scheduledChange": null,
            *           "testClockId": null,
-           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionId": "pv_01jd3m5y2q0000000000000000",
            *           "priceVersionPinned": false,
            *           "discount": null,
            *           "createdAt": "2026-10-01T09:30:00.000Z",
            *           "updatedAt": "2026-11-23T12:00:00.000Z"
            *         },
            *         "previousAttributes": {
-           *           "offeringId": "off_01jd3m5x7c0000000000000000"
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000"
            *         },
            *         "details": {
-           *           "invoiceId": "inv_01jd3m5x7c0000000000000000"
+           *           "kind": "UPGRADE",
+           *           "applyAt": "IMMEDIATE",
+           *           "channel": "API",
+           *           "fromOfferingId": "off_01jd3m5x7c0000000000000000",
+           *           "toOfferingId": "off_01jd3m5y2q0000000000000000",
+           *           "effectiveAt": "2026-11-23T12:00:00.000Z",
+           *           "credit": "15.00",
+           *           "debit": "30.00",
+           *           "net": "15.00",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "creditNoteId": null
            *         }
            *       }
            *     }
@@ -26109,9 +26117,42 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * @description UPGRADE, DOWNGRADE or LATERAL, by the entry prices compared (null only for a plan_changed scheduled before changes had kinds).
+                     * @enum {string|null}
+                     */
+                    kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL' | null;
+                    /**
+                     * @description IMMEDIATE, or PERIOD_END when a scheduled change took effect at the renewal.
+                     * @enum {unknown}
+                     */
+                    applyAt: 'IMMEDIATE' | 'PERIOD_END';
+                    /**
+                     * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). Null only with a null kind.
+                     * @enum {string|null}
+                     */
+                    channel: 'API' | 'EMBED' | null;
+                    /** @description The offering before the change. */
+                    fromOfferingId: string;
+                    /** @description The offering now (data.object.offeringId). */
+                    toOfferingId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the change took effect, in the subscription’s time (its test clock’s, if it has one).
+                     */
+                    effectiveAt: string;
+                    /** @description The unused part of the old offering’s entry price, credited. Null at PERIOD_END: nothing is prorated at the boundary. */
+                    credit: string | null;
+                    /** @description The new offering’s entry price for the rest of the period. Null at PERIOD_END. */
+                    debit: string | null;
+                    /** @description debit − credit: charged today when positive, a credit note when negative. Null at PERIOD_END. */
+                    net: string | null;
+                    /** @description IMMEDIATE: the change’s invoice (null when it charged nothing). PERIOD_END: the renewal’s invoice, which bills the new offering. */
+                    invoiceId: string | null;
+                    /** @description The credit note for the unused time, when one was issued (a negative net). */
+                    creditNoteId: string | null;
                   };
                 }
               | {
@@ -26210,7 +26251,7 @@ export interface webhooks {
            *           "trialEndsAt": null,
            *           "status": "ACTIVE",
            *           "billingPeriod": "MONTHLY",
-           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodStart": "2026-11-23T12:00:00.000Z",
            *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
            *           "version": 4,
            *           "startedAt": "2026-10-01T09:30:00.000Z",
@@ -26231,14 +26272,29 @@ export interface webhooks {
            *           "cancelAtPeriodEnd": false,
            *           "scheduledChange": null,
            *           "testClockId": null,
-           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionId": "pv_01jd3m5y2q0000000000000000",
            *           "priceVersionPinned": false,
            *           "discount": null,
            *           "createdAt": "2026-10-01T09:30:00.000Z",
            *           "updatedAt": "2026-11-23T12:00:00.000Z"
            *         },
            *         "previousAttributes": {
-           *           "offeringId": "off_01jd3m5x7c0000000000000000"
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000"
+           *         },
+           *         "details": {
+           *           "kind": "DOWNGRADE",
+           *           "applyAt": "IMMEDIATE",
+           *           "channel": "API",
+           *           "fromOfferingId": "off_01jd3m5x7c0000000000000000",
+           *           "toOfferingId": "off_01jd3m5y2q0000000000000000",
+           *           "effectiveAt": "2026-11-23T12:00:00.000Z",
+           *           "credit": "30.00",
+           *           "debit": "15.00",
+           *           "net": "-15.00",
+           *           "invoiceId": null,
+           *           "creditNoteId": "cn_01jd3m5x7c0000000000000000"
            *         }
            *       }
            *     }
@@ -26259,9 +26315,42 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * @description UPGRADE, DOWNGRADE or LATERAL, by the entry prices compared (null only for a plan_changed scheduled before changes had kinds).
+                     * @enum {string|null}
+                     */
+                    kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL' | null;
+                    /**
+                     * @description IMMEDIATE, or PERIOD_END when a scheduled change took effect at the renewal.
+                     * @enum {unknown}
+                     */
+                    applyAt: 'IMMEDIATE' | 'PERIOD_END';
+                    /**
+                     * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). Null only with a null kind.
+                     * @enum {string|null}
+                     */
+                    channel: 'API' | 'EMBED' | null;
+                    /** @description The offering before the change. */
+                    fromOfferingId: string;
+                    /** @description The offering now (data.object.offeringId). */
+                    toOfferingId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the change took effect, in the subscription’s time (its test clock’s, if it has one).
+                     */
+                    effectiveAt: string;
+                    /** @description The unused part of the old offering’s entry price, credited. Null at PERIOD_END: nothing is prorated at the boundary. */
+                    credit: string | null;
+                    /** @description The new offering’s entry price for the rest of the period. Null at PERIOD_END. */
+                    debit: string | null;
+                    /** @description debit − credit: charged today when positive, a credit note when negative. Null at PERIOD_END. */
+                    net: string | null;
+                    /** @description IMMEDIATE: the change’s invoice (null when it charged nothing). PERIOD_END: the renewal’s invoice, which bills the new offering. */
+                    invoiceId: string | null;
+                    /** @description The credit note for the unused time, when one was issued (a negative net). */
+                    creditNoteId: string | null;
                   };
                 }
               | {
@@ -26360,7 +26449,7 @@ export interface webhooks {
            *           "trialEndsAt": null,
            *           "status": "ACTIVE",
            *           "billingPeriod": "MONTHLY",
-           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodStart": "2026-11-23T12:00:00.000Z",
            *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
            *           "version": 4,
            *           "startedAt": "2026-10-01T09:30:00.000Z",
@@ -26381,14 +26470,29 @@ export interface webhooks {
            *           "cancelAtPeriodEnd": false,
            *           "scheduledChange": null,
            *           "testClockId": null,
-           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "priceVersionId": "pv_01jd3m5y2q0000000000000000",
            *           "priceVersionPinned": false,
            *           "discount": null,
            *           "createdAt": "2026-10-01T09:30:00.000Z",
            *           "updatedAt": "2026-11-23T12:00:00.000Z"
            *         },
            *         "previousAttributes": {
-           *           "offeringId": "off_01jd3m5x7c0000000000000000"
+           *           "offeringId": "off_01jd3m5x7c0000000000000000",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000"
+           *         },
+           *         "details": {
+           *           "kind": "LATERAL",
+           *           "applyAt": "IMMEDIATE",
+           *           "channel": "API",
+           *           "fromOfferingId": "off_01jd3m5x7c0000000000000000",
+           *           "toOfferingId": "off_01jd3m5y2q0000000000000000",
+           *           "effectiveAt": "2026-11-23T12:00:00.000Z",
+           *           "credit": "15.00",
+           *           "debit": "15.00",
+           *           "net": "0.00",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "creditNoteId": null
            *         }
            *       }
            *     }
@@ -26409,9 +26513,42 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * @description UPGRADE, DOWNGRADE or LATERAL, by the entry prices compared (null only for a plan_changed scheduled before changes had kinds).
+                     * @enum {string|null}
+                     */
+                    kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL' | null;
+                    /**
+                     * @description IMMEDIATE, or PERIOD_END when a scheduled change took effect at the renewal.
+                     * @enum {unknown}
+                     */
+                    applyAt: 'IMMEDIATE' | 'PERIOD_END';
+                    /**
+                     * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). Null only with a null kind.
+                     * @enum {string|null}
+                     */
+                    channel: 'API' | 'EMBED' | null;
+                    /** @description The offering before the change. */
+                    fromOfferingId: string;
+                    /** @description The offering now (data.object.offeringId). */
+                    toOfferingId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the change took effect, in the subscription’s time (its test clock’s, if it has one).
+                     */
+                    effectiveAt: string;
+                    /** @description The unused part of the old offering’s entry price, credited. Null at PERIOD_END: nothing is prorated at the boundary. */
+                    credit: string | null;
+                    /** @description The new offering’s entry price for the rest of the period. Null at PERIOD_END. */
+                    debit: string | null;
+                    /** @description debit − credit: charged today when positive, a credit note when negative. Null at PERIOD_END. */
+                    net: string | null;
+                    /** @description IMMEDIATE: the change’s invoice (null when it charged nothing). PERIOD_END: the renewal’s invoice, which bills the new offering. */
+                    invoiceId: string | null;
+                    /** @description The credit note for the unused time, when one was issued (a negative net). */
+                    creditNoteId: string | null;
                   };
                 }
               | {
@@ -26531,9 +26668,7 @@ export interface webhooks {
            *           "cancelAtPeriodEnd": false,
            *           "scheduledChange": {
            *             "offeringId": "off_01jd3m5y2q0000000000000001",
-           *             "requestedAt": "2026-11-23T12:00:00.000Z",
-           *             "kind": "DOWNGRADE",
-           *             "channel": "API"
+           *             "requestedAt": "2026-11-23T12:00:00.000Z"
            *           },
            *           "testClockId": null,
            *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
@@ -26545,6 +26680,15 @@ export interface webhooks {
            *         "previousAttributes": {
            *           "status": "ACTIVE",
            *           "scheduledChange": null
+           *         },
+           *         "details": {
+           *           "change": "DOWNGRADE",
+           *           "fromOfferingId": "off_01jd3m5x7c0000000000000000",
+           *           "toOfferingId": "off_01jd3m5y2q0000000000000001",
+           *           "effectiveAt": "2026-12-01T00:00:00.000Z",
+           *           "channel": "API",
+           *           "reason": null,
+           *           "comment": null
            *         }
            *       }
            *     }
@@ -26565,9 +26709,34 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * @description What waits for the period end: a plan change’s kind, or CANCEL.
+                     * @enum {unknown}
+                     */
+                    change: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL' | 'CANCEL';
+                    /** @description The offering now. */
+                    fromOfferingId: string;
+                    /** @description The offering at the period end; null for CANCEL. */
+                    toOfferingId: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When it takes effect: the current period’s end.
+                     */
+                    effectiveAt: string;
+                    /**
+                     * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). Never null here.
+                     * @enum {string|null}
+                     */
+                    channel: 'API' | 'EMBED' | null;
+                    /**
+                     * @description CANCEL: the buyer’s reason, if one was given. Null for a plan change.
+                     * @enum {string|null}
+                     */
+                    reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
+                    /** @description The buyer’s own words about the cancellation, or null. */
+                    comment: string | null;
                   };
                 }
               | {
@@ -26697,10 +26866,15 @@ export interface webhooks {
            *           "status": "ACTIVE_PENDING_CHANGE",
            *           "scheduledChange": {
            *             "offeringId": "off_01jd3m5y2q0000000000000001",
-           *             "requestedAt": "2026-11-20T08:00:00.000Z",
-           *             "kind": "DOWNGRADE",
-           *             "channel": "API"
+           *             "requestedAt": "2026-11-23T12:00:00.000Z"
            *           }
+           *         },
+           *         "details": {
+           *           "withdrawn": {
+           *             "change": "DOWNGRADE",
+           *             "toOfferingId": "off_01jd3m5y2q0000000000000001"
+           *           },
+           *           "channel": "API"
            *         }
            *       }
            *     }
@@ -26721,9 +26895,20 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /** @description What was waiting: the change (CHANGE for one scheduled before changes had kinds) and its offering, or CANCEL with a null offering. */
+                    withdrawn: {
+                      /** @enum {unknown} */
+                      change: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL' | 'CHANGE' | 'CANCEL';
+                      /** @description off_… */
+                      toOfferingId: string | null;
+                    };
+                    /**
+                     * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). Never null here.
+                     * @enum {string|null}
+                     */
+                    channel: 'API' | 'EMBED' | null;
                   };
                 }
               | {
@@ -26854,7 +27039,16 @@ export interface webhooks {
            *           "cancelledAt": null
            *         },
            *         "details": {
-           *           "reason": "TOO_EXPENSIVE"
+           *           "applyAt": "IMMEDIATE",
+           *           "reason": "TOO_EXPENSIVE",
+           *           "channel": "API",
+           *           "comment": null,
+           *           "creditNoteId": "cn_01jd3m5x7c0000000000000000",
+           *           "revokedKeyIds": [
+           *             "key_01jd3m5x7c0000000000000000"
+           *           ],
+           *           "revokedClientCredentialIds": [],
+           *           "invoiceId": "inv_01jd3m5y2q0000000000000000"
            *         }
            *       }
            *     }
@@ -26875,9 +27069,33 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * @description IMMEDIATE, or PERIOD_END when a scheduled cancellation took effect at the renewal.
+                     * @enum {unknown}
+                     */
+                    applyAt: 'IMMEDIATE' | 'PERIOD_END';
+                    /**
+                     * @description The buyer’s reason, if one was given. Null at PERIOD_END: the reason came with subscription.change_scheduled.
+                     * @enum {string|null}
+                     */
+                    reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
+                    /**
+                     * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). Null at PERIOD_END (see subscription.change_scheduled).
+                     * @enum {string|null}
+                     */
+                    channel: 'API' | 'EMBED' | null;
+                    /** @description The buyer’s own words about the cancellation, or null. Null at PERIOD_END. */
+                    comment: string | null;
+                    /** @description The credit note for the unused part of the period paid in advance, if any. */
+                    creditNoteId: string | null;
+                    /** @description The product keys bound to the subscription, revoked with it (each has its api_key.revoked). */
+                    revokedKeyIds: string[];
+                    /** @description The OAuth client credentials bound to it, revoked with it. */
+                    revokedClientCredentialIds: string[];
+                    /** @description The last invoice: the period’s usage up to the cancellation. */
+                    invoiceId: string | null;
                   };
                 }
               | {
@@ -27006,6 +27224,14 @@ export interface webhooks {
            *         "previousAttributes": {
            *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
            *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z"
+           *         },
+           *         "details": {
+           *           "closedPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "closedPeriodEnd": "2026-12-01T00:00:00.000Z",
+           *           "currentPeriodStart": "2026-12-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2027-01-01T00:00:00.000Z",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000"
            *         }
            *       }
            *     }
@@ -27026,9 +27252,32 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * Format: date-time
+                     * @description The period that ended.
+                     */
+                    closedPeriodStart: string;
+                    /**
+                     * Format: date-time
+                     * @description Exclusive: the renewal’s instant.
+                     */
+                    closedPeriodEnd: string;
+                    /**
+                     * Format: date-time
+                     * @description The period that began (as on data.object).
+                     */
+                    currentPeriodStart: string;
+                    /**
+                     * Format: date-time
+                     * @description The new period’s end, exclusive.
+                     */
+                    currentPeriodEnd: string;
+                    /** @description The renewal’s invoice: the closed period’s usage and the new period’s entry price. */
+                    invoiceId: string | null;
+                    /** @description The price version the new period is billed at. */
+                    priceVersionId: string | null;
                   };
                 }
               | {
@@ -27180,10 +27429,6 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
-                  };
                 }
               | {
                   object: {
@@ -27314,6 +27559,11 @@ export interface webhooks {
            *           "metadata": {},
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "draft",
+           *           "number": null,
+           *           "finalizedAt": null
            *         }
            *       }
            *     }
@@ -27332,10 +27582,6 @@ export interface webhooks {
                   object: components['schemas']['Invoice'];
                   /** @description For changes: the fields of data.object that changed, with their values before the change. */
                   previousAttributes?: {
-                    [key: string]: unknown;
-                  };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
                     [key: string]: unknown;
                   };
                 }
@@ -27468,6 +27714,12 @@ export interface webhooks {
            *           "metadata": {},
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "finalized",
+           *           "amountPaid": "0.00",
+           *           "paidAt": null,
+           *           "amountRemaining": "49.00"
            *         }
            *       }
            *     }
@@ -27486,10 +27738,6 @@ export interface webhooks {
                   object: components['schemas']['Invoice'];
                   /** @description For changes: the fields of data.object that changed, with their values before the change. */
                   previousAttributes?: {
-                    [key: string]: unknown;
-                  };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
                     [key: string]: unknown;
                   };
                 }
@@ -27622,6 +27870,11 @@ export interface webhooks {
            *           "metadata": {},
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "finalized",
+           *           "voidedAt": null,
+           *           "amountRemaining": "49.00"
            *         }
            *       }
            *     }
@@ -27640,10 +27893,6 @@ export interface webhooks {
                   object: components['schemas']['Invoice'];
                   /** @description For changes: the fields of data.object that changed, with their values before the change. */
                   previousAttributes?: {
-                    [key: string]: unknown;
-                  };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
                     [key: string]: unknown;
                   };
                 }
@@ -27776,6 +28025,10 @@ export interface webhooks {
            *           "metadata": {},
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T01:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "finalized",
+           *           "markedUncollectibleAt": null
            *         }
            *       }
            *     }
@@ -27794,10 +28047,6 @@ export interface webhooks {
                   object: components['schemas']['Invoice'];
                   /** @description For changes: the fields of data.object that changed, with their values before the change. */
                   previousAttributes?: {
-                    [key: string]: unknown;
-                  };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
                     [key: string]: unknown;
                   };
                 }
@@ -27910,6 +28159,9 @@ export interface webhooks {
            *           "voidedAt": null,
            *           "createdAt": "2026-11-23T12:00:00.000Z",
            *           "updatedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "details": {
+           *           "invoiceNumber": "INV-2026-000123"
            *         }
            *       }
            *     }
@@ -27930,9 +28182,10 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /** @description The number of the invoice it credits. */
+                    invoiceNumber: string | null;
                   };
                 }
               | {
@@ -28076,10 +28329,6 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
-                  };
                 }
               | {
                   object: {
@@ -28182,6 +28431,17 @@ export interface webhooks {
            *           "replacedById": "key_01jd3m5y2q0000000000000000",
            *           "createdAt": "2026-10-01T09:30:00.000Z",
            *           "revokedAt": null
+           *         },
+           *         "previousAttributes": {
+           *           "status": "ACTIVE",
+           *           "expiresAt": null,
+           *           "replacedById": null
+           *         },
+           *         "details": {
+           *           "newKeyId": "key_01jd3m5y2q0000000000000000",
+           *           "graceEndsAt": "2026-11-23T12:05:00.000Z",
+           *           "testClockId": null,
+           *           "graceEndsAtClock": null
            *         }
            *       }
            *     }
@@ -28202,9 +28462,22 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /** @description The key that replaces it (its secret is never sent). */
+                    newKeyId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the old key stops working; null on a test clock (see graceEndsAtClock).
+                     */
+                    graceEndsAt: string | null;
+                    /** @description The test clock of the key’s subscription, if any: the grace runs in its time. */
+                    testClockId: string | null;
+                    /**
+                     * Format: date-time
+                     * @description On a test clock: when the grace ends in the clock’s time.
+                     */
+                    graceEndsAtClock: string | null;
                   };
                 }
               | {
@@ -28309,6 +28582,17 @@ export interface webhooks {
            *           "replacedById": "key_01jd3m5y2q0000000000000000",
            *           "createdAt": "2026-10-01T09:30:00.000Z",
            *           "revokedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "ACTIVE",
+           *           "replacedById": null,
+           *           "revokedAt": null
+           *         },
+           *         "details": {
+           *           "newKeyId": "key_01jd3m5y2q0000000000000000",
+           *           "graceEndsAt": null,
+           *           "testClockId": null,
+           *           "graceEndsAtClock": null
            *         }
            *       }
            *     }
@@ -28329,9 +28613,16 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /** @description The key that replaces it (its secret is never sent). */
+                    newKeyId: string;
+                    /** @description Always null: a rolled key stops at once. */
+                    graceEndsAt: null;
+                    /** @description Always null (no grace). */
+                    testClockId: null;
+                    /** @description Always null (no grace). */
+                    graceEndsAtClock: null;
                   };
                 }
               | {
@@ -28436,6 +28727,13 @@ export interface webhooks {
            *           "replacedById": null,
            *           "createdAt": "2026-10-01T09:30:00.000Z",
            *           "revokedAt": "2026-11-23T12:00:00.000Z"
+           *         },
+           *         "previousAttributes": {
+           *           "status": "ACTIVE",
+           *           "revokedAt": null
+           *         },
+           *         "details": {
+           *           "reason": "requested"
            *         }
            *       }
            *     }
@@ -28456,9 +28754,13 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * @description requested (DELETE /api/v1/api-keys/{id}), or subscription_cancelled (its subscription, data.object.subscriptionId, was cancelled).
+                     * @enum {unknown}
+                     */
+                    reason: 'requested' | 'subscription_cancelled';
                   };
                 }
               | {
@@ -28563,6 +28865,9 @@ export interface webhooks {
            *           "replacedById": "key_01jd3m5y2q0000000000000000",
            *           "createdAt": "2026-10-01T09:30:00.000Z",
            *           "revokedAt": null
+           *         },
+           *         "details": {
+           *           "usedAt": "2026-11-23T12:00:00.000Z"
            *         }
            *       }
            *     }
@@ -28583,9 +28888,13 @@ export interface webhooks {
                   previousAttributes?: {
                     [key: string]: unknown;
                   };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
-                    [key: string]: unknown;
+                  /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                  details: {
+                    /**
+                     * Format: date-time
+                     * @description The first request with the old key after its rotation.
+                     */
+                    usedAt: string;
                   };
                 }
               | {
@@ -28699,10 +29008,6 @@ export interface webhooks {
                   };
                   /** @description For changes: the fields of data.object that changed, with their values before the change. */
                   previousAttributes?: {
-                    [key: string]: unknown;
-                  };
-                  /** @description What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation. */
-                  details?: {
                     [key: string]: unknown;
                   };
                 }

@@ -84,7 +84,8 @@ export async function replaceApiKey(
     const payload = {
       newKeyId: key.id,
       graceEndsAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
-      ...(clockGrace ? { testClockId: clockGrace.testClockId, graceEndsAtClock: new Date(clockGrace.endsAt).toISOString() } : {}),
+      testClockId: clockGrace?.testClockId ?? null,
+      graceEndsAtClock: clockGrace ? new Date(clockGrace.endsAt).toISOString() : null,
     };
     await recordAudit(trx, deps, ctx, { eventType, targetType: 'api_key', targetId: id, payload });
     // The old key as its GET now shows it (on a test clock its expiresAt stays null until the clock passes the grace).

@@ -1,12 +1,13 @@
 import type { Environment } from '../../lib/crypto.js';
 import type { ActorType } from '../../lib/operation-context.js';
+import type { AuditEventType } from './audit-event-types.js';
 
 /** Severities, lowest first; search filters by "this and above". */
 export const severities = ['DEBUG', 'INFO', 'NOTICE', 'WARN', 'ERROR', 'CRITICAL'] as const;
 export type Severity = (typeof severities)[number];
 
 export interface AuditEventInput {
-  eventType: string;
+  eventType: AuditEventType;
   severity?: Severity;
   targetType?: string | null;
   targetId?: string | null;

@@ -1,3 +1,4 @@
+import type { AuditEventType } from './audit-event-types.js';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backend, createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
@@ -20,7 +21,7 @@ describe(`audit search plans against the in-memory filter (${backend})`, () => {
     { workspaceId: 'ws_search_a', environment: 'live' },
   ];
   const mine: AuditEvent[] = [];
-  const types = ['api_key.rotated', 'api_key.revoked', 'customer.created', 'usage.limit_reached', 'webhook.rejected'];
+  const types: AuditEventType[] = ['api_key.rotated', 'api_key.revoked', 'customer.created', 'usage.limit_alert', 'webhook.rejected'];
   const severities: Severity[] = ['INFO', 'NOTICE', 'WARN', 'ERROR', 'CRITICAL'];
   const vocabulary = ['nightly', 'deploy', 'alice', 'bob', 'refund', 'quota'];
 

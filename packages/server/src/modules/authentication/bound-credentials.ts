@@ -23,7 +23,7 @@ export const boundCredentials: BoundCredentials = {
       await recordAudit(txDeps.db, txDeps, ctx, { eventType: 'api_key.revoked', targetType: 'api_key', targetId: keyId, payload });
       // One message per key revoked, ordered after its subscription's subscription.cancelled.
       const key = keys.get(keyId);
-      if (key) await emitWebhookEvent(txDeps.db, txDeps, ctx, apiKeyEvent('api_key.revoked', key, now, { details: payload }));
+      if (key) await emitWebhookEvent(txDeps.db, txDeps, ctx, apiKeyEvent('api_key.revoked', key, now, { details: { reason: payload.reason } }));
     }
     for (const clientId of revoked.clientCredentialIds) {
       await recordAudit(txDeps.db, txDeps, ctx, { eventType: 'client_credential.revoked', targetType: 'client_credential', targetId: clientId, payload });

@@ -1,3 +1,4 @@
+import type { AuditEventType } from '../audit/audit-event-types.js';
 import { nthPeriod, periodContaining } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import { afterCommit, atomically } from '../../db/transaction.js';
@@ -257,7 +258,7 @@ function renewalEvents(c: ClosedPeriod, revoked: RevokedCredentials | undefined)
   const { sub, next, renewal: r } = c;
   const at = new Date(r.boundary).toISOString();
   const events: Array<{ audit: AuditEventInput; message: WebhookEventInput | null }> = [];
-  const event = (eventType: string, payload: Record<string, unknown>, webhook?: { type: CatalogType; details: Record<string, unknown> }) =>
+  const event = (eventType: AuditEventType, payload: Record<string, unknown>, webhook?: { type: CatalogType; details: Record<string, unknown> }) =>
     events.push({
       audit: { eventType, targetType: 'subscription', targetId: sub.id, payload },
       message: webhook ? subscriptionEvent(webhook.type, next, sub, webhook.details) : null,
@@ -271,19 +272,45 @@ function renewalEvents(c: ClosedPeriod, revoked: RevokedCredentials | undefined)
       revokedKeyIds: revoked?.keyIds ?? [],
       revokedClientCredentialIds: revoked?.clientCredentialIds ?? [],
     };
-    event('subscription.cancelled', payload, { type: 'subscription.cancelled', details: { applyAt: 'PERIOD_END', ...payload } });
+    // The same details as an IMMEDIATE cancel: the buyer's reason, channel and comment came with
+    // subscription.change_scheduled (the subscription does not keep them).
+    const { revokedKeyIds, revokedClientCredentialIds, invoiceId } = payload;
+    const details = {
+      applyAt: 'PERIOD_END',
+      reason: null,
+      channel: null,
+      comment: null,
+      creditNoteId: null,
+      revokedKeyIds,
+      revokedClientCredentialIds,
+      invoiceId,
+    };
+    event('subscription.cancelled', payload, { type: 'subscription.cancelled', details });
     return events;
   }
   if (r.changeApplied) {
     const change = { fromOfferingId: sub.offeringId, toOfferingId: next.offeringId, at };
     const kind = sub.scheduledChange?.kind;
+    const channel = sub.scheduledChange?.channel ?? 'API';
+    // The webhook details of an IMMEDIATE change, field for field: nothing is prorated at the
+    // boundary, and the renewal's invoice bills the new offering.
+    const details = {
+      kind: kind ?? null,
+      applyAt: 'PERIOD_END',
+      channel: kind ? channel : null,
+      fromOfferingId: sub.offeringId,
+      toOfferingId: next.offeringId,
+      effectiveAt: at,
+      credit: null,
+      debit: null,
+      net: null,
+      invoiceId: r.invoiceId,
+      creditNoteId: null,
+    };
     // A change scheduled before plan changes named their kind is sent as plan_changed.
-    event('subscription.change_applied', change, kind ? undefined : { type: 'subscription.plan_changed', details: { ...change, applyAt: 'PERIOD_END' } });
+    event('subscription.change_applied', change, kind ? undefined : { type: 'subscription.plan_changed', details });
     // The same event an IMMEDIATE change writes, now that this one takes effect (plan-changes).
-    if (kind) {
-      const payload = { ...change, kind, applyAt: 'PERIOD_END', channel: sub.scheduledChange?.channel ?? 'API' };
-      event(changeEventType(kind), payload, { type: changeEventType(kind), details: payload });
-    }
+    if (kind) event(changeEventType(kind), { ...change, kind, applyAt: 'PERIOD_END', channel }, { type: changeEventType(kind), details });
   }
   const renewed = {
     closedPeriodStart: new Date(sub.currentPeriodStart).toISOString(),

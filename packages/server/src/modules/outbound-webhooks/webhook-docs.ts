@@ -1,4 +1,5 @@
 import { eventCatalog, exampleOf, type CatalogType, type ResourceKind } from './event-catalog.js';
+import { detailsExample, detailsSchema } from './event-details.js';
 import { MAX_BODY_BYTES } from './webhook-payload.js';
 import { MAX_ATTEMPTS, MAX_RETRY_AFTER_SECONDS, JITTER, RETRY_DELAYS_MS } from './retry-schedule.js';
 
@@ -134,6 +135,7 @@ const thinData = (kind: ResourceKind): Schema => ({
 export function webhookBodySchema(type: CatalogType, resourceSchema: Schema): Schema {
   const kind = eventCatalog[type].resource;
   const get = resourceGetPath[kind];
+  const details = detailsSchema(type);
   const object =
     get === null
       ? resourceSchema
@@ -148,11 +150,11 @@ export function webhookBodySchema(type: CatalogType, resourceSchema: Schema): Sc
         anyOf: [
           {
             type: 'object',
-            required: ['object'],
+            required: details ? ['object', 'details'] : ['object'],
             properties: {
               object,
               previousAttributes: Fields('For changes: the fields of data.object that changed, with their values before the change.'),
-              details: Fields('What the resource cannot say, such as the invoice of a plan change or the reason of a cancellation.'),
+              ...(details && { details }),
             },
           },
           thinData(kind),
@@ -283,55 +285,60 @@ const fullResources: Partial<Record<ResourceKind, Record<string, unknown>>> = {
 interface Variation {
   object?: Record<string, unknown>;
   previousAttributes?: Record<string, unknown>;
-  details?: Record<string, unknown>;
 }
 
+const CHANGED_AT = '2026-11-23T12:00:00.000Z';
+const NEW_OFFERING = { offeringId: 'off_01jd3m5y2q0000000000000000', currentPeriodStart: CHANGED_AT, priceVersionId: 'pv_01jd3m5y2q0000000000000000' };
+const OLD_OFFERING = { offeringId: EXAMPLE_ID('off'), currentPeriodStart: PERIOD.start, priceVersionId: EXAMPLE_ID('pv') };
+const SCHEDULED = { offeringId: 'off_01jd3m5y2q0000000000000001', requestedAt: CHANGED_AT };
+const FINALIZED = { status: 'finalized', number: 'INV-2026-000123', finalizedAt: '2026-11-01T01:00:00.000Z' };
 const ROTATED_KEY = { status: 'ROTATED', expiresAt: '2026-11-23T12:05:00.000Z', replacedById: 'key_01jd3m5y2q0000000000000000' };
-/** What makes each type's example its own: the resource's state after the event, what changed, the details. */
+/**
+ * What makes each type's example its own: the resource's state just after the event and the
+ * fields that changed, as they were (details come from event-details.ts). The fields are the
+ * ones the real changes alter (webhook-events.routes.test.ts checks them).
+ */
 const variations: Partial<Record<CatalogType, Variation>> = {
   'subscription.created': { object: { version: 1, updatedAt: CREATED } },
-  'subscription.upgraded': {
-    object: { offeringId: 'off_01jd3m5y2q0000000000000000' },
-    previousAttributes: { offeringId: EXAMPLE_ID('off') },
-    details: { invoiceId: EXAMPLE_ID('inv') },
-  },
-  'subscription.downgraded': {
-    object: { offeringId: 'off_01jd3m5y2q0000000000000001' },
-    previousAttributes: { offeringId: EXAMPLE_ID('off') },
-  },
-  'subscription.plan_changed': {
-    object: { offeringId: 'off_01jd3m5y2q0000000000000002' },
-    previousAttributes: { offeringId: EXAMPLE_ID('off') },
-  },
+  'subscription.upgraded': { object: NEW_OFFERING, previousAttributes: OLD_OFFERING },
+  'subscription.downgraded': { object: { ...NEW_OFFERING, offeringId: 'off_01jd3m5y2q0000000000000001' }, previousAttributes: OLD_OFFERING },
+  'subscription.plan_changed': { object: { ...NEW_OFFERING, offeringId: 'off_01jd3m5y2q0000000000000002' }, previousAttributes: OLD_OFFERING },
   'subscription.change_scheduled': {
-    object: {
-      status: 'ACTIVE_PENDING_CHANGE',
-      scheduledChange: { offeringId: 'off_01jd3m5y2q0000000000000001', requestedAt: '2026-11-23T12:00:00.000Z', kind: 'DOWNGRADE', channel: 'API' },
-    },
+    object: { status: 'ACTIVE_PENDING_CHANGE', scheduledChange: SCHEDULED },
     previousAttributes: { status: 'ACTIVE', scheduledChange: null },
   },
-  'subscription.change_withdrawn': {
-    previousAttributes: {
-      status: 'ACTIVE_PENDING_CHANGE',
-      scheduledChange: { offeringId: 'off_01jd3m5y2q0000000000000001', requestedAt: '2026-11-20T08:00:00.000Z', kind: 'DOWNGRADE', channel: 'API' },
-    },
-  },
+  'subscription.change_withdrawn': { previousAttributes: { status: 'ACTIVE_PENDING_CHANGE', scheduledChange: SCHEDULED } },
   'subscription.cancelled': {
-    object: { status: 'CANCELLED', cancelledAt: '2026-11-23T12:00:00.000Z' },
+    object: { status: 'CANCELLED', cancelledAt: CHANGED_AT },
     previousAttributes: { status: 'ACTIVE', cancelledAt: null },
-    details: { reason: 'TOO_EXPENSIVE' },
   },
   'subscription.renewed': {
     object: { currentPeriodStart: PERIOD.end, currentPeriodEnd: '2027-01-01T00:00:00.000Z', updatedAt: PERIOD.end },
     previousAttributes: { currentPeriodStart: PERIOD.start, currentPeriodEnd: PERIOD.end },
   },
   'invoice.created': { object: { status: 'draft', number: null, finalizedAt: null } },
-  'invoice.paid': { object: { status: 'paid', amountPaid: '49.00', amountRemaining: '0.00', paidAt: '2026-11-23T12:00:00.000Z' } },
-  'invoice.voided': { object: { status: 'void', amountRemaining: '0.00', voidedAt: '2026-11-23T12:00:00.000Z' } },
-  'invoice.marked_uncollectible': { object: { status: 'uncollectible', markedUncollectibleAt: '2026-11-23T12:00:00.000Z' } },
-  'api_key.rotated': { object: ROTATED_KEY },
-  'api_key.rolled': { object: { status: 'REVOKED', expiresAt: null, revokedAt: '2026-11-23T12:00:00.000Z', replacedById: 'key_01jd3m5y2q0000000000000000' } },
-  'api_key.revoked': { object: { status: 'REVOKED', expiresAt: null, replacedById: null, revokedAt: '2026-11-23T12:00:00.000Z' } },
+  'invoice.finalized': { object: FINALIZED, previousAttributes: { status: 'draft', number: null, finalizedAt: null } },
+  'invoice.paid': {
+    object: { status: 'paid', amountPaid: '49.00', amountRemaining: '0.00', paidAt: CHANGED_AT },
+    previousAttributes: { status: 'finalized', amountPaid: '0.00', paidAt: null, amountRemaining: '49.00' },
+  },
+  'invoice.voided': {
+    object: { status: 'void', amountRemaining: '0.00', voidedAt: CHANGED_AT },
+    previousAttributes: { status: 'finalized', voidedAt: null, amountRemaining: '49.00' },
+  },
+  'invoice.marked_uncollectible': {
+    object: { status: 'uncollectible', markedUncollectibleAt: CHANGED_AT },
+    previousAttributes: { status: 'finalized', markedUncollectibleAt: null },
+  },
+  'api_key.rotated': { object: ROTATED_KEY, previousAttributes: { status: 'ACTIVE', expiresAt: null, replacedById: null } },
+  'api_key.rolled': {
+    object: { status: 'REVOKED', expiresAt: null, revokedAt: CHANGED_AT, replacedById: 'key_01jd3m5y2q0000000000000000' },
+    previousAttributes: { status: 'ACTIVE', replacedById: null, revokedAt: null },
+  },
+  'api_key.revoked': {
+    object: { status: 'REVOKED', expiresAt: null, replacedById: null, revokedAt: CHANGED_AT },
+    previousAttributes: { status: 'ACTIVE', revokedAt: null },
+  },
   'api_key.grace_used': { object: ROTATED_KEY },
 };
 
@@ -341,10 +348,11 @@ export function webhookExample(type: CatalogType): { type: CatalogType; timestam
   const kind = eventCatalog[type].resource;
   const v = variations[type] ?? {};
   const object = { ...fullResources[kind], ...abridged.data.object, ...v.object };
+  const details = detailsExample(type);
   return {
     type,
     timestamp: abridged.timestamp,
-    data: { object, ...(v.previousAttributes && { previousAttributes: v.previousAttributes }), ...(v.details && { details: v.details }) },
+    data: { object, ...(v.previousAttributes && { previousAttributes: v.previousAttributes }), ...(details && { details }) },
   };
 }
 

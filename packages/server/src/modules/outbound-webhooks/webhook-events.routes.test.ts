@@ -16,7 +16,7 @@ import { subscriptionBilling } from '../billing/open-subscription.js';
 import { transitionInvoice } from '../billing/invoice-transitions.js';
 import { createSubscription } from '../subscriptions/create-subscription.js';
 import { previousAttributes } from './emit-webhook-events.js';
-import { eventCatalog, exampleOf } from './event-catalog.js';
+import { eventCatalog, exampleOf, subscribableTypes, type CatalogType } from './event-catalog.js';
 import type { HostResolver } from './resolve-destination.js';
 import { listDeliveriesOfMessage, listTenantMessages } from './webhook-message.repository.js';
 import { webhookExample } from './webhook-docs.js';
@@ -107,7 +107,9 @@ async function track(w: World) {
   return {
     async messages(): Promise<Sent[]> {
       const ms = (await listTenantMessages(t.deps.db, w.tenant)).filter((m) => m.seq > seq);
-      return ms.map((m) => ({ ...m, parsed: JSON.parse(m.body) }));
+      const sent: Sent[] = ms.map((m) => ({ ...m, parsed: JSON.parse(m.body) }));
+      for (const m of sent) checkDocumented(m);
+      return sent;
     },
   };
 }
@@ -144,6 +146,22 @@ function checkBody(m: Sent, secrets: readonly string[] = []): void {
     const real = m.parsed.data.object[k];
     if (real !== null && v !== null) assert.equal(kindOf(real), kindOf(v), `${m.eventType}: ${k} has the example's type`);
   }
+}
+
+/** Per type, the previousAttributes fields the real changes of this file altered. */
+const changedFields = new Map<string, Set<string>>();
+/**
+ * Every message any test here writes: its details have exactly the documented fields, in the
+ * documented order (event-details.ts: the OpenAPI schema and the README's examples), and the
+ * fields its previousAttributes names are collected for the check at the end.
+ */
+function checkDocumented(m: Sent): void {
+  const documented = webhookExample(m.eventType).data.details;
+  const real = m.parsed.data.details;
+  assert.deepEqual(real && Object.keys(real), documented && Object.keys(documented), `${m.eventType}: the details are the documented ones`);
+  const seen = changedFields.get(m.eventType) ?? new Set<string>();
+  for (const k of Object.keys(m.parsed.data.previousAttributes ?? {})) seen.add(k);
+  changedFields.set(m.eventType, seen);
 }
 
 /** The message's object is exactly what the API's GET returns now. */
@@ -360,7 +378,7 @@ describe('200 subscription events', () => {
     assert.deepEqual(revoked.map((m) => m.parsed.data.object.id).sort(), keys.map((k) => k.id).sort());
     for (const m of revoked) {
       await sameAsGet(w, m, `/api/v1/api-keys/${m.parsed.data.object.id}`);
-      assert.deepEqual(m.parsed.data.details, { reason: 'subscription_cancelled', subscriptionId: sub.id });
+      assert.deepEqual(m.parsed.data.details, { reason: 'subscription_cancelled' });
     }
 
     await replayWritesNone(w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'TOO_EXPENSIVE', comment: 'pricey' }, headers), s, ms);
@@ -386,7 +404,7 @@ describe('200 subscription events', () => {
       assert.equal(m.orderingKey, sub.id);
     }
     await sameAsGet(w, ms[0]!, `/api/v1/subscriptions/${sub.id}`);
-    assert.deepEqual([ms[0]!.parsed.data.details!.applyAt, ms[0]!.parsed.data.details!.reason], ['PERIOD_END', 'period_end']);
+    assert.deepEqual([ms[0]!.parsed.data.details!.applyAt, ms[0]!.parsed.data.details!.reason], ['PERIOD_END', null]);
     assert.equal(ms[0]!.parsed.data.previousAttributes!.status, 'ACTIVE_PENDING_CHANGE');
     await sameAsGet(w, ms[1]!, `/api/v1/api-keys/${key.id}`);
   });
@@ -538,7 +556,7 @@ describe('200 api_key events', () => {
       graceEndsAtClock: rotated.previousKeyExpiresAt,
     });
     assert.deepEqual([l.parsed.data.object.id, l.orderingKey, l.parsed.data.object.status], [workspace.id, null, 'REVOKED']);
-    assert.deepEqual(l.parsed.data.details, { newKeyId: rolled.id, graceEndsAt: null });
+    assert.deepEqual(l.parsed.data.details, { newKeyId: rolled.id, graceEndsAt: null, testClockId: null, graceEndsAtClock: null });
     assert.deepEqual([v.parsed.data.object.id, v.orderingKey], [other.id, null]);
     assert.deepEqual(v.parsed.data.previousAttributes, { status: 'ACTIVE', revokedAt: null });
     assert.deepEqual(v.parsed.data.details, { reason: 'requested' });
@@ -564,6 +582,16 @@ describe('200 api_key events', () => {
 
     const newProduct = await ok(w.api.post(`/api/v1/api-keys/${product.id}/rotate`));
     const newWorkspace = await ok(w.api.post(`/api/v1/api-keys/${workspace.id}/rotate`));
+    // In real time the grace ends on the service's clock: graceEndsAt is set, no test clock.
+    const rotations = await s.messages();
+    assert.deepEqual(types(rotations), ['api_key.rotated', 'api_key.rotated']);
+    for (const [m, next] of [
+      [rotations[0]!, newProduct],
+      [rotations[1]!, newWorkspace],
+    ] as const) {
+      assert.deepEqual(m.parsed.data.details, { newKeyId: next.id, graceEndsAt: iso(APRIL + 300_000), testClockId: null, graceEndsAtClock: null });
+      assert.deepEqual(m.parsed.data.previousAttributes, { status: 'ACTIVE', expiresAt: null, replacedById: null });
+    }
     const s2 = await track(w);
     await useAll(newProduct, newWorkspace.fullToken);
     assert.deepEqual(await s2.messages(), [], 'the new keys are keys in normal use');
@@ -679,5 +707,16 @@ describe('409 and rolled back: a change that does not commit writes no message',
     // …and gone with it.
     assert.deepEqual(await s.messages(), committed);
     assert.equal((await ok(w.api.get(`/api/v1/invoices/${invoice!.id}`))).status, 'finalized');
+  });
+});
+
+describe('the documented examples, against the messages this file’s changes wrote', () => {
+  it('every type but webhook.test was written; each example’s previousAttributes names only fields a real change altered', () => {
+    assert.deepEqual([...changedFields.keys()].sort(), subscribableTypes.slice().sort(), 'every subscribable type is exercised here');
+    for (const [type, seen] of changedFields) {
+      const documented = Object.keys(webhookExample(type as CatalogType).data.previousAttributes ?? {});
+      for (const k of documented) assert.ok(seen.has(k), `${type}: the example's previousAttributes.${k} is a field a real ${type} changes`);
+      if (seen.size > 0) assert.ok(documented.length > 0, `${type}: the real messages carry previousAttributes, so the example shows them`);
+    }
   });
 });

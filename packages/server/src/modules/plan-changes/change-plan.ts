@@ -115,7 +115,15 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
         updatedAt: deps.clock.now(),
       };
       await save(trx, ctx, next, sub);
-      const payload = { change: kind, fromOfferingId: sub.offeringId, toOfferingId: to.offering.id, effectiveAt: toIso(q.effectiveAt), channel };
+      const payload = {
+        change: kind,
+        fromOfferingId: sub.offeringId,
+        toOfferingId: to.offering.id,
+        effectiveAt: toIso(q.effectiveAt),
+        channel,
+        reason: null,
+        comment: null,
+      };
       await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_scheduled', targetType: 'subscription', targetId: sub.id, payload });
       await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.change_scheduled', next, sub, payload));
       return { ...base, sub: next, scheduledAt: q.effectiveAt, effectiveAt: null };
@@ -155,6 +163,7 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
       channel,
       fromOfferingId: sub.offeringId,
       toOfferingId: to.offering.id,
+      effectiveAt: toIso(now),
       credit: q.credit,
       debit: q.debit,
       net: q.net,
@@ -191,7 +200,7 @@ export async function cancelPlan(
   billing: SubscriptionBilling,
 ): Promise<ChangeResult> {
   const applyAt = input.applyAt ?? 'IMMEDIATE';
-  const details = { reason: input.reason ?? null, channel, ...(input.comment !== undefined ? { comment: input.comment } : {}) };
+  const details = { reason: input.reason ?? null, channel, comment: input.comment ?? null };
   const outcome = await inTransaction(deps.db, async (trx): Promise<Outcome> => {
     const txDeps: Deps = { ...deps, db: trx };
     const sub = await subscriptionToChange(trx, ctx, id, input.expectedVersion);
@@ -205,7 +214,8 @@ export async function cancelPlan(
     if (applyAt === 'PERIOD_END') {
       const next: Subscription = { ...sub, status: 'ACTIVE_PENDING_CHANGE', cancelAtPeriodEnd: true, version: sub.version + 1, updatedAt: deps.clock.now() };
       await save(trx, ctx, next, sub);
-      const payload = { change: 'CANCEL', ...details, effectiveAt: toIso(q.effectiveAt) };
+      const { reason, comment } = details;
+      const payload = { change: 'CANCEL', fromOfferingId: sub.offeringId, toOfferingId: null, effectiveAt: toIso(q.effectiveAt), channel, reason, comment };
       await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_scheduled', targetType: 'subscription', targetId: sub.id, payload });
       await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.change_scheduled', next, sub, payload));
       return { ...base, sub: next, invoiceId: null, creditNoteId: null, creditNoteAmount: null, effectiveAt: q.effectiveAt };
@@ -238,7 +248,9 @@ export async function withdrawChange(deps: Deps, ctx: OperationContext, id: stri
     };
     await save(trx, ctx, next, sub);
     const payload = {
-      withdrawn: sub.scheduledChange ? { change: sub.scheduledChange.kind ?? 'CHANGE', toOfferingId: sub.scheduledChange.offeringId } : { change: 'CANCEL' },
+      withdrawn: sub.scheduledChange
+        ? { change: sub.scheduledChange.kind ?? 'CHANGE', toOfferingId: sub.scheduledChange.offeringId }
+        : { change: 'CANCEL', toOfferingId: null },
       channel,
     };
     await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_withdrawn', targetType: 'subscription', targetId: id, payload });

@@ -49,8 +49,16 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
     if (next.cancelAtPeriodEnd !== current.cancelAtPeriodEnd) {
       const scheduled = next.cancelAtPeriodEnd;
       const details = scheduled
-        ? { change: 'CANCEL', reason: null, channel: 'API', effectiveAt: toIso(next.currentPeriodEnd) }
-        : { withdrawn: { change: 'CANCEL' }, channel: 'API' };
+        ? {
+            change: 'CANCEL',
+            fromOfferingId: current.offeringId,
+            toOfferingId: null,
+            effectiveAt: toIso(next.currentPeriodEnd),
+            channel: 'API',
+            reason: null,
+            comment: null,
+          }
+        : { withdrawn: { change: 'CANCEL', toOfferingId: null }, channel: 'API' };
       await emitWebhookEvent(
         trx,
         deps,
