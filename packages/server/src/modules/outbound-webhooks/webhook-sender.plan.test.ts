@@ -53,8 +53,13 @@ after(async () => {
   await rx.close();
 });
 
-/** The indexes a sender query may use on webhook_deliveries: the two partial ones (pending rows only) and the primary key. */
-const ALLOWED = /webhook_deliveries_(due|order|pkey)|sqlite_autoindex_webhook_deliveries_1/;
+/**
+ * The indexes a sender query may use on webhook_deliveries: the two partial ones (pending rows
+ * only), the primary key, and the state index down to message_id (one row by its key: the batched
+ * result write joins on the whole key, and SQLite takes the index with more of its columns).
+ */
+const ALLOWED =
+  /webhook_deliveries_(due|order|pkey)|sqlite_autoindex_webhook_deliveries_1|webhook_deliveries_state \(workspace_id=\? AND environment=\? AND endpoint_id=\? AND status=\? AND message_id=\?\)/;
 
 it(`every query of a sender pass on webhook_deliveries reads pending rows by the partial indexes (or one row by its key), never the whole table (${backend})`, async () => {
   const recording = recordingPlans(t.deps, /webhook_deliveries/);
@@ -74,7 +79,11 @@ it(`every query of a sender pass on webhook_deliveries reads pending rows by the
     if (backend === 'postgres') {
       assert.doesNotMatch(p.plan, /Seq Scan on webhook_deliveries/, where);
       for (const m of p.plan.matchAll(/(?:Index|Index Only|Bitmap Index) Scan (?:using|on) (\S+)/g))
-        if (/webhook_deliveries/.test(m[1]!)) assert.match(m[1]!, ALLOWED, where);
+        if (/webhook_deliveries/.test(m[1]!))
+          // The batched result write joins on the whole key. With one result PostgreSQL folds the
+          // one-row list into constants, and the due index on endpoint_id ties with the key at
+          // rows=1; with a backlog the statistics make it the key (bench/outbound-webhooks.ts).
+          assert.match(m[1]!, ALLOWED, where);
     } else {
       for (const line of p.plan.split('\n')) {
         if (!/^(SCAN|SEARCH) (d|e|webhook_deliveries)\b/.test(line)) continue;
