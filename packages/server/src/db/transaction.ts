@@ -22,17 +22,26 @@ export async function afterCommit(db: Db, work: () => unknown): Promise<void> {
 }
 
 /**
+ * Runs a whole transaction (begin, fn, commit) given the database to run it on: the default runs
+ * it on the caller's; write-turns.ts's relaxed commit holds a connection around it. What waits for
+ * the commit runs after the runner has returned.
+ */
+export type TransactionRunner = <T>(run: (on: Db) => Promise<T>) => Promise<T>;
+
+/**
  * Runs fn in a new transaction and, once it has committed, what waits for the commit. Every
  * transaction of the service starts here or in inTransaction.
  */
-export async function transaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+export async function transaction<T>(db: Db, fn: (trx: Db) => Promise<T>, runner: TransactionRunner = (run) => run(db)): Promise<T> {
   let trx: Db | null = null;
   let result: T;
   try {
-    result = await db.transaction().execute((t) => {
-      trx = t;
-      return fn(t);
-    });
+    result = await runner((on) =>
+      on.transaction().execute((t) => {
+        trx = t;
+        return fn(t);
+      }),
+    );
   } catch (err) {
     if (trx) waiting.delete(trx);
     throw err;

@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { openDatabase } from './database.js';
+import { transaction } from './transaction.js';
 import { transactionNow, WriteLockBusy, WriteTurns, type TurnTime } from './write-turns.js';
 
 /** Time driven by hand: no test here waits on the wall clock. */
@@ -156,6 +158,68 @@ describe("transactionNow: the main thread never sleeps in SQLite's busy handler"
       assert.equal(wrote, true);
     } finally {
       other.close();
+      await opened.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('transactionNow durable: false: the commit alone does not wait for the disk', () => {
+  it('commits at synchronous NORMAL, puts FULL back after a commit and after a rollback, and no other transaction runs meanwhile', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-sync-'));
+    const opened = openDatabase({ databaseUrl: null, sqlitePath: join(dir, 'sync.db') });
+    const sqlite = opened.sqlite!;
+    const level = () => Number(sqlite.pragma('synchronous', { simple: true }));
+    const FULL = 2;
+    const NORMAL = 1;
+    try {
+      await sql`create table t (x integer)`.execute(opened.db);
+      assert.equal(level(), FULL, 'the connection commits at FULL by default');
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const seen: Array<[string, number]> = [];
+      const relaxed = transactionNow(
+        opened.db,
+        sqlite,
+        async (trx) => {
+          seen.push(['relaxed', level()]);
+          await sql`insert into t (x) values (1)`.execute(trx);
+          await held;
+          return 'done';
+        },
+        { durable: false },
+      );
+      // Another transaction asked for meanwhile waits for the connection and commits at FULL.
+      const other = transaction(opened.db, async (trx) => {
+        seen.push(['other', level()]);
+        await sql`insert into t (x) values (2)`.execute(trx);
+      });
+      await new Promise((r) => setImmediate(r));
+      release();
+      assert.equal(await relaxed, 'done');
+      await other;
+      assert.deepEqual(seen, [
+        ['relaxed', NORMAL],
+        ['other', FULL],
+      ]);
+      const failed = transactionNow(
+        opened.db,
+        sqlite,
+        async (trx) => {
+          await sql`insert into t (x) values (3)`.execute(trx);
+          throw new Error('rolled back');
+        },
+        { durable: false },
+      );
+      await assert.rejects(failed, /rolled back/);
+      assert.equal(level(), FULL, 'FULL again after a rollback');
+      const rows = await sql<{ x: number }>`select x from t order by x`.execute(opened.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.x),
+        [1, 2],
+        'both commits kept, the rollback not',
+      );
+    } finally {
       await opened.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type SQLite from 'better-sqlite3';
 import type { Db } from './database.js';
-import { transaction } from './transaction.js';
+import { transaction, type TransactionRunner } from './transaction.js';
 
 /** Time as this module needs it: a monotonic reading and timers (tests drive them by hand). */
 export interface TurnTime {
@@ -145,9 +145,13 @@ export class WriteLockBusy extends Error {
  * commits; WriteTurns.run tries again later. The busy timeout is 0 for the BEGIN alone: it is put
  * back as soon as the transaction holds the connection (or failed to). PostgreSQL (sqlite null):
  * a plain transaction.
+ *
+ * `durable: false` commits without waiting for the disk (relaxedCommit), for writes that a power
+ * cut may lose because they are redone anyway: the outbound webhook sender's claims and results.
  */
-export async function transactionNow<T>(db: Db, sqlite: SQLite.Database | null, fn: (trx: Db) => Promise<T>): Promise<T> {
+export async function transactionNow<T>(db: Db, sqlite: SQLite.Database | null, fn: (trx: Db) => Promise<T>, opts: { durable?: boolean } = {}): Promise<T> {
   if (sqlite === null) return transaction(db, fn);
+  const runner = opts.durable === false ? relaxedCommit(db, sqlite) : undefined;
   const timeout = Number(sqlite.pragma('busy_timeout', { simple: true }));
   sqlite.pragma('busy_timeout = 0');
   let restored = false;
@@ -156,10 +160,14 @@ export async function transactionNow<T>(db: Db, sqlite: SQLite.Database | null, 
     restored = true;
   };
   try {
-    return await transaction(db, (trx) => {
-      restore();
-      return fn(trx);
-    });
+    return await transaction(
+      db,
+      (trx) => {
+        restore();
+        return fn(trx);
+      },
+      runner,
+    );
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
     if (!restored && typeof code === 'string' && code.startsWith('SQLITE_BUSY')) {
@@ -170,4 +178,26 @@ export async function transactionNow<T>(db: Db, sqlite: SQLite.Database | null, 
   } finally {
     restore();
   }
+}
+
+/**
+ * Runs a transaction on the main connection with `synchronous = NORMAL` for its commit alone: in
+ * WAL mode the commit is atomic and survives the process crashing, but is not fsynced, so a power
+ * cut may lose it (the next FULL commit syncs it with its own). SQLite refuses to change the level
+ * inside a transaction, so the connection is held from before the BEGIN until the level is back:
+ * no other transaction of this process commits at NORMAL meanwhile. For the webhook sender, whose
+ * fsync was an eighth of its time (bench/README.md, issue 19): a lost claim or result only makes
+ * a delivery due again, which at-least-once delivery allows.
+ */
+function relaxedCommit(db: Db, sqlite: SQLite.Database): TransactionRunner {
+  return (run) =>
+    db.connection().execute(async (conn) => {
+      const level = Number(sqlite.pragma('synchronous', { simple: true }));
+      sqlite.pragma('synchronous = NORMAL');
+      try {
+        return await run(conn);
+      } finally {
+        sqlite.pragma(`synchronous = ${level}`);
+      }
+    });
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
 import type { Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
@@ -14,7 +15,7 @@ import { signingKeyOf } from './signing-secret.js';
 import { secretAssociatedData, type SealedSecret, type WebhookEndpoint } from './webhook-endpoint.js';
 import { findWebhookEndpoint } from './webhook-endpoint.repository.js';
 import { claimLane, releaseLane, renewLane } from './webhook-lane.repository.js';
-import { failPendingDeliveries, findMessages } from './webhook-message.repository.js';
+import { failPendingDeliveries } from './webhook-message.repository.js';
 import {
   claimDueDeliveries,
   completeClaimedDeliveries,
@@ -35,6 +36,8 @@ export const OUTBOX_CHANNEL = 'outbound_webhooks.committed';
 const SIGNAL_COALESCE_MS = 2;
 /** How long close() lets attempts in flight finish before it abandons them. */
 const CLOSE_GRACE_MS = 2_000;
+/** Opened signing keys kept (two per endpoint at most during a rotation's grace); past it the cache starts over. */
+const OPENED_KEYS_MAX = 1_024;
 /** drain() gives up (a bug: work that never ends) after this many rounds. */
 const MAX_DRAIN_ROUNDS = 10_000;
 
@@ -55,6 +58,12 @@ interface Lane extends DueEndpoint {
   maxConcurrency: number;
   /** Something may be due: false once a claim found less than it had room for, until a signal, a poll or a result. */
   mayHaveWork: boolean;
+  /**
+   * The endpoint's failingSince as the last claim read it; undefined once results may have
+   * changed it. Only a sender holding the lane sets it, so null here and only successes to write
+   * means the health rules have nothing to do: writeResults skips reading the endpoint.
+   */
+  failingSince?: number | null;
 }
 
 interface Attempt {
@@ -115,6 +124,8 @@ export class WebhookSender {
   private readonly resolver: HostResolver;
   /** Which lane goes first in the next pass, so none starves when the node's cap binds. */
   private turn = 0;
+  /** Signing keys by the sealed secret they were opened from (signingKeys). */
+  private readonly openedKeys = new Map<string, Buffer>();
 
   constructor(
     private readonly deps: Deps,
@@ -247,12 +258,21 @@ export class WebhookSender {
    * The sender's transactions. SQLite: each waits its turn behind usage writes and begins only
    * when the write lock is free (db/write-turns.ts), as every background job does, so the main
    * thread never sleeps in SQLite's busy handler. PostgreSQL: a plain transaction.
+   *
+   * Their commits do not wait for the disk (SQLite: synchronous NORMAL; PostgreSQL:
+   * synchronous_commit off): a power cut or a database crash may lose the last claims and results,
+   * never a message (written by the change's own, durable, transaction). A lost claim or result
+   * leaves its delivery due again, so it is sent again: at least once, as promised.
    */
   private transact<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
     const { deps } = this;
-    if (deps.dialect !== 'sqlite' || deps.sqlite === null) return transaction(deps.db, fn);
+    if (deps.dialect !== 'sqlite' || deps.sqlite === null)
+      return transaction(deps.db, async (trx) => {
+        await sql`set local synchronous_commit = off`.execute(trx);
+        return fn(trx);
+      });
     const sqlite = deps.sqlite;
-    return deps.writeTurns.run(() => transactionNow(deps.db, sqlite, fn));
+    return deps.writeTurns.run(() => transactionNow(deps.db, sqlite, fn, { durable: false }));
   }
 
   /** Waits for the pass under way and any it asked for (run() never rejects). */
@@ -440,22 +460,14 @@ export class WebhookSender {
         continue;
       }
       lane.maxConcurrency = endpoint.maxConcurrency;
+      lane.failingSince = endpoint.failingSince;
       const room = Math.min(endpoint.maxConcurrency - lane.inFlight, budget);
       if (room <= 0) continue;
       const claimed = await claimDueDeliveries(trx, lane, lane.endpointId, now, inFlightUntil, room);
       if (claimed.length < room) out.exhausted.push(lane);
       if (claimed.length === 0) continue;
       budget -= claimed.length;
-      const bodies = await findMessages(
-        trx,
-        lane,
-        claimed.map((c) => c.messageId),
-      );
-      const messages = new Map(bodies.map((m) => [m.id, m]));
       for (const c of claimed) {
-        const m = messages.get(c.messageId);
-        // Never missing (a delivery's message is deleted with it): a claim without a body is retaken when its mark expires.
-        if (!m) continue;
         out.attempts.push({
           lane,
           tenant: { workspaceId: lane.workspaceId, environment: lane.environment },
@@ -464,9 +476,9 @@ export class WebhookSender {
           eventType: c.eventType,
           claimedAttempts: c.attempts,
           scheduleStep: c.scheduleStep,
-          trigger: triggerOf(c, m.source),
+          trigger: triggerOf(c, c.source),
           url: endpoint.url,
-          body: m.body,
+          body: c.body,
           keys,
         });
       }
@@ -477,8 +489,14 @@ export class WebhookSender {
   /** The keys to sign with: the current secret's, then the previous one's while its grace lasts. Null (logged) if a secret cannot be opened. */
   private signingKeys(endpoint: WebhookEndpoint, now: number): Buffer[] | null {
     const open = (s: SealedSecret): Buffer => {
+      // The same sealed secret opens to the same key: opened once, not once per pass and lane.
+      const id = `${endpoint.id} ${s.keyId} ${s.ciphertext}`;
+      const cached = this.openedKeys.get(id);
+      if (cached) return cached;
       const key = signingKeyOf(this.deps.secrets.open(s, secretAssociatedData(endpoint.id)));
       if (!key) throw new Error('the stored secret is not a whsec_ secret');
+      if (this.openedKeys.size >= OPENED_KEYS_MAX) this.openedKeys.clear();
+      this.openedKeys.set(id, key);
       return key;
     };
     try {
@@ -535,7 +553,10 @@ export class WebhookSender {
     const disableAfterMs = deps.config.outboundWebhookDisableAfterHours * 3_600_000;
     const now = deps.clock.now();
     const rows: NewAttempt[] = [];
-    const health = new Map<string, { tenant: Tenant; endpointId: string; outcomes: Array<{ outcome: HealthOutcome; at: number; status: number | null }> }>();
+    const health = new Map<
+      string,
+      { tenant: Tenant; endpointId: string; lane: Lane; outcomes: Array<{ outcome: HealthOutcome; at: number; status: number | null }> }
+    >();
     const answered: Array<{ f: Finished; result: AttemptResult; judged: ReturnType<typeof judgeAttempt>; after: ReturnType<typeof deliveryAfter> }> = [];
     for (const f of batch) {
       const a = f.attempt;
@@ -587,11 +608,13 @@ export class WebhookSender {
       });
       if (!written) continue;
       let h = health.get(a.endpointId);
-      if (!h) health.set(a.endpointId, (h = { tenant: a.tenant, endpointId: a.endpointId, outcomes: [] }));
+      if (!h) health.set(a.endpointId, (h = { tenant: a.tenant, endpointId: a.endpointId, lane: a.lane, outcomes: [] }));
       h.outcomes.push({ outcome: outcomeOf(judged.responseStatus), at: f.finishedAt, status: judged.responseStatus });
     }
     const disabled = new Set<string>();
     for (const h of [...health.values()].sort(byEndpoint)) {
+      if (h.lane.failingSince === null && h.outcomes.every((o) => o.outcome === 'success')) continue;
+      h.lane.failingSince = undefined;
       if (await this.applyHealth(trx, h.tenant, h.endpointId, h.outcomes, disableAfterMs, now)) disabled.add(h.endpointId);
     }
     // A disabled endpoint's deliveries are failed, not retried: the log says no next attempt.
