@@ -664,7 +664,7 @@ async function main(): Promise<void> {
     let latencyRun: LatencyRun | null = null;
     if (bus) {
       const source = (seconds: number, from: number) =>
-        emitAtRate({ db, bus: bus!, perSecond: RATE, seconds, from, make: (i) => latencyEvent(i, endpoints, data, workspaceId), ids });
+        emitAtRate({ db, bus, perSecond: RATE, seconds, from, make: (i) => latencyEvent(i, endpoints, data, workspaceId), ids });
       const warm = await source(WARMUP_SECONDS, 0);
       const measuredFrom = Date.now();
       const cpu1 = { at: performance.now(), server: cpuSecondsOf(pid) };
