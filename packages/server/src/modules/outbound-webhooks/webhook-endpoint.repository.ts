@@ -69,6 +69,18 @@ export async function findWebhookEndpoint(db: Db, tenant: Tenant, id: string): P
   return r ? toEndpoint(r) : null;
 }
 
+/** Several endpoints, each of its own tenant, in one statement (the sender's lanes): by id, those not deleted. */
+export async function findWebhookEndpointsOf(db: Db, keys: ReadonlyArray<Tenant & { endpointId: string }>): Promise<Map<string, WebhookEndpoint>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('webhookEndpoints')
+    .selectAll()
+    .where((eb) => eb.or(keys.map((k) => eb.and([eb('workspaceId', '=', k.workspaceId), eb('environment', '=', k.environment), eb('id', '=', k.endpointId)]))))
+    .where('deletedAt', 'is', null)
+    .execute();
+  return new Map(rows.map((r) => [r.id, toEndpoint(r)]));
+}
+
 export async function listWebhookEndpoints(
   db: Db,
   tenant: Tenant,

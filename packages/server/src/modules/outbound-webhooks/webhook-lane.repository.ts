@@ -52,6 +52,33 @@ export async function renewLane(db: Db, tenant: Tenant, lane: OwnedLane, owner: 
   return Number(r.numUpdatedRows) > 0;
 }
 
+/**
+ * renewLane for every lane of a pass in one statement; returns the endpoint ids of those still
+ * held (a lane missing from it was lost).
+ */
+export async function renewLanes(db: Db, lanes: ReadonlyArray<OwnedLane & Tenant>, owner: string, now: number, leaseMs: number): Promise<Set<string>> {
+  if (lanes.length === 0) return new Set();
+  const rows = await db
+    .updateTable('webhookLanes')
+    .set({ leaseUntil: now + leaseMs })
+    .where((eb) =>
+      eb.or(
+        lanes.map((l) =>
+          eb.and([
+            eb('workspaceId', '=', l.workspaceId),
+            eb('environment', '=', l.environment),
+            eb('endpointId', '=', l.endpointId),
+            eb('generation', '=', l.generation),
+          ]),
+        ),
+      ),
+    )
+    .where('owner', '=', owner)
+    .returning('endpointId')
+    .execute();
+  return new Set(rows.map((r) => r.endpointId));
+}
+
 /** Gives a lane up (idle, disabled endpoint, closing): any node may claim it at once. */
 export async function releaseLane(db: Db, tenant: Tenant, lane: OwnedLane, owner: string, now: number): Promise<void> {
   await db

@@ -22,7 +22,8 @@ before(async () => {
   rx = await WebhookReceiver.start();
   const ws = await t.seed.workspace();
   const api = t.seed.client(ws.test.secretKey);
-  assert.equal((await api.post('/api/v1/webhook-endpoints', { url: rx.url(), eventTypes: ['*'] })).status, 200);
+  // Two endpoints: a pass claims for both lanes in one statement of each kind.
+  for (let i = 0; i < 2; i++) assert.equal((await api.post('/api/v1/webhook-endpoints', { url: rx.url(), eventTypes: ['*'] })).status, 200);
   await transaction(t.deps.db, (trx) =>
     emitWebhookEvents(
       trx,
@@ -66,14 +67,18 @@ it(`every query of a sender pass on webhook_deliveries reads pending rows by the
   const sender = new WebhookSender(recording.deps, { nodeId: 'plan-node' });
   await sender.drain();
   await sender.close();
-  assert.equal(rx.received.length, 5);
+  assert.equal(rx.received.length, 10);
   const plans = await recording.plans();
   const discovery = plans.find((p) => /group by "endpoint_id"/.test(p.sql));
-  const claim = plans.find((p) => /^select "d"."message_id"/.test(p.sql));
+  const claim = plans.find((p) => /select "d"."endpoint_id", "d"."message_id"/.test(p.sql));
   assert.ok(discovery && claim, 'the discovery and the claim were recorded');
   assert.match(discovery.plan, /webhook_deliveries_due/);
   assert.match(claim.plan, /webhook_deliveries_due/);
   assert.match(claim.plan, /webhook_deliveries_order/, 'the ordering rule looks up earlier pending messages of the key');
+  assert.ok(
+    plans.some((p) => /set attempts = d\.attempts \+ 1/.test(p.sql) && (p.sql.match(/\(cast\(/g) ?? []).length > 5),
+    'one claim UPDATE took the rows of both lanes (more than the five of one)',
+  );
   for (const p of plans) {
     const where = `${p.sql}\n${p.plan}`;
     if (backend === 'postgres') {

@@ -13,8 +13,8 @@ import { createAgents, sendAttempt, type AttemptOutcome } from './send-attempt.j
 import { webhookHeaders } from './sign-message.js';
 import { signingKeyOf } from './signing-secret.js';
 import { secretAssociatedData, type SealedSecret, type WebhookEndpoint } from './webhook-endpoint.js';
-import { findWebhookEndpoint } from './webhook-endpoint.repository.js';
-import { claimLane, releaseLane, renewLane } from './webhook-lane.repository.js';
+import { findWebhookEndpointsOf } from './webhook-endpoint.repository.js';
+import { claimLane, releaseLane, renewLane, renewLanes } from './webhook-lane.repository.js';
 import { failPendingDeliveries } from './webhook-message.repository.js';
 import {
   claimDueDeliveries,
@@ -444,14 +444,13 @@ export class WebhookSender {
     const out = { attempts: [] as Attempt[], renewed: [] as Lane[], gone: [] as Lane[], exhausted: [] as Lane[] };
     // A claimed attempt is due again for another node only once it has surely ended here.
     const inFlightUntil = now + timeoutMs + leaseMs;
-    for (const lane of order) {
-      if (budget <= 0) break;
-      if (!(await renewLane(trx, lane, lane, this.opts.nodeId, now, leaseMs))) {
-        out.gone.push(lane);
-        continue;
-      }
-      out.renewed.push(lane);
-      const endpoint = await findWebhookEndpoint(trx, lane, lane.endpointId);
+    // Every lane's lease, endpoint and claims in one statement each, for all the pass's lanes.
+    const held = await renewLanes(trx, order, this.opts.nodeId, now, leaseMs);
+    for (const lane of order) (held.has(lane.endpointId) ? out.renewed : out.gone).push(lane);
+    const endpoints = await findWebhookEndpointsOf(trx, out.renewed);
+    const wanted: Array<{ lane: Lane; endpoint: WebhookEndpoint; keys: Buffer[]; limit: number }> = [];
+    for (const lane of out.renewed) {
+      const endpoint = endpoints.get(lane.endpointId);
       const keys = endpoint?.status === 'enabled' ? this.signingKeys(endpoint, now) : null;
       if (!endpoint || !keys) {
         // Disabled, deleted, or its secret unreadable: another pass (or node) looks again later.
@@ -461,13 +460,22 @@ export class WebhookSender {
       }
       lane.maxConcurrency = endpoint.maxConcurrency;
       lane.failingSince = endpoint.failingSince;
-      const room = Math.min(endpoint.maxConcurrency - lane.inFlight, budget);
-      if (room <= 0) continue;
-      const claimed = await claimDueDeliveries(trx, lane, lane.endpointId, now, inFlightUntil, room);
-      if (claimed.length < room) out.exhausted.push(lane);
-      if (claimed.length === 0) continue;
-      budget -= claimed.length;
-      for (const c of claimed) {
+      // The node's budget goes to the lanes in turn order (fillLanes rotates who goes first).
+      const limit = Math.min(endpoint.maxConcurrency - lane.inFlight, budget);
+      if (limit <= 0) continue;
+      budget -= limit;
+      wanted.push({ lane, endpoint, keys, limit });
+    }
+    const claimed = await claimDueDeliveries(
+      trx,
+      wanted.map((w) => ({ workspaceId: w.lane.workspaceId, environment: w.lane.environment, endpointId: w.lane.endpointId, limit: w.limit })),
+      now,
+      inFlightUntil,
+    );
+    for (const { lane, endpoint, keys, limit } of wanted) {
+      const got = claimed.get(lane.endpointId) ?? [];
+      if (got.length < limit) out.exhausted.push(lane);
+      for (const c of got) {
         out.attempts.push({
           lane,
           tenant: { workspaceId: lane.workspaceId, environment: lane.environment },
