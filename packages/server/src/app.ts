@@ -39,6 +39,7 @@ import { testClockRoutes } from './modules/test-clocks/test-clock.routes.js';
 import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
+import { widgetScriptRoutes } from './modules/widget-assets/widget-script.routes.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { webhookRoutes } from './modules/plugs/webhook.routes.js';
 import { auditEventRoutes } from './modules/audit/audit-event.routes.js';
@@ -169,6 +170,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await catalogRoutes(a, deps);
     await headlessConfigRoutes(a, deps, requireOperatorAccess);
     await pricingPageRoutes(a, deps);
+    await widgetScriptRoutes(a, deps);
     await billingRoutes(a, deps);
     await invoiceRoutes(a, deps);
     await testClockRoutes(a, deps, testClockBilling(boundCredentials));

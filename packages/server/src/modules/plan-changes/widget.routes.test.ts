@@ -1,8 +1,8 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { describeOffering, type Offering, type RatePlan } from '@tollgate/pricing';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
-import type { Client } from '../../../test/helpers/seed.js';
-import { createDemoWorkspace, type DemoEnvironment } from '../../demo/create-demo-workspace.js';
+import { widgetDemo, type WidgetDemo } from '../../../test/helpers/widget-demo.js';
 
 /**
  * The widget's backend through the real server: a seller mints a widget session for the demo
@@ -23,31 +23,14 @@ before(async () => {
 after(async () => t.close());
 beforeEach(() => t.clock.set(START));
 
-interface Setup {
-  env: DemoEnvironment;
-  api: Client;
-  widget: Client;
-  token: string;
+interface Setup extends WidgetDemo {
   agentsId: string;
   starterId: string;
 }
 
 async function setup(): Promise<Setup> {
-  const d = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'test' });
-  const env = d.environments.test;
-  const api = t.seed.client(env.secretKey);
-  t.clock.set(MID);
-  const minted = await api.post('/api/v1/widget_sessions', { subscriptionId: env.subscriptionId, allowedOrigins: [SHOP] });
-  assert.equal(minted.status, 200, JSON.stringify(minted.body));
-  const offerings = (await api.get('/api/v1/offerings?limit=100')).body.data as Array<{ id: string; name: string }>;
-  return {
-    env,
-    api,
-    widget: t.seed.client(minted.body.token),
-    token: minted.body.token,
-    agentsId: offerings.find((o) => o.name === 'Agents')!.id,
-    starterId: offerings.find((o) => o.name === 'Starter')!.id,
-  };
+  const demo = await widgetDemo(t, MID, [SHOP]);
+  return { ...demo, agentsId: demo.offerings.get('Agents')!, starterId: demo.offerings.get('Starter')! };
 }
 
 const from = { origin: SHOP };
@@ -72,6 +55,34 @@ describe('the widget session’s reach', () => {
         ['Agents', 'UPGRADE'],
       ],
     );
+  });
+
+  it('reads the published pricing of its offering and candidates, which the pricing display module words as the candidates list does', async () => {
+    const s = await setup();
+    const config = await s.widget.get('/v1/widget/config', from);
+    assert.equal(config.status, 200, JSON.stringify(config.body));
+    assert.equal(config.headers['access-control-allow-origin'], SHOP);
+    assert.equal(config.body.object, 'widget_config');
+    const offerings = config.body.offerings as Array<Offering & { id: string }>;
+    assert.equal(config.body.currentOfferingId, offerings[0]!.id, 'the current offering first');
+    assert.deepEqual(
+      offerings.map((o) => o.name),
+      ['Pro', 'Starter', 'Agents'],
+    );
+    const plans = config.body.ratePlans as RatePlan[];
+    for (const o of offerings)
+      for (const id of o.ratePlanIds)
+        assert.ok(
+          plans.some((p) => p.id === id),
+          `${o.name}: plan ${id} is included`,
+        );
+    for (const p of plans)
+      for (const u of p.metrics) assert.equal((u as unknown as Record<string, unknown>).toolMultipliers, undefined, 'never rating-only multipliers');
+    const candidates = (await s.widget.get('/v1/widget/change-candidates', from)).body.data as Array<{ offeringId: string; priceText: string }>;
+    for (const c of candidates) {
+      const o = offerings.find((x) => x.id === c.offeringId)!;
+      assert.equal(describeOffering(o, plans).price, c.priceText, 'the same words in the browser as on the server');
+    }
   });
 
   it('a secret key is refused on widget routes, and the session token everywhere else', async () => {

@@ -22,6 +22,7 @@ import {
 import { RequiredIdempotencyHeaders, requireIdempotencyKey } from './plan-change.routes.js';
 import { previewChange } from './preview-change.js';
 import { presentWidgetSubscription } from './widget-subscription.js';
+import { widgetConfig, WidgetConfigSchema } from './widget-config.js';
 import { acceptOfferFor, retentionOfferView } from '../retention-offers/retention-offer-calls.js';
 import {
   AcceptRetentionOfferBody,
@@ -62,6 +63,19 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
       response: { 200: WidgetSubscriptionSchema, ...errors(401, 403, 404) },
     },
     handler: async (req) => presentWidgetSubscription(deps, req.ctx, await subscriptionOf(req.ctx, widgetSessionOf(req).subscriptionId)),
+  });
+
+  app.get('/v1/widget/config', {
+    config: session,
+    schema: {
+      summary: 'The published pricing of the current offering and the change candidates',
+      description:
+        "Step 1: the offerings and rate plans as published, in @tollgate/pricing's types (prices as decimal text), so the widget words every price with the same display module as the hosted pricing page.",
+      tags,
+      security,
+      response: { 200: WidgetConfigSchema, ...errors(401, 403, 404) },
+    },
+    handler: async (req) => widgetConfig(deps, req.ctx, await subscriptionOf(req.ctx, widgetSessionOf(req).subscriptionId)),
   });
 
   app.get('/v1/widget/change-candidates', {

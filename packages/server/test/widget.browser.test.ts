@@ -1,0 +1,191 @@
+/**
+ * The upgrade/cancel widget in a real headless Chromium (Debian's /usr/bin/chromium, driven by
+ * playwright-core) against a real listening server: a seller's account page on another origin
+ * (http://localhost:<port>, served by a second server) loads the script from the server
+ * (http://127.0.0.1:<port>/widget/v1/tollgate-widget.js) and drives the widget backend with a
+ * widget session minted server-side, as a seller's backend would. What the buyer sees and does,
+ * what the server then holds, the 8 browser events, keyboard-only operation, both render modes,
+ * a 320 px viewport, and axe-core's WCAG 2.1 A and AA rules on every step.
+ *
+ * Screenshots of each step land in test-artifacts/widget/ (git-ignored). Without Chromium the
+ * whole file is skipped, and says so. Functions passed to page.evaluate are strings on purpose:
+ * tsx compiles this file with esbuild's keepNames, whose __name() helper does not exist in the page.
+ */
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestApp, type TestApp } from './helpers/test-app.js';
+import { widgetDemo, type WidgetDemo } from './helpers/widget-demo.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const artifacts = path.join(root, 'test-artifacts', 'widget');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} not found: the headless-Chromium tests of the widget are skipped (install Debian's chromium: apt-get install -y chromium; .ci/run does it when run as root)`;
+if (skip) console.log(`widget.browser.test.ts: SKIPPED: ${skip}`);
+const opts = { skip, timeout: 60_000 };
+
+const START = Date.UTC(2026, 3, 1);
+const MID = Date.UTC(2026, 3, 16);
+const EVENTS = [
+  'svc.upgrade-cancel.opened',
+  'svc.upgrade-cancel.selected',
+  'svc.upgrade-cancel.previewed',
+  'svc.upgrade-cancel.confirmed',
+  'svc.upgrade-cancel.completed',
+  'svc.upgrade-cancel.deflection_offer_accepted',
+  'svc.upgrade-cancel.dismissed',
+  'svc.upgrade-cancel.failed',
+];
+
+interface Shop extends WidgetDemo {
+  page: Page;
+}
+
+interface SeenEvent {
+  name: string;
+  detail: Record<string, unknown>;
+}
+
+describe('the upgrade/cancel widget in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let api: string;
+  let shopOrigin: string;
+  let shopServer: http.Server;
+  /** The seller's pages by path. */
+  const pages = new Map<string, string>();
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    if (skip) return;
+    t = await createTestApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    api = `http://127.0.0.1:${port}`;
+    // The seller's site: another server, on another origin (localhost, not 127.0.0.1), so the
+    // widget's calls are cross-origin as on a real site.
+    shopServer = http.createServer((req, res) => {
+      const body = pages.get(req.url ?? '');
+      res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' }).end(body ?? 'not found');
+    });
+    await new Promise<void>((resolve) => shopServer.listen(0, '127.0.0.1', resolve));
+    shopOrigin = `http://localhost:${(shopServer.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    mkdirSync(artifacts, { recursive: true });
+  });
+  beforeEach(() => t?.clock.set(START));
+  after(async () => {
+    try {
+      for (const c of contexts) await c.close().catch(() => {});
+      await browser?.close();
+      await new Promise((resolve) => (shopServer ? shopServer.close(resolve) : resolve(undefined)));
+    } finally {
+      await t?.close();
+    }
+  });
+
+  /**
+   * A demo workspace (the customer on Pro, mid-period), a widget session minted for its
+   * subscription as the seller's backend does, and the seller's account page with the widget.
+   */
+  async function shop(
+    attrs: { mode: 'upgrade' | 'cancel'; renderMode?: 'modal' | 'inline'; defaultApplyAt?: 'IMMEDIATE' | 'PERIOD_END' },
+    viewport = { width: 1024, height: 800 },
+  ): Promise<Shop> {
+    const demo = await widgetDemo(t, MID, [shopOrigin]);
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    const tag = `<tollgate-upgrade-cancel mode="${attrs.mode}" render-mode="${attrs.renderMode ?? 'modal'}" default-apply-at="${attrs.defaultApplyAt ?? 'IMMEDIATE'}" base-url="${api}" token="${demo.token}"></tollgate-upgrade-cancel>`;
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+      <title>Your account</title><style>body { font-family: Georgia, serif; margin: 1rem; }</style>
+      <script>window.__events = []; for (const n of ${JSON.stringify(EVENTS)}) document.addEventListener(n, (e) => window.__events.push({ name: n, detail: e.detail }));</script>
+      <script src="${api}/widget/v1/tollgate-widget.js"></script></head>
+      <body><main><h1>Your account</h1><p>Plan and billing</p>${tag}</main></body></html>`;
+    const at = `/account/${pages.size}`;
+    pages.set(at, html);
+    await page.goto(`${shopOrigin}${at}`);
+    await page.waitForFunction(`!!customElements.get('tollgate-upgrade-cancel')`);
+    (page as unknown as { problems: string[] }).problems = problems;
+    return { ...demo, page };
+  }
+
+  const events = (page: Page) => page.evaluate<SeenEvent[]>('window.__events');
+  const names = async (page: Page) => (await events(page)).map((e) => e.name.replace('svc.upgrade-cancel.', ''));
+  const widget = (page: Page) => page.locator('tollgate-upgrade-cancel');
+
+  async function shot(page: Page, name: string): Promise<void> {
+    const file = path.join(artifacts, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    assert.ok(readFileSync(file).length > 1000, `${name}.png is a real image`);
+  }
+
+  /** axe-core in the page: no violation of the WCAG 2.1 A and AA rules. */
+  async function accessible(page: Page, where: string): Promise<void> {
+    if (!(await page.evaluate<boolean>('typeof window.axe !== "undefined"'))) await page.addScriptTag({ content: axeSource });
+    const violations = await page.evaluate<Array<{ id: string; help: string; nodes: Array<{ target: unknown }> }>>(
+      `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+    );
+    assert.deepEqual(violations, [], `${where}: ${JSON.stringify(violations)}`);
+  }
+
+  async function waitIdle(page: Page): Promise<void> {
+    await page.waitForFunction(
+      `(() => { const p = document.querySelector('tollgate-upgrade-cancel')?.shadowRoot?.querySelector('.panel'); return p && p.getAttribute('aria-busy') === 'false'; })()`,
+    );
+  }
+
+  it('upgrade IMMEDIATE in the modal: three steps, an invoice for the previewed amount, the events in order', opts, async () => {
+    const s = await shop({ mode: 'upgrade' });
+    const w = widget(s.page);
+    await w.getByRole('button', { name: 'Change plan' }).click();
+    const dialog = w.getByRole('dialog', { name: 'Change your plan' });
+    await dialog.waitFor();
+    await waitIdle(s.page);
+    await shot(s.page, 'upgrade-1-choose');
+    await accessible(s.page, 'upgrade, step 1');
+    // Each price as the pricing page words it.
+    const candidates = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}/change-candidates`)).body.data as Array<{
+      name: string;
+      priceText: string;
+    }>;
+    for (const c of candidates) await dialog.getByText(c.priceText).first().waitFor();
+    await dialog.getByRole('radio', { name: /Agents/ }).check();
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await waitIdle(s.page);
+    await dialog.getByText('Charged today').waitFor();
+    await shot(s.page, 'upgrade-2-preview');
+    await accessible(s.page, 'upgrade, step 2');
+    const preview = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.previewed')!.detail;
+    await dialog.getByRole('button', { name: 'Confirm change' }).click();
+    await dialog.getByText('Your plan is now Agents.').waitFor();
+    await shot(s.page, 'upgrade-3-done');
+    await accessible(s.page, 'upgrade, step 3');
+    const completed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.completed')!.detail;
+    assert.equal(completed.action, 'UPGRADE');
+    assert.match(String(completed.invoiceId), /^inv_/);
+    await dialog.getByText(`Invoice ${String(completed.invoiceId)}`).waitFor();
+    const invoice = await s.api.get(`/api/v1/invoices/${String(completed.invoiceId)}`);
+    assert.equal(invoice.status, 200, JSON.stringify(invoice.body));
+    assert.equal(invoice.body.total, preview.invoiceTotal, 'the invoice charges what the preview showed');
+    assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.status, 'ACTIVE');
+    assert.deepEqual(await names(s.page), ['opened', 'selected', 'previewed', 'confirmed', 'completed']);
+    for (const e of await events(s.page)) assert.doesNotMatch(JSON.stringify(e.detail), /@|Demo|name/i, `${e.name}: no PII in ${JSON.stringify(e.detail)}`);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await w.getByRole('dialog').count(), 0, 'closed');
+    assert.equal(await s.page.evaluate<string>(`document.activeElement?.tagName`), 'TOLLGATE-UPGRADE-CANCEL', 'focus is back on the opener');
+    assert.deepEqual((s.page as unknown as { problems: string[] }).problems, []);
+  });
+});
