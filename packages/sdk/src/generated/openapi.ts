@@ -5451,6 +5451,224 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/widget/config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The published pricing of the current offering and the change candidates
+     * @description Step 1: the offerings and rate plans as published, in @tollgate/pricing's types (prices as decimal text), so the widget words every price with the same display module as the hosted pricing page.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'widget_config';
+              /** @description The offering subscribed to now; null for a subscription without one. */
+              currentOfferingId: string | null;
+              /** @description The current offering first (when it still exists), then the change candidates in the change-candidates order. */
+              offerings: {
+                id: string;
+                name: string;
+                /** @description POSTPAID. */
+                billingMode: string;
+                /** @description ISO 4217 code, e.g. USD. */
+                currency: string;
+                /** @description Decimal text per billing period; null when usage-only. */
+                entryPrice: string | null;
+                /** @description MONTHLY, QUARTERLY, ANNUAL or ONE_TIME: when per-period prices apply and free allowances reset. */
+                billingPeriod: 'MONTHLY' | 'QUARTERLY' | 'ANNUAL' | 'ONE_TIME';
+                trialDays: number;
+                ratePlanIds: string[];
+              }[];
+              ratePlans: {
+                id: string;
+                name: string;
+                /** @description ISO 4217 code, e.g. USD. */
+                currency: string;
+                /** @description MONTHLY, QUARTERLY, ANNUAL or ONE_TIME: when per-period prices apply and free allowances reset. */
+                billingPeriod: 'MONTHLY' | 'QUARTERLY' | 'ANNUAL' | 'ONE_TIME';
+                /** @description Every billable unit, as published (no rating-only multipliers). */
+                metrics: {
+                  metricId: string;
+                  metricName: string;
+                  pricingModel: 'PER_UNIT' | 'FLAT_RATE' | 'PERCENTAGE' | 'INCLUDED_QUOTA' | 'GRADUATED' | 'VOLUME_TIERED' | 'STAIRCASE' | 'OUTCOME_BASED';
+                  rate: string;
+                  includedFree: number;
+                  blockSize: number | null;
+                  minFee: string | null;
+                  tiers: {
+                    tierStart: number;
+                    tierEnd: number | null;
+                    unitPrice: string | null;
+                    flatFee: string | null;
+                  }[];
+                  outcomeWeights: {
+                    [key: string]: number;
+                  } | null;
+                }[];
+              }[];
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/widget/change-candidates': {
     parameters: {
       query?: never;
@@ -15686,6 +15904,440 @@ export interface paths {
         };
         /** @description Rate limit exceeded; see Retry-After. */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget/v1/tollgate-widget.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The widget script (latest)
+     * @description Defines <tollgate-upgrade-cancel>. Cached publicly for 5 minutes; pin a version with the name from /widget/v1/manifest.json instead, which is cached for a year. Gzipped for clients that take it.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description The ETag of the script you hold. */
+          'if-none-match'?: string;
+          'accept-encoding'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The script. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/javascript': string;
+          };
+        };
+        /** @description Not modified. */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget/v1/tollgate-widget.{hash}.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The widget script (one version, by its content hash)
+     * @description Immutable: cached publicly for a year. A hash other than the current one is a 404 (this server serves one version).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description The ETag of the script you hold. */
+          'if-none-match'?: string;
+          'accept-encoding'?: string;
+        };
+        path: {
+          /** @description 16 hex digits of the SHA-256. */
+          hash: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The script. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'text/javascript': string;
+          };
+        };
+        /** @description Not modified. */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description No such resource in the workspace and environment of the key. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget/v1/manifest.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The current widget script: its versioned path and integrity */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              object: 'widget_script';
+              /** @description /widget/v1/tollgate-widget.<hash>.js */
+              path: string;
+              /** @description For the script tag’s integrity attribute (with crossorigin="anonymous"). */
+              integrity: string;
+              bytes: number;
+              gzipBytes: number;
+            };
+          };
+        };
+        /** @description The request is malformed or a field is invalid; `field` names it. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Missing, unknown, revoked or expired credential. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Rate limit exceeded; see Retry-After. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              success: false;
+              errors: {
+                /** @description Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED. */
+                code: string;
+                /** @description What is wrong, in words. */
+                message: string;
+                /** @description The offending field, e.g. body.email or query.limit. */
+                field?: string;
+                /** @description Usage ingestion: the position of the rejected event in the batch. */
+                index?: number;
+              }[];
+            };
+          };
+        };
+        /** @description Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds. */
+        503: {
           headers: {
             [name: string]: unknown;
           };
