@@ -40,6 +40,8 @@ import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
 import { widgetScriptRoutes } from './modules/widget-assets/widget-script.routes.js';
+import { widgetDemoRoutes } from './demo/widget-demo-page.js';
+import type { DemoWorkspace } from './demo/create-demo-workspace.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
 import { webhookRoutes } from './modules/plugs/webhook.routes.js';
 import { auditEventRoutes } from './modules/audit/audit-event.routes.js';
@@ -75,6 +77,8 @@ its limit was raised; public routes are limited per IP address.`;
 export interface BuildAppOptions {
   /** The DNS the outbound webhook SSRF guard resolves endpoint hosts with; tests inject one. */
   webhookResolver?: HostResolver;
+  /** The demo workspace created at this start: the development profile serves its widget demo page. */
+  demo?: DemoWorkspace | null;
 }
 
 /** Builds the app with every module registered; never listens, so tests inject requests. */
@@ -171,6 +175,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await headlessConfigRoutes(a, deps, requireOperatorAccess);
     await pricingPageRoutes(a, deps);
     await widgetScriptRoutes(a, deps);
+    if (opts.demo && deps.config.profile === 'development') await widgetDemoRoutes(a, deps, opts.demo);
     await billingRoutes(a, deps);
     await invoiceRoutes(a, deps);
     await testClockRoutes(a, deps, testClockBilling(boundCredentials));

@@ -6,6 +6,7 @@ import { scheduleAuditRetention } from './jobs/purge-audit-events.js';
 import { scheduleBilling } from './jobs/run-billing.js';
 import { countWorkspaces } from './modules/tenancy/workspace.repository.js';
 import { createDemoWorkspace, type DemoWorkspace } from './demo/create-demo-workspace.js';
+import { WIDGET_DEMO_PATH } from './demo/widget-demo-page.js';
 
 /** read config -> open storage -> build app -> listen. */
 export async function serve(config: Config): Promise<void> {
@@ -22,7 +23,7 @@ export async function serve(config: Config): Promise<void> {
   // A node survives what it cannot prevent (a database restart mid-query, say); a promise
   // nobody awaited must not end it. Such a rejection is a bug, logged as one.
   process.on('unhandledRejection', (err) => deps.log.error({ err }, 'unhandled promise rejection (a bug: please report it)'));
-  const app = await buildApp(composition);
+  const app = await buildApp(composition, { demo });
   // Before the first request: the first batch after a start costs what any other does.
   await composition.usage.warm().catch((err: unknown) => deps.log.warn({ err }, 'usage writer not warm yet; /ready says so until it is'));
   const stopPruning = schedulePruning(deps);
@@ -32,7 +33,7 @@ export async function serve(config: Config): Promise<void> {
   deps.log.info({ address, storage: describe, profile: config.profile }, `Tollgate listening on ${address}`);
   process.stdout.write(`\nTollgate is running at ${address} (${describe}, ${config.profile} profile).\n`);
   process.stdout.write(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json\n`);
-  if (demo) process.stdout.write(demoBanner(address, demo));
+  if (demo) process.stdout.write(demoBanner(address, demo, config.profile));
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -50,7 +51,7 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-function demoBanner(address: string, demo: DemoWorkspace): string {
+function demoBanner(address: string, demo: DemoWorkspace, profile: Config['profile']): string {
   const t = demo.environments.test;
   const l = demo.environments.live;
   return `
@@ -73,7 +74,7 @@ Try it:
   curl -s ${address}/api/v1/portal/headless/config -H "X-Storefront-Key: ${t.storefrontKey}"
 
 The demo's pricing page (three offerings, all eight pricing models): ${address}${t.pricingPagePath}
-
+${profile === 'development' ? `The demo customer's account page with the upgrade/cancel widget: ${address}${WIDGET_DEMO_PATH}\n` : ''}
 Another demo workspace at any time: npx tollgate demo --json
 `;
 }

@@ -43,6 +43,7 @@ const OWNERS: Record<string, string[]> = {
   'test-clocks': ['test_clocks'],
   usage: ['usage_aggregates', 'usage_event_claims', 'usage_events', 'usage_hourly'],
   'widget-sessions': ['widget_sessions'],
+  'widget-assets': [],
 };
 
 /** Tables outside db/schema.ts's Database: they are named only in raw SQL. */

@@ -188,4 +188,223 @@ describe('the upgrade/cancel widget in Chromium', () => {
     assert.equal(await s.page.evaluate<string>(`document.activeElement?.tagName`), 'TOLLGATE-UPGRADE-CANCEL', 'focus is back on the opener');
     assert.deepEqual((s.page as unknown as { problems: string[] }).problems, []);
   });
+
+  it('upgrade PERIOD_END inline (default-apply-at PERIOD_END): nothing charged, ACTIVE_PENDING_CHANGE, the scheduled date shown', opts, async () => {
+    const s = await shop({ mode: 'upgrade', renderMode: 'inline', defaultApplyAt: 'PERIOD_END' });
+    const region = widget(s.page).getByRole('region', { name: 'Change your plan' });
+    await region.waitFor();
+    await waitIdle(s.page);
+    assert.equal(await widget(s.page).getByRole('dialog').count(), 0, 'inline: no dialog');
+    await region.getByRole('radio', { name: /Agents/ }).check();
+    await region.getByRole('button', { name: 'Continue' }).click();
+    await waitIdle(s.page);
+    assert.equal(await region.getByRole('radio', { name: /At the end of the period/ }).isChecked(), true, 'PERIOD_END chosen by default');
+    assert.equal(await region.getByText('Charged today').count(), 0, 'nothing charged today');
+    await shot(s.page, 'upgrade-period-end-2-preview');
+    await region.getByRole('button', { name: 'Confirm change' }).click();
+    await region.getByText('Agents starts on May 1, 2026.').waitFor();
+    await shot(s.page, 'upgrade-period-end-3-done');
+    await accessible(s.page, 'inline upgrade, done');
+    const sub = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body;
+    assert.equal(sub.status, 'ACTIVE_PENDING_CHANGE');
+    assert.equal(sub.scheduledChange.offeringId, s.offerings.get('Agents'));
+    const completed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.completed')!.detail;
+    assert.deepEqual([completed.applyAt, completed.status, completed.invoiceId], ['PERIOD_END', 'ACTIVE_PENDING_CHANGE', null]);
+  });
+
+  it('downgrade IMMEDIATE: a credit note, its amount in the result', opts, async () => {
+    const s = await shop({ mode: 'upgrade', renderMode: 'inline' });
+    const region = widget(s.page).getByRole('region');
+    await waitIdle(s.page);
+    await region.getByRole('radio', { name: /Starter/ }).check();
+    await region.getByRole('button', { name: 'Continue' }).click();
+    await waitIdle(s.page);
+    await region.getByText('Credited today').waitFor();
+    await shot(s.page, 'downgrade-2-preview');
+    await region.getByRole('button', { name: 'Confirm change' }).click();
+    await region.getByText('Your plan is now Starter.').waitFor();
+    const completed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.completed')!.detail;
+    assert.equal(completed.action, 'DOWNGRADE');
+    assert.match(String(completed.creditNoteId), /^cn_/);
+    const note = await s.api.get(`/api/v1/credit_notes/${String(completed.creditNoteId)}`);
+    assert.equal(note.status, 200, JSON.stringify(note.body));
+    assert.equal(note.body.total, completed.creditNoteAmount);
+    await region.getByText(/^Credit note: \$\d+\.\d\d$/).waitFor();
+    await shot(s.page, 'downgrade-3-done');
+  });
+
+  it('cancel with the offer accepted: the deflection event fires once, the subscription stays', opts, async () => {
+    const s = await shop({ mode: 'cancel', renderMode: 'inline', defaultApplyAt: 'PERIOD_END' });
+    const region = widget(s.page).getByRole('region', { name: 'Cancel your subscription' });
+    await waitIdle(s.page);
+    await shot(s.page, 'cancel-1-reasons');
+    await accessible(s.page, 'cancel, reasons');
+    await region.getByRole('radio', { name: 'It is too expensive' }).check();
+    await region.getByRole('button', { name: 'Continue' }).click();
+    await region.getByRole('heading', { name: 'Before you go' }).waitFor();
+    await shot(s.page, 'cancel-offer');
+    await accessible(s.page, 'cancel, offer');
+    await region.getByRole('button', { name: 'Accept offer' }).click();
+    await region.getByText('Offer accepted. Your subscription continues.').waitFor();
+    const deflections = (await events(s.page)).filter((e) => e.name === 'svc.upgrade-cancel.deflection_offer_accepted');
+    assert.equal(deflections.length, 1);
+    assert.deepEqual([deflections[0]!.detail.offerKey, deflections[0]!.detail.reason], ['DISCOUNT_20_PERCENT', 'TOO_EXPENSIVE']);
+    assert.ok(!(await names(s.page)).includes('completed'), 'no cancellation completed');
+    assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.status, 'ACTIVE');
+  });
+
+  it('cancel completed now: the completed event, every key of the subscription revoked at once, no refund figure before', opts, async () => {
+    const s = await shop({ mode: 'cancel' });
+    const w = widget(s.page);
+    await w.getByRole('button', { name: 'Cancel subscription' }).click();
+    const dialog = w.getByRole('dialog');
+    await waitIdle(s.page);
+    await dialog.getByRole('radio', { name: 'Another reason' }).check();
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+    await dialog.getByRole('button', { name: 'Confirm cancellation' }).waitFor();
+    await waitIdle(s.page);
+    assert.equal(await dialog.getByText(/Credit for unused time|Credited today|refund/i).count(), 0, 'no refund figure in an immediate cancel');
+    await shot(s.page, 'cancel-2-preview');
+    await dialog.getByRole('button', { name: 'Confirm cancellation' }).click();
+    await dialog.getByText('Your subscription is cancelled.').waitFor();
+    await shot(s.page, 'cancel-3-done');
+    const completed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.completed')!.detail;
+    assert.deepEqual([completed.action, completed.applyAt, completed.status, completed.reason], ['CANCEL', 'IMMEDIATE', 'CANCELLED', 'OTHER']);
+    assert.equal((await s.api.get(`/api/v1/api-keys/${s.env.productKeyId}`)).body.status, 'REVOKED');
+    assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.status, 'CANCELLED');
+  });
+
+  it('a subscription changed since the preview: the typed error inline, back at step 1 with fresh data', opts, async () => {
+    const s = await shop({ mode: 'upgrade', renderMode: 'inline' });
+    const region = widget(s.page).getByRole('region');
+    await waitIdle(s.page);
+    await region.getByRole('radio', { name: /Agents/ }).check();
+    await region.getByRole('button', { name: 'Continue' }).click();
+    await region.getByRole('button', { name: 'Confirm change' }).waitFor();
+    await waitIdle(s.page);
+    // Meanwhile the seller's backend schedules a downgrade.
+    const changed = await s.api.post(
+      `/api/v1/subscriptions/${s.env.subscriptionId}/upgrade`,
+      { offeringId: s.offerings.get('Starter'), applyAt: 'PERIOD_END' },
+      { 'idempotency-key': 'stale-test' },
+    );
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    await region.getByRole('button', { name: 'Confirm change' }).click();
+    await region.getByText('Your subscription changed in the meantime. Here is what it is now; please choose again.').waitFor();
+    await region.getByRole('radio', { name: /Agents/ }).waitFor();
+    await shot(s.page, 'stale-subscription');
+    const failed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.failed')!.detail;
+    assert.deepEqual([failed.status, failed.code], [409, 'SUBSCRIPTION_CHANGED']);
+    assert.equal(
+      (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.scheduledChange.offeringId,
+      s.offerings.get('Starter'),
+      'nothing else changed',
+    );
+  });
+
+  it('an expired (revoked) session says so', opts, async () => {
+    const s = await shop({ mode: 'upgrade' });
+    assert.equal((await s.api.delete(`/api/v1/widget_sessions/${s.sessionId}`)).status, 200);
+    const w = widget(s.page);
+    await w.getByRole('button', { name: 'Change plan' }).click();
+    await w.getByRole('alert').getByText('This session has expired. Reload the page to start again.').waitFor();
+    assert.equal(await w.getByRole('button', { name: 'Try again' }).count(), 0, 'no retry for an expired session');
+    await shot(s.page, 'expired-session');
+    await accessible(s.page, 'expired session');
+  });
+
+  it('keyboard only: a whole upgrade in the modal, focus kept inside, Escape closes and returns focus', opts, async () => {
+    const s = await shop({ mode: 'upgrade' });
+    const k = s.page.keyboard;
+    const focused = () =>
+      s.page.evaluate<string>(
+        `(() => { let a = document.activeElement; while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement; return (a?.tagName ?? '') + ' ' + (a?.textContent?.trim() ?? '') + ' ' + (a?.getAttribute?.('name') ?? ''); })()`,
+      );
+    await k.press('Tab');
+    assert.match(await focused(), /BUTTON Change plan/);
+    await k.press('Enter');
+    await waitIdle(s.page);
+    // Escape closes, and focus is back on the opener.
+    await k.press('Escape');
+    assert.equal(await widget(s.page).getByRole('dialog').count(), 0);
+    assert.match(await focused(), /BUTTON Change plan/);
+    assert.ok((await names(s.page)).includes('dismissed'));
+    await k.press('Enter');
+    await waitIdle(s.page);
+    // Tab cycles inside the dialog: from the last control back to the first.
+    const seen = new Set<string>();
+    for (let i = 0; i < 8; i++) {
+      await k.press('Tab');
+      seen.add(await focused());
+    }
+    assert.ok(
+      [...seen].every((f) => !/Change plan/.test(f)),
+      `focus stayed in the dialog: ${[...seen].join(' | ')}`,
+    );
+    // Choose Agents with the arrow keys, continue, confirm.
+    while (!/INPUT\s+offering/.test(await focused())) await k.press('Tab');
+    await k.press('Space');
+    let guard = 0;
+    while (
+      !(await widget(s.page)
+        .getByRole('radio', { name: /Agents/ })
+        .isChecked()) &&
+      guard++ < 5
+    )
+      await k.press('ArrowDown');
+    assert.equal(
+      await widget(s.page)
+        .getByRole('radio', { name: /Agents/ })
+        .isChecked(),
+      true,
+    );
+    while (!/BUTTON Continue/.test(await focused())) await k.press('Tab');
+    await k.press('Enter');
+    await waitIdle(s.page);
+    while (!/BUTTON Confirm change/.test(await focused())) await k.press('Tab');
+    await k.press('Enter');
+    await widget(s.page).getByText('Your plan is now Agents.').waitFor();
+    assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.offeringId, s.offerings.get('Agents'));
+  });
+
+  it('readable at 320 px: nothing wider than the screen, every step', opts, async () => {
+    const s = await shop({ mode: 'upgrade' }, { width: 320, height: 640 });
+    const w = widget(s.page);
+    await w.getByRole('button', { name: 'Change plan' }).click();
+    await waitIdle(s.page);
+    const width = () => s.page.evaluate<number>('document.documentElement.scrollWidth');
+    assert.ok((await width()) <= 320, `step 1 is ${await width()} px wide`);
+    await shot(s.page, 'phone-1-choose');
+    await w.getByRole('radio', { name: /Agents/ }).check();
+    await w.getByRole('button', { name: 'Continue' }).click();
+    await waitIdle(s.page);
+    assert.ok((await width()) <= 320, `step 2 is ${await width()} px wide`);
+    await shot(s.page, 'phone-2-preview');
+    await accessible(s.page, 'phone, step 2');
+  });
+
+  it("follows the page: its font, the theme's custom properties and parts, a translated catalogue, no motion when reduced", opts, async () => {
+    const s = await shop({ mode: 'upgrade' });
+    await s.page.emulateMedia({ reducedMotion: 'reduce' });
+    await s.page.addStyleTag({
+      content: 'tollgate-upgrade-cancel { --tollgate-accent: rgb(15, 118, 110); } tollgate-upgrade-cancel::part(opener) { font-weight: 700; }',
+    });
+    await s.page.evaluate(`document.querySelector('tollgate-upgrade-cancel').messages = { openUpgrade: 'Changer de forfait', continue: 'Continuer' }`);
+    const w = widget(s.page);
+    /** A computed style of an element in the widget's shadow root. */
+    const style = (selector: string, property: string) =>
+      s.page.evaluate<string>(
+        `getComputedStyle(document.querySelector('tollgate-upgrade-cancel').shadowRoot.querySelector(${JSON.stringify(selector)})).${property}`,
+      );
+    const opener = w.getByRole('button', { name: 'Changer de forfait' });
+    assert.equal(await style('[part~="opener"]', 'fontWeight'), '700', '::part(opener)');
+    await opener.click();
+    await waitIdle(s.page);
+    assert.match(await style('.panel', 'fontFamily'), /Georgia/, "the page's font");
+    assert.equal(await style('.panel', 'animationName'), 'none', 'no motion under prefers-reduced-motion');
+    await w.getByRole('radio', { name: /Agents/ }).check();
+    await w.getByRole('button', { name: 'Continuer' }).waitFor();
+    assert.equal(await style('button.primary', 'backgroundColor'), 'rgb(15, 118, 110)', '--tollgate-accent');
+    await shot(s.page, 'themed-translated');
+  });
 });

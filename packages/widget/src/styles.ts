@@ -154,6 +154,9 @@ export const styles = css`
     padding: 0.5rem 0.75rem;
     margin: 0 0 0.75rem;
   }
+  .guard {
+    position: absolute;
+  }
   .sr {
     position: absolute;
     width: 1px;

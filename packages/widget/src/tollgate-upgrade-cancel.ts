@@ -278,7 +278,17 @@ export class TollgateUpgradeCancel extends LitElement {
     if (this.inline) return this.panel();
     return html`<button part="opener button" type="button" aria-haspopup="dialog" @click=${this.onOpen}>
         ${this.mode === 'cancel' ? m.openCancel : m.openUpgrade}</button
-      >${this.open ? html`<div class="backdrop" @click=${this.onBackdrop} @keydown=${this.onKeydown}>${this.panel()}</div>` : nothing}`;
+      >${
+        this.open
+          ? html`<div class="backdrop" @click=${this.onBackdrop} @keydown=${this.onKeydown}>
+              <span class="guard" tabindex="0" @focus=${() => this.wrapTo('last')}></span>${this.panel()}<span
+                class="guard"
+                tabindex="0"
+                @focus=${() => this.wrapTo('first')}
+              ></span>
+            </div>`
+          : nothing
+      }`;
   }
 
   private onOpen = (e: Event): void => {
@@ -290,30 +300,28 @@ export class TollgateUpgradeCancel extends LitElement {
     if (e.target === e.currentTarget) this.close();
   };
 
-  /** Escape closes; Tab and Shift+Tab stay inside the dialog. */
+  /** Escape closes. */
   private onKeydown = (e: KeyboardEvent): void => {
-    if (e.key === 'Escape') {
-      e.stopPropagation();
-      this.close();
-      return;
-    }
-    if (e.key !== 'Tab') return;
-    const items = this.focusable();
-    if (items.length === 0) return;
-    const active = this.renderRoot instanceof ShadowRoot ? this.renderRoot.activeElement : null;
-    const first = items[0]!;
-    const last = items[items.length - 1]!;
-    if (e.shiftKey && (active === first || !active)) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && active === last) {
-      e.preventDefault();
-      first.focus();
-    }
+    if (e.key !== 'Escape') return;
+    e.stopPropagation();
+    this.close();
   };
 
   private focusable(): HTMLElement[] {
     return [...this.renderRoot.querySelectorAll<HTMLElement>('.panel button:not([disabled]), .panel input:not([disabled]), .panel a[href]')];
+  }
+
+  /**
+   * The focus trap: a focusable guard on each side of the dialog sends the focus round to the
+   * other end, so Tab and Shift+Tab never leave it (whatever the browser's order within a radio
+   * group, which a keydown handler would have to guess).
+   */
+  private wrapTo(edge: 'first' | 'last'): void {
+    const items = this.focusable();
+    if (edge === 'first') return void items[0]?.focus();
+    // The last stop of the tab order: a radio group takes one stop, so prefer the last button or link.
+    const stops = items.filter((el) => !(el instanceof HTMLInputElement && el.type === 'radio'));
+    (stops[stops.length - 1] ?? items[items.length - 1])?.focus();
   }
 
   private focusFirst(): void {

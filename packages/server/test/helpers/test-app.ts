@@ -14,6 +14,7 @@ import { FrozenClock } from '../../src/lib/clock.js';
 import { generateEncryptionKey } from '../../src/lib/secret-box.js';
 import type { App } from '../../src/http/types.js';
 import { Seeder } from './seed.js';
+import { createDemoWorkspace, type DemoWorkspace } from '../../src/demo/create-demo-workspace.js';
 import type { HostResolver } from '../../src/modules/outbound-webhooks/resolve-destination.js';
 import type { WebhookSender } from '../../src/modules/outbound-webhooks/webhook-sender.js';
 
@@ -33,11 +34,15 @@ export interface TestApp {
   sender: WebhookSender | null;
   clock: FrozenClock;
   seed: Seeder;
+  /** The demo workspace created before the app, with `demo: true`; else null. */
+  demo: DemoWorkspace | null;
   close(): Promise<void>;
 }
 
 export interface TestAppOptions {
   config?: Partial<Config>;
+  /** Create a demo workspace before the app, as a first start does (the development profile then serves its widget demo page). */
+  demo?: boolean;
   clock?: FrozenClock;
   /** SQLite in a temporary file instead of memory: usage then goes through the writer thread. */
   sqliteFile?: boolean;
@@ -136,7 +141,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     webhookResolver: opts.webhooks?.resolver,
   });
   const { deps } = composition;
-  const app = await buildApp(composition, { webhookResolver: opts.webhooks?.resolver });
+  // As main.ts does at a first start: a demo workspace before the app (its widget demo page).
+  const demo = opts.demo ? await createDemoWorkspace(deps, { actor: { type: 'SYSTEM', id: 'seed' }, source: 'system', correlationId: 'seed' }) : null;
+  const app = await buildApp(composition, { webhookResolver: opts.webhooks?.resolver, demo });
   await app.ready();
   return {
     app,
@@ -145,6 +152,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     sender: composition.webhookSender,
     clock,
     seed: new Seeder(app, deps),
+    demo,
     async close() {
       await app.close();
       await composition.close();
