@@ -182,6 +182,7 @@ describe('the upgrade/cancel widget in Chromium', () => {
     assert.equal(invoice.body.total, preview.invoiceTotal, 'the invoice charges what the preview showed');
     assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.status, 'ACTIVE');
     assert.deepEqual(await names(s.page), ['opened', 'selected', 'previewed', 'confirmed', 'completed']);
+    for (const e of await events(s.page)) assert.equal(e.detail.subscriptionId, s.env.subscriptionId, `${e.name} names the subscription`);
     for (const e of await events(s.page)) assert.doesNotMatch(JSON.stringify(e.detail), /@|Demo|name/i, `${e.name}: no PII in ${JSON.stringify(e.detail)}`);
     await dialog.getByRole('button', { name: 'Done' }).click();
     assert.equal(await w.getByRole('dialog').count(), 0, 'closed');
@@ -200,9 +201,20 @@ describe('the upgrade/cancel widget in Chromium', () => {
     await waitIdle(s.page);
     assert.equal(await region.getByRole('radio', { name: /At the end of the period/ }).isChecked(), true, 'PERIOD_END chosen by default');
     assert.equal(await region.getByText('Charged today').count(), 0, 'nothing charged today');
+    // Changing the apply-at choice previews again, each time.
+    await region.getByRole('radio', { name: 'Now' }).check();
+    await region.getByText('Charged today').waitFor();
+    await region.getByRole('radio', { name: /At the end of the period/ }).check();
+    await waitIdle(s.page);
+    await region.getByText('Charged today').waitFor({ state: 'detached' });
+    assert.deepEqual(
+      (await events(s.page)).filter((e) => e.name === 'svc.upgrade-cancel.previewed').map((e) => e.detail.applyAt),
+      ['PERIOD_END', 'IMMEDIATE', 'PERIOD_END'],
+    );
     await shot(s.page, 'upgrade-period-end-2-preview');
     await region.getByRole('button', { name: 'Confirm change' }).click();
     await region.getByText('Agents starts on May 1, 2026.').waitFor();
+    await region.getByText('Status: active, a change is scheduled').waitFor();
     await shot(s.page, 'upgrade-period-end-3-done');
     await accessible(s.page, 'inline upgrade, done');
     const sub = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body;
@@ -406,5 +418,24 @@ describe('the upgrade/cancel widget in Chromium', () => {
     await w.getByRole('button', { name: 'Continuer' }).waitFor();
     assert.equal(await style('button.primary', 'backgroundColor'), 'rgb(15, 118, 110)', '--tollgate-accent');
     await shot(s.page, 'themed-translated');
+  });
+
+  it('a failed call is shown inline in its step, with a retry that goes on from there', opts, async () => {
+    const s = await shop({ mode: 'upgrade', renderMode: 'inline' });
+    const region = widget(s.page).getByRole('region');
+    await waitIdle(s.page);
+    let refused = 0;
+    await s.page.route('**/v1/widget/preview-change', (route) => (refused++ === 0 ? route.abort('connectionrefused') : route.continue()));
+    await region.getByRole('radio', { name: /Agents/ }).check();
+    await region.getByRole('button', { name: 'Continue' }).click();
+    const alert = region.getByRole('alert');
+    await alert.getByText('We could not reach the billing service. Check your connection and try again.').waitFor();
+    await shot(s.page, 'error-retry');
+    await accessible(s.page, 'an error with a retry');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await region.getByText('Charged today').waitFor();
+    assert.equal(await region.getByRole('alert').count(), 0, 'the error is gone');
+    const failed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.failed')!.detail;
+    assert.deepEqual([failed.step, failed.status, failed.code], ['preview', 0, 'NETWORK']);
   });
 });

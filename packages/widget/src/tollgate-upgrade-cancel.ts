@@ -106,8 +106,9 @@ export class TollgateUpgradeCancel extends LitElement {
     this.preview = null;
     this.offerAccepted = false;
     this.applyAt = this.defaultApplyAt === 'PERIOD_END' ? 'PERIOD_END' : 'IMMEDIATE';
-    this.fire(WIDGET_EVENTS.opened, {});
     await this.load();
+    // After the first load, so the event names the subscription (null when the load failed).
+    this.fire(WIDGET_EVENTS.opened, {});
   }
 
   /** Closes the modal, returning focus to the button that opened it. */
@@ -480,6 +481,8 @@ export class TollgateUpgradeCancel extends LitElement {
       if (r.action === 'CANCEL') lines.push(r.applyAt === 'PERIOD_END' && r.effectiveAt ? m.doneCancelAt(dateOf(r.effectiveAt)) : m.doneCancelledNow);
       else if (r.applyAt === 'PERIOD_END' && r.scheduledAt) lines.push(m.doneScheduled(r.offeringName ?? '', dateOf(r.scheduledAt)));
       else lines.push(m.doneChanged(r.offeringName ?? ''));
+      const status = `status${r.status}`;
+      if (status in m) lines.push(m[status as 'statusACTIVE']);
       if (r.invoiceId) lines.push(m.invoice(r.invoiceId));
       if (r.creditNoteAmount !== null) lines.push(m.creditNote(amountText(r.creditNoteAmount, r.subscription.currency)));
     }

@@ -58,7 +58,7 @@ function send(reply: FastifyReply, status: number, html: string): FastifyReply {
 
 function shell(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Acme Corp: your account (Tollgate widget demo)</title>
+<title>Acme Corp: your account (Tollgate widget demo)</title><link rel="icon" href="data:,">
 <style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;line-height:1.5}section{margin:2rem 0}pre{background:#f3f4f6;padding:.75rem;overflow:auto;font-size:.85em;max-height:16rem}</style>
 </head><body><main><h1>Acme Corp: your account</h1>${body}</main></body></html>`;
 }
