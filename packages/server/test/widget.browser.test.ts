@@ -438,4 +438,27 @@ describe('the upgrade/cancel widget in Chromium', () => {
     const failed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.failed')!.detail;
     assert.deepEqual([failed.step, failed.status, failed.code], ['preview', 0, 'NETWORK']);
   });
+
+  it('a double click on confirm changes and charges once: every request carries the same Idempotency-Key', opts, async () => {
+    const s = await shop({ mode: 'upgrade', renderMode: 'inline' });
+    const region = widget(s.page).getByRole('region');
+    await waitIdle(s.page);
+    const keys: string[] = [];
+    s.page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/widget/upgrade')) keys.push(r.headers()['idempotency-key'] ?? '');
+    });
+    await region.getByRole('radio', { name: /Agents/ }).check();
+    await region.getByRole('button', { name: 'Continue' }).click();
+    await waitIdle(s.page);
+    await region.getByRole('button', { name: 'Confirm change' }).dblclick();
+    await region.getByText('Your plan is now Agents.').waitFor();
+    assert.ok(keys.length >= 1 && keys.every((k) => k === keys[0] && /^[0-9a-f-]{36}$/.test(k)), `keys sent: ${JSON.stringify(keys)}`);
+    assert.equal((await names(s.page)).filter((n) => n === 'completed').length, 1);
+    const audit = await s.api.get('/v1/events?limit=100');
+    assert.equal(audit.status, 200, JSON.stringify(audit.body));
+    const upgrades = (audit.body.data as Array<{ eventType?: string; event_type?: string }>).filter(
+      (e) => (e.eventType ?? e.event_type) === 'subscription.upgraded',
+    );
+    assert.equal(upgrades.length, 1, 'one upgrade in the audit log');
+  });
 });
