@@ -241,7 +241,7 @@ describe('the upgrade/cancel widget in Chromium', () => {
     const note = await s.api.get(`/api/v1/credit_notes/${String(completed.creditNoteId)}`);
     assert.equal(note.status, 200, JSON.stringify(note.body));
     assert.equal(note.body.total, completed.creditNoteAmount);
-    await region.getByText(/^Credit note: \$\d+\.\d\d$/).waitFor();
+    await region.getByText(new RegExp(`^Credit note ${String(completed.creditNoteId)}: \\$\\d+\\.\\d\\d$`)).waitFor();
     await shot(s.page, 'downgrade-3-done');
   });
 

@@ -54,7 +54,7 @@ export const messages = {
   statusACTIVE_PENDING_CHANGE: 'Status: active, a change is scheduled',
   statusCANCELLED: 'Status: cancelled',
   invoice: (id: string) => `Invoice ${id}`,
-  creditNote: (amount: string) => `Credit note: ${amount}`,
+  creditNote: (id: string, amount: string) => `Credit note ${id}: ${amount}`,
   done: 'Done',
   errorExpired: 'This session has expired. Reload the page to start again.',
   errorChanged: 'Your subscription changed in the meantime. Here is what it is now; please choose again.',

@@ -484,7 +484,8 @@ export class TollgateUpgradeCancel extends LitElement {
       const status = `status${r.status}`;
       if (status in m) lines.push(m[status as 'statusACTIVE']);
       if (r.invoiceId) lines.push(m.invoice(r.invoiceId));
-      if (r.creditNoteAmount !== null) lines.push(m.creditNote(amountText(r.creditNoteAmount, r.subscription.currency)));
+      if (r.creditNoteId !== null && r.creditNoteAmount !== null)
+        lines.push(m.creditNote(r.creditNoteId, amountText(r.creditNoteAmount, r.subscription.currency)));
     }
     return html`<div part="result" role="status">${lines.map((l) => html`<p>${l}</p>`)}</div>
       ${
