@@ -92,7 +92,8 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   if (!keys) {
     const file = loadOrCreateKeyFile(opts.config.dataDir);
     keys = file.keys;
-    log.warn(
+    // Once per data directory (when the key file is made), not on every start and CLI command.
+    log[file.created ? 'warn' : 'debug'](
       { file: file.file, created: file.created },
       'TOLLGATE_ENCRYPTION_KEYS is not set: webhook signing secrets are sealed with a development key kept in the data directory. Set TOLLGATE_ENCRYPTION_KEYS outside development (the production profile requires it).',
     );
