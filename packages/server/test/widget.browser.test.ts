@@ -328,6 +328,11 @@ describe('the upgrade/cancel widget in Chromium', () => {
   it('keyboard only: a whole upgrade in the modal, focus kept inside, Escape closes and returns focus', opts, async () => {
     const s = await shop({ mode: 'upgrade' });
     const k = s.page.keyboard;
+    /** Presses Tab until the focus matches, at most 20 times. */
+    const tabTo = async (pattern: RegExp) => {
+      for (let i = 0; i < 20 && !pattern.test(await focused()); i++) await k.press('Tab');
+      assert.match(await focused(), pattern);
+    };
     const focused = () =>
       s.page.evaluate<string>(
         `(() => { let a = document.activeElement; while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement; return (a?.tagName ?? '') + ' ' + (a?.textContent?.trim() ?? '') + ' ' + (a?.getAttribute?.('name') ?? ''); })()`,
@@ -354,7 +359,7 @@ describe('the upgrade/cancel widget in Chromium', () => {
       `focus stayed in the dialog: ${[...seen].join(' | ')}`,
     );
     // Choose Agents with the arrow keys, continue, confirm.
-    while (!/INPUT\s+offering/.test(await focused())) await k.press('Tab');
+    await tabTo(/INPUT\s+offering/);
     await k.press('Space');
     let guard = 0;
     while (
@@ -370,10 +375,10 @@ describe('the upgrade/cancel widget in Chromium', () => {
         .isChecked(),
       true,
     );
-    while (!/BUTTON Continue/.test(await focused())) await k.press('Tab');
+    await tabTo(/BUTTON Continue/);
     await k.press('Enter');
     await waitIdle(s.page);
-    while (!/BUTTON Confirm change/.test(await focused())) await k.press('Tab');
+    await tabTo(/BUTTON Confirm change/);
     await k.press('Enter');
     await widget(s.page).getByText('Your plan is now Agents.').waitFor();
     assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.offeringId, s.offerings.get('Agents'));

@@ -407,10 +407,9 @@ export class TollgateUpgradeCancel extends LitElement {
       </div>`;
   }
 
-  private option(name: string, value: string, checked: boolean, label: TemplateResult): TemplateResult {
-    return html`<label class="option" part="option"
-      ><input type="radio" name=${name} .value=${value} .checked=${checked} @change=${() => this.choose(value)} />${label}</label
-    >`;
+  /** One radio option; by default picking it chooses the offering or the reason. */
+  private option(name: string, value: string, checked: boolean, label: TemplateResult, onPick = () => this.choose(value)): TemplateResult {
+    return html`<label class="option" part="option"><input type="radio" name=${name} .value=${value} .checked=${checked} @change=${onPick} />${label}</label>`;
   }
 
   private offerStep(): TemplateResult | typeof nothing {
@@ -436,11 +435,7 @@ export class TollgateUpgradeCancel extends LitElement {
     const p = this.preview;
     const end = this.sub ? dateOf(this.sub.currentPeriodEnd) : '';
     const choice = (value: ApplyAt, label: string) =>
-      html`<label class="option" part="option"
-        ><input type="radio" name="applyAt" .value=${value} .checked=${this.applyAt === value} @change=${() => this.setApplyAt(value)} /><span class="grow"
-          >${label}</span
-        ></label
-      >`;
+      this.option('applyAt', value, this.applyAt === value, html`<span class="grow">${label}</span>`, () => this.setApplyAt(value));
     return html`<fieldset>
         <legend>${m.applyAtLabel}</legend>
         ${choice('IMMEDIATE', m.applyNow)} ${choice('PERIOD_END', m.applyAtPeriodEnd(end))}

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import { AppError } from '../../lib/errors.js';
+import { scriptOr503 } from './widget-script.routes.js';
 
 /**
  * The widget's script as a seller's page loads it: public, the latest under a fixed name (cached
@@ -57,5 +59,16 @@ describe('GET /widget/v1/…', () => {
     assert.match(other.body, /the current one is \/widget\/v1\/tollgate-widget\.[0-9a-f]{16}\.js/);
     const bad = await get('/widget/v1/tollgate-widget.NOT-HEX.js');
     assert.ok([400, 404].includes(bad.statusCode), `status ${bad.statusCode}`);
+  });
+
+  it('a script that cannot be built is a 503 with Retry-After that names the fix, never a 500', async () => {
+    await assert.rejects(
+      scriptOr503(() => Promise.reject(new Error("Cannot find package 'esbuild'"))),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'SERVICE_UNAVAILABLE' &&
+        /npm run build -w @tollgate\/widget/.test(err.message) &&
+        err.headers['retry-after'] === '30',
+    );
   });
 });

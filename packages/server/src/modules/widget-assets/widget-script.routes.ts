@@ -21,13 +21,15 @@ const Script = (description: string) => ({
   content: { 'text/javascript': { schema: Type.String({ description: 'The script.' }) } },
 });
 
-async function script(): Promise<WidgetScript> {
+/** The script, or a 503 with Retry-After naming the fix when it cannot be read or built (the next request tries again). */
+export async function scriptOr503(load: () => Promise<WidgetScript> = loadWidgetScript): Promise<WidgetScript> {
   try {
-    return await loadWidgetScript();
+    return await load();
   } catch (err) {
     throw new AppError(
       'SERVICE_UNAVAILABLE',
       `The widget script could not be built (${err instanceof Error ? err.message : String(err)}): run npm run build -w @tollgate/widget, or install the dev dependencies (esbuild).`,
+      { headers: { 'retry-after': '30' } },
     );
   }
 }
@@ -73,7 +75,7 @@ export async function widgetScriptRoutes(app: App, _deps: Deps): Promise<void> {
       headers,
       response: { 200: Script('The script.'), 304: Type.Null({ description: 'Not modified.' }), ...errors(503) },
     },
-    handler: async (req, reply) => send(req, reply, await script(), LATEST_CACHE),
+    handler: async (req, reply) => send(req, reply, await scriptOr503(), LATEST_CACHE),
   });
 
   app.get(`${WIDGET_SCRIPT_BASE}/tollgate-widget.:hash.js`, {
@@ -87,7 +89,7 @@ export async function widgetScriptRoutes(app: App, _deps: Deps): Promise<void> {
       response: { 200: Script('The script.'), 304: Type.Null({ description: 'Not modified.' }), ...errors(404, 503) },
     },
     handler: async (req, reply) => {
-      const s = await script();
+      const s = await scriptOr503();
       if (req.params.hash !== s.hash)
         throw new AppError('NOT_FOUND', `No widget script ${req.params.hash} here: the current one is ${versionedScriptPath(s.hash)}.`);
       return send(req, reply, s, VERSIONED_CACHE);
@@ -111,7 +113,7 @@ export async function widgetScriptRoutes(app: App, _deps: Deps): Promise<void> {
       },
     },
     handler: async (_req, reply) => {
-      const s = await script();
+      const s = await scriptOr503();
       reply.headers({ 'cache-control': LATEST_CACHE, 'access-control-allow-origin': '*' });
       return { object: 'widget_script' as const, path: versionedScriptPath(s.hash), integrity: s.integrity, bytes: s.code.length, gzipBytes: s.gzip.length };
     },
