@@ -77,6 +77,7 @@ export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Pr
   const opened = openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
     sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
     timeouts: {
       connectMs: config.databaseConnectTimeoutMs,

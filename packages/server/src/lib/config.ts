@@ -72,6 +72,8 @@ export interface Config {
   auditStreamPollMs: number;
   /** How long live events may wait to share one socket write per stream; 0 writes each at once. */
   auditStreamFlushMs: number;
+  /** PostgreSQL: connections this node keeps at most (the database's budget divided by the nodes). */
+  databasePoolSize: number;
   /** PostgreSQL: how long opening a connection (or waiting for a free one in the pool) may take. */
   databaseConnectTimeoutMs: number;
   /** PostgreSQL: the longest a statement may run (statement_timeout, and a client-side read timeout just past it for a frozen network). */
@@ -198,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditStreamRetryMs: int(env, 'AUDIT_STREAM_RETRY_MS', 3_000, 100, 600_000),
     auditStreamPollMs: int(env, 'AUDIT_STREAM_POLL_MS', 1_000, 10, 3_600_000),
     auditStreamFlushMs: int(env, 'AUDIT_STREAM_FLUSH_MS', 10, 0, 1_000),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
     databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     databaseQueryTimeoutMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', 15_000, 100, 3_600_000),
     databaseIdleInTransactionTimeoutMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, 3_600_000),
