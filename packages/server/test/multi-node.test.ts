@@ -2,7 +2,9 @@
  * Two `tollgate serve` processes on one PostgreSQL database and one Redis: the per-workspace rate
  * limit is counted once across both, and a revocation on one node stops the key on the other at
  * once (through the Redis invalidation message), while a rotated key keeps its grace period; and
- * a limit changed with the CLI reaches both running nodes the same way.
+ * a limit changed with the CLI reaches both running nodes the same way. The last tests reach both
+ * nodes through a round-robin balancer, as compose.yaml runs them behind nginx (README, "Run it in
+ * containers"), and a client of the balancer sees one service.
  *
  * Runs on the PostgreSQL pass with REDIS_URL set; otherwise every test is skipped with the reason.
  * The servers use the default 'tollgate:' Redis prefix; each run's workspaces are new, so the
@@ -12,7 +14,9 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { backend } from './helpers/test-app.js';
-import { Scratch, runCli, type ServeProcess as Node } from './helpers/processes.js';
+import { Scratch, call, runCli, type ServeProcess as Node } from './helpers/processes.js';
+import { RoundRobinBalancer } from './helpers/round-robin-balancer.js';
+import { StreamClient } from './helpers/sse-client.js';
 import { demoDelivery } from './helpers/demo-webhooks.js';
 import type { DemoWebhookSource } from '../src/demo/create-demo-sources.js';
 
@@ -37,7 +41,9 @@ interface Demo {
 }
 
 async function demo(env: Record<string, string>): Promise<Demo> {
-  const r = await runCli(['demo', '--json'], env);
+  // The bound of a server start (helpers/processes.ts): a demo run beside two starting servers on
+  // a loaded 2-core machine took over 30 s.
+  const r = await runCli(['demo', '--json'], env, 80_000);
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as Demo;
 }
@@ -64,6 +70,9 @@ describe('two server processes on one PostgreSQL and Redis', () => {
   let b: Node;
   let limited: Demo;
   let revoking: Demo;
+  /** Its own workspace, used only through the balancer. */
+  let balanced: Demo;
+  let balancer: RoundRobinBalancer | null = null;
 
   before(async () => {
     if (skip) return;
@@ -81,12 +90,21 @@ describe('two server processes on one PostgreSQL and Redis', () => {
       // runs on the same Redis share the default channel, and their messages clear this run's
       // caches too.)
       KEY_CACHE_TTL_MS: '600000',
+      // As compose.yaml runs them: behind a balancer that sets X-Forwarded-For.
+      TRUST_PROXY: 'true',
     };
     [revoking, a, b] = await Promise.all([demo(env), scratch.serve(serverEnv, 'A'), scratch.serve(serverEnv, 'B')]);
     assert.notEqual(a.address, b.address);
+    // After, not beside, the starts above: on a loaded 2-core machine a fourth process at once can
+    // push a demo past runCli's 30 s bound.
+    balanced = await demo(env);
+    balancer = await RoundRobinBalancer.start([a, b]);
   });
 
-  after(() => scratch.cleanup());
+  after(async () => {
+    await balancer?.close();
+    await scratch.cleanup();
+  });
 
   it('the rate limit of 300 requests per minute per workspace is counted once across both nodes', { skip, timeout: 60_000 }, async (t: TestContext) => {
     const key = limited.environments.test.secretKey;
@@ -330,5 +348,90 @@ describe('two server processes on one PostgreSQL and Redis', () => {
       Array.from({ length: subs.length * 4 }, (_, i) => i + 1),
       'every number once, none skipped',
     );
+  });
+
+  describe('through a round-robin balancer in front of both nodes (the topology of compose.yaml)', () => {
+    /** One request through the balancer, and the node that took it. */
+    const viaBalancer = async (method: string, url: string, key: string, body?: unknown) => {
+      const res = await call(balancer!.address, method, url, key, body);
+      return { ...res, node: res.headers.get('x-served-by') };
+    };
+
+    it('requests alternate between the nodes, and the workspace rate limit counts them once', { skip, timeout: 60_000 }, async () => {
+      const key = balanced.environments.test.secretKey;
+      const nodes: (string | null)[] = [];
+      for (let i = 0; i < 20; i++) {
+        const res = await viaBalancer('GET', '/api/v1/workspace', key);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.headers.get('x-ratelimit-remaining'), String(299 - i), `request ${i + 1} (node ${res.node})`);
+        nodes.push(res.node);
+      }
+      assert.deepEqual(
+        nodes,
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? nodes[0] : nodes[1])),
+      );
+      assert.deepEqual([nodes[0], nodes[1]].sort(), ['A', 'B'], 'both nodes answered');
+    });
+
+    it('a key revoked through the balancer is refused by both nodes, which had it cached', { skip, timeout: 60_000 }, async (t: TestContext) => {
+      const { secretKey, productKey, productKeyId } = balanced.environments.test;
+      // Two requests in a row: one on each node, so both cache the key.
+      const cached = [
+        await viaBalancer('GET', `/api/v1/api-keys/${productKeyId}`, productKey),
+        await viaBalancer('GET', `/api/v1/api-keys/${productKeyId}`, productKey),
+      ];
+      assert.deepEqual(
+        cached.map((r) => r.status),
+        [200, 200],
+      );
+      assert.deepEqual(cached.map((r) => r.node).sort(), ['A', 'B']);
+
+      const revoked = await viaBalancer('DELETE', `/api/v1/api-keys/${productKeyId}`, secretKey);
+      assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+      // The other node hears of it through Redis; poll pairs of requests (one per node) until both
+      // refuse. The bound only stops a broken run (KEY_CACHE_TTL_MS is ten minutes here).
+      let pair: Awaited<ReturnType<typeof viaBalancer>>[] = [];
+      const ms = await within(30_000, async () => {
+        pair = [
+          await viaBalancer('GET', `/api/v1/api-keys/${productKeyId}`, productKey),
+          await viaBalancer('GET', `/api/v1/api-keys/${productKeyId}`, productKey),
+        ];
+        return pair.every((r) => r.status === 401);
+      });
+      assert.notEqual(ms, null, `still accepted: ${pair.map((r) => `${r.node} ${r.status}`).join(', ')}`);
+      t.diagnostic(`both nodes refused the revoked key within ${ms} ms of the DELETE`);
+      assert.deepEqual(pair.map((r) => r.node).sort(), ['A', 'B']);
+      for (const r of pair) assert.equal(r.body.errors[0].message, 'This key has been revoked.');
+    });
+
+    it('the live audit stream through the balancer carries changes written through either node', { skip, timeout: 60_000 }, async () => {
+      const { secretKey, subscriptionId } = balanced.environments.test;
+      // From the start of the log, so nothing depends on when the stream became live.
+      const turns = balancer!.served.length;
+      const stream = new StreamClient(balancer!.address, '?type=api_key.created&lastEventId=0', secretKey, balanced.workspaceId);
+      try {
+        const made: { id: string; node: string | null }[] = [];
+        // Once the stream has taken its turn at the balancer, two creations in a row land on one node each.
+        assert.notEqual(await within(30_000, () => Promise.resolve(balancer!.served.length > turns)), null, 'the stream reached the balancer');
+        for (let i = 0; i < 2; i++) {
+          const r = await viaBalancer('POST', '/api/v1/api-keys', secretKey, { kind: 'PRODUCT', name: `via balancer ${i}`, subscriptionId });
+          assert.equal(r.status, 200, JSON.stringify(r.body));
+          made.push({ id: r.body.id as string, node: r.node });
+        }
+        assert.deepEqual(made.map((m) => m.node).sort(), ['A', 'B'], 'one key created through each node');
+        const ids = made.map((m) => m.id);
+        const ms = await within(30_000, () => Promise.resolve(ids.every((id) => stream.events.some((e) => e.data.targetId === id))));
+        assert.notEqual(ms, null, `the stream got ${stream.events.length} events, not both keys' creation`);
+        const seen = stream.events.filter((e) => ids.includes(e.data.targetId as string));
+        assert.deepEqual(
+          seen.map((e) => e.data.targetId),
+          ids,
+          'each once, in commit order',
+        );
+        assert.deepEqual(stream.errors, []);
+      } finally {
+        stream.close();
+      }
+    });
   });
 });
