@@ -55,8 +55,7 @@ export class Client {
       payload = typeof body === 'string' ? body : JSON.stringify(body);
       h['content-type'] ??= 'application/json';
     }
-    // light-my-request 6.6.0 (pinned: package.json overrides) types the method as a union, not a string.
-    return parse(await this.app.inject({ method: method as InjectOptions['method'], url, headers: h, payload }));
+    return parse(await this.app.inject({ method, url, headers: h, payload }));
   }
   get(url: string, headers?: Record<string, string>) {
     return this.request('GET', url, undefined, headers);

@@ -75,7 +75,8 @@ export async function headlessConfigRoutes(app: App, deps: Deps, requireOperator
       const config = toHeadlessConfig(storefront.id, revision, view);
       // Shared caches must key on the storefront key (spec); private keeps them out altogether.
       reply.headers({ etag: config.etag, 'cache-control': CACHE_CONTROL, vary: 'X-Storefront-Key' });
-      if (etagMatches(req.headers['if-none-match'], config.etag)) return reply.code(304).send();
+      // No payload at all (the schema's null would be serialized as the text 'null').
+      if (etagMatches(req.headers['if-none-match'], config.etag)) return reply.code(304).send(undefined as unknown as null);
       return config;
     },
   });
