@@ -1,12 +1,5 @@
 import { Tollgate, TollgateError } from '@tollgate/sdk';
-import type { CommandContext, Options } from './command.js';
-
-/** The options every command through the HTTP API takes. */
-export const apiOptions: Options = { 'api-url': { type: 'string' }, 'api-key': { type: 'string' } };
-
-export const API_DETAILS = `--api-url URL   where Tollgate answers (default: TOLLGATE_API_URL, else http://127.0.0.1:8080)
---api-key KEY   a secret key, sk_test_… or sk_live_… (default: TOLLGATE_API_KEY; prefer the variable, which stays
-                out of your shell history). The key is never printed.`;
+import type { CommandContext } from './command.js';
 
 export interface ApiTarget {
   url: string;

@@ -1,5 +1,3 @@
-import { auditEventsBetween } from '../modules/audit/audit-event.repository.js';
-import { presentAuditEvent } from '../modules/audit/audit-event.schema.js';
 import { parseIsoTimestamp } from '../lib/timestamps.js';
 import type { Command } from './command.js';
 import { withLocalStore } from './local-store.js';
@@ -19,6 +17,8 @@ export const auditCommands: Command[] = [
       if (until === null) return fail('--until must be an ISO 8601 time with a zone such as 2026-12-31T00:00:00Z');
       if (until <= since) return fail('--until must be later than --since');
       return withLocalStore(progress, async ({ composition: { deps } }) => {
+        const { auditEventsBetween } = await import('../modules/audit/audit-event.repository.js');
+        const { presentAuditEvent } = await import('../modules/audit/audit-event.schema.js');
         let n = 0;
         for await (const e of auditEventsBetween(deps.db, since, until)) {
           const line = `${JSON.stringify({ ...presentAuditEvent(e), tenantId: e.tenantId, environment: e.environment })}\n`;

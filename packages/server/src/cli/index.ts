@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../lib/config.js';
-import { StartupError } from '../bootstrap.js';
 import { closest, commandHelp, name, overviewLine, type Command } from './command.js';
 import { createProgress } from './progress.js';
 import { serviceCommands } from './service-commands.js';
@@ -118,7 +117,9 @@ async function main(argv: string[]): Promise<void> {
   await cmd.run({ ...parsed, progress: createProgress(process.stderr, parsed.values.progress === true), fail });
 }
 
-main(process.argv.slice(2)).catch((err) => {
+main(process.argv.slice(2)).catch(async (err) => {
+  // Only a command that opened the database can have thrown it, so bootstrap is loaded by then.
+  const { StartupError } = await import('../bootstrap.js');
   if (err instanceof StartupError) exitWith(`tollgate: ${err.message}`, 1);
   if (err instanceof ConfigError) exitWith(`${err.message}\n\n${usage}`, 2);
   exitWith(`tollgate: ${(err as Error).stack ?? String(err)}`, 1);

@@ -1,6 +1,5 @@
 import { destination, pino } from 'pino';
 import { loadConfig, type Config } from '../lib/config.js';
-import { bootstrap } from '../bootstrap.js';
 import type { Composition } from '../compose.js';
 import type { Progress } from './progress.js';
 
@@ -23,6 +22,8 @@ export interface LocalStore {
  */
 export async function withLocalStore(progress: Progress, fn: (store: LocalStore) => Promise<void>): Promise<void> {
   const config = loadConfig();
+  // Loaded here, not at the top: `tollgate --help` and the API commands need none of the server.
+  const { bootstrap } = await import('../bootstrap.js');
   const { composition, describe, applied } = await bootstrap(
     { ...config, outboundWebhookSender: false },
     {

@@ -1,5 +1,3 @@
-import { reencryptSecrets } from '../modules/plugs/reencrypt-secrets.js';
-import { reencryptEndpointSecrets } from '../modules/outbound-webhooks/reencrypt-endpoint-secrets.js';
 import { formatEncryptionKey, generateEncryptionKey } from '../lib/secret-box.js';
 import type { Command } from './command.js';
 import { operator, withLocalStore } from './local-store.js';
@@ -14,6 +12,8 @@ export const secretsCommands: Command[] = [
     options: { json: { type: 'boolean' }, progress: { type: 'boolean' } },
     run: ({ values, progress }) =>
       withLocalStore(progress, async ({ composition: { deps }, correlationId }) => {
+        const { reencryptSecrets } = await import('../modules/plugs/reencrypt-secrets.js');
+        const { reencryptEndpointSecrets } = await import('../modules/outbound-webhooks/reencrypt-endpoint-secrets.js');
         // Webhook sources' secrets, then outbound webhook endpoints' (each in its own transaction, with its audit event).
         progress.phase('re-encrypting the secrets of webhook sources…');
         const sources = await reencryptSecrets(deps, operator, correlationId);

@@ -1,6 +1,4 @@
 import { loadConfig } from '../lib/config.js';
-import { serve } from '../main.js';
-import { createDemoWorkspace } from '../demo/create-demo-workspace.js';
 import type { Command } from './command.js';
 import { operator, withLocalStore } from './local-store.js';
 
@@ -11,7 +9,10 @@ export const serviceCommands: Command[] = [
     summary: 'start the service (what npm start runs)',
     details:
       'Listens on HOST:PORT (default 127.0.0.1:8080) on the configured database (DATABASE_URL, else SQLite under DATA_DIR),\napplying migrations first. Stops cleanly on SIGINT or SIGTERM.',
-    run: () => serve(loadConfig()),
+    run: async () => {
+      const { serve } = await import('../main.js');
+      return serve(loadConfig());
+    },
   },
   {
     path: ['migrate'],
@@ -33,6 +34,7 @@ export const serviceCommands: Command[] = [
     options: { json: { type: 'boolean' } },
     run: ({ values, progress }) =>
       withLocalStore(progress, async ({ composition, correlationId }) => {
+        const { createDemoWorkspace } = await import('../demo/create-demo-workspace.js');
         const demo = await createDemoWorkspace(composition.deps, { actor: operator, source: 'cli', correlationId });
         process.stdout.write(values.json ? `${JSON.stringify(demo)}\n` : `${JSON.stringify(demo, null, 2)}\n`);
       }),

@@ -1,6 +1,3 @@
-import { createWorkspace } from '../modules/tenancy/create-workspace.js';
-import { setWorkspaceRateLimit } from '../modules/tenancy/workspace.repository.js';
-import { CREDENTIALS_CHANNEL } from '../modules/credentials/credential-cache.js';
 import type { Command } from './command.js';
 import { operator, withLocalStore } from './local-store.js';
 
@@ -16,6 +13,7 @@ export const workspaceCommands: Command[] = [
       const name = values.name as string | undefined;
       if (!name) return fail('workspace create needs --name');
       return withLocalStore(progress, async ({ composition, correlationId }) => {
+        const { createWorkspace } = await import('../modules/tenancy/create-workspace.js');
         const { workspace, keys } = await createWorkspace(composition.deps, { name, actor: operator, source: 'cli', correlationId });
         const out = {
           workspaceId: workspace.id,
@@ -45,6 +43,8 @@ export const workspaceCommands: Command[] = [
       if (raw !== 'default' && !/^[1-9]\d{0,7}$/.test(raw)) return fail('--per-minute must be a whole number from 1 to 99999999, or default');
       const perMinute = raw === 'default' ? null : Number(raw);
       return withLocalStore(progress, async ({ composition: { deps }, config }) => {
+        const { setWorkspaceRateLimit } = await import('../modules/tenancy/workspace.repository.js');
+        const { CREDENTIALS_CHANNEL } = await import('../modules/credentials/credential-cache.js');
         if (!(await setWorkspaceRateLimit(deps.db, id, perMinute, deps.clock.now()))) {
           process.stderr.write(`No workspace ${id}.\n`);
           process.exitCode = 2;
