@@ -1,5 +1,5 @@
 // The floors of packages/server/src (bottom to top): core (lib/, db/, deps.ts, config.ts), http/,
-// modules/<name>/, then the top (app.ts, main.ts, cli.ts, bootstrap.ts, compose.ts, jobs/, demo/).
+// modules/<name>/, then the top (app.ts, main.ts, bootstrap.ts, compose.ts, cli/, jobs/, demo/).
 // A file may import its own floor and the floors below, never above. Type-only imports count:
 // a type that points upward ties the floors together as much as a value does.
 //
@@ -11,7 +11,7 @@ const path = require('node:path');
 const SRC = '^packages/server/src/';
 const TEST = '\\.test\\.ts$';
 const TOP_FILES = `${SRC}(app|main|cli|bootstrap|compose)\\.ts$`;
-const TOP = [`${SRC}(jobs|demo)/`, TOP_FILES];
+const TOP = [`${SRC}(jobs|demo|cli)/`, TOP_FILES];
 const CORE = [`${SRC}(lib|db)/`, `${SRC}(deps|config)\\.ts$`];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

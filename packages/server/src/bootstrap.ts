@@ -4,7 +4,7 @@ import type { Config } from './lib/config.js';
 import { compose, type Composition } from './compose.js';
 import { openDatabase, type OpenedDatabase } from './db/database.js';
 import { classifyDatabaseError } from './db/errors.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateToLatest, type MigrationStartReporter } from './db/migrate.js';
 import { recordAudit } from './modules/audit/audit-event.repository.js';
 
 /** The database could not be reached or opened at start-up: the CLI prints the message alone and exits 1. */
@@ -58,11 +58,15 @@ async function openReachable(config: Config, log: Logger | undefined): Promise<O
 }
 
 /** Opens the configured database, applies migrations and builds the dependencies. */
-export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Promise<{ composition: Composition; describe: string; applied: string[] }> {
+export async function bootstrap(
+  config: Config,
+  opts: { log?: Logger; onMigration?: MigrationStartReporter } = {},
+): Promise<{ composition: Composition; describe: string; applied: string[] }> {
   const migrating = await openReachable(config, opts.log);
   let applied: string[];
   try {
     applied = await migrateToLatest(migrating.db, {
+      onMigration: opts.onMigration,
       // A migration that re-indexes a large table says how far it is; before the server logs.
       progress: (e) => {
         const line = `migration ${e.migration}: ${e.done.toLocaleString('en-US')} of ${e.total.toLocaleString('en-US')} ${e.what}`;

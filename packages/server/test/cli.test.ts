@@ -159,6 +159,45 @@ describe(
       });
 
       it(
+        '--version prints the package version; help COMMAND, COMMAND --help and a group --help print that usage; a typo gets the closest command',
+        { timeout: TIMEOUT },
+        async () => {
+          const dataDir = path.join(scratch.tempDir(), 'data');
+          const env = { DATA_DIR: dataDir };
+          const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+          const [version, short, helpDemo, demoHelp, group, create, typo, subTypo] = await Promise.all([
+            runCli(['--version'], env),
+            runCli(['-v'], env),
+            runCli(['help', 'demo'], env),
+            runCli(['demo', '--help'], env),
+            runCli(['workspace', '--help'], env),
+            runCli(['workspace', 'create', '--help'], env),
+            runCli(['backpu', 'x.db'], env),
+            runCli(['workspace', 'creat', '--name', 'A'], env),
+          ]);
+          for (const r of [version, short]) {
+            assert.equal(r.status, 0, r.stderr);
+            assert.equal(r.stdout, `${pkg.version}\n`);
+          }
+          for (const r of [helpDemo, demoHelp]) {
+            assert.equal(r.status, 0, r.stderr);
+            assert.match(r.stdout, /^Usage: tollgate demo \[--json\]\n\ncreate a demo workspace and print its keys\n/);
+          }
+          assert.equal(group.status, 0, group.stderr);
+          assert.match(group.stdout, /^Usage: tollgate workspace <command> \[options\]\n/);
+          assert.match(group.stdout, /workspace create --name NAME \[--json\]/);
+          assert.match(group.stdout, /workspace set-rate-limit --id WS_ID --per-minute N\|default/);
+          assert.equal(create.status, 0, create.stderr);
+          assert.match(create.stdout, /^Usage: tollgate workspace create --name NAME \[--json\]\n/);
+          assert.equal(typo.status, 2);
+          assert.deepEqual(typo.stderr.split('\n').slice(0, 2), ['Unknown command: backpu x.db', 'Did you mean: tollgate backup?']);
+          assert.equal(subTypo.status, 2);
+          assert.deepEqual(subTypo.stderr.split('\n').slice(0, 2), ['Unknown command: workspace creat --name A', 'Did you mean: tollgate workspace create?']);
+          assert.equal(existsSync(dataDir), false, 'help and typos touch no database');
+        },
+      );
+
+      it(
         'secrets re-encrypt seals every webhook secret with the new first key; without the old key it names what it cannot open',
         { timeout: TIMEOUT },
         async () => {

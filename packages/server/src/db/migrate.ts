@@ -55,16 +55,19 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
  * write lock before anything is read. DDL is transactional on both, so a failed migration leaves
  * nothing half-applied.
  */
-export async function migrateToLatest(db: Db, opts: { progress?: MigrationProgressReporter } = {}): Promise<string[]> {
+export async function migrateToLatest(db: Db, opts: { progress?: MigrationProgressReporter; onMigration?: MigrationStartReporter } = {}): Promise<string[]> {
   setMigrationProgressReporter(opts.progress ?? null);
   try {
-    return await applyPending(db);
+    return await applyPending(db, opts.onMigration);
   } finally {
     setMigrationProgressReporter(null);
   }
 }
 
-async function applyPending(db: Db): Promise<string[]> {
+/** Called before each pending migration runs: its name, its position among the pending ones (from 1) and their count. */
+export type MigrationStartReporter = (name: string, position: number, pending: number) => void;
+
+async function applyPending(db: Db, onMigration: MigrationStartReporter | undefined): Promise<string[]> {
   const postgres = isPostgres(db);
   return db.connection().execute(async (conn) => {
     await sql.raw(postgres ? 'begin' : 'begin immediate').execute(conn);
@@ -74,8 +77,9 @@ async function applyPending(db: Db): Promise<string[]> {
       const { rows } = await sql<{ name: string }>`select name from tollgate_migrations`.execute(conn);
       const done = new Set(rows.map((r) => r.name));
       const applied: string[] = [];
-      for (const [name, migration] of migrations) {
-        if (done.has(name)) continue;
+      const pending = migrations.filter(([name]) => !done.has(name));
+      for (const [name, migration] of pending) {
+        onMigration?.(name, applied.length + 1, pending.length);
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations take Kysely<any> (see eslint.config.js)
         await migration.up(conn as Kysely<any>);
         await sql`insert into tollgate_migrations (name, applied_at) values (${name}, ${Date.now()})`.execute(conn);

@@ -106,12 +106,16 @@ export class ServeProcess {
   private hasExited = false;
   private readonly child: ChildProcess;
 
-  /** `name` (such as 'A') only labels the process in messages. Prefer Scratch.serve, which also cleans up. */
+  /**
+   * `name` (such as 'A') only labels the process in messages; `args` are the CLI's (another
+   * long-running command, such as `events tail`). Prefer Scratch.serve, which also cleans up.
+   */
   constructor(
     env: Record<string, string>,
     readonly name = '',
+    readonly args: readonly string[] = ['serve'],
   ) {
-    this.child = spawn(process.execPath, [bin, 'serve'], { cwd: root, env: childEnv({ ...env, PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv({ ...env, PORT: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.setEncoding('utf8').on('data', (d: string) => (this.stdout += d));
     this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
     this.exited = new Promise((resolve) => {
@@ -136,7 +140,8 @@ export class ServeProcess {
   }
 
   private get label(): string {
-    return this.name ? `tollgate serve (${this.name})` : 'tollgate serve';
+    const command = `tollgate ${this.args.join(' ')}`;
+    return this.name ? `${command} (${this.name})` : command;
   }
 
   /**
@@ -166,11 +171,11 @@ export class ServeProcess {
     return call(this.address, method, url, key, body);
   }
 
-  /** SIGTERM by PID (SIGKILL after 10 s); resolves with how it ended. Safe to call again, or after it exited. */
-  async stop(): Promise<Exit> {
+  /** SIGTERM (or `sig`, such as SIGINT for Ctrl-C) by PID, SIGKILL after 10 s; resolves with how it ended. Safe to call again, or after it exited. */
+  async stop(sig: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
     const pid = this.child.pid;
     if (this.hasExited || pid === undefined) return this.exited;
-    signal(pid, 'SIGTERM');
+    signal(pid, sig);
     const timer = setTimeout(() => {
       if (!this.hasExited) signal(pid, 'SIGKILL');
     }, 10_000);
@@ -224,6 +229,13 @@ export class Scratch {
     const server = new ServeProcess(env, name);
     this.servers.add(server);
     return server;
+  }
+
+  /** Starts a long-running `tollgate ARGS` (such as `events tail`) without waiting; stopped by cleanup() if not before. */
+  command(args: string[], env: Record<string, string>): ServeProcess {
+    const child = new ServeProcess(env, '', args);
+    this.servers.add(child);
+    return child;
   }
 
   /**
