@@ -18,11 +18,12 @@ RUN npm ci --no-audit --no-fund
 COPY packages/pricing packages/pricing
 COPY packages/server packages/server
 COPY packages/widget packages/widget
+COPY packages/sdk packages/sdk
 # The widget's script is served from dist/; without it the server would build it with esbuild,
 # a devDependency that the runtime stage does not have (the widget routes would answer 503).
 RUN npm run build -w @tollgate/widget \
     && npm prune --omit=dev --no-audit --no-fund \
-    && rm -rf node_modules/@tollgate/sdk node_modules/@tollgate/forwarder
+    && rm -rf node_modules/@tollgate/forwarder
 
 FROM node:20.20.2-bookworm-slim AS runtime
 # tini is PID 1: it forwards SIGTERM to node (main.ts closes the server, the jobs and the
@@ -44,6 +45,10 @@ COPY --from=build /app/packages/pricing/package.json packages/pricing/package.js
 COPY --from=build /app/packages/pricing/src packages/pricing/src
 COPY --from=build /app/packages/widget/package.json packages/widget/package.json
 COPY --from=build /app/packages/widget/dist packages/widget/dist
+# The CLI's API commands (ingest, keys rotate, events tail, invoices list) run the SDK's source
+# (bin/tollgate.js resolves @tollgate/sdk with its tollgate-source condition).
+COPY --from=build /app/packages/sdk/package.json packages/sdk/package.json
+COPY --from=build /app/packages/sdk/src packages/sdk/src
 COPY --from=build /app/packages/server/package.json packages/server/package.json
 COPY --from=build /app/packages/server/bin packages/server/bin
 COPY --from=build /app/packages/server/src packages/server/src
