@@ -91,6 +91,7 @@ export async function bootstrap(config: Config, opts: { log?: Logger } = {}): Pr
     sqlite: opened.sqlite,
     sqliteFile: opened.sqliteFile,
     closeDb: opened.close,
+    poolStats: opened.poolStats,
     log: opts.log,
   });
   const { deps } = composition;

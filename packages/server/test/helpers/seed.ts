@@ -1,4 +1,4 @@
-import type { LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Deps } from '../../src/deps.js';
 import type { App } from '../../src/http/types.js';
 import type { Environment } from '../../src/lib/crypto.js';
@@ -47,7 +47,7 @@ export class Client {
     private readonly key: string | null,
   ) {}
 
-  async request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  async request(method: NonNullable<InjectOptions['method']>, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     const h: Record<string, string> = { ...headers };
     if (this.key) h.authorization = `Bearer ${this.key}`;
     let payload: string | undefined;
