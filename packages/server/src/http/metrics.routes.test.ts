@@ -1,11 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { trace } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import type { TenantHandle } from '../../test/helpers/seed.js';
 import { parseExposition, valueOf } from '../../test/helpers/prometheus-text.js';
+import { WebhookReceiver } from '../../test/helpers/webhook-receiver.js';
+import { transaction } from '../db/transaction.js';
 import { createMetric } from '../modules/metrics/create-metric.js';
+import { emitWebhookEvents } from '../modules/outbound-webhooks/emit-webhook-events.js';
 
 /** The series README's "Metrics and tracing" promises on every node, whatever the database. */
 const SERIES = [
@@ -198,9 +202,11 @@ describe('tracing', () => {
     }
   });
 
-  it('on: a server span per request named by its route pattern, and a span per writer commit', async () => {
+  it('on: a server span per request named by its route pattern, and a span per writer commit inside it', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    // The context manager the node SDK registers: it carries the request's span into its handler.
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     const own = await createTestApp({ tracer: provider.getTracer('tollgate') });
     try {
       const w = await own.seed.workspace();
@@ -217,10 +223,54 @@ describe('tracing', () => {
       assert.equal(named('POST /v1/ingest/batch')[0]!.attributes['http.response.status_code'], 200);
       assert.equal(named('ingest.write').length, 1);
       assert.equal(named('ingest.write')[0]!.attributes['tollgate.write.kind'], 'usage');
+      assert.equal(named('ingest.write')[0]!.parentSpanContext?.spanId, named('POST /v1/ingest/batch')[0]!.spanContext().spanId);
       assert.equal(named('GET /api/v1/customers/:id').length, 2);
       for (const s of spans) assert.doesNotMatch(s.name, ID, `span name ${s.name} holds no id`);
     } finally {
       await own.close();
+      context.disable();
+      await provider.shutdown();
+    }
+  });
+});
+
+describe('outbound webhook series', () => {
+  it('an attempt counts its outcome and how long its delivery queued, with a webhook.deliver span', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const own = await createTestApp({
+      tracer: provider.getTracer('tollgate'),
+      webhooks: { sender: true },
+      config: { outboundWebhookPollMs: 3_600_000, outboundWebhookTimeoutMs: 10_000 },
+    });
+    const receiver = await WebhookReceiver.start();
+    try {
+      const w = await own.seed.workspace();
+      const api = own.seed.client(w.test.secretKey);
+      assert.equal((await api.post('/api/v1/webhook-endpoints', { url: receiver.url(), eventTypes: ['*'] })).status, 200);
+      const before = (await scrape(own)).samples;
+      await transaction(own.deps.db, (trx) =>
+        emitWebhookEvents(trx, own.deps, [
+          {
+            origin: { workspaceId: w.workspaceId, environment: 'test', correlationId: 'req_metrics_test' },
+            event: { type: 'subscription.renewed', orderingKey: null, data: { object: { id: 'sub_1', object: 'subscription' } } },
+          },
+        ]),
+      );
+      await own.sender!.drain();
+      const { samples } = await scrape(own);
+      const moved = (name: string, l: Record<string, string> = {}) => valueOf(samples, name, l) - valueOf(before, name, l);
+      assert.equal(moved('tollgate_outbound_webhook_attempts_total', { outcome: 'succeeded', reason: 'none' }), 1);
+      assert.equal(moved('tollgate_outbound_webhook_queue_age_seconds_count'), 1);
+      assert.equal(moved('tollgate_outbound_webhook_attempt_seconds_count'), 1);
+      assert.equal(valueOf(samples, 'tollgate_outbound_webhook_in_flight'), 0);
+      const deliver = exporter.getFinishedSpans().filter((s) => s.name === 'webhook.deliver');
+      assert.equal(deliver.length, 1);
+      assert.equal(deliver[0]!.attributes['tollgate.webhook.outcome'], 'succeeded');
+      assert.equal(deliver[0]!.attributes['tollgate.webhook.event_type'], 'subscription.renewed');
+    } finally {
+      await own.close();
+      await receiver.close();
       await provider.shutdown();
     }
   });
