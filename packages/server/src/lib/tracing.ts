@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { ConfigError } from './config.js';
 
 export type { Span, Tracer };
 export { SpanKind };
@@ -39,7 +40,10 @@ export async function startOtlpTracing(serviceVersion: string): Promise<{ tracer
   try {
     [sdk, otlp, resources] = (await Promise.all(TRACING_PACKAGES.map(load))) as [NodeSdk, OtlpExporterModule, ResourcesModule];
   } catch (err) {
-    throw new Error(`TOLLGATE_TRACING=otlp needs the OpenTelemetry SDK: npm install ${TRACING_PACKAGES.join(' ')} (${(err as Error).message})`, { cause: err });
+    // A ConfigError: the CLI prints its message alone and exits 1.
+    throw new ConfigError(`TOLLGATE_TRACING=otlp needs the OpenTelemetry SDK: npm install ${TRACING_PACKAGES.join(' ')} (${(err as Error).message})`, {
+      cause: err,
+    });
   }
   const provider = new sdk.NodeTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME || 'tollgate', 'service.version': serviceVersion }),
