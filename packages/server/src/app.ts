@@ -9,6 +9,7 @@ import { validatorCompiler } from './http/validation.js';
 import { MAX_JSON_DEPTH } from './lib/json-limits.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { healthRoutes } from './http/health.routes.js';
+import { metricsRoutes, recordHttpMetrics, traceRequests } from './http/metrics.routes.js';
 import { clearBodyDeadline, startBodyDeadline } from './http/slow-clients.js';
 import { checkUrlAndHeaders } from './http/check-url-and-headers.js';
 import type { App } from './http/types.js';
@@ -107,6 +108,9 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   app.setErrorHandler(errorHandler);
   registerBodyParsers(app);
 
+  // Observability first, so the span and the timings cover every other hook (README, "Metrics and tracing").
+  traceRequests(app, deps);
+  app.addHook('onResponse', recordHttpMetrics(deps));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -151,6 +155,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   });
 
   await healthRoutes(app, deps, usage);
+  await metricsRoutes(app, deps);
 
   await app.register(async (scoped) => {
     const a = scoped as unknown as App;

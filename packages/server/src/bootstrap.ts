@@ -96,6 +96,7 @@ export async function bootstrap(
     sqlite: opened.sqlite,
     sqliteFile: opened.sqliteFile,
     closeDb: opened.close,
+    poolStats: opened.poolStats,
     log: opts.log,
   });
   const { deps } = composition;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import type SQLite from 'better-sqlite3';
 import type { Config } from './lib/config.js';
@@ -25,6 +26,12 @@ import { WriteTurns } from './db/write-turns.js';
 import { createSqliteWorkerWriter } from './modules/ingest-writer/sqlite-usage-writer.js';
 import { WebhookSender } from './modules/outbound-webhooks/webhook-sender.js';
 import type { HostResolver } from './modules/outbound-webhooks/resolve-destination.js';
+import { Metrics, type PoolStats } from './lib/metrics.js';
+import { startOtlpTracing, type Tracer } from './lib/tracing.js';
+import { measuredWriter } from './modules/ingest-writer/measured-writer.js';
+
+/** The server's version, as tollgate_build_info and traces name it. */
+export const serverVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** Every module cache: created once per node here, before anything serves. */
 const MODULE_CACHES = [credentialCache, pricedOfferingCache, priceVersionCache, entitlementAnswerCache, deliverySourceCache, customerRefCache, periodEdgeCache];
@@ -61,6 +68,10 @@ export interface ComposeOptions {
   redisPrefix?: string;
   /** The DNS the outbound webhook sender's SSRF guard resolves with (tests inject one); the system's by default. */
   webhookResolver?: HostResolver;
+  /** PostgreSQL: the pool's counts, for tollgate_db_pool_* (db/database.ts OpenedDatabase.poolStats). */
+  poolStats?: (() => PoolStats) | null;
+  /** A tracer to use instead of the one TOLLGATE_TRACING starts (tests pass one with an in-memory exporter). */
+  tracer?: Tracer | null;
 }
 
 /** The composition root: builds everything, top down, once per node (tests build one per app). */
@@ -73,6 +84,12 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   const redis = opts.config.redisUrl
     ? new RedisLink({ url: opts.config.redisUrl, prefix, commandTimeoutMs: opts.config.redisCommandTimeoutMs, nodeId: origin, log })
     : null;
+  // One registry per app: tests build several apps in one process.
+  const metrics = new Metrics({ version: serverVersion, node: opts.config.nodeName, dialect: opts.dialect, processMetrics: true });
+  if (opts.poolStats) metrics.watchDatabasePool(opts.poolStats);
+  if (redis) metrics.watchRedis(() => redis.up);
+  const tracing = opts.tracer === undefined && opts.config.tracing === 'otlp' ? await startOtlpTracing(serverVersion) : null;
+  const tracer = opts.tracer ?? tracing?.tracer ?? null;
   const bus = redis ? createRedisBus(redis) : createLocalBus();
   const limiter = redis ? createRedisRateLimiter(redis, clock) : createMemoryRateLimiter(clock);
   const caches = new Caches({ clock, config: opts.config, bus, log }, origin);
@@ -80,6 +97,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   // elsewhere bites within KEY_CACHE_DEGRADED_TTL_MS, until Redis is up.
   if (redis) caches.setDegraded(true);
   for (const spec of MODULE_CACHES) await caches.register(spec);
+  metrics.watchCaches(() => caches.stats());
   if (redis) {
     // Either way round, messages may have been missed: every cache starts afresh.
     redis.onChange((up) => caches.setDegraded(!up));
@@ -115,8 +133,10 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     caches,
     secrets: new SecretBox(keys),
     writeTurns: new WriteTurns(opts.config.billingUsageWaitMs),
+    metrics,
+    tracer,
   };
-  const usage = opts.sqliteFile
+  const writer = opts.sqliteFile
     ? // Its thread writes audit events (usage.batch_ingested) on its own connection: each reply
       // comes after a commit.
       createSqliteWorkerWriter(
@@ -132,11 +152,13 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         // commits on several connections share WAL flushes anyway.
         createInProcessUsageWriter(deps, { lanes: 4, jobsPerCommit: 1 })
       : createInProcessUsageWriter(deps, { lanes: 1, jobsPerCommit: 32 });
+  const usage = measuredWriter(writer, deps);
   const auditFeed = new AuditFeed(deps);
   await auditFeed.listen();
   // Sends what is pending, from before this start too; the node id names it in lanes and attempts.
   const webhookSender = opts.config.outboundWebhookSender ? new WebhookSender(deps, { nodeId: origin, resolver: opts.webhookResolver }) : null;
   await webhookSender?.start();
+  if (webhookSender) metrics.watchOutboundInFlight(() => webhookSender.inFlightCount);
   return {
     deps,
     usage,
@@ -151,6 +173,7 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
       await limiter.close();
       await redis?.close();
       await opts.closeDb();
+      await tracing?.shutdown();
     },
   };
 }

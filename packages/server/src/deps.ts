@@ -9,6 +9,8 @@ import type { IdGenerator } from './lib/ids.js';
 import type { RateLimiter } from './lib/rate-limiter.js';
 import type { SecretBox } from './lib/secret-box.js';
 import type { WriteTurns } from './db/write-turns.js';
+import type { Metrics } from './lib/metrics.js';
+import type { Tracer } from './lib/tracing.js';
 
 /**
  * The low-level ports every operation may touch, built by the composition root (compose.ts).
@@ -33,6 +35,10 @@ export interface Deps {
   secrets: SecretBox;
   /** SQLite's one write lock: usage writes first, background jobs take turns (db/write-turns.ts). */
   writeTurns: WriteTurns;
+  /** This node's Prometheus series (lib/metrics.ts): typed instruments, one registry per app. */
+  metrics: Metrics;
+  /** OpenTelemetry spans (lib/tracing.ts); null unless TOLLGATE_TRACING is set, so tracing off costs a null check. */
+  tracer: Tracer | null;
 }
 
 /**

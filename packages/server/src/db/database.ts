@@ -6,6 +6,7 @@ import { CamelCasePlugin, Kysely, PostgresAdapter, PostgresDialect, SqliteDialec
 import type { Database } from './schema.js';
 import { decimalAdd } from '../lib/money.js';
 import { classifyDatabaseError } from './errors.js';
+import type { PoolStats } from '../lib/metrics.js';
 
 export type Db = Kysely<Database>;
 export type DialectName = 'sqlite' | 'postgres';
@@ -27,6 +28,8 @@ export interface OpenedDatabase {
   sqlite: SQLite.Database | null;
   /** The SQLite file, or null in memory and on PostgreSQL: a second connection can open it. */
   sqliteFile: string | null;
+  /** PostgreSQL: the pool's connections now (tollgate_db_pool_*); null on SQLite. */
+  poolStats: (() => PoolStats) | null;
   close: () => Promise<void>;
 }
 
@@ -159,6 +162,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
       describe: `PostgreSQL ${url.hostname}:${url.port || 5432}${url.pathname}`,
       sqlite: null,
       sqliteFile: null,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
       close: () => db.destroy(),
     };
   }
@@ -180,5 +184,13 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
     step: (total: string, value: string | number | bigint | null) => (value === null ? total : decimalAdd(total, String(value))),
   });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
-  return { db, dialect: 'sqlite', describe: `SQLite ${file}`, sqlite, sqliteFile: file === ':memory:' ? null : file, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    describe: `SQLite ${file}`,
+    sqlite,
+    sqliteFile: file === ':memory:' ? null : file,
+    poolStats: null,
+    close: () => db.destroy(),
+  };
 }

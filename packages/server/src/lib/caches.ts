@@ -58,6 +58,11 @@ export class Caches {
     return cache as TtlCache<V>;
   }
 
+  /** Hits and misses of each cache since the start, by its spec's name (lib/metrics.ts reads them at scrape time). */
+  stats(): Array<{ name: string; hits: number; misses: number }> {
+    return [...this.bySpec].map(([spec, cache]) => ({ name: spec.name.replaceAll(' ', '_'), hits: cache.hits, misses: cache.misses }));
+  }
+
   /** Clears, on this node only, every cache that listens on `channel`. */
   clear(channel: string): void {
     for (const [spec, cache] of this.bySpec) if (spec.channels.includes(channel)) cache.clear();

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { parseEncryptionKeys, SecretBoxError, type EncryptionKey } from './secret-box.js';
 
@@ -120,6 +121,12 @@ export interface Config {
   outboundWebhookLogRetentionDays: number;
   /** Endpoints per workspace and environment: bounds the read each emitting transaction makes. */
   outboundWebhookMaxEndpoints: number;
+  /** GET /metrics asks for `Authorization: Bearer <this>` when set; open (like /health) when null. */
+  metricsToken: string | null;
+  /** Names this node in tollgate_build_info (and its traces): the host name unless TOLLGATE_NODE_NAME says otherwise. */
+  nodeName: string;
+  /** OpenTelemetry spans: off (the default), or otlp (to OTEL_EXPORTER_OTLP_ENDPOINT; the SDK must be installed, lib/tracing.ts). */
+  tracing: 'off' | 'otlp';
 }
 
 export class ConfigError extends Error {}
@@ -162,6 +169,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       'TOLLGATE_ENCRYPTION_KEYS is required in the production profile: it seals webhook signing secrets. Generate one with: echo "k1:$(openssl rand -base64 32)"',
     );
+  }
+  const tracing = env.TOLLGATE_TRACING || 'off';
+  if (tracing !== 'off' && tracing !== 'otlp') throw new ConfigError(`TOLLGATE_TRACING must be off or otlp, got '${tracing}'`);
+  const metricsToken = env.METRICS_TOKEN ? env.METRICS_TOKEN : null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 512 printable characters without spaces (for example: openssl rand -hex 32)');
   }
   const publicUrl = env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : null;
   if (publicUrl !== null && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl)) {
@@ -224,5 +237,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboundWebhookDisableAfterHours: int(env, 'OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 8_760),
     outboundWebhookLogRetentionDays: int(env, 'OUTBOUND_WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     outboundWebhookMaxEndpoints: int(env, 'OUTBOUND_WEBHOOK_MAX_ENDPOINTS', 20, 1, 1_000),
+    metricsToken,
+    nodeName: env.TOLLGATE_NODE_NAME || hostname(),
+    tracing,
   };
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -9,6 +10,7 @@ import { decimalAdd, ExactSum, formatDecimal, isDecimalString, money, roundTo } 
 import { stableStringify } from './stable-json.js';
 import { findJsonProblem, MAX_JSON_DEPTH } from './json-limits.js';
 import { TtlCache } from './ttl-cache.js';
+import { ConfigError, loadConfig } from './config.js';
 import { createMemoryRateLimiter } from './rate-limiter.js';
 import { describeValidationErrors } from '../http/validation.js';
 
@@ -361,6 +363,38 @@ describe('TtlCache', () => {
     const cache = new TtlCache<string>(new FrozenClock(), 0);
     cache.set('k', 'v', cache.generation);
     assert.equal(cache.get('k'), undefined);
+  });
+
+  it('counts hits and misses (an expired entry is a miss), for tollgate_cache_*_total', () => {
+    const clock = new FrozenClock();
+    const cache = new TtlCache<string>(clock, 1000);
+    cache.get('k');
+    cache.set('k', 'v', cache.generation);
+    cache.get('k');
+    cache.get('k');
+    clock.advance(1000);
+    cache.get('k');
+    assert.deepEqual({ hits: cache.hits, misses: cache.misses }, { hits: 2, misses: 2 });
+  });
+});
+
+describe('loadConfig: metrics and tracing', () => {
+  it('METRICS_TOKEN unset leaves /metrics open; set, it must be 16 to 512 printable characters', () => {
+    assert.equal(loadConfig({}).metricsToken, null);
+    assert.equal(loadConfig({ METRICS_TOKEN: 'x'.repeat(16) }).metricsToken, 'x'.repeat(16));
+    assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), ConfigError);
+    assert.throws(() => loadConfig({ METRICS_TOKEN: 'has a space in it, sixteen+' }), ConfigError);
+  });
+
+  it('TOLLGATE_TRACING is off by default, otlp when asked, and nothing else', () => {
+    assert.equal(loadConfig({}).tracing, 'off');
+    assert.equal(loadConfig({ TOLLGATE_TRACING: 'otlp' }).tracing, 'otlp');
+    assert.throws(() => loadConfig({ TOLLGATE_TRACING: 'jaeger' }), /TOLLGATE_TRACING must be off or otlp/);
+  });
+
+  it('TOLLGATE_NODE_NAME names the node, the host name otherwise', () => {
+    assert.equal(loadConfig({ TOLLGATE_NODE_NAME: 'node-a' }).nodeName, 'node-a');
+    assert.equal(loadConfig({}).nodeName, hostname());
   });
 });
 

@@ -9,6 +9,9 @@ import type { Clock } from './clock.js';
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
   private gen = 0;
+  /** Lookups that found a live entry, and those that did not, since the start (tollgate_cache_*_total). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -22,11 +25,16 @@ export class TtlCache<V> {
 
   get(key: string): V | undefined {
     const e = this.entries.get(key);
-    if (!e) return undefined;
-    if (e.expiresAt <= this.clock.now()) {
-      this.entries.delete(key);
+    if (!e) {
+      this.misses += 1;
       return undefined;
     }
+    if (e.expiresAt <= this.clock.now()) {
+      this.entries.delete(key);
+      this.misses += 1;
+      return undefined;
+    }
+    this.hits += 1;
     return e.value;
   }
 

@@ -55,6 +55,8 @@ export interface TestAppOptions {
    * (off by default: test receivers listen on 127.0.0.1); an explicit config setting wins.
    */
   webhooks?: { resolver?: HostResolver; sender?: boolean; guard?: boolean };
+  /** A tracer (an in-memory exporter's): spans as TOLLGATE_TRACING=otlp would make them. */
+  tracer?: import('../../src/lib/tracing.js').Tracer;
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -139,6 +141,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     log: opts.log ?? pino({ level: 'silent' }),
     redisPrefix: `tgtest:${suffix}:`,
     webhookResolver: opts.webhooks?.resolver,
+    poolStats: opened.poolStats,
+    tracer: opts.tracer,
   });
   const { deps } = composition;
   // As main.ts does at a first start: a demo workspace before the app (its widget demo page).

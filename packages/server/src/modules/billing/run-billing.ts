@@ -144,6 +144,14 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   const now = scope.testClock?.time ?? deps.clock.now();
   const where = scope.testClock ? { tenant: scope.testClock.tenant, id: scope.testClock.id } : null;
   const run: BillingRun = { renewals: 0, invoicesFinalized: 0, failures: 0 };
+  // Progress as it happens (tollgate_billing_progress_total): a catch-up of many renewals shows its rate.
+  const clock = scope.testClock ? 'test' : 'real';
+  const progress = {
+    renewals: deps.metrics.billingProgress(clock, 'renewals'),
+    finalized: deps.metrics.billingProgress(clock, 'invoices_finalized'),
+    failures: deps.metrics.billingProgress(clock, 'failures'),
+  };
+  deps.metrics.billingProgress(clock, 'runs').inc();
   const failed = new Set<string>();
 
   const skipped = new Set<string>();
@@ -163,10 +171,12 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
         async (d, tenant, ids) => {
           const { finalized } = await finalizeInvoices(d, tenant, billingOrigin(deps, tenant), ids, now, { onlyDraft: false, skipLocked: true });
           run.invoicesFinalized += finalized.length;
+          progress.finalized.inc(finalized.length);
           for (const i of finalized) done.add(i.id);
         },
         (id, tenant, err) => {
           run.failures += 1;
+          progress.failures.inc();
           deps.log.error({ err, invoiceId: id, workspaceId: tenant.workspaceId }, 'finalizing failed; the next run tries again');
         },
       );
@@ -181,7 +191,11 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   const renew = async (d: Deps, tenant: Tenant, ids: string[]): Promise<void> => {
     for (const r of await renewSubscriptions(d, tenant, ids, now, bound)) {
       run.renewals += 1;
-      if (r.invoiceFinalized) run.invoicesFinalized += 1;
+      progress.renewals.inc();
+      if (r.invoiceFinalized) {
+        run.invoicesFinalized += 1;
+        progress.finalized.inc();
+      }
       const n = (closedIn.get(r.subscriptionId) ?? 0) + 1;
       closedIn.set(r.subscriptionId, n);
       if (n >= MAX_PERIODS_PER_RUN) failed.add(r.subscriptionId);
@@ -199,6 +213,7 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
     await inTenantGroups(deps, due, deps.dialect === 'sqlite' ? 1 : GROUPS_AT_ONCE, renew, (id, tenant, err) => {
       failed.add(id);
       run.failures += 1;
+      progress.failures.inc();
       deps.log.error({ err, subscriptionId: id, workspaceId: tenant.workspaceId }, 'renewal failed; the next run tries again');
     });
     // Another node holds the rest (locked rows are skipped): its run closes them.

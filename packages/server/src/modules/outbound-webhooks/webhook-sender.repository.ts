@@ -82,6 +82,8 @@ export interface ClaimedDelivery {
   body: string;
   /** The message's source: event | test. */
   source: 'event' | 'test';
+  /** When the delivery became due, as the claim read it (tollgate_outbound_webhook_queue_age_seconds). */
+  dueAt: number;
 }
 
 /** What a pass claims for one lane: its endpoint, and how many deliveries at most. */
@@ -121,7 +123,7 @@ function sendableOf(db: Db, lane: LaneClaim, now: number) {
     .innerJoin('webhookMessages as m', (j) =>
       j.onRef('m.workspaceId', '=', 'd.workspaceId').onRef('m.environment', '=', 'd.environment').onRef('m.id', '=', 'd.messageId'),
     )
-    .select(['d.endpointId', 'd.messageId', 'm.body', 'm.source'])
+    .select(['d.endpointId', 'd.messageId', 'm.body', 'm.source', 'd.nextAttemptAt'])
     .where('d.workspaceId', '=', lane.workspaceId)
     .where('d.environment', '=', lane.environment)
     .where('d.endpointId', '=', lane.endpointId)
@@ -191,6 +193,7 @@ async function claimChunk(db: Db, lanes: readonly LaneClaim[], now: number, inFl
       messageId: r.messageId,
       body: m.body,
       source: m.source === 'test' ? 'test' : 'event',
+      dueAt: Number(m.nextAttemptAt),
       eventType: r.eventType,
       attempts: Number(r.attempts),
       scheduleStep: Number(r.scheduleStep),

@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import { transaction } from '../../db/transaction.js';
 import { transactionNow } from '../../db/write-turns.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { SpanKind } from '../../lib/tracing.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { deliveryAfter, judgeAttempt, triggerOf, type AttemptResult, type AttemptTrigger } from './attempt-outcome.js';
 import { healthAfter, outcomeOf, type AttemptOutcome as HealthOutcome, type DisabledReason } from './endpoint-health.js';
@@ -76,6 +77,8 @@ interface Attempt {
   claimedAttempts: number;
   scheduleStep: number;
   trigger: AttemptTrigger;
+  /** When the delivery became due: how long it queued (tollgate_outbound_webhook_queue_age_seconds). */
+  dueAt: number;
   url: string;
   body: string;
   keys: Buffer[];
@@ -485,6 +488,7 @@ export class WebhookSender {
           claimedAttempts: c.attempts,
           scheduleStep: c.scheduleStep,
           trigger: triggerOf(c, c.source),
+          dueAt: c.dueAt,
           url: endpoint.url,
           body: c.body,
           keys,
@@ -523,7 +527,12 @@ export class WebhookSender {
     const controller = new AbortController();
     this.controllers.add(controller);
     const attemptedAt = this.deps.clock.now();
-    const { config } = this.deps;
+    const { config, metrics, tracer } = this.deps;
+    metrics.outboundQueueAge.observe(Math.max(0, attemptedAt - a.dueAt) / 1_000);
+    const span = tracer?.startSpan('webhook.deliver', {
+      kind: SpanKind.CLIENT,
+      attributes: { 'tollgate.webhook.event_type': a.eventType, 'tollgate.webhook.attempt': a.claimedAttempts },
+    });
     const p = sendAttempt({
       url: a.url,
       headers: webhookHeaders(a.messageId, Math.floor(attemptedAt / 1000), a.body, a.keys),
@@ -541,6 +550,11 @@ export class WebhookSender {
       })
       .then((outcome) => {
         this.finished.push({ attempt: a, attemptedAt, finishedAt: this.deps.clock.now(), outcome });
+        const judged = outcome.abandoned ? null : judgeAttempt(outcome.result);
+        const result = judged === null ? 'abandoned' : judged.succeeded ? 'succeeded' : 'failed';
+        metrics.outboundAttempt(result, judged?.errorCode ?? 'none').inc();
+        if (judged) metrics.outboundDuration.observe(outcome.latencyMs / 1_000);
+        span?.setAttribute('tollgate.webhook.outcome', result).end();
       })
       .finally(() => {
         a.lane.inFlight--;

@@ -42,7 +42,7 @@ export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter)
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     scope.post('/v1/ingest/webhook/:sourceId', {
       config: { auth: { kind: 'none' }, rateLimited: false },
-      ...admission(() => deps.config.webhookMaxInFlight, 'webhook requests'),
+      ...admission(() => deps.config.webhookMaxInFlight, 'webhook requests', deps.metrics.admission('webhook')),
       schema: {
         summary: 'Receive a signed third-party webhook as usage',
         description: [
@@ -67,6 +67,7 @@ export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter)
       handler: async (req, reply) => {
         const d = await loadDeliverySource(deps, req.params.sourceId);
         if (!d) {
+          deps.metrics.webhookVerification('unknown', 'unknown_source').inc();
           await enforceRateLimit(deps, reply, `ip:${req.ip}`, deps.config.rateLimitPerMinute, 'IP address');
           throw new AppError('NOT_FOUND', `No webhook source '${req.params.sourceId}' exists (or it was deleted). Check the URL the provider posts to.`, {
             field: 'sourceId',
@@ -92,8 +93,10 @@ export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter)
         reply.header('x-webhook-log-id', r.logId);
         if (verificationBypassed(deps)) {
           r.verification = 'skipped';
+          deps.metrics.webhookVerification(d.source.provider, 'skipped').inc();
         } else {
           const v = verifySignature(d.scheme, d.secret, { body, headers: req.headers, url, contentType }, now);
+          deps.metrics.webhookVerification(d.source.provider, v.ok ? 'passed' : 'failed').inc();
           if (!v.ok) {
             // Unverified traffic counts against the sender's address, never the workspace's limit.
             await enforceRateLimit(deps, reply, `ip:${req.ip}`, deps.config.rateLimitPerMinute, 'IP address');

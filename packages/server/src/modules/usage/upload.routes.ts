@@ -84,7 +84,7 @@ export async function uploadRoutes(app: App, deps: Deps, writer: UsageWriter): P
       // Streamed for as long as the file takes: no body deadline, but it must keep sending.
       config: { auth: { kind: 'workspace', scope: 'admin' }, streamsBody: true },
       // An upload holds its slot for as long as the file takes: a cap of its own, apart from the API's.
-      ...admission(() => deps.config.uploadMaxConcurrent, 'uploads'),
+      ...admission(() => deps.config.uploadMaxConcurrent, 'uploads', deps.metrics.admission('upload')),
       // The body is streamed in bounded memory, so its size is not limited (Fastify does not apply
       // bodyLimit to a parser that takes the stream; this says so on the route as well).
       bodyLimit: Number.MAX_SAFE_INTEGER,

@@ -32,7 +32,10 @@ const IdempotencyHeader = Type.Object({
 const singleAt = () => 'body';
 
 export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Promise<void> {
-  const ingestRoute = { ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests'), validatorCompiler: documentOnly };
+  const ingestRoute = {
+    ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests', deps.metrics.admission('ingestion')),
+    validatorCompiler: documentOnly,
+  };
 
   // A writer that can take a batch as text (the SQLite writer: its checker thread parses and
   // checks it) gets the body unparsed, so a 200 KB batch costs this thread, which answers
