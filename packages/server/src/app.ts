@@ -51,6 +51,7 @@ import { webhookEndpointRoutes } from './modules/outbound-webhooks/webhook-endpo
 import { webhookDeliveryRoutes } from './modules/outbound-webhooks/webhook-delivery.routes.js';
 import { systemResolver, type HostResolver } from './modules/outbound-webhooks/resolve-destination.js';
 import { outboundWebhookDocs } from './openapi-webhooks.js';
+import { openApiTags } from './openapi-tags.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -129,6 +130,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
       openapi: '3.1.0',
       info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription },
       servers: [{ url: '/' }],
+      tags: [...openApiTags],
       webhooks: webhookDocs.webhooks,
       components: {
         schemas: webhookDocs.schemas,

@@ -89,6 +89,63 @@ describe('GET /openapi.json', () => {
   });
 });
 
+/** Every operation of the document, routes and outbound webhooks alike, with where it is. */
+function operations(doc: any): Array<{ at: string; op: any }> {
+  const out: Array<{ at: string; op: any }> = [];
+  for (const section of ['paths', 'webhooks'] as const) {
+    for (const [path, ops] of Object.entries<any>(doc[section] ?? {})) {
+      for (const [method, op] of Object.entries<any>(ops)) out.push({ at: `${section} ${method.toUpperCase()} ${path}`, op });
+    }
+  }
+  return out;
+}
+
+describe('operations in the OpenAPI document', () => {
+  it('each has a unique camelCase operationId, a summary, a description and a tag the document describes', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const described = new Map<string, string>(doc.tags.map((tag: { name: string; description: string }) => [tag.name, tag.description]));
+    const seen = new Map<string, string>();
+    const problems: string[] = [];
+    for (const { at, op } of operations(doc)) {
+      const id: unknown = op.operationId;
+      if (typeof id !== 'string' || !/^[a-z][a-zA-Z0-9]*$/.test(id)) problems.push(`${at}: operationId ${String(id)}`);
+      else if (seen.has(id)) problems.push(`${at}: operationId ${id} is also ${seen.get(id)}`);
+      else seen.set(id, at);
+      if (!op.summary) problems.push(`${at}: no summary`);
+      if (!op.description) problems.push(`${at}: no description`);
+      if (!op.tags?.length || op.tags.some((tag: string) => !described.get(tag))) problems.push(`${at}: tags ${op.tags} not all described`);
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(seen.size > 100, `${seen.size} operations`);
+    assert.equal(doc.paths['/api/v1/customers'].get.operationId, 'listCustomers');
+    assert.equal(doc.paths['/api/v1/customers/{id}'].get.operationId, 'retrieveCustomer');
+  });
+
+  it('each says how it is authenticated: none on the public routes, a scheme the document defines on the rest', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const publicRoutes = [
+      'paths GET /health',
+      'paths GET /ready',
+      'paths POST /oauth/token',
+      'paths GET /pricing/{storefrontId}',
+      'paths POST /v1/ingest/webhook/{sourceId}',
+      'paths GET /widget/v1/tollgate-widget.js',
+      'paths GET /widget/v1/tollgate-widget.{hash}.js',
+      'paths GET /widget/v1/manifest.json',
+    ];
+    const schemes = new Set(Object.keys(doc.components.securitySchemes));
+    const open: string[] = [];
+    for (const { at, op } of operations(doc)) {
+      assert.ok(Array.isArray(op.security), `${at} states its security`);
+      if (op.security.length === 0) open.push(at);
+      for (const requirement of op.security) for (const name of Object.keys(requirement)) assert.ok(schemes.has(name), `${at}: scheme ${name}`);
+    }
+    // The outbound webhooks are our requests to the seller: their signature header is their proof.
+    assert.deepEqual(open.filter((at) => !at.startsWith('webhooks ')).sort(), publicRoutes.sort());
+    assert.deepEqual(doc.paths['/api/v1/customers'].post.security, [{ bearerAuth: [] }]);
+  });
+});
+
 /** A pattern that bounds the length by itself: anchored, with no open-ended repetition. */
 const boundedPattern = (p: unknown) => typeof p === 'string' && p.startsWith('^') && p.endsWith('$') && !/[*+]|\{\d+,\}/.test(p);
 

@@ -91,3 +91,5 @@ export function ListOf<T extends TSchema>(item: T) {
 }
 
 export const bearerSecurity = [{ bearerAuth: [] }];
+/** Routes that take no credential say so: an empty list, not an absent one (which would leave it unsaid). */
+export const publicSecurity: Array<Record<string, string[]>> = [];
