@@ -52,6 +52,7 @@ import { webhookDeliveryRoutes } from './modules/outbound-webhooks/webhook-deliv
 import { systemResolver, type HostResolver } from './modules/outbound-webhooks/resolve-destination.js';
 import { outboundWebhookDocs } from './openapi-webhooks.js';
 import { openApiTags } from './openapi-tags.js';
+import { hoistNamedSchemas } from './openapi-components.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -126,6 +127,8 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
 
   const webhookDocs = outboundWebhookDocs();
   await app.register(swagger, {
+    // Shared shapes (titled schemas) become components.schemas entries and $refs (openapi-components.ts).
+    transformObject: (document) => hoistNamedSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription },

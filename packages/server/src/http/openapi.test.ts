@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
+import { inlineRefs } from '../../test/helpers/openapi-refs.js';
 
 let t: TestApp;
 
@@ -22,7 +23,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every route the server serves, with the error envelope on its errors', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const doc = inlineRefs((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
     const expected: Array<[string, string]> = [
       ['get', '/health'],
       ['get', '/api/v1/workspace'],
@@ -146,6 +147,21 @@ describe('operations in the OpenAPI document', () => {
   });
 });
 
+describe('named schemas in the OpenAPI document', () => {
+  it('give each resource, list and the error envelope one entry under components, which routes refer to', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const json = (response: any) => response.content['application/json'].schema;
+    for (const name of ['Customer', 'CustomerList', 'Subscription', 'Invoice', 'ApiKey', 'Error', 'WebhookEndpoint']) {
+      assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
+    }
+    assert.deepEqual(json(doc.paths['/api/v1/customers/{id}'].get.responses['200']), { $ref: '#/components/schemas/Customer' });
+    assert.deepEqual(json(doc.paths['/api/v1/customers'].get.responses['200']), { $ref: '#/components/schemas/CustomerList' });
+    assert.deepEqual(doc.components.schemas.CustomerList.properties.data.items, { $ref: '#/components/schemas/Customer' });
+    assert.deepEqual(doc.paths['/api/v1/customers/{id}'].get.responses['404'], { $ref: '#/components/responses/NotFound' });
+    assert.deepEqual(json(doc.components.responses.NotFound), { $ref: '#/components/schemas/Error' });
+  });
+});
+
 /** A pattern that bounds the length by itself: anchored, with no open-ended repetition. */
 const boundedPattern = (p: unknown) => typeof p === 'string' && p.startsWith('^') && p.endsWith('$') && !/[*+]|\{\d+,\}/.test(p);
 
@@ -168,10 +184,11 @@ function unbounded(schema: any, at: string, out: string[]): string[] {
 describe('request schemas in the OpenAPI document', () => {
   it('give every string a maxLength (or an enum or bounded pattern), every array a maxItems, every map a key count and key length', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const paths = inlineRefs(doc.paths, doc);
     const found: string[] = [];
     // The outbound webhooks are requests too (ours): their headers and bodies, but for the
     // resources they refer to, which are the routes' answers.
-    for (const [path, ops] of [...Object.entries<any>(doc.paths), ...Object.entries<any>(doc.webhooks)]) {
+    for (const [path, ops] of [...Object.entries<any>(paths), ...Object.entries<any>(doc.webhooks)]) {
       for (const [method, op] of Object.entries<any>(ops)) {
         for (const p of op.parameters ?? []) unbounded(p.schema, `${method} ${path} ${p.in}.${p.name}`, found);
         for (const [type, c] of Object.entries<any>(op.requestBody?.content ?? {})) unbounded(c.schema, `${method} ${path} body[${type}]`, found);

@@ -6,15 +6,18 @@ export const ErrorEnvelope = Type.Object(
   {
     success: Type.Literal(false),
     errors: Type.Array(
-      Type.Object({
-        code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED.' }),
-        message: Type.String({ description: 'What is wrong, in words.' }),
-        field: Type.Optional(Type.String({ description: 'The offending field, e.g. body.email or query.limit.' })),
-        index: Type.Optional(Type.Integer({ description: 'Usage ingestion: the position of the rejected event in the batch.' })),
-      }),
+      Type.Object(
+        {
+          code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED.' }),
+          message: Type.String({ description: 'What is wrong, in words.' }),
+          field: Type.Optional(Type.String({ description: 'The offending field, e.g. body.email or query.limit.' })),
+          index: Type.Optional(Type.Integer({ description: 'Usage ingestion: the position of the rejected event in the batch.' })),
+        },
+        { title: 'ErrorDetail' },
+      ),
     ),
   },
-  { description: 'Every 4xx and 5xx response has this shape.' },
+  { title: 'Error', description: 'Every 4xx and 5xx response has this shape.' },
 );
 
 const errorDescriptions: Record<number, string> = {
@@ -35,7 +38,7 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   // Any route may meet a database outage (503 with Retry-After).
   for (const s of [400, 401, 429, 503, ...statuses]) {
-    out[s] = Type.Object(ErrorEnvelope.properties, { description: errorDescriptions[s] ?? 'Error.' });
+    out[s] = Type.Object(ErrorEnvelope.properties, { title: 'Error', description: errorDescriptions[s] ?? 'Error.' });
   }
   return out;
 }
@@ -82,12 +85,16 @@ export const ListQuery = {
   endingBefore: Type.Optional(Type.String({ maxLength: 100, description: 'Cursor: the id of the first item of the next page, to page back.' })),
 };
 
+/** A page of items; named `<Item>List` in the OpenAPI document when the item is named. */
 export function ListOf<T extends TSchema>(item: T) {
-  return Type.Object({
-    object: Type.Literal('list'),
-    data: Type.Array(item),
-    hasMore: Type.Boolean({ description: 'More items exist beyond this page in the direction of travel.' }),
-  });
+  return Type.Object(
+    {
+      object: Type.Literal('list'),
+      data: Type.Array(item),
+      hasMore: Type.Boolean({ description: 'More items exist beyond this page in the direction of travel.' }),
+    },
+    item.title ? { title: `${item.title}List` } : {},
+  );
 }
 
 export const bearerSecurity = [{ bearerAuth: [] }];
