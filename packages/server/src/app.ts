@@ -53,6 +53,7 @@ import { systemResolver, type HostResolver } from './modules/outbound-webhooks/r
 import { outboundWebhookDocs } from './openapi-webhooks.js';
 import { openApiTags } from './openapi-tags.js';
 import { hoistNamedSchemas } from './openapi-components.js';
+import { addExamples } from './openapi-examples.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -127,11 +128,12 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
 
   const webhookDocs = outboundWebhookDocs();
   await app.register(swagger, {
-    // Shared shapes (titled schemas) become components.schemas entries and $refs (openapi-components.ts).
-    transformObject: (document) => hoistNamedSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    // Shared shapes (titled schemas) become components.schemas entries and $refs
+    // (openapi-components.ts); then every body and response gets an example (openapi-examples.ts).
+    transformObject: (document) => addExamples(hoistNamedSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription },
+      info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
       servers: [{ url: '/' }],
       tags: [...openApiTags],
       webhooks: webhookDocs.webhooks,

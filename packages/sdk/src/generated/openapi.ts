@@ -4377,6 +4377,18 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "VALIDATION_FAILED",
+         *           "message": "must NOT have more than 255 characters",
+         *           "field": "body.externalId"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4386,6 +4398,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "UNAUTHENTICATED",
+         *           "message": "Missing or invalid API key."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4395,6 +4418,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "INSUFFICIENT_SCOPE",
+         *           "message": "This key lacks the admin scope."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4404,6 +4438,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "NOT_FOUND",
+         *           "message": "No customer 'cus_01jd3m5x7c0000000000000000'."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4413,6 +4458,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "CONFLICT",
+         *           "message": "The subscription is cancelled."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4422,6 +4478,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "PAYLOAD_TOO_LARGE",
+         *           "message": "The body is larger than 1048576 bytes."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4431,6 +4498,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "UNSUPPORTED_MEDIA_TYPE",
+         *           "message": "Send Content-Type: application/json."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4440,6 +4518,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "IDEMPOTENCY_KEY_REUSED",
+         *           "message": "This Idempotency-Key was used with a different request."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4449,6 +4538,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "RATE_LIMITED",
+         *           "message": "Rate limit exceeded: at most 300 requests per minute per workspace. Retry after 12 seconds."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4458,6 +4558,17 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "success": false,
+         *       "errors": [
+         *         {
+         *           "code": "DATABASE_UNAVAILABLE",
+         *           "message": "The database is unavailable. Retry after 5 seconds."
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['Error'];
       };
     };
@@ -4484,6 +4595,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "database": "database"
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'ok';
@@ -4509,6 +4626,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ready",
+           *       "database": "database",
+           *       "migrations": 1
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'ready';
@@ -4524,6 +4648,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -4548,6 +4685,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "ws_01jd3m5x7c0000000000000000",
+           *       "object": "workspace",
+           *       "name": "Acme Inc.",
+           *       "environment": "test",
+           *       "rateLimitPerMinute": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             /** @description ws_… */
             id: string;
@@ -4596,6 +4743,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "cus_01jd3m5x7c0000000000000000",
+           *           "object": "customer",
+           *           "environment": "test",
+           *           "externalId": "acct_1042",
+           *           "name": "Acme Inc.",
+           *           "email": "email",
+           *           "metadata": {},
+           *           "testClockId": "testClockId",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['CustomerList'];
         };
       };
@@ -4618,6 +4785,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "externalId": "acct_1042",
+         *       "name": "Acme Inc.",
+         *       "email": "billing@example.com",
+         *       "metadata": {},
+         *       "testClockId": "clock_01jd3m5x7c0000000000000000"
+         *     }
+         */
         'application/json': {
           /** @description Your own id for this customer; unique per workspace and environment. */
           externalId?: string;
@@ -4640,6 +4816,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cus_01jd3m5x7c0000000000000000",
+           *       "object": "customer",
+           *       "environment": "test",
+           *       "externalId": "acct_1042",
+           *       "name": "Acme Inc.",
+           *       "email": "email",
+           *       "metadata": {},
+           *       "testClockId": "testClockId",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Customer'];
         };
       };
@@ -4669,6 +4859,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cus_01jd3m5x7c0000000000000000",
+           *       "object": "customer",
+           *       "environment": "test",
+           *       "externalId": "acct_1042",
+           *       "name": "Acme Inc.",
+           *       "email": "email",
+           *       "metadata": {},
+           *       "testClockId": "testClockId",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Customer'];
         };
       };
@@ -4691,6 +4895,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "externalId": "acct_1042",
+         *       "name": "Acme Inc.",
+         *       "email": "billing@example.com",
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           externalId?: string | null;
           name?: string | null;
@@ -4709,6 +4921,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cus_01jd3m5x7c0000000000000000",
+           *       "object": "customer",
+           *       "environment": "test",
+           *       "externalId": "acct_1042",
+           *       "name": "Acme Inc.",
+           *       "email": "email",
+           *       "metadata": {},
+           *       "testClockId": "testClockId",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Customer'];
         };
       };
@@ -4744,6 +4970,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "prod_01jd3m5x7c0000000000000000",
+           *           "object": "product",
+           *           "environment": "test",
+           *           "name": "Acme Inc.",
+           *           "kind": "STANDARD_API",
+           *           "description": "Pro plan",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['ProductList'];
         };
       };
@@ -4766,6 +5011,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "kind": "STANDARD_API",
+         *       "description": "Pro plan",
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           name: string;
           /** @description STANDARD_API and AGENTIC_API products are called with bearer product keys; AI_AGENT and MCP_SERVER products with client credentials (OAuth 2.0). */
@@ -4785,6 +5038,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "prod_01jd3m5x7c0000000000000000",
+           *       "object": "product",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "kind": "STANDARD_API",
+           *       "description": "Pro plan",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Product'];
         };
       };
@@ -4813,6 +5079,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "prod_01jd3m5x7c0000000000000000",
+           *       "object": "product",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "kind": "STANDARD_API",
+           *       "description": "Pro plan",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Product'];
         };
       };
@@ -4835,6 +5114,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "description": "Pro plan",
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           name?: string;
           description?: string | null;
@@ -4852,6 +5138,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "prod_01jd3m5x7c0000000000000000",
+           *       "object": "product",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "kind": "STANDARD_API",
+           *       "description": "Pro plan",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Product'];
         };
       };
@@ -4887,6 +5186,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "mtr_01jd3m5x7c0000000000000000",
+           *           "object": "metric",
+           *           "environment": "test",
+           *           "name": "Acme Inc.",
+           *           "displayName": "Acme Inc.",
+           *           "description": "Pro plan",
+           *           "unit": "unit",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['MetricList'];
         };
       };
@@ -4909,6 +5227,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "USD",
+         *       "displayName": "Acme Inc.",
+         *       "description": "Pro plan",
+         *       "unit": "unit"
+         *     }
+         */
         'application/json': {
           /** @description Letters, digits, _ . : - ; up to 100 characters; unique per workspace and environment. */
           name: string;
@@ -4925,6 +5251,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mtr_01jd3m5x7c0000000000000000",
+           *       "object": "metric",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "displayName": "Acme Inc.",
+           *       "description": "Pro plan",
+           *       "unit": "unit",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Metric'];
         };
       };
@@ -4954,6 +5293,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mtr_01jd3m5x7c0000000000000000",
+           *       "object": "metric",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "displayName": "Acme Inc.",
+           *       "description": "Pro plan",
+           *       "unit": "unit",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Metric'];
         };
       };
@@ -4976,6 +5328,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "displayName": "Acme Inc.",
+         *       "description": "Pro plan",
+         *       "unit": "unit"
+         *     }
+         */
         'application/json': {
           displayName?: string | null;
           description?: string | null;
@@ -4990,6 +5349,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "mtr_01jd3m5x7c0000000000000000",
+           *       "object": "metric",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "displayName": "Acme Inc.",
+           *       "description": "Pro plan",
+           *       "unit": "unit",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Metric'];
         };
       };
@@ -5026,6 +5398,65 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "customerId",
+           *           "productId": "productId",
+           *           "offeringId": "offeringId",
+           *           "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *           "version": 1,
+           *           "startedAt": "2026-11-01T00:00:00.000Z",
+           *           "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "metricName",
+           *               "limit": 1,
+           *               "enforcement": "BLOCK"
+           *             }
+           *           ],
+           *           "spendBudget": {
+           *             "amount": "10.00",
+           *             "enforcement": "BLOCK"
+           *           },
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *           "periodAlignment": "anniversary",
+           *           "cancelAtPeriodEnd": true,
+           *           "scheduledChange": {
+           *             "offeringId": "offeringId",
+           *             "requestedAt": "2026-11-01T00:00:00.000Z",
+           *             "kind": "UPGRADE",
+           *             "channel": "API"
+           *           },
+           *           "testClockId": "testClockId",
+           *           "priceVersionId": "priceVersionId",
+           *           "priceVersionPinned": true,
+           *           "discount": {
+           *             "percentOff": "percentOff",
+           *             "periods": 1,
+           *             "periodsLeft": 1,
+           *             "source": "retention_offer",
+           *             "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *           },
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['SubscriptionList'];
         };
       };
@@ -5048,6 +5479,30 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customerId": "customerId",
+         *       "offeringId": "off_01jd3m5x7c0000000000000000",
+         *       "productId": "productId",
+         *       "billingPeriod": "MONTHLY",
+         *       "periodAlignment": "anniversary",
+         *       "priceVersionPinned": true,
+         *       "metadata": {},
+         *       "currency": "USD",
+         *       "usageLimits": [
+         *         {
+         *           "metricName": "metricName",
+         *           "limit": 1,
+         *           "enforcement": "BLOCK"
+         *         }
+         *       ],
+         *       "spendBudget": {
+         *         "amount": "10.00",
+         *         "enforcement": "BLOCK"
+         *       },
+         *       "unitPrices": {}
+         *     }
+         */
         'application/json': {
           customerId: string;
           /** @description off_…: subscribe to an offering; productId, billingPeriod and currency then come from it (send them only if they agree). */
@@ -5095,6 +5550,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_01jd3m5x7c0000000000000000",
+           *       "object": "subscription",
+           *       "environment": "test",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "offeringId": "offeringId",
+           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *       "status": "ACTIVE",
+           *       "billingPeriod": "MONTHLY",
+           *       "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *       "version": 1,
+           *       "startedAt": "2026-11-01T00:00:00.000Z",
+           *       "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "currency": "USD",
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
+           *         }
+           *       ],
+           *       "spendBudget": {
+           *         "amount": "10.00",
+           *         "enforcement": "BLOCK"
+           *       },
+           *       "unitPrices": {},
+           *       "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *       "periodAlignment": "anniversary",
+           *       "cancelAtPeriodEnd": true,
+           *       "scheduledChange": {
+           *         "offeringId": "offeringId",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "kind": "UPGRADE",
+           *         "channel": "API"
+           *       },
+           *       "testClockId": "testClockId",
+           *       "priceVersionId": "priceVersionId",
+           *       "priceVersionPinned": true,
+           *       "discount": {
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "periodsLeft": 1,
+           *         "source": "retention_offer",
+           *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Subscription'];
         };
       };
@@ -5124,6 +5632,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_01jd3m5x7c0000000000000000",
+           *       "object": "subscription",
+           *       "environment": "test",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "offeringId": "offeringId",
+           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *       "status": "ACTIVE",
+           *       "billingPeriod": "MONTHLY",
+           *       "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *       "version": 1,
+           *       "startedAt": "2026-11-01T00:00:00.000Z",
+           *       "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "currency": "USD",
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
+           *         }
+           *       ],
+           *       "spendBudget": {
+           *         "amount": "10.00",
+           *         "enforcement": "BLOCK"
+           *       },
+           *       "unitPrices": {},
+           *       "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *       "periodAlignment": "anniversary",
+           *       "cancelAtPeriodEnd": true,
+           *       "scheduledChange": {
+           *         "offeringId": "offeringId",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "kind": "UPGRADE",
+           *         "channel": "API"
+           *       },
+           *       "testClockId": "testClockId",
+           *       "priceVersionId": "priceVersionId",
+           *       "priceVersionPinned": true,
+           *       "discount": {
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "periodsLeft": 1,
+           *         "source": "retention_offer",
+           *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Subscription'];
         };
       };
@@ -5146,6 +5707,26 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "metadata": {},
+         *       "cancelAtPeriodEnd": true,
+         *       "priceVersionPinned": true,
+         *       "currency": "USD",
+         *       "usageLimits": [
+         *         {
+         *           "metricName": "metricName",
+         *           "limit": 1,
+         *           "enforcement": "BLOCK"
+         *         }
+         *       ],
+         *       "spendBudget": {
+         *         "amount": "10.00",
+         *         "enforcement": "BLOCK"
+         *       },
+         *       "unitPrices": {}
+         *     }
+         */
         'application/json': {
           /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
           metadata?: {
@@ -5185,6 +5766,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_01jd3m5x7c0000000000000000",
+           *       "object": "subscription",
+           *       "environment": "test",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "offeringId": "offeringId",
+           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *       "status": "ACTIVE",
+           *       "billingPeriod": "MONTHLY",
+           *       "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *       "version": 1,
+           *       "startedAt": "2026-11-01T00:00:00.000Z",
+           *       "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "currency": "USD",
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
+           *         }
+           *       ],
+           *       "spendBudget": {
+           *         "amount": "10.00",
+           *         "enforcement": "BLOCK"
+           *       },
+           *       "unitPrices": {},
+           *       "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *       "periodAlignment": "anniversary",
+           *       "cancelAtPeriodEnd": true,
+           *       "scheduledChange": {
+           *         "offeringId": "offeringId",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "kind": "UPGRADE",
+           *         "channel": "API"
+           *       },
+           *       "testClockId": "testClockId",
+           *       "priceVersionId": "priceVersionId",
+           *       "priceVersionPinned": true,
+           *       "discount": {
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "periodsLeft": 1,
+           *         "source": "retention_offer",
+           *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Subscription'];
         };
       };
@@ -5214,6 +5848,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "change_candidate",
+           *           "offeringId": "offeringId",
+           *           "name": "Acme Inc.",
+           *           "kind": "UPGRADE",
+           *           "currency": "cur",
+           *           "entryPrice": "entryPrice",
+           *           "billingPeriod": "MONTHLY",
+           *           "priceText": "priceText"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['ChangeCandidateList'];
         };
       };
@@ -5236,6 +5888,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "offeringId": "off_01jd3m5x7c0000000000000000",
+         *       "cancel": true,
+         *       "reason": "TOO_EXPENSIVE",
+         *       "applyAt": "IMMEDIATE"
+         *     }
+         */
         'application/json': {
           /** @description off_…: a change candidate (GET …/change-candidates). */
           offeringId?: string;
@@ -5255,6 +5915,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "change_preview",
+           *       "subscriptionId": "subscriptionId",
+           *       "subscriptionVersion": 1,
+           *       "action": "UPGRADE",
+           *       "applyAt": "IMMEDIATE",
+           *       "currency": "cur",
+           *       "fromOffering": {
+           *         "id": "id",
+           *         "name": "Acme Inc."
+           *       },
+           *       "toOffering": {
+           *         "id": "id",
+           *         "name": "Acme Inc."
+           *       },
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "credit": "credit",
+           *       "debit": "debit",
+           *       "netChargeToday": "netChargeToday",
+           *       "usageToDate": "usageToDate",
+           *       "invoiceTotal": "invoiceTotal",
+           *       "nextRenewalAt": "2026-11-01T00:00:00.000Z",
+           *       "nextRenewalAmount": "nextRenewalAmount",
+           *       "summary": "summary",
+           *       "retentionOffer": {
+           *         "type": "DISCOUNT_20_PERCENT",
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "description": "Pro plan"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['ChangePreview'];
         };
       };
@@ -5281,6 +5974,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "offeringId": "off_01jd3m5x7c0000000000000000",
+         *       "applyAt": "IMMEDIATE",
+         *       "expectedVersion": 1
+         *     }
+         */
         'application/json': {
           /** @description off_…: a change candidate (GET …/change-candidates). */
           offeringId: string;
@@ -5298,6 +5998,74 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "subscription_change",
+           *       "subscriptionId": "subscriptionId",
+           *       "action": "UPGRADE",
+           *       "applyAt": "IMMEDIATE",
+           *       "channel": "API",
+           *       "status": "status",
+           *       "offeringId": "offeringId",
+           *       "offeringName": "offeringName",
+           *       "invoiceId": "invoiceId",
+           *       "creditNoteId": "creditNoteId",
+           *       "creditNoteAmount": "creditNoteAmount",
+           *       "scheduledAt": "2026-11-01T00:00:00.000Z",
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "subscription": {
+           *         "id": "sub_01jd3m5x7c0000000000000000",
+           *         "object": "subscription",
+           *         "environment": "test",
+           *         "customerId": "customerId",
+           *         "productId": "productId",
+           *         "offeringId": "offeringId",
+           *         "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *         "status": "ACTIVE",
+           *         "billingPeriod": "MONTHLY",
+           *         "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *         "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *         "version": 1,
+           *         "startedAt": "2026-11-01T00:00:00.000Z",
+           *         "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *         "metadata": {},
+           *         "currency": "USD",
+           *         "usageLimits": [
+           *           {
+           *             "metricName": "metricName",
+           *             "limit": 1,
+           *             "enforcement": "BLOCK"
+           *           }
+           *         ],
+           *         "spendBudget": {
+           *           "amount": "10.00",
+           *           "enforcement": "BLOCK"
+           *         },
+           *         "unitPrices": {},
+           *         "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *         "periodAlignment": "anniversary",
+           *         "cancelAtPeriodEnd": true,
+           *         "scheduledChange": {
+           *           "offeringId": "offeringId",
+           *           "requestedAt": "2026-11-01T00:00:00.000Z",
+           *           "kind": "UPGRADE",
+           *           "channel": "API"
+           *         },
+           *         "testClockId": "testClockId",
+           *         "priceVersionId": "priceVersionId",
+           *         "priceVersionPinned": true,
+           *         "discount": {
+           *           "percentOff": "percentOff",
+           *           "periods": 1,
+           *           "periodsLeft": 1,
+           *           "source": "retention_offer",
+           *           "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *         },
+           *         "createdAt": "2026-11-01T00:00:00.000Z",
+           *         "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['ChangeResult'];
         };
       };
@@ -5324,6 +6092,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "TOO_EXPENSIVE",
+         *       "applyAt": "IMMEDIATE",
+         *       "expectedVersion": 1,
+         *       "comment": "comment"
+         *     }
+         */
         'application/json': {
           /** @description Why the customer is cancelling; it fixes the retention offer: TOO_EXPENSIVE and SWITCHED_SERVICE → DISCOUNT_20_PERCENT, UNUSED → DOWNGRADE_PROMPT, MISSING_FEATURES and TECHNICAL_ISSUES → SUPPORT_HANDOFF, OTHER → NONE. */
           reason?: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER';
@@ -5343,6 +6119,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_01jd3m5x7c0000000000000000",
+           *       "object": "subscription",
+           *       "environment": "test",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "offeringId": "offeringId",
+           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *       "status": "ACTIVE",
+           *       "billingPeriod": "MONTHLY",
+           *       "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *       "version": 1,
+           *       "startedAt": "2026-11-01T00:00:00.000Z",
+           *       "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "currency": "USD",
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
+           *         }
+           *       ],
+           *       "spendBudget": {
+           *         "amount": "10.00",
+           *         "enforcement": "BLOCK"
+           *       },
+           *       "unitPrices": {},
+           *       "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *       "periodAlignment": "anniversary",
+           *       "cancelAtPeriodEnd": true,
+           *       "scheduledChange": {
+           *         "offeringId": "offeringId",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "kind": "UPGRADE",
+           *         "channel": "API"
+           *       },
+           *       "testClockId": "testClockId",
+           *       "priceVersionId": "priceVersionId",
+           *       "priceVersionPinned": true,
+           *       "discount": {
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "periodsLeft": 1,
+           *         "source": "retention_offer",
+           *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Subscription'];
         };
       };
@@ -5372,6 +6201,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sub_01jd3m5x7c0000000000000000",
+           *       "object": "subscription",
+           *       "environment": "test",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "offeringId": "offeringId",
+           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *       "status": "ACTIVE",
+           *       "billingPeriod": "MONTHLY",
+           *       "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *       "version": 1,
+           *       "startedAt": "2026-11-01T00:00:00.000Z",
+           *       "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "currency": "USD",
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
+           *         }
+           *       ],
+           *       "spendBudget": {
+           *         "amount": "10.00",
+           *         "enforcement": "BLOCK"
+           *       },
+           *       "unitPrices": {},
+           *       "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *       "periodAlignment": "anniversary",
+           *       "cancelAtPeriodEnd": true,
+           *       "scheduledChange": {
+           *         "offeringId": "offeringId",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "kind": "UPGRADE",
+           *         "channel": "API"
+           *       },
+           *       "testClockId": "testClockId",
+           *       "priceVersionId": "priceVersionId",
+           *       "priceVersionPinned": true,
+           *       "discount": {
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "periodsLeft": 1,
+           *         "source": "retention_offer",
+           *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Subscription'];
         };
       };
@@ -5399,6 +6281,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "widget_subscription",
+           *       "id": "id",
+           *       "status": "status",
+           *       "version": 1,
+           *       "currency": "cur",
+           *       "offering": {
+           *         "id": "id",
+           *         "name": "Acme Inc.",
+           *         "priceText": "priceText"
+           *       },
+           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *       "cancelAtPeriodEnd": true,
+           *       "scheduledChange": {
+           *         "offeringId": "offeringId",
+           *         "offeringName": "offeringName",
+           *         "effectiveAt": "2026-11-01T00:00:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['WidgetSubscription'];
         };
       };
@@ -5425,6 +6329,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "widget_config",
+           *       "currentOfferingId": "currentOfferingId",
+           *       "offerings": [
+           *         {
+           *           "id": "id",
+           *           "name": "Acme Inc.",
+           *           "billingMode": "billingMode",
+           *           "currency": "USD",
+           *           "entryPrice": "entryPrice",
+           *           "billingPeriod": "MONTHLY",
+           *           "trialDays": 1,
+           *           "ratePlanIds": [
+           *             "ratePlanId"
+           *           ]
+           *         }
+           *       ],
+           *       "ratePlans": [
+           *         {
+           *           "id": "id",
+           *           "name": "Acme Inc.",
+           *           "currency": "USD",
+           *           "billingPeriod": "MONTHLY",
+           *           "metrics": [
+           *             {
+           *               "metricId": "metricId",
+           *               "metricName": "metricName",
+           *               "pricingModel": "PER_UNIT",
+           *               "rate": "rate",
+           *               "includedFree": 1,
+           *               "blockSize": 1,
+           *               "minFee": "minFee",
+           *               "tiers": [
+           *                 {
+           *                   "tierStart": 1,
+           *                   "tierEnd": 1,
+           *                   "unitPrice": "unitPrice",
+           *                   "flatFee": "flatFee"
+           *                 }
+           *               ],
+           *               "outcomeWeights": {}
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['WidgetConfig'];
         };
       };
@@ -5451,6 +6403,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "change_candidate",
+           *           "offeringId": "offeringId",
+           *           "name": "Acme Inc.",
+           *           "kind": "UPGRADE",
+           *           "currency": "cur",
+           *           "entryPrice": "entryPrice",
+           *           "billingPeriod": "MONTHLY",
+           *           "priceText": "priceText"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['ChangeCandidateList'];
         };
       };
@@ -5471,6 +6441,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "offeringId": "off_01jd3m5x7c0000000000000000",
+         *       "cancel": true,
+         *       "reason": "TOO_EXPENSIVE",
+         *       "applyAt": "IMMEDIATE"
+         *     }
+         */
         'application/json': {
           /** @description off_…: a change candidate (GET …/change-candidates). */
           offeringId?: string;
@@ -5490,6 +6468,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "change_preview",
+           *       "subscriptionId": "subscriptionId",
+           *       "subscriptionVersion": 1,
+           *       "action": "UPGRADE",
+           *       "applyAt": "IMMEDIATE",
+           *       "currency": "cur",
+           *       "fromOffering": {
+           *         "id": "id",
+           *         "name": "Acme Inc."
+           *       },
+           *       "toOffering": {
+           *         "id": "id",
+           *         "name": "Acme Inc."
+           *       },
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "credit": "credit",
+           *       "debit": "debit",
+           *       "netChargeToday": "netChargeToday",
+           *       "usageToDate": "usageToDate",
+           *       "invoiceTotal": "invoiceTotal",
+           *       "nextRenewalAt": "2026-11-01T00:00:00.000Z",
+           *       "nextRenewalAmount": "nextRenewalAmount",
+           *       "summary": "summary",
+           *       "retentionOffer": {
+           *         "type": "DISCOUNT_20_PERCENT",
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "description": "Pro plan"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['ChangePreview'];
         };
       };
@@ -5514,6 +6525,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "offeringId": "off_01jd3m5x7c0000000000000000",
+         *       "applyAt": "IMMEDIATE",
+         *       "expectedVersion": 1
+         *     }
+         */
         'application/json': {
           /** @description off_…: a change candidate (GET …/change-candidates). */
           offeringId: string;
@@ -5531,6 +6549,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "subscription_change",
+           *       "subscriptionId": "subscriptionId",
+           *       "action": "UPGRADE",
+           *       "applyAt": "IMMEDIATE",
+           *       "channel": "API",
+           *       "status": "status",
+           *       "offeringId": "offeringId",
+           *       "offeringName": "offeringName",
+           *       "invoiceId": "invoiceId",
+           *       "creditNoteId": "creditNoteId",
+           *       "creditNoteAmount": "creditNoteAmount",
+           *       "scheduledAt": "2026-11-01T00:00:00.000Z",
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "subscription": {
+           *         "object": "widget_subscription",
+           *         "id": "id",
+           *         "status": "status",
+           *         "version": 1,
+           *         "currency": "cur",
+           *         "offering": {
+           *           "id": "id",
+           *           "name": "Acme Inc.",
+           *           "priceText": "priceText"
+           *         },
+           *         "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *         "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *         "cancelAtPeriodEnd": true,
+           *         "scheduledChange": {
+           *           "offeringId": "offeringId",
+           *           "offeringName": "offeringName",
+           *           "effectiveAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['WidgetChangeResult'];
         };
       };
@@ -5555,6 +6610,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "TOO_EXPENSIVE",
+         *       "applyAt": "IMMEDIATE",
+         *       "expectedVersion": 1,
+         *       "comment": "comment"
+         *     }
+         */
         'application/json': {
           /** @description Why the customer is cancelling; it fixes the retention offer: TOO_EXPENSIVE and SWITCHED_SERVICE → DISCOUNT_20_PERCENT, UNUSED → DOWNGRADE_PROMPT, MISSING_FEATURES and TECHNICAL_ISSUES → SUPPORT_HANDOFF, OTHER → NONE. */
           reason?: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER';
@@ -5574,6 +6637,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "subscription_change",
+           *       "subscriptionId": "subscriptionId",
+           *       "action": "UPGRADE",
+           *       "applyAt": "IMMEDIATE",
+           *       "channel": "API",
+           *       "status": "status",
+           *       "offeringId": "offeringId",
+           *       "offeringName": "offeringName",
+           *       "invoiceId": "invoiceId",
+           *       "creditNoteId": "creditNoteId",
+           *       "creditNoteAmount": "creditNoteAmount",
+           *       "scheduledAt": "2026-11-01T00:00:00.000Z",
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "subscription": {
+           *         "object": "widget_subscription",
+           *         "id": "id",
+           *         "status": "status",
+           *         "version": 1,
+           *         "currency": "cur",
+           *         "offering": {
+           *           "id": "id",
+           *           "name": "Acme Inc.",
+           *           "priceText": "priceText"
+           *         },
+           *         "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *         "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *         "cancelAtPeriodEnd": true,
+           *         "scheduledChange": {
+           *           "offeringId": "offeringId",
+           *           "offeringName": "offeringName",
+           *           "effectiveAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['WidgetChangeResult'];
         };
       };
@@ -5601,6 +6701,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "widget_subscription",
+           *       "id": "id",
+           *       "status": "status",
+           *       "version": 1,
+           *       "currency": "cur",
+           *       "offering": {
+           *         "id": "id",
+           *         "name": "Acme Inc.",
+           *         "priceText": "priceText"
+           *       },
+           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *       "cancelAtPeriodEnd": true,
+           *       "scheduledChange": {
+           *         "offeringId": "offeringId",
+           *         "offeringName": "offeringName",
+           *         "effectiveAt": "2026-11-01T00:00:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['WidgetSubscription'];
         };
       };
@@ -5631,6 +6753,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "retention_offer",
+           *       "subscriptionId": "subscriptionId",
+           *       "reason": "TOO_EXPENSIVE",
+           *       "offer": {
+           *         "type": "DISCOUNT_20_PERCENT",
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "description": "Pro plan"
+           *       },
+           *       "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *     }
+           */
           'application/json': components['schemas']['RetentionOfferView'];
         };
       };
@@ -5652,6 +6788,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "TOO_EXPENSIVE",
+         *       "offerType": "DISCOUNT_20_PERCENT"
+         *     }
+         */
         'application/json': {
           /** @description Why the customer is cancelling; it fixes the retention offer: TOO_EXPENSIVE and SWITCHED_SERVICE → DISCOUNT_20_PERCENT, UNUSED → DOWNGRADE_PROMPT, MISSING_FEATURES and TECHNICAL_ISSUES → SUPPORT_HANDOFF, OTHER → NONE. */
           reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER';
@@ -5667,6 +6809,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "retention_offer_acceptance",
+           *       "id": "roa_01jd3m5x7c0000000000000000",
+           *       "subscriptionId": "subscriptionId",
+           *       "reason": "TOO_EXPENSIVE",
+           *       "offer": {
+           *         "type": "DISCOUNT_20_PERCENT",
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "description": "Pro plan"
+           *       },
+           *       "channel": "API",
+           *       "acceptedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RetentionOfferAcceptance'];
         };
       };
@@ -5681,6 +6839,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -5712,6 +6883,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "retention_offer",
+           *       "subscriptionId": "subscriptionId",
+           *       "reason": "TOO_EXPENSIVE",
+           *       "offer": {
+           *         "type": "DISCOUNT_20_PERCENT",
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "description": "Pro plan"
+           *       },
+           *       "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *     }
+           */
           'application/json': components['schemas']['RetentionOfferView'];
         };
       };
@@ -5735,6 +6920,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "reason": "TOO_EXPENSIVE",
+         *       "offerType": "DISCOUNT_20_PERCENT"
+         *     }
+         */
         'application/json': {
           /** @description Why the customer is cancelling; it fixes the retention offer: TOO_EXPENSIVE and SWITCHED_SERVICE → DISCOUNT_20_PERCENT, UNUSED → DOWNGRADE_PROMPT, MISSING_FEATURES and TECHNICAL_ISSUES → SUPPORT_HANDOFF, OTHER → NONE. */
           reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER';
@@ -5750,6 +6941,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "retention_offer_acceptance",
+           *       "id": "roa_01jd3m5x7c0000000000000000",
+           *       "subscriptionId": "subscriptionId",
+           *       "reason": "TOO_EXPENSIVE",
+           *       "offer": {
+           *         "type": "DISCOUNT_20_PERCENT",
+           *         "percentOff": "percentOff",
+           *         "periods": 1,
+           *         "description": "Pro plan"
+           *       },
+           *       "channel": "API",
+           *       "acceptedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RetentionOfferAcceptance'];
         };
       };
@@ -5764,6 +6971,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -5800,6 +7020,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "key_01jd3m5x7c0000000000000000",
+           *           "object": "api_key",
+           *           "environment": "test",
+           *           "kind": "WORKSPACE",
+           *           "name": "Acme Inc.",
+           *           "hint": "sk_test_01jd3m5x7c0000000000000000",
+           *           "scopes": [
+           *             "admin"
+           *           ],
+           *           "subscriptionId": "subscriptionId",
+           *           "customerId": "customerId",
+           *           "productId": "productId",
+           *           "status": "ACTIVE",
+           *           "expiresAt": "2026-11-01T00:00:00.000Z",
+           *           "replacedById": "replacedById",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "revokedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['ApiKeyList'];
         };
       };
@@ -5822,6 +7069,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "kind": "WORKSPACE",
+         *       "name": "Acme Inc.",
+         *       "scopes": [
+         *         "admin"
+         *       ],
+         *       "subscriptionId": "subscriptionId"
+         *     }
+         */
         'application/json': {
           kind: 'WORKSPACE' | 'PRODUCT';
           name: string;
@@ -5839,6 +7096,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01jd3m5x7c0000000000000000",
+           *       "object": "api_key",
+           *       "environment": "test",
+           *       "kind": "WORKSPACE",
+           *       "name": "Acme Inc.",
+           *       "hint": "sk_test_01jd3m5x7c0000000000000000",
+           *       "scopes": [
+           *         "admin"
+           *       ],
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "replacedById": "replacedById",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "fullToken": "fullToken"
+           *     }
+           */
           'application/json': components['schemas']['CreatedApiKey'];
         };
       };
@@ -5869,6 +7148,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01jd3m5x7c0000000000000000",
+           *       "object": "api_key",
+           *       "environment": "test",
+           *       "kind": "WORKSPACE",
+           *       "name": "Acme Inc.",
+           *       "hint": "sk_test_01jd3m5x7c0000000000000000",
+           *       "scopes": [
+           *         "admin"
+           *       ],
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "replacedById": "replacedById",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['ApiKey'];
         };
       };
@@ -5897,6 +7197,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "key_01jd3m5x7c0000000000000000",
+           *       "object": "api_key",
+           *       "environment": "test",
+           *       "kind": "WORKSPACE",
+           *       "name": "Acme Inc.",
+           *       "hint": "sk_test_01jd3m5x7c0000000000000000",
+           *       "scopes": [
+           *         "admin"
+           *       ],
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "replacedById": "replacedById",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['ApiKey'];
         };
       };
@@ -5928,6 +7249,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "fullToken": "fullToken",
+           *       "status": "ACTIVE",
+           *       "previousKeyId": "previousKeyId",
+           *       "previousKeyExpiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RotatedKey'];
         };
       };
@@ -5961,6 +7291,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "fullToken": "fullToken",
+           *       "status": "ACTIVE",
+           *       "previousKeyId": "previousKeyId",
+           *       "previousKeyExpiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RotatedKey'];
         };
       };
@@ -5983,6 +7322,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "key": "sk_01jd3m5x7c0000000000000000"
+         *     }
+         */
         'application/json': {
           /** @description The customer's product key (sk_…) or OAuth access token (at_…), as your gateway received it. */
           key: string;
@@ -5996,6 +7340,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "valid": true,
+           *       "code": "VALID",
+           *       "keyId": "keyId",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "productId": "productId",
+           *       "environment": "test",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             valid: boolean;
             /** @description NOT_FOUND also covers keys of another workspace or environment and workspace keys. EXPIRED: a rotated key past its 300 s grace, or an access token past its lifetime. */
@@ -6041,6 +7397,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "cid_01jd3m5x7c0000000000000000",
+           *           "object": "client_credential",
+           *           "clientId": "clientId",
+           *           "environment": "test",
+           *           "name": "Acme Inc.",
+           *           "hint": "hint",
+           *           "subscriptionId": "subscriptionId",
+           *           "customerId": "customerId",
+           *           "productId": "productId",
+           *           "status": "ACTIVE",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "revokedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['ClientCredentialList'];
         };
       };
@@ -6063,6 +7441,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "subscriptionId": "subscriptionId"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @description An active subscription to an AI_AGENT or MCP_SERVER product. */
@@ -6077,6 +7461,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cid_01jd3m5x7c0000000000000000",
+           *       "object": "client_credential",
+           *       "clientId": "clientId",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "hint": "hint",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "clientSecret": "clientSecret"
+           *     }
+           */
           'application/json': components['schemas']['CreatedClientCredential'];
         };
       };
@@ -6107,6 +7508,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cid_01jd3m5x7c0000000000000000",
+           *       "object": "client_credential",
+           *       "clientId": "clientId",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "hint": "hint",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['ClientCredential'];
         };
       };
@@ -6135,6 +7552,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cid_01jd3m5x7c0000000000000000",
+           *       "object": "client_credential",
+           *       "clientId": "clientId",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "hint": "hint",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['ClientCredential'];
         };
       };
@@ -6155,6 +7588,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "grant_type": "grant_type",
+         *       "client_id": "client_id",
+         *       "client_secret": "client_secret",
+         *       "scope": "scope"
+         *     }
+         */
         'application/x-www-form-urlencoded': {
           /** @description client_credentials */
           grant_type?: string;
@@ -6165,6 +7606,14 @@ export interface operations {
         } & {
           [key: string]: unknown;
         };
+        /**
+         * @example {
+         *       "grant_type": "grant_type",
+         *       "client_id": "client_id",
+         *       "client_secret": "client_secret",
+         *       "scope": "scope"
+         *     }
+         */
         'application/json': {
           /** @description client_credentials */
           grant_type?: string;
@@ -6184,6 +7633,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "access_token": "access_token",
+           *       "token_type": "Bearer",
+           *       "expires_in": 1
+           *     }
+           */
           'application/json': {
             access_token: string;
             /** @enum {string} */
@@ -6199,6 +7655,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": "error",
+           *       "error_description": "error_description",
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description invalid_request, invalid_client or unsupported_grant_type */
             error: string;
@@ -6219,6 +7689,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": "error",
+           *       "error_description": "error_description",
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description invalid_request, invalid_client or unsupported_grant_type */
             error: string;
@@ -6257,6 +7741,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "sfk_01jd3m5x7c0000000000000000",
+           *           "object": "storefront_key",
+           *           "environment": "test",
+           *           "name": "Acme Inc.",
+           *           "storefrontId": "storefrontId",
+           *           "hint": "pk_test_01jd3m5x7c0000000000000000",
+           *           "status": "ACTIVE",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "revokedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['StorefrontKeyList'];
         };
       };
@@ -6279,6 +7782,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "storefrontId": "sf_01jd3m5x7c0000000000000000"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @description sf_…: the storefront the key reads (one key per website is typical). */
@@ -6293,6 +7802,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sfk_01jd3m5x7c0000000000000000",
+           *       "object": "storefront_key",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "storefrontId": "storefrontId",
+           *       "hint": "pk_test_01jd3m5x7c0000000000000000",
+           *       "status": "ACTIVE",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "fullToken": "fullToken"
+           *     }
+           */
           'application/json': components['schemas']['CreatedStorefrontKey'];
         };
       };
@@ -6321,6 +7844,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sfk_01jd3m5x7c0000000000000000",
+           *       "object": "storefront_key",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "storefrontId": "storefrontId",
+           *       "hint": "pk_test_01jd3m5x7c0000000000000000",
+           *       "status": "ACTIVE",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['StorefrontKey'];
         };
       };
@@ -6344,6 +7880,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+         *       "expiresInSeconds": 900,
+         *       "allowedOrigins": [
+         *         "allowedOrigin"
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description sub_…: the one subscription the browser may act on. */
           subscriptionId: string;
@@ -6364,6 +7909,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wses_01jd3m5x7c0000000000000000",
+           *       "object": "widget_session",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "allowedOrigins": [
+           *         "allowedOrigin"
+           *       ],
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "token": "token"
+           *     }
+           */
           'application/json': components['schemas']['CreatedWidgetSession'];
         };
       };
@@ -6394,6 +7954,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wses_01jd3m5x7c0000000000000000",
+           *       "object": "widget_session",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "allowedOrigins": [
+           *         "allowedOrigin"
+           *       ],
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WidgetSession'];
         };
       };
@@ -6420,6 +7994,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wses_01jd3m5x7c0000000000000000",
+           *       "object": "widget_session",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WidgetSessionView'];
         };
       };
@@ -6442,6 +8025,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "events": [
+         *         {
+         *           "customerId": "customerId",
+         *           "metricName": "metricName",
+         *           "quantity": 1,
+         *           "occurredAt": "2026-11-01T00:00:00.000Z",
+         *           "metadata": {},
+         *           "eventId": "eventId"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           events: components['schemas']['UsageEvent'][];
         };
@@ -6454,6 +8051,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "ingest_result",
+           *       "environment": "test",
+           *       "accepted": 1,
+           *       "duplicates": 1,
+           *       "rejected": [
+           *         {
+           *           "index": 1,
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field"
+           *         }
+           *       ],
+           *       "idempotentReplay": true
+           *     }
+           */
           'application/json': components['schemas']['IngestResult'];
         };
       };
@@ -6478,6 +8092,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customerId": "customerId",
+         *       "metricName": "metricName",
+         *       "quantity": 1,
+         *       "occurredAt": "2026-11-01T00:00:00.000Z",
+         *       "metadata": {},
+         *       "eventId": "eventId"
+         *     }
+         */
         'application/json': components['schemas']['UsageEvent'];
       };
     };
@@ -6488,6 +8112,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "ingest_result",
+           *       "environment": "test",
+           *       "accepted": 1,
+           *       "duplicates": 1,
+           *       "rejected": [
+           *         {
+           *           "index": 1,
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field"
+           *         }
+           *       ],
+           *       "idempotentReplay": true
+           *     }
+           */
           'application/json': components['schemas']['IngestResult'];
         };
       };
@@ -6508,6 +8149,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "events": [
+         *         {
+         *           "customerId": "customerId",
+         *           "metricName": "metricName",
+         *           "quantity": 1,
+         *           "occurredAt": "2026-11-01T00:00:00.000Z",
+         *           "metadata": {},
+         *           "eventId": "eventId"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           events: components['schemas']['UsageEvent'][];
         };
@@ -6520,6 +8175,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "ingest_test_result",
+           *       "environment": "test",
+           *       "sandbox": true,
+           *       "wouldAccept": true,
+           *       "accepted": 1,
+           *       "duplicates": 1,
+           *       "rejected": [
+           *         {
+           *           "index": 1,
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             object: 'ingest_test_result';
@@ -6581,6 +8254,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "id",
+           *           "object": "usage",
+           *           "customerId": "customerId",
+           *           "metricName": "metricName",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "groupValue": "groupValue",
+           *           "sum": "sum",
+           *           "count": 1
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['UsageRowList'];
         };
       };
@@ -6602,7 +8294,9 @@ export interface operations {
     /** @description The file: NDJSON (one event per line) or CSV (a header row, then one event per row); any size, each line at most 64 KiB. */
     requestBody: {
       content: {
+        /** @example string */
         'application/x-ndjson': string;
+        /** @example string */
         'text/csv': string;
       };
     };
@@ -6613,6 +8307,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "usage_upload",
+           *       "environment": "test",
+           *       "lines": 1,
+           *       "accepted": 1,
+           *       "duplicates": 1,
+           *       "rejected": 1,
+           *       "errors": [
+           *         {
+           *           "line": 1,
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field"
+           *         }
+           *       ],
+           *       "errorsTruncated": true
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             object: 'usage_upload';
@@ -6639,6 +8352,15 @@ export interface operations {
             /** @description True when errors stops short (more than 1000 problems); rejected has the full count of lines. */
             errorsTruncated: boolean;
           };
+          /**
+           * @example {
+           *       "object": "usage_upload_progress",
+           *       "lines": 1,
+           *       "accepted": 1,
+           *       "duplicates": 1,
+           *       "rejected": 1
+           *     }
+           */
           'application/x-ndjson':
             | {
                 /** @enum {string} */
@@ -6707,6 +8429,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "allowed": true,
+           *       "quotaRemaining": 1,
+           *       "budgetRemaining": 1,
+           *       "reason": "OK",
+           *       "subscriptionId": "subscriptionId",
+           *       "periodStart": "2026-11-01T00:00:00.000Z",
+           *       "periodEnd": "2026-11-01T00:00:00.000Z",
+           *       "quotaUnlimited": true,
+           *       "budgetUnlimited": true,
+           *       "budgetRemainingAmount": "budgetRemainingAmount",
+           *       "limits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK",
+           *           "used": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['EntitlementResult'];
         };
       };
@@ -6741,6 +8485,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "plan_01jd3m5x7c0000000000000000",
+           *           "object": "rate_plan",
+           *           "environment": "test",
+           *           "name": "Acme Inc.",
+           *           "currency": "USD",
+           *           "billingPeriod": "MONTHLY",
+           *           "metrics": [
+           *             {
+           *               "metricId": "metricId",
+           *               "metricName": "metricName",
+           *               "pricingModel": "PER_UNIT",
+           *               "rate": "rate",
+           *               "includedFree": 1,
+           *               "blockSize": 1,
+           *               "minFee": "minFee",
+           *               "tiers": [
+           *                 {
+           *                   "tierStart": 1,
+           *                   "tierEnd": 1,
+           *                   "unitPrice": "unitPrice",
+           *                   "flatFee": "flatFee"
+           *                 }
+           *               ],
+           *               "outcomeWeights": {},
+           *               "toolMultipliers": {},
+           *               "endpointMultipliers": {}
+           *             }
+           *           ],
+           *           "metadata": {},
+           *           "version": 1,
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['RatePlanList'];
         };
       };
@@ -6763,6 +8549,37 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "currency": "USD",
+         *       "billingPeriod": "MONTHLY",
+         *       "metrics": [
+         *         {
+         *           "metricId": "mtr_01jd3m5x7c0000000000000000",
+         *           "metricName": "metricName",
+         *           "pricingModel": "PER_UNIT",
+         *           "currency": "cur",
+         *           "rate": "10.00",
+         *           "includedFree": 1,
+         *           "blockSize": 1,
+         *           "minFee": "10.00",
+         *           "tiers": [
+         *             {
+         *               "tierStart": 1,
+         *               "tierEnd": 1,
+         *               "unitPrice": "10.00",
+         *               "flatFee": "10.00"
+         *             }
+         *           ],
+         *           "outcomeWeights": {},
+         *           "toolMultipliers": {},
+         *           "endpointMultipliers": {}
+         *         }
+         *       ],
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           name: string;
           /** @description ISO 4217 code, e.g. USD. */
@@ -6808,6 +8625,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "plan_01jd3m5x7c0000000000000000",
+           *       "object": "rate_plan",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "currency": "USD",
+           *       "billingPeriod": "MONTHLY",
+           *       "metrics": [
+           *         {
+           *           "metricId": "metricId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "PER_UNIT",
+           *           "rate": "rate",
+           *           "includedFree": 1,
+           *           "blockSize": 1,
+           *           "minFee": "minFee",
+           *           "tiers": [
+           *             {
+           *               "tierStart": 1,
+           *               "tierEnd": 1,
+           *               "unitPrice": "unitPrice",
+           *               "flatFee": "flatFee"
+           *             }
+           *           ],
+           *           "outcomeWeights": {},
+           *           "toolMultipliers": {},
+           *           "endpointMultipliers": {}
+           *         }
+           *       ],
+           *       "metadata": {},
+           *       "version": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RatePlan'];
         };
       };
@@ -6836,6 +8689,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "plan_01jd3m5x7c0000000000000000",
+           *       "object": "rate_plan",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "currency": "USD",
+           *       "billingPeriod": "MONTHLY",
+           *       "metrics": [
+           *         {
+           *           "metricId": "metricId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "PER_UNIT",
+           *           "rate": "rate",
+           *           "includedFree": 1,
+           *           "blockSize": 1,
+           *           "minFee": "minFee",
+           *           "tiers": [
+           *             {
+           *               "tierStart": 1,
+           *               "tierEnd": 1,
+           *               "unitPrice": "unitPrice",
+           *               "flatFee": "flatFee"
+           *             }
+           *           ],
+           *           "outcomeWeights": {},
+           *           "toolMultipliers": {},
+           *           "endpointMultipliers": {}
+           *         }
+           *       ],
+           *       "metadata": {},
+           *       "version": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RatePlan'];
         };
       };
@@ -6858,6 +8747,35 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "metrics": [
+         *         {
+         *           "metricId": "mtr_01jd3m5x7c0000000000000000",
+         *           "metricName": "metricName",
+         *           "pricingModel": "PER_UNIT",
+         *           "currency": "cur",
+         *           "rate": "10.00",
+         *           "includedFree": 1,
+         *           "blockSize": 1,
+         *           "minFee": "10.00",
+         *           "tiers": [
+         *             {
+         *               "tierStart": 1,
+         *               "tierEnd": 1,
+         *               "unitPrice": "10.00",
+         *               "flatFee": "10.00"
+         *             }
+         *           ],
+         *           "outcomeWeights": {},
+         *           "toolMultipliers": {},
+         *           "endpointMultipliers": {}
+         *         }
+         *       ],
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           name?: string;
           /** @description Each unit once; a plan with no units reads "Contact sales". */
@@ -6899,6 +8817,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "plan_01jd3m5x7c0000000000000000",
+           *       "object": "rate_plan",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "currency": "USD",
+           *       "billingPeriod": "MONTHLY",
+           *       "metrics": [
+           *         {
+           *           "metricId": "metricId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "PER_UNIT",
+           *           "rate": "rate",
+           *           "includedFree": 1,
+           *           "blockSize": 1,
+           *           "minFee": "minFee",
+           *           "tiers": [
+           *             {
+           *               "tierStart": 1,
+           *               "tierEnd": 1,
+           *               "unitPrice": "unitPrice",
+           *               "flatFee": "flatFee"
+           *             }
+           *           ],
+           *           "outcomeWeights": {},
+           *           "toolMultipliers": {},
+           *           "endpointMultipliers": {}
+           *         }
+           *       ],
+           *       "metadata": {},
+           *       "version": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['RatePlan'];
         };
       };
@@ -6933,6 +8887,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "off_01jd3m5x7c0000000000000000",
+           *           "object": "offering",
+           *           "environment": "test",
+           *           "productId": "productId",
+           *           "name": "Acme Inc.",
+           *           "billingMode": "POSTPAID",
+           *           "currency": "USD",
+           *           "entryPrice": "entryPrice",
+           *           "billingPeriod": "MONTHLY",
+           *           "trialDays": 1,
+           *           "ratePlanIds": [
+           *             "ratePlanId"
+           *           ],
+           *           "overrides": [
+           *             {
+           *               "ratePlanId": "ratePlanId",
+           *               "metricName": "metricName",
+           *               "includedFree": 1,
+           *               "rate": "rate"
+           *             }
+           *           ],
+           *           "metadata": {},
+           *           "version": 1,
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['OfferingList'];
         };
       };
@@ -6955,6 +8944,29 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "productId": "prod_01jd3m5x7c0000000000000000",
+         *       "name": "Acme Inc.",
+         *       "billingMode": "POSTPAID",
+         *       "currency": "USD",
+         *       "entryPrice": "10.00",
+         *       "billingPeriod": "MONTHLY",
+         *       "trialDays": 1,
+         *       "ratePlanIds": [
+         *         "ratePlanId"
+         *       ],
+         *       "overrides": [
+         *         {
+         *           "ratePlanId": "ratePlanId",
+         *           "metricName": "metricName",
+         *           "includedFree": 1,
+         *           "rate": "10.00"
+         *         }
+         *       ],
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           /** @description prod_…: what subscribers get access to. */
           productId: string;
@@ -6997,6 +9009,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "off_01jd3m5x7c0000000000000000",
+           *       "object": "offering",
+           *       "environment": "test",
+           *       "productId": "productId",
+           *       "name": "Acme Inc.",
+           *       "billingMode": "POSTPAID",
+           *       "currency": "USD",
+           *       "entryPrice": "entryPrice",
+           *       "billingPeriod": "MONTHLY",
+           *       "trialDays": 1,
+           *       "ratePlanIds": [
+           *         "ratePlanId"
+           *       ],
+           *       "overrides": [
+           *         {
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "includedFree": 1,
+           *           "rate": "rate"
+           *         }
+           *       ],
+           *       "metadata": {},
+           *       "version": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Offering'];
         };
       };
@@ -7025,6 +9066,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "off_01jd3m5x7c0000000000000000",
+           *       "object": "offering",
+           *       "environment": "test",
+           *       "productId": "productId",
+           *       "name": "Acme Inc.",
+           *       "billingMode": "POSTPAID",
+           *       "currency": "USD",
+           *       "entryPrice": "entryPrice",
+           *       "billingPeriod": "MONTHLY",
+           *       "trialDays": 1,
+           *       "ratePlanIds": [
+           *         "ratePlanId"
+           *       ],
+           *       "overrides": [
+           *         {
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "includedFree": 1,
+           *           "rate": "rate"
+           *         }
+           *       ],
+           *       "metadata": {},
+           *       "version": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Offering'];
         };
       };
@@ -7047,6 +9117,25 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "entryPrice": "10.00",
+         *       "trialDays": 1,
+         *       "ratePlanIds": [
+         *         "ratePlanId"
+         *       ],
+         *       "overrides": [
+         *         {
+         *           "ratePlanId": "ratePlanId",
+         *           "metricName": "metricName",
+         *           "includedFree": 1,
+         *           "rate": "10.00"
+         *         }
+         *       ],
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           name?: string;
           entryPrice?: string | null;
@@ -7078,6 +9167,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "off_01jd3m5x7c0000000000000000",
+           *       "object": "offering",
+           *       "environment": "test",
+           *       "productId": "productId",
+           *       "name": "Acme Inc.",
+           *       "billingMode": "POSTPAID",
+           *       "currency": "USD",
+           *       "entryPrice": "entryPrice",
+           *       "billingPeriod": "MONTHLY",
+           *       "trialDays": 1,
+           *       "ratePlanIds": [
+           *         "ratePlanId"
+           *       ],
+           *       "overrides": [
+           *         {
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "includedFree": 1,
+           *           "rate": "rate"
+           *         }
+           *       ],
+           *       "metadata": {},
+           *       "version": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Offering'];
         };
       };
@@ -7112,6 +9230,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "sf_01jd3m5x7c0000000000000000",
+           *           "object": "storefront",
+           *           "environment": "test",
+           *           "name": "Acme Inc.",
+           *           "draft": {
+           *             "offeringIds": [
+           *               "offeringId"
+           *             ]
+           *           },
+           *           "published": {
+           *             "offeringIds": [
+           *               "offeringId"
+           *             ],
+           *             "version": 1,
+           *             "publishedAt": "2026-11-01T00:00:00.000Z"
+           *           },
+           *           "hasUnpublishedChanges": true,
+           *           "pricingPagePath": "pricingPagePath",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['StorefrontList'];
         };
       };
@@ -7134,6 +9282,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "offeringIds": [
+         *         "offeringId"
+         *       ]
+         *     }
+         */
         'application/json': {
           name: string;
           /** @description off_… ids, in display order. */
@@ -7148,6 +9304,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sf_01jd3m5x7c0000000000000000",
+           *       "object": "storefront",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "draft": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ]
+           *       },
+           *       "published": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ],
+           *         "version": 1,
+           *         "publishedAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "hasUnpublishedChanges": true,
+           *       "pricingPagePath": "pricingPagePath",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Storefront'];
         };
       };
@@ -7176,6 +9356,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sf_01jd3m5x7c0000000000000000",
+           *       "object": "storefront",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "draft": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ]
+           *       },
+           *       "published": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ],
+           *         "version": 1,
+           *         "publishedAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "hasUnpublishedChanges": true,
+           *       "pricingPagePath": "pricingPagePath",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Storefront'];
         };
       };
@@ -7198,6 +9402,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "offeringIds": [
+         *         "offeringId"
+         *       ]
+         *     }
+         */
         'application/json': {
           name?: string;
           /** @description off_… ids, in display order. */
@@ -7212,6 +9424,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sf_01jd3m5x7c0000000000000000",
+           *       "object": "storefront",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "draft": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ]
+           *       },
+           *       "published": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ],
+           *         "version": 1,
+           *         "publishedAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "hasUnpublishedChanges": true,
+           *       "pricingPagePath": "pricingPagePath",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Storefront'];
         };
       };
@@ -7240,6 +9476,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "sf_01jd3m5x7c0000000000000000",
+           *       "object": "storefront",
+           *       "environment": "test",
+           *       "name": "Acme Inc.",
+           *       "draft": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ]
+           *       },
+           *       "published": {
+           *         "offeringIds": [
+           *           "offeringId"
+           *         ],
+           *         "version": 1,
+           *         "publishedAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "hasUnpublishedChanges": true,
+           *       "pricingPagePath": "pricingPagePath",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Storefront'];
         };
       };
@@ -7274,6 +9534,65 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "schemaVersion": "v1",
+           *       "etag": "etag",
+           *       "offerings": [
+           *         {
+           *           "id": "id",
+           *           "name": "Acme Inc.",
+           *           "billingMode": "billingMode",
+           *           "currency": "currency",
+           *           "entryPrice": "entryPrice",
+           *           "billingPeriod": "billingPeriod",
+           *           "trialDays": 1,
+           *           "ratePlanIds": [
+           *             "ratePlanId"
+           *           ]
+           *         }
+           *       ],
+           *       "ratePlans": [
+           *         {
+           *           "id": "id",
+           *           "name": "Acme Inc.",
+           *           "currency": "currency",
+           *           "billingPeriod": "billingPeriod",
+           *           "pricingModel": "pricingModel",
+           *           "rate": "rate",
+           *           "includedFree": 1,
+           *           "tiers": [
+           *             {
+           *               "tierStart": 1,
+           *               "tierEnd": 1,
+           *               "unitPrice": 1,
+           *               "flatFee": 1
+           *             }
+           *           ],
+           *           "metrics": [
+           *             {
+           *               "metricId": "metricId",
+           *               "metricName": "metricName",
+           *               "pricingModel": "pricingModel",
+           *               "rate": "rate",
+           *               "includedFree": 1,
+           *               "blockSize": 1,
+           *               "minFee": "minFee",
+           *               "tiers": [
+           *                 {
+           *                   "tierStart": 1,
+           *                   "tierEnd": 1,
+           *                   "unitPrice": 1,
+           *                   "flatFee": 1
+           *                 }
+           *               ],
+           *               "outcomeWeights": {}
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['HeadlessConfig'];
         };
       };
@@ -7313,6 +9632,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example string */
           'text/html': string;
         };
       };
@@ -7329,6 +9649,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example string */
           'text/html': string;
         };
       };
@@ -7354,6 +9675,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example string */
           'text/javascript': string;
         };
       };
@@ -7392,6 +9714,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example string */
           'text/javascript': string;
         };
       };
@@ -7424,6 +9747,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "widget_script",
+           *       "path": "path",
+           *       "integrity": "integrity",
+           *       "bytes": 1,
+           *       "gzipBytes": 1
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             object: 'widget_script';
@@ -7459,6 +9791,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "upcoming_invoice",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "offeringId": "offeringId",
+           *       "currency": "currency",
+           *       "periodStart": "2026-11-01T00:00:00.000Z",
+           *       "periodEnd": "2026-11-01T00:00:00.000Z",
+           *       "lines": [
+           *         {
+           *           "type": "entry_price",
+           *           "description": "Pro plan",
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "pricingModel",
+           *           "quantity": "quantity",
+           *           "freeUnits": "freeUnits",
+           *           "billableQuantity": "billableQuantity",
+           *           "rate": "rate",
+           *           "amount": "amount"
+           *         }
+           *       ],
+           *       "entryPrice": "entryPrice",
+           *       "usageAmount": "usageAmount",
+           *       "minimumFees": "minimumFees",
+           *       "subtotal": "subtotal",
+           *       "discountAmount": "discountAmount",
+           *       "total": "total"
+           *     }
+           */
           'application/json': components['schemas']['UpcomingInvoice'];
         };
       };
@@ -7500,6 +9863,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "customerId",
+           *           "subscriptionId": "subscriptionId",
+           *           "billingReason": "subscription_create",
+           *           "status": "draft",
+           *           "number": "number",
+           *           "currency": "currency",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro plan",
+           *               "ratePlanId": "ratePlanId",
+           *               "metricName": "metricName",
+           *               "pricingModel": "pricingModel",
+           *               "quantity": "quantity",
+           *               "freeUnits": "freeUnits",
+           *               "billableQuantity": "billableQuantity",
+           *               "rate": "rate",
+           *               "amount": "amount",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-11-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": "adjustsInvoiceId"
+           *             }
+           *           ],
+           *           "subtotal": "subtotal",
+           *           "total": "total",
+           *           "creditedTotal": "creditedTotal",
+           *           "amountPaid": "amountPaid",
+           *           "amountRemaining": "amountRemaining",
+           *           "testClockId": "testClockId",
+           *           "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *           "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *           "paidAt": "2026-11-01T00:00:00.000Z",
+           *           "voidedAt": "2026-11-01T00:00:00.000Z",
+           *           "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['InvoiceList'];
         };
       };
@@ -7540,6 +9955,58 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "customerId",
+           *           "subscriptionId": "subscriptionId",
+           *           "billingReason": "subscription_create",
+           *           "status": "draft",
+           *           "number": "number",
+           *           "currency": "currency",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro plan",
+           *               "ratePlanId": "ratePlanId",
+           *               "metricName": "metricName",
+           *               "pricingModel": "pricingModel",
+           *               "quantity": "quantity",
+           *               "freeUnits": "freeUnits",
+           *               "billableQuantity": "billableQuantity",
+           *               "rate": "rate",
+           *               "amount": "amount",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-11-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": "adjustsInvoiceId"
+           *             }
+           *           ],
+           *           "subtotal": "subtotal",
+           *           "total": "total",
+           *           "creditedTotal": "creditedTotal",
+           *           "amountPaid": "amountPaid",
+           *           "amountRemaining": "amountRemaining",
+           *           "testClockId": "testClockId",
+           *           "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *           "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *           "paidAt": "2026-11-01T00:00:00.000Z",
+           *           "voidedAt": "2026-11-01T00:00:00.000Z",
+           *           "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['InvoiceList'];
         };
       };
@@ -7568,6 +10035,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01jd3m5x7c0000000000000000",
+           *       "object": "invoice",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "billingReason": "subscription_create",
+           *       "status": "draft",
+           *       "number": "number",
+           *       "currency": "currency",
+           *       "periodStart": "2026-11-01T00:00:00.000Z",
+           *       "periodEnd": "2026-11-01T00:00:00.000Z",
+           *       "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *       "lines": [
+           *         {
+           *           "type": "entry_price",
+           *           "description": "Pro plan",
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "pricingModel",
+           *           "quantity": "quantity",
+           *           "freeUnits": "freeUnits",
+           *           "billableQuantity": "billableQuantity",
+           *           "rate": "rate",
+           *           "amount": "amount",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "adjustsInvoiceId": "adjustsInvoiceId"
+           *         }
+           *       ],
+           *       "subtotal": "subtotal",
+           *       "total": "total",
+           *       "creditedTotal": "creditedTotal",
+           *       "amountPaid": "amountPaid",
+           *       "amountRemaining": "amountRemaining",
+           *       "testClockId": "testClockId",
+           *       "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *       "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Invoice'];
         };
       };
@@ -7596,6 +10109,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01jd3m5x7c0000000000000000",
+           *       "object": "invoice",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "billingReason": "subscription_create",
+           *       "status": "draft",
+           *       "number": "number",
+           *       "currency": "currency",
+           *       "periodStart": "2026-11-01T00:00:00.000Z",
+           *       "periodEnd": "2026-11-01T00:00:00.000Z",
+           *       "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *       "lines": [
+           *         {
+           *           "type": "entry_price",
+           *           "description": "Pro plan",
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "pricingModel",
+           *           "quantity": "quantity",
+           *           "freeUnits": "freeUnits",
+           *           "billableQuantity": "billableQuantity",
+           *           "rate": "rate",
+           *           "amount": "amount",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "adjustsInvoiceId": "adjustsInvoiceId"
+           *         }
+           *       ],
+           *       "subtotal": "subtotal",
+           *       "total": "total",
+           *       "creditedTotal": "creditedTotal",
+           *       "amountPaid": "amountPaid",
+           *       "amountRemaining": "amountRemaining",
+           *       "testClockId": "testClockId",
+           *       "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *       "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Invoice'];
         };
       };
@@ -7625,6 +10184,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01jd3m5x7c0000000000000000",
+           *       "object": "invoice",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "billingReason": "subscription_create",
+           *       "status": "draft",
+           *       "number": "number",
+           *       "currency": "currency",
+           *       "periodStart": "2026-11-01T00:00:00.000Z",
+           *       "periodEnd": "2026-11-01T00:00:00.000Z",
+           *       "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *       "lines": [
+           *         {
+           *           "type": "entry_price",
+           *           "description": "Pro plan",
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "pricingModel",
+           *           "quantity": "quantity",
+           *           "freeUnits": "freeUnits",
+           *           "billableQuantity": "billableQuantity",
+           *           "rate": "rate",
+           *           "amount": "amount",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "adjustsInvoiceId": "adjustsInvoiceId"
+           *         }
+           *       ],
+           *       "subtotal": "subtotal",
+           *       "total": "total",
+           *       "creditedTotal": "creditedTotal",
+           *       "amountPaid": "amountPaid",
+           *       "amountRemaining": "amountRemaining",
+           *       "testClockId": "testClockId",
+           *       "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *       "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Invoice'];
         };
       };
@@ -7654,6 +10259,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01jd3m5x7c0000000000000000",
+           *       "object": "invoice",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "billingReason": "subscription_create",
+           *       "status": "draft",
+           *       "number": "number",
+           *       "currency": "currency",
+           *       "periodStart": "2026-11-01T00:00:00.000Z",
+           *       "periodEnd": "2026-11-01T00:00:00.000Z",
+           *       "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *       "lines": [
+           *         {
+           *           "type": "entry_price",
+           *           "description": "Pro plan",
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "pricingModel",
+           *           "quantity": "quantity",
+           *           "freeUnits": "freeUnits",
+           *           "billableQuantity": "billableQuantity",
+           *           "rate": "rate",
+           *           "amount": "amount",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "adjustsInvoiceId": "adjustsInvoiceId"
+           *         }
+           *       ],
+           *       "subtotal": "subtotal",
+           *       "total": "total",
+           *       "creditedTotal": "creditedTotal",
+           *       "amountPaid": "amountPaid",
+           *       "amountRemaining": "amountRemaining",
+           *       "testClockId": "testClockId",
+           *       "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *       "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Invoice'];
         };
       };
@@ -7683,6 +10334,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "inv_01jd3m5x7c0000000000000000",
+           *       "object": "invoice",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "billingReason": "subscription_create",
+           *       "status": "draft",
+           *       "number": "number",
+           *       "currency": "currency",
+           *       "periodStart": "2026-11-01T00:00:00.000Z",
+           *       "periodEnd": "2026-11-01T00:00:00.000Z",
+           *       "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *       "lines": [
+           *         {
+           *           "type": "entry_price",
+           *           "description": "Pro plan",
+           *           "ratePlanId": "ratePlanId",
+           *           "metricName": "metricName",
+           *           "pricingModel": "pricingModel",
+           *           "quantity": "quantity",
+           *           "freeUnits": "freeUnits",
+           *           "billableQuantity": "billableQuantity",
+           *           "rate": "rate",
+           *           "amount": "amount",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "adjustsInvoiceId": "adjustsInvoiceId"
+           *         }
+           *       ],
+           *       "subtotal": "subtotal",
+           *       "total": "total",
+           *       "creditedTotal": "creditedTotal",
+           *       "amountPaid": "amountPaid",
+           *       "amountRemaining": "amountRemaining",
+           *       "testClockId": "testClockId",
+           *       "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *       "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['Invoice'];
         };
       };
@@ -7719,6 +10416,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "cn_01jd3m5x7c0000000000000000",
+           *           "object": "credit_note",
+           *           "invoiceId": "invoiceId",
+           *           "customerId": "customerId",
+           *           "subscriptionId": "subscriptionId",
+           *           "number": "number",
+           *           "status": "issued",
+           *           "reason": "duplicate",
+           *           "memo": "memo",
+           *           "currency": "currency",
+           *           "lines": [
+           *             {
+           *               "description": "Pro plan",
+           *               "amount": "amount",
+           *               "invoiceLineIndex": 1
+           *             }
+           *           ],
+           *           "total": "total",
+           *           "metadata": {},
+           *           "voidedAt": "2026-11-01T00:00:00.000Z",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['CreditNoteList'];
         };
       };
@@ -7741,6 +10470,21 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "invoiceId": "inv_01jd3m5x7c0000000000000000",
+         *       "reason": "duplicate",
+         *       "memo": "memo",
+         *       "lines": [
+         *         {
+         *           "description": "Pro plan",
+         *           "amount": "10.00",
+         *           "invoiceLineIndex": 1
+         *         }
+         *       ],
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           /** @description inv_…: a finalized, paid or uncollectible invoice. */
           invoiceId: string;
@@ -7768,6 +10512,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cn_01jd3m5x7c0000000000000000",
+           *       "object": "credit_note",
+           *       "invoiceId": "invoiceId",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "number": "number",
+           *       "status": "issued",
+           *       "reason": "duplicate",
+           *       "memo": "memo",
+           *       "currency": "currency",
+           *       "lines": [
+           *         {
+           *           "description": "Pro plan",
+           *           "amount": "amount",
+           *           "invoiceLineIndex": 1
+           *         }
+           *       ],
+           *       "total": "total",
+           *       "metadata": {},
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CreditNote'];
         };
       };
@@ -7798,6 +10568,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cn_01jd3m5x7c0000000000000000",
+           *       "object": "credit_note",
+           *       "invoiceId": "invoiceId",
+           *       "customerId": "customerId",
+           *       "subscriptionId": "subscriptionId",
+           *       "number": "number",
+           *       "status": "issued",
+           *       "reason": "duplicate",
+           *       "memo": "memo",
+           *       "currency": "currency",
+           *       "lines": [
+           *         {
+           *           "description": "Pro plan",
+           *           "amount": "amount",
+           *           "invoiceLineIndex": 1
+           *         }
+           *       ],
+           *       "total": "total",
+           *       "metadata": {},
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['CreditNote'];
         };
       };
@@ -7824,6 +10620,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "billing_settings",
+           *       "invoiceGraceSeconds": 1,
+           *       "invoicePrefix": "invoicePrefix",
+           *       "creditNotePrefix": "creditNotePrefix",
+           *       "supportUrl": "supportUrl",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['BillingSettings'];
         };
       };
@@ -7843,6 +10649,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "invoiceGraceSeconds": 1,
+         *       "invoicePrefix": "USD",
+         *       "creditNotePrefix": "USD",
+         *       "supportUrl": "https://example.com/support"
+         *     }
+         */
         'application/json': {
           /** @description 0 to 30 days. */
           invoiceGraceSeconds?: number;
@@ -7862,6 +10676,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "billing_settings",
+           *       "invoiceGraceSeconds": 1,
+           *       "invoicePrefix": "invoicePrefix",
+           *       "creditNotePrefix": "creditNotePrefix",
+           *       "supportUrl": "supportUrl",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['BillingSettings'];
         };
       };
@@ -7894,6 +10718,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "clock_01jd3m5x7c0000000000000000",
+           *           "object": "test_clock",
+           *           "name": "Acme Inc.",
+           *           "frozenTime": "2026-11-01T00:00:00.000Z",
+           *           "status": "ready",
+           *           "advanceProgress": {
+           *             "renewals": 1,
+           *             "due": 1
+           *           },
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['TestClockList'];
         };
       };
@@ -7916,6 +10761,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2026-11-01T00:00:00.000Z",
+         *       "name": "Acme Inc."
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -7933,6 +10784,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "clock_01jd3m5x7c0000000000000000",
+           *       "object": "test_clock",
+           *       "name": "Acme Inc.",
+           *       "frozenTime": "2026-11-01T00:00:00.000Z",
+           *       "status": "ready",
+           *       "advanceProgress": {
+           *         "renewals": 1,
+           *         "due": 1
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['TestClock'];
         };
       };
@@ -7961,6 +10827,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "clock_01jd3m5x7c0000000000000000",
+           *       "object": "test_clock",
+           *       "name": "Acme Inc.",
+           *       "frozenTime": "2026-11-01T00:00:00.000Z",
+           *       "status": "ready",
+           *       "advanceProgress": {
+           *         "renewals": 1,
+           *         "due": 1
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['TestClock'];
         };
       };
@@ -7983,6 +10864,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2026-11-01T00:00:00.000Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -7999,6 +10885,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "clock_01jd3m5x7c0000000000000000",
+           *       "object": "test_clock",
+           *       "name": "Acme Inc.",
+           *       "frozenTime": "2026-11-01T00:00:00.000Z",
+           *       "status": "ready",
+           *       "advanceProgress": {
+           *         "renewals": 1,
+           *         "due": 1
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['TestClock'];
         };
       };
@@ -8029,6 +10930,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "accepted",
+           *       "event_id": "event_id",
+           *       "metric_id": "metric_id",
+           *       "quantity": 1,
+           *       "tenant_id": "tenant_id",
+           *       "event_type": "event_type",
+           *       "reason": "too_expensive",
+           *       "events": [
+           *         {}
+           *       ],
+           *       "challenge": "challenge"
+           *     }
+           */
           'application/json': {
             /** @description accepted: stored as a usage event. duplicate: the provider event id was seen within the dedup window; dropped. discarded: outside the event filter. (Absent only in the chat challenge answer.) */
             status?: 'accepted' | 'duplicate' | 'discarded';
@@ -8057,6 +10973,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ],
+           *       "events": [
+           *         {}
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -8094,6 +11026,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "wsrc_01jd3m5x7c0000000000000000",
+           *           "object": "webhook_source",
+           *           "environment": "test",
+           *           "provider": "payment",
+           *           "displayName": "Acme Inc.",
+           *           "metricId": "mtr_01jd3m5x7c0000000000000000",
+           *           "metricName": "metricName",
+           *           "url": "url",
+           *           "signature": {
+           *             "scheme": "scheme",
+           *             "header": "header",
+           *             "algorithm": "algorithm",
+           *             "encoding": "encoding",
+           *             "prefix": "prefix"
+           *           },
+           *           "hasSigningSecret": true,
+           *           "signingSecretHint": "signingSecretHint",
+           *           "eventTypeFrom": "eventTypeFrom",
+           *           "eventFilter": [
+           *             "eventFilter"
+           *           ],
+           *           "fieldMappings": {
+           *             "quantity": "quantity",
+           *             "tenant_id": "tenant_id",
+           *             "event_id": "event_id",
+           *             "timestamp": "timestamp",
+           *             "properties": {}
+           *           },
+           *           "dedupWindowHours": 1,
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['WebhookSourceList'];
         };
       };
@@ -8116,6 +11089,31 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "payment",
+         *       "displayName": "Acme Inc.",
+         *       "metricId": "mtr_01jd3m5x7c0000000000000000",
+         *       "metricName": "metricName",
+         *       "signingSecret": "signingSecret",
+         *       "signature": {
+         *         "algorithm": "sha256",
+         *         "header": "header",
+         *         "encoding": "hex",
+         *         "prefix": "prefix"
+         *       },
+         *       "eventTypeFrom": "eventTypeFrom",
+         *       "eventFilter": [
+         *         "eventFilter"
+         *       ],
+         *       "event_filter": [
+         *         "event_filter"
+         *       ],
+         *       "fieldMappings": {},
+         *       "field_mappings": {},
+         *       "dedupWindowHours": 1
+         *     }
+         */
         'application/json': {
           provider: 'payment' | 'messaging' | 'email' | 'code_hosting' | 'chat' | 'custom';
           /** @description Label in the ingestion log and audit trail. */
@@ -8164,6 +11162,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wsrc_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_source",
+           *       "environment": "test",
+           *       "provider": "payment",
+           *       "displayName": "Acme Inc.",
+           *       "metricId": "mtr_01jd3m5x7c0000000000000000",
+           *       "metricName": "metricName",
+           *       "url": "url",
+           *       "signature": {
+           *         "scheme": "scheme",
+           *         "header": "header",
+           *         "algorithm": "algorithm",
+           *         "encoding": "encoding",
+           *         "prefix": "prefix"
+           *       },
+           *       "hasSigningSecret": true,
+           *       "signingSecretHint": "signingSecretHint",
+           *       "eventTypeFrom": "eventTypeFrom",
+           *       "eventFilter": [
+           *         "eventFilter"
+           *       ],
+           *       "fieldMappings": {
+           *         "quantity": "quantity",
+           *         "tenant_id": "tenant_id",
+           *         "event_id": "event_id",
+           *         "timestamp": "timestamp",
+           *         "properties": {}
+           *       },
+           *       "dedupWindowHours": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookSource'];
         };
       };
@@ -8192,6 +11225,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wsrc_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_source",
+           *       "environment": "test",
+           *       "provider": "payment",
+           *       "displayName": "Acme Inc.",
+           *       "metricId": "mtr_01jd3m5x7c0000000000000000",
+           *       "metricName": "metricName",
+           *       "url": "url",
+           *       "signature": {
+           *         "scheme": "scheme",
+           *         "header": "header",
+           *         "algorithm": "algorithm",
+           *         "encoding": "encoding",
+           *         "prefix": "prefix"
+           *       },
+           *       "hasSigningSecret": true,
+           *       "signingSecretHint": "signingSecretHint",
+           *       "eventTypeFrom": "eventTypeFrom",
+           *       "eventFilter": [
+           *         "eventFilter"
+           *       ],
+           *       "fieldMappings": {
+           *         "quantity": "quantity",
+           *         "tenant_id": "tenant_id",
+           *         "event_id": "event_id",
+           *         "timestamp": "timestamp",
+           *         "properties": {}
+           *       },
+           *       "dedupWindowHours": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookSource'];
         };
       };
@@ -8220,6 +11288,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "object": "webhook_source",
+           *       "deleted": true
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */
@@ -8248,6 +11323,30 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "displayName": "Acme Inc.",
+         *       "metricId": "mtr_01jd3m5x7c0000000000000000",
+         *       "metricName": "metricName",
+         *       "signingSecret": "signingSecret",
+         *       "signature": {
+         *         "algorithm": "sha256",
+         *         "header": "header",
+         *         "encoding": "hex",
+         *         "prefix": "prefix"
+         *       },
+         *       "eventTypeFrom": "eventTypeFrom",
+         *       "eventFilter": [
+         *         "eventFilter"
+         *       ],
+         *       "event_filter": [
+         *         "event_filter"
+         *       ],
+         *       "fieldMappings": {},
+         *       "field_mappings": {},
+         *       "dedupWindowHours": 1
+         *     }
+         */
         'application/json': {
           /** @description Label in the ingestion log and audit trail. */
           displayName?: string;
@@ -8295,6 +11394,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "wsrc_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_source",
+           *       "environment": "test",
+           *       "provider": "payment",
+           *       "displayName": "Acme Inc.",
+           *       "metricId": "mtr_01jd3m5x7c0000000000000000",
+           *       "metricName": "metricName",
+           *       "url": "url",
+           *       "signature": {
+           *         "scheme": "scheme",
+           *         "header": "header",
+           *         "algorithm": "algorithm",
+           *         "encoding": "encoding",
+           *         "prefix": "prefix"
+           *       },
+           *       "hasSigningSecret": true,
+           *       "signingSecretHint": "signingSecretHint",
+           *       "eventTypeFrom": "eventTypeFrom",
+           *       "eventFilter": [
+           *         "eventFilter"
+           *       ],
+           *       "fieldMappings": {
+           *         "quantity": "quantity",
+           *         "tenant_id": "tenant_id",
+           *         "event_id": "event_id",
+           *         "timestamp": "timestamp",
+           *         "properties": {}
+           *       },
+           *       "dedupWindowHours": 1,
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookSource'];
         };
       };
@@ -8335,6 +11469,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "whl_01jd3m5x7c0000000000000000",
+           *           "object": "webhook_log_entry",
+           *           "environment": "test",
+           *           "sourceId": "sourceId",
+           *           "receivedAt": "2026-11-01T00:00:00.000Z",
+           *           "status": "accepted",
+           *           "verification": "passed",
+           *           "httpStatus": 1,
+           *           "reasonCode": "reasonCode",
+           *           "reasonMessage": "reasonMessage",
+           *           "eventType": "eventType",
+           *           "outcomes": [
+           *             {
+           *               "index": 1,
+           *               "status": "accepted",
+           *               "eventId": "eventId",
+           *               "tenantId": "tenantId",
+           *               "customerId": "customerId",
+           *               "quantity": 1,
+           *               "metricId": "metricId",
+           *               "eventType": "eventType",
+           *               "reason": "too_expensive",
+           *               "code": "code",
+           *               "field": "field",
+           *               "message": "message"
+           *             }
+           *           ],
+           *           "headers": {},
+           *           "bodyBytes": 1,
+           *           "url": "url",
+           *           "replayOf": "replayOf",
+           *           "correlationId": "correlationId"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['WebhookLogEntrySummaryList'];
         };
       };
@@ -8362,6 +11538,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whl_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_log_entry",
+           *       "environment": "test",
+           *       "sourceId": "sourceId",
+           *       "receivedAt": "2026-11-01T00:00:00.000Z",
+           *       "status": "accepted",
+           *       "verification": "passed",
+           *       "httpStatus": 1,
+           *       "reasonCode": "reasonCode",
+           *       "reasonMessage": "reasonMessage",
+           *       "eventType": "eventType",
+           *       "outcomes": [
+           *         {
+           *           "index": 1,
+           *           "status": "accepted",
+           *           "eventId": "eventId",
+           *           "tenantId": "tenantId",
+           *           "customerId": "customerId",
+           *           "quantity": 1,
+           *           "metricId": "metricId",
+           *           "eventType": "eventType",
+           *           "reason": "too_expensive",
+           *           "code": "code",
+           *           "field": "field",
+           *           "message": "message"
+           *         }
+           *       ],
+           *       "headers": {},
+           *       "bodyBytes": 1,
+           *       "url": "url",
+           *       "replayOf": "replayOf",
+           *       "correlationId": "correlationId",
+           *       "body": "body",
+           *       "bodyEncoding": "utf8"
+           *     }
+           */
           'application/json': components['schemas']['WebhookLogEntry'];
         };
       };
@@ -8390,6 +11604,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whl_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_log_entry",
+           *       "environment": "test",
+           *       "sourceId": "sourceId",
+           *       "receivedAt": "2026-11-01T00:00:00.000Z",
+           *       "status": "accepted",
+           *       "verification": "passed",
+           *       "httpStatus": 1,
+           *       "reasonCode": "reasonCode",
+           *       "reasonMessage": "reasonMessage",
+           *       "eventType": "eventType",
+           *       "outcomes": [
+           *         {
+           *           "index": 1,
+           *           "status": "accepted",
+           *           "eventId": "eventId",
+           *           "tenantId": "tenantId",
+           *           "customerId": "customerId",
+           *           "quantity": 1,
+           *           "metricId": "metricId",
+           *           "eventType": "eventType",
+           *           "reason": "too_expensive",
+           *           "code": "code",
+           *           "field": "field",
+           *           "message": "message"
+           *         }
+           *       ],
+           *       "headers": {},
+           *       "bodyBytes": 1,
+           *       "url": "url",
+           *       "replayOf": "replayOf",
+           *       "correlationId": "correlationId",
+           *       "body": "body",
+           *       "bodyEncoding": "utf8"
+           *     }
+           */
           'application/json': components['schemas']['WebhookLogEntry'];
         };
       };
@@ -8425,6 +11677,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "we_01jd3m5x7c0000000000000000",
+           *           "object": "webhook_endpoint",
+           *           "environment": "test",
+           *           "url": "url",
+           *           "description": "Pro plan",
+           *           "eventTypes": [
+           *             "eventType"
+           *           ],
+           *           "status": "enabled",
+           *           "disabledReason": "manual",
+           *           "disabledAt": "2026-11-01T00:00:00.000Z",
+           *           "failingSince": "2026-11-01T00:00:00.000Z",
+           *           "maxConcurrency": 1,
+           *           "secretHint": "whsec_01jd3m5x7c0000000000000000",
+           *           "previousSecretExpiresAt": "2026-11-01T00:00:00.000Z",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointList'];
         };
       };
@@ -8447,6 +11727,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "url",
+         *       "eventTypes": [
+         *         "eventType"
+         *       ],
+         *       "description": "Pro plan",
+         *       "enabled": true,
+         *       "maxConcurrency": 1,
+         *       "metadata": {},
+         *       "secret": "secret"
+         *     }
+         */
         'application/json': {
           /** @description Where deliveries are POSTed: https (http only where OUTBOUND_WEBHOOK_ALLOW_HTTP allows it), no user name, password or fragment. Outside the development profile it may not reach loopback, private, link-local or metadata addresses, now or after a DNS change. */
           url: string;
@@ -8474,6 +11767,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_endpoint",
+           *       "environment": "test",
+           *       "url": "url",
+           *       "description": "Pro plan",
+           *       "eventTypes": [
+           *         "eventType"
+           *       ],
+           *       "status": "enabled",
+           *       "disabledReason": "manual",
+           *       "disabledAt": "2026-11-01T00:00:00.000Z",
+           *       "failingSince": "2026-11-01T00:00:00.000Z",
+           *       "maxConcurrency": 1,
+           *       "secretHint": "whsec_01jd3m5x7c0000000000000000",
+           *       "previousSecretExpiresAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z",
+           *       "secret": "secret"
+           *     }
+           */
           'application/json': components['schemas']['CreatedWebhookEndpoint'];
         };
       };
@@ -8502,6 +11818,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_endpoint",
+           *       "environment": "test",
+           *       "url": "url",
+           *       "description": "Pro plan",
+           *       "eventTypes": [
+           *         "eventType"
+           *       ],
+           *       "status": "enabled",
+           *       "disabledReason": "manual",
+           *       "disabledAt": "2026-11-01T00:00:00.000Z",
+           *       "failingSince": "2026-11-01T00:00:00.000Z",
+           *       "maxConcurrency": 1,
+           *       "secretHint": "whsec_01jd3m5x7c0000000000000000",
+           *       "previousSecretExpiresAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -8530,6 +11868,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "object": "webhook_endpoint",
+           *       "deleted": true
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */
@@ -8558,6 +11903,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "url",
+         *       "eventTypes": [
+         *         "eventType"
+         *       ],
+         *       "description": "Pro plan",
+         *       "enabled": true,
+         *       "maxConcurrency": 1,
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           /** @description Where deliveries are POSTed: https (http only where OUTBOUND_WEBHOOK_ALLOW_HTTP allows it), no user name, password or fragment. Outside the development profile it may not reach loopback, private, link-local or metadata addresses, now or after a DNS change. */
           url?: string;
@@ -8583,6 +11940,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "we_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_endpoint",
+           *       "environment": "test",
+           *       "url": "url",
+           *       "description": "Pro plan",
+           *       "eventTypes": [
+           *         "eventType"
+           *       ],
+           *       "status": "enabled",
+           *       "disabledReason": "manual",
+           *       "disabledAt": "2026-11-01T00:00:00.000Z",
+           *       "failingSince": "2026-11-01T00:00:00.000Z",
+           *       "maxConcurrency": 1,
+           *       "secretHint": "whsec_01jd3m5x7c0000000000000000",
+           *       "previousSecretExpiresAt": "2026-11-01T00:00:00.000Z",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -8606,6 +11985,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "gracePeriodSeconds": 1,
+         *       "secret": "secret"
+         *     }
+         */
         'application/json': {
           /** @description How long deliveries carry a signature with the old secret too (default 86400, at most 7 days; 0 ends it at once). */
           gracePeriodSeconds?: number;
@@ -8621,6 +12006,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "webhook_endpoint_secret",
+           *       "endpointId": "endpointId",
+           *       "secret": "whsec_01jd3m5x7c0000000000000000",
+           *       "previousSecretExpiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['EndpointSecret'];
         };
       };
@@ -8647,6 +12040,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "webhook_event_type",
+           *           "type": "type",
+           *           "category": "category",
+           *           "description": "Pro plan",
+           *           "subscribable": true,
+           *           "example": {
+           *             "type": "type",
+           *             "timestamp": "2026-11-01T00:00:00.000Z",
+           *             "data": {}
+           *           }
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['WebhookEventTypeList'];
         };
       };
@@ -8689,6 +12102,54 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "msg_01jd3m5x7c0000000000000000",
+           *           "object": "webhook_message",
+           *           "environment": "test",
+           *           "eventType": "subscription.upgraded",
+           *           "source": "event",
+           *           "correlationId": "req_01jd3m5x7c0000000000000000",
+           *           "createdAt": "2026-11-23T12:00:00.000Z",
+           *           "payload": {
+           *             "type": "subscription.upgraded",
+           *             "timestamp": "2026-11-23T12:00:00.000Z",
+           *             "data": {
+           *               "object": {
+           *                 "id": "sub_01jd3m5x7c0000000000000000",
+           *                 "object": "subscription",
+           *                 "environment": "test",
+           *                 "customerId": "cus_01jd3m5x7c0000000000000000",
+           *                 "offeringId": "off_01jd3m5x7c0000000000000000",
+           *                 "status": "ACTIVE",
+           *                 "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *                 "currentPeriodEnd": "2026-12-01T00:00:00.000Z"
+           *               }
+           *             }
+           *           },
+           *           "deliveries": [
+           *             {
+           *               "object": "webhook_delivery",
+           *               "messageId": "msg_01jd3m5x7c0000000000000000",
+           *               "endpointId": "we_01jd3m5x7c0000000000000000",
+           *               "status": "failed",
+           *               "attempts": 8,
+           *               "nextAttemptAt": null,
+           *               "lastAttemptAt": "2026-11-24T15:36:00.000Z",
+           *               "lastResponseStatus": 500,
+           *               "lastError": "http_500",
+           *               "createdAt": "2026-11-23T12:00:00.000Z",
+           *               "updatedAt": "2026-11-24T15:36:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['WebhookMessageList'];
         };
       };
@@ -8783,6 +12244,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "endpointId": "we_01jd3m5x7c0000000000000000"
+         *     }
+         */
         'application/json': {
           /** @description Only this endpoint (we_…); by default every endpoint the message was delivered to. */
           endpointId?: string;
@@ -8796,6 +12262,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "webhook_message_replay",
+           *       "messageId": "messageId",
+           *       "deliveries": [
+           *         {
+           *           "object": "webhook_delivery",
+           *           "messageId": "msg_01jd3m5x7c0000000000000000",
+           *           "endpointId": "we_01jd3m5x7c0000000000000000",
+           *           "status": "pending",
+           *           "attempts": 1,
+           *           "nextAttemptAt": "2026-11-01T00:00:00.000Z",
+           *           "lastAttemptAt": "2026-11-01T00:00:00.000Z",
+           *           "lastResponseStatus": 1,
+           *           "lastError": "lastError",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             object: 'webhook_message_replay';
@@ -8849,6 +12336,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "atmpt_01jd3m5x7c0000000000000000",
+           *           "object": "webhook_attempt",
+           *           "messageId": "msg_01jd3m5x7c0000000000000000",
+           *           "endpointId": "we_01jd3m5x7c0000000000000000",
+           *           "eventType": "subscription.upgraded",
+           *           "attemptNumber": 1,
+           *           "trigger": "scheduled",
+           *           "url": "https://hooks.example.com/tollgate",
+           *           "status": "failed",
+           *           "responseStatus": 500,
+           *           "responseBody": "{\"error\":\"database down\"}",
+           *           "responseTruncated": false,
+           *           "errorCode": "http_500",
+           *           "errorMessage": "The endpoint answered 500.",
+           *           "latencyMs": 84,
+           *           "attemptedAt": "2026-11-23T12:00:00.120Z",
+           *           "nextAttemptAt": "2026-11-23T12:00:05.120Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['WebhookAttemptList'];
         };
       };
@@ -8873,6 +12387,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "since": "since"
+         *     }
+         */
         'application/json': {
           /** @description Replay the failed deliveries of messages created at or after this instant, within the log’s retention. ISO 8601 with a zone, e.g. 2026-11-23T12:00:00Z. */
           since: string;
@@ -8886,6 +12405,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "webhook_endpoint_replay",
+           *       "endpointId": "endpointId",
+           *       "since": "2026-11-01T00:00:00.000Z",
+           *       "replayed": 1
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             object: 'webhook_endpoint_replay';
@@ -8924,6 +12451,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "eventType": "eventType"
+         *     }
+         */
         'application/json': {
           /** @description webhook.test, the only type sent as a test: an example of a business type would carry made-up ids that a receiver could act on. */
           eventType?: string;
@@ -8937,6 +12469,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "msg_01jd3m5x7c0000000000000000",
+           *       "object": "webhook_message",
+           *       "environment": "test",
+           *       "eventType": "eventType",
+           *       "source": "event",
+           *       "correlationId": "correlationId",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "payload": {
+           *         "type": "type",
+           *         "timestamp": "2026-11-01T00:00:00.000Z",
+           *         "data": {}
+           *       },
+           *       "deliveries": [
+           *         {
+           *           "object": "webhook_delivery",
+           *           "messageId": "msg_01jd3m5x7c0000000000000000",
+           *           "endpointId": "we_01jd3m5x7c0000000000000000",
+           *           "status": "pending",
+           *           "attempts": 1,
+           *           "nextAttemptAt": "2026-11-01T00:00:00.000Z",
+           *           "lastAttemptAt": "2026-11-01T00:00:00.000Z",
+           *           "lastResponseStatus": 1,
+           *           "lastError": "lastError",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @description msg_…: the webhook-id header of every attempt, replays included. */
             id: string;
@@ -9021,6 +12584,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example string */
           'text/event-stream': string;
         };
       };
@@ -9030,6 +12594,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -9043,6 +12620,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -9056,6 +12646,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -9069,6 +12672,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -9082,6 +12698,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             success: false;
@@ -9130,6 +12759,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "audit_event",
+           *           "eventId": "evt_01jd3m5x7c0000000000000000",
+           *           "tenantId": "ws_01jd3m5x7c0000000000000000",
+           *           "environment": "test",
+           *           "eventType": "eventType",
+           *           "source": "source",
+           *           "severity": "DEBUG",
+           *           "actorType": "SYSTEM",
+           *           "actorId": "actorId",
+           *           "targetType": "targetType",
+           *           "targetId": "targetId",
+           *           "payload": {},
+           *           "correlationId": "correlationId",
+           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['AuditEventList'];
         };
       };
@@ -9163,6 +12816,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "asp_01jd3m5x7c0000000000000000",
+           *           "object": "audit_search_preset",
+           *           "name": "Acme Inc.",
+           *           "filters": {
+           *             "q": "q",
+           *             "type": "type",
+           *             "severity": "severity",
+           *             "actorType": "actorType",
+           *             "actorId": "actorId",
+           *             "targetType": "targetType",
+           *             "targetId": "targetId",
+           *             "correlationId": "correlationId",
+           *             "createdFrom": "createdFrom",
+           *             "createdTo": "createdTo"
+           *           },
+           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['AuditSearchPresetList'];
         };
       };
@@ -9185,6 +12864,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "filters": {
+         *         "q": "q",
+         *         "type": "type",
+         *         "severity": "severity",
+         *         "actorType": "actorType",
+         *         "actorId": "actorId",
+         *         "targetType": "targetType",
+         *         "targetId": "targetId",
+         *         "correlationId": "correlationId",
+         *         "createdFrom": "createdFrom",
+         *         "createdTo": "createdTo"
+         *       }
+         *     }
+         */
         'application/json': {
           /** @description Unique in the workspace and environment. */
           name: string;
@@ -9199,6 +12895,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "asp_01jd3m5x7c0000000000000000",
+           *       "object": "audit_search_preset",
+           *       "name": "Acme Inc.",
+           *       "filters": {
+           *         "q": "q",
+           *         "type": "type",
+           *         "severity": "severity",
+           *         "actorType": "actorType",
+           *         "actorId": "actorId",
+           *         "targetType": "targetType",
+           *         "targetId": "targetId",
+           *         "correlationId": "correlationId",
+           *         "createdFrom": "createdFrom",
+           *         "createdTo": "createdTo"
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': components['schemas']['AuditSearchPreset'];
         };
       };
@@ -9234,6 +12950,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "audit_event",
+           *           "eventId": "evt_01jd3m5x7c0000000000000000",
+           *           "tenantId": "ws_01jd3m5x7c0000000000000000",
+           *           "environment": "test",
+           *           "eventType": "eventType",
+           *           "source": "source",
+           *           "severity": "DEBUG",
+           *           "actorType": "SYSTEM",
+           *           "actorId": "actorId",
+           *           "targetType": "targetType",
+           *           "targetId": "targetId",
+           *           "payload": {},
+           *           "correlationId": "correlationId",
+           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
           'application/json': components['schemas']['AuditEventList'];
         };
       };
@@ -9262,6 +13002,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "object": "audit_search_preset",
+           *       "deleted": true
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */

@@ -1,8 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { createTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { inlineRefs } from '../../test/helpers/openapi-refs.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 let t: TestApp;
 
@@ -159,6 +163,33 @@ describe('named schemas in the OpenAPI document', () => {
     assert.deepEqual(doc.components.schemas.CustomerList.properties.data.items, { $ref: '#/components/schemas/Customer' });
     assert.deepEqual(doc.paths['/api/v1/customers/{id}'].get.responses['404'], { $ref: '#/components/responses/NotFound' });
     assert.deepEqual(json(doc.components.responses.NotFound), { $ref: '#/components/schemas/Error' });
+  });
+});
+
+describe('examples in the OpenAPI document', () => {
+  it('every request body and JSON response has one, and it validates against its schema', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+    const problems: string[] = [];
+    let checked = 0;
+    const check = (at: string, content: Record<string, any> | undefined) => {
+      for (const [type, media] of Object.entries(content ?? {})) {
+        const example = media.example ?? Object.values<any>(media.examples ?? {})[0]?.value;
+        if (example === undefined) {
+          problems.push(`${at} ${type}: no example`);
+          continue;
+        }
+        const validate = ajv.compile(inlineRefs(media.schema, doc));
+        if (!validate(example)) problems.push(`${at} ${type}: ${ajv.errorsText(validate.errors)}`);
+        checked++;
+      }
+    };
+    for (const { at, op } of operations(doc)) {
+      check(`${at} request`, op.requestBody?.content);
+      for (const [status, response] of Object.entries<any>(op.responses)) check(`${at} ${status}`, inlineRefs(response, doc).content);
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(checked > 500, `${checked} examples`);
   });
 });
 
