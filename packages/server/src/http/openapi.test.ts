@@ -234,6 +234,11 @@ describe('GET /docs', () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(res.statusCode, 200);
     assert.match(res.headers['content-type'] as string, /text\/html/);
-    assert.match(res.body, /swagger/i);
+    assert.match(res.body, /<title>Tollgate API reference<\/title>/);
+    assert.match(res.body, /<script src="js\/scalar.js">/, 'the renderer is served from here');
+    assert.doesNotMatch(res.body, /https?:\/\//, 'nothing loaded from elsewhere');
+    assert.match(res.headers['content-security-policy'] as string, /default-src 'self'/);
+    const script = await t.app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
+    assert.equal(script.statusCode, 200);
   });
 });
