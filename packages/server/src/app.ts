@@ -213,7 +213,12 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   await app.register(apiReference, {
     routePrefix: '/docs',
     logLevel: 'silent',
-    hooks: { onRequest: async (_request, reply) => void reply.header('content-security-policy', DOCS_CSP) },
+    hooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('content-security-policy', DOCS_CSP);
+        done();
+      },
+    },
     configuration: {
       pageTitle: 'Tollgate API reference',
       metaData: { title: 'Tollgate API reference' },
