@@ -4544,7 +4544,7 @@ export interface components {
          *       "errors": [
          *         {
          *           "code": "RATE_LIMITED",
-         *           "message": "Rate limit exceeded: at most 300 requests per minute per workspace. Retry after 12 seconds."
+         *           "message": "Rate limit exceeded: at most 300 requests per minute per tenant. Retry after 12 seconds."
          *         }
          *       ]
          *     }

@@ -43,7 +43,7 @@ const errorExamples: Record<number, { code: string; message: string; field?: str
   413: { code: 'PAYLOAD_TOO_LARGE', message: 'The body is larger than 1048576 bytes.' },
   415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send Content-Type: application/json.' },
   422: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used with a different request.' },
-  429: { code: 'RATE_LIMITED', message: 'Rate limit exceeded: at most 300 requests per minute per workspace. Retry after 12 seconds.' },
+  429: { code: 'RATE_LIMITED', message: 'Rate limit exceeded: at most 300 requests per minute per tenant. Retry after 12 seconds.' },
   503: { code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable. Retry after 5 seconds.' },
 };
 
