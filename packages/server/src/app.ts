@@ -1,6 +1,6 @@
 import Fastify, { LogController } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import apiReference from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Composition } from './compose.js';
 import { AppError, MAX_REPORTED_ERRORS } from './lib/errors.js';
@@ -52,6 +52,9 @@ import { webhookEndpointRoutes } from './modules/outbound-webhooks/webhook-endpo
 import { webhookDeliveryRoutes } from './modules/outbound-webhooks/webhook-delivery.routes.js';
 import { systemResolver, type HostResolver } from './modules/outbound-webhooks/resolve-destination.js';
 import { outboundWebhookDocs } from './openapi-webhooks.js';
+import { openApiTags } from './openapi-tags.js';
+import { hoistNamedSchemas } from './openapi-components.js';
+import { addExamples } from './openapi-examples.js';
 
 export const apiDescription = `Usage metering and billing for APIs, AI agents and MCP servers.
 
@@ -74,6 +77,22 @@ Webhook URLs (\`POST /v1/ingest/webhook/{sourceId}\`) take no key: the provider'
 raw body, authenticates them, and the source decides the workspace and environment.
 Every workspace gets 300 requests per minute (shared by its test and live environments) unless
 its limit was raised; public routes are limited per IP address.`;
+
+/**
+ * The reference page (/docs) loads nothing from elsewhere: its script and the document come from
+ * this server, and the browser is told so. Its inline start-up script and styles need 'unsafe-inline'.
+ */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export interface BuildAppOptions {
   /** The DNS the outbound webhook SSRF guard resolves endpoint hosts with; tests inject one. */
@@ -129,10 +148,14 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
 
   const webhookDocs = outboundWebhookDocs();
   await app.register(swagger, {
+    // Shared shapes (titled schemas) become components.schemas entries and $refs
+    // (openapi-components.ts); then every body and response gets an example (openapi-examples.ts).
+    transformObject: (document) => addExamples(hoistNamedSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription },
+      info: { title: 'Tollgate API', version: '1.0.0', description: apiDescription, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
       servers: [{ url: '/' }],
+      tags: [...openApiTags],
       webhooks: webhookDocs.webhooks,
       components: {
         schemas: webhookDocs.schemas,
@@ -192,7 +215,25 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(apiReference, {
+    routePrefix: '/docs',
+    logLevel: 'silent',
+    hooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('content-security-policy', DOCS_CSP);
+        done();
+      },
+    },
+    configuration: {
+      pageTitle: 'Tollgate API reference',
+      metaData: { title: 'Tollgate API reference' },
+      // Everything from this server: the plugin's bundled script, no web fonts, no telemetry.
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+      hideClientButton: true,
+    },
+  });
 
   return app;
 }

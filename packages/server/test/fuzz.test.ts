@@ -8,6 +8,7 @@ import { malformedRequests, operationsOf, type MalformedRequest, type OperationT
 import { createDemoWorkspace, type DemoEnvironment } from '../src/demo/create-demo-workspace.js';
 import { signWebhook } from '../src/modules/plugs/sign-webhook.js';
 import { signatureSchemeOf } from '../src/modules/plugs/provider-templates.js';
+import { inlineRefs } from './helpers/openapi-refs.js';
 
 /**
  * Every operation of the served OpenAPI document gets malformed requests (see
@@ -42,7 +43,7 @@ before(async () => {
   assert.equal((await api.post('/api/v1/events/presets', { name: 'fuzz', filters: { q: 'fuzz' } })).status, 200);
   const d = demoDelivery('payment', env.webhookSources.payment, 'http://localhost', 'acme', t.clock.now());
   assert.equal((await t.app.inject({ method: 'POST', url: d.path, headers: d.headers, payload: d.body })).statusCode, 200);
-  doc = t.app.swagger();
+  doc = inlineRefs(t.app.swagger());
   for (const { path } of operationsOf(doc)) {
     const list = path.slice(0, path.indexOf('/{'));
     if (!path.includes('{') || realIds.has(list) || !doc.paths[list]?.get) continue;

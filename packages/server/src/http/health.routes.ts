@@ -5,7 +5,7 @@ import { migrations } from '../db/migrate.js';
 import { classifyDatabaseError } from '../db/errors.js';
 import { AppError } from '../lib/errors.js';
 import type { App } from './types.js';
-import { ErrorEnvelope } from './schemas.js';
+import { ErrorEnvelope, publicSecurity } from './schemas.js';
 
 /** /ready gives each check this long: a probe must get an answer, not hang with the database. */
 export const READY_CHECK_TIMEOUT_MS = 2_000;
@@ -35,9 +35,11 @@ export async function healthRoutes(app: App, deps: Deps, writer: WarmWriter): Pr
   app.get('/health', {
     config: { rateLimited: false },
     schema: {
+      operationId: 'checkHealth',
       summary: 'Liveness: the process is up',
       description: 'Answers 200 whenever the process serves HTTP, whatever the state of the database (see /ready).',
       tags: ['System'],
+      security: publicSecurity,
       response: { 200: Type.Object({ status: Type.Literal('ok'), database: Type.String({ maxLength: 20, description: 'sqlite or postgres' }) }) },
     },
     handler: async () => ({ status: 'ok' as const, database: deps.dialect }),
@@ -46,9 +48,11 @@ export async function healthRoutes(app: App, deps: Deps, writer: WarmWriter): Pr
   app.get('/ready', {
     config: { rateLimited: false },
     schema: {
+      operationId: 'checkReadiness',
       summary: 'Readiness: the database answers, migrations are applied, the writer is warm',
       description: `Each check gets ${READY_CHECK_TIMEOUT_MS} ms. 503 NOT_READY names the checks that failed.`,
       tags: ['System'],
+      security: publicSecurity,
       response: {
         200: Type.Object({
           status: Type.Literal('ready'),

@@ -6,15 +6,18 @@ export const ErrorEnvelope = Type.Object(
   {
     success: Type.Literal(false),
     errors: Type.Array(
-      Type.Object({
-        code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED.' }),
-        message: Type.String({ description: 'What is wrong, in words.' }),
-        field: Type.Optional(Type.String({ description: 'The offending field, e.g. body.email or query.limit.' })),
-        index: Type.Optional(Type.Integer({ description: 'Usage ingestion: the position of the rejected event in the batch.' })),
-      }),
+      Type.Object(
+        {
+          code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, RATE_LIMITED.' }),
+          message: Type.String({ description: 'What is wrong, in words.' }),
+          field: Type.Optional(Type.String({ description: 'The offending field, e.g. body.email or query.limit.' })),
+          index: Type.Optional(Type.Integer({ description: 'Usage ingestion: the position of the rejected event in the batch.' })),
+        },
+        { title: 'ErrorDetail' },
+      ),
     ),
   },
-  { description: 'Every 4xx and 5xx response has this shape.' },
+  { title: 'Error', description: 'Every 4xx and 5xx response has this shape.' },
 );
 
 const errorDescriptions: Record<number, string> = {
@@ -30,12 +33,31 @@ const errorDescriptions: Record<number, string> = {
   503: 'Too many requests in flight on this server, or the database is unavailable (DATABASE_UNAVAILABLE, DATABASE_BUSY); retry after Retry-After seconds.',
 };
 
+/** What each status's answer looks like, for the OpenAPI document's examples. */
+const errorExamples: Record<number, { code: string; message: string; field?: string }> = {
+  400: { code: 'VALIDATION_FAILED', message: 'must NOT have more than 255 characters', field: 'body.externalId' },
+  401: { code: 'UNAUTHENTICATED', message: 'Missing or invalid API key.' },
+  403: { code: 'INSUFFICIENT_SCOPE', message: 'This key lacks the admin scope.' },
+  404: { code: 'NOT_FOUND', message: "No customer 'cus_01jd3m5x7c0000000000000000'." },
+  409: { code: 'CONFLICT', message: 'The subscription is cancelled.' },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: 'The body is larger than 1048576 bytes.' },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send Content-Type: application/json.' },
+  422: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used with a different request.' },
+  429: { code: 'RATE_LIMITED', message: 'Rate limit exceeded: at most 300 requests per minute per tenant. Retry after 12 seconds.' },
+  503: { code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable. Retry after 5 seconds.' },
+};
+
 /** Error responses for a route: the common ones plus those named. */
 export function errors(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   // Any route may meet a database outage (503 with Retry-After).
   for (const s of [400, 401, 429, 503, ...statuses]) {
-    out[s] = Type.Object(ErrorEnvelope.properties, { description: errorDescriptions[s] ?? 'Error.' });
+    const example = errorExamples[s];
+    out[s] = Type.Object(ErrorEnvelope.properties, {
+      title: 'Error',
+      description: errorDescriptions[s] ?? 'Error.',
+      ...(example && { examples: [{ success: false, errors: [example] }] }),
+    });
   }
   return out;
 }
@@ -82,12 +104,18 @@ export const ListQuery = {
   endingBefore: Type.Optional(Type.String({ maxLength: 100, description: 'Cursor: the id of the first item of the next page, to page back.' })),
 };
 
+/** A page of items; named `<Item>List` in the OpenAPI document when the item is named. */
 export function ListOf<T extends TSchema>(item: T) {
-  return Type.Object({
-    object: Type.Literal('list'),
-    data: Type.Array(item),
-    hasMore: Type.Boolean({ description: 'More items exist beyond this page in the direction of travel.' }),
-  });
+  return Type.Object(
+    {
+      object: Type.Literal('list'),
+      data: Type.Array(item),
+      hasMore: Type.Boolean({ description: 'More items exist beyond this page in the direction of travel.' }),
+    },
+    item.title ? { title: `${item.title}List` } : {},
+  );
 }
 
 export const bearerSecurity = [{ bearerAuth: [] }];
+/** Routes that take no credential say so: an empty list, not an absent one (which would leave it unsaid). */
+export const publicSecurity: Array<Record<string, string[]>> = [];

@@ -19,6 +19,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/api-keys', {
     config: keysWrite,
     schema: {
+      operationId: 'createApiKey',
       summary: 'Create a workspace key or a product key',
       description:
         'The key is returned once, in fullToken, and only its SHA-256 hash is stored. The environment is that of the calling key. A PRODUCT key needs an active subscription to a STANDARD_API or AGENTIC_API product.',
@@ -44,7 +45,9 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/api-keys', {
     config: keysWrite,
     schema: {
+      operationId: 'listApiKeys',
       summary: 'List API keys (never their secrets), newest first',
+      description: "Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object(
@@ -68,6 +71,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/api-keys/:id', {
     config: selfOrKeysWrite,
     schema: {
+      operationId: 'retrieveApiKey',
       summary: 'Retrieve an API key (never its secret)',
       description: selfNote,
       tags,
@@ -82,6 +86,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
     app.post(`/api/v1/api-keys/:id/${mode}`, {
       config: selfOrKeysWrite,
       schema: {
+        operationId: mode === 'rotate' ? 'rotateApiKey' : 'rollApiKey',
         summary: mode === 'rotate' ? 'Rotate a key: the old one keeps working for 300 seconds' : 'Roll a key: the old one is revoked at once',
         description: `No body. Returns the new key once. ${
           mode === 'rotate' ? 'The old key stays valid for exactly 300 seconds, then stops.' : 'The developer hub’s Roll button: for a key that leaked.'
@@ -115,6 +120,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.delete('/api/v1/api-keys/:id', {
     config: selfOrKeysWrite,
     schema: {
+      operationId: 'revokeApiKey',
       summary: 'Revoke a key at once',
       description: `No grace period; every node stops accepting it immediately. Revoking a revoked key returns it unchanged. A workspace key may revoke only keys whose scopes it holds (403 INSUFFICIENT_SCOPE otherwise). ${selfNote}`,
       tags,

@@ -28,34 +28,40 @@ export interface ApiKey {
 
 const ScopeSchema = Type.Union(scopes.map((s) => Type.Literal(s)));
 
-export const ApiKeySchema = Type.Object({
-  id: Type.String({ description: 'key_…' }),
-  object: Type.Literal('api_key'),
-  environment: Environment,
-  kind: Type.Union([Type.Literal('WORKSPACE'), Type.Literal('PRODUCT')], {
-    description: 'WORKSPACE: your server-side key. PRODUCT: a key you issue to one of your customers, bound to their subscription.',
-  }),
-  name: Type.String(),
-  hint: Type.String({ description: 'The prefix and last four characters, to tell keys apart: sk_test_…9f2c.' }),
-  scopes: Type.Array(ScopeSchema, { description: 'Workspace keys only; empty for product keys.' }),
-  subscriptionId: Type.Union([Type.String(), Type.Null()]),
-  customerId: Type.Union([Type.String(), Type.Null()]),
-  productId: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('ROTATED'), Type.Literal('EXPIRED'), Type.Literal('REVOKED')], {
-    description: 'ROTATED: replaced, still valid until expiresAt; EXPIRED: its grace period is over.',
-  }),
-  expiresAt: NullableTimestamp,
-  replacedById: Type.Union([Type.String(), Type.Null()]),
-  createdAt: Timestamp,
-  revokedAt: NullableTimestamp,
-});
+export const ApiKeySchema = Type.Object(
+  {
+    id: Type.String({ description: 'key_…' }),
+    object: Type.Literal('api_key'),
+    environment: Environment,
+    kind: Type.Union([Type.Literal('WORKSPACE'), Type.Literal('PRODUCT')], {
+      description: 'WORKSPACE: your server-side key. PRODUCT: a key you issue to one of your customers, bound to their subscription.',
+    }),
+    name: Type.String(),
+    hint: Type.String({ description: 'The prefix and last four characters, to tell keys apart: sk_test_…9f2c.' }),
+    scopes: Type.Array(ScopeSchema, { description: 'Workspace keys only; empty for product keys.' }),
+    subscriptionId: Type.Union([Type.String(), Type.Null()]),
+    customerId: Type.Union([Type.String(), Type.Null()]),
+    productId: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('ROTATED'), Type.Literal('EXPIRED'), Type.Literal('REVOKED')], {
+      description: 'ROTATED: replaced, still valid until expiresAt; EXPIRED: its grace period is over.',
+    }),
+    expiresAt: NullableTimestamp,
+    replacedById: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    revokedAt: NullableTimestamp,
+  },
+  { title: 'ApiKey' },
+);
 
-export const CreatedApiKeySchema = Type.Object({
-  ...ApiKeySchema.properties,
-  fullToken: Type.Union([Type.String(), Type.Null()], {
-    description: 'The key itself, shown only in this response. Null in an idempotent replay: secrets are never stored.',
-  }),
-});
+export const CreatedApiKeySchema = Type.Object(
+  {
+    ...ApiKeySchema.properties,
+    fullToken: Type.Union([Type.String(), Type.Null()], {
+      description: 'The key itself, shown only in this response. Null in an idempotent replay: secrets are never stored.',
+    }),
+  },
+  { title: 'CreatedApiKey' },
+);
 
 export const CreateApiKeyBody = Type.Object(
   {
@@ -78,15 +84,18 @@ export const CreateApiKeyBody = Type.Object(
 export type CreateApiKeyInput = Static<typeof CreateApiKeyBody>;
 
 /** The spec's rotated key response, plus where the old key stands. */
-export const RotatedKeySchema = Type.Object({
-  id: Type.String({ description: 'Id of the new key.' }),
-  fullToken: Type.Union([Type.String(), Type.Null()], { description: 'The new key, returned once only.' }),
-  status: Type.Literal('ACTIVE'),
-  previousKeyId: Type.String(),
-  previousKeyExpiresAt: Type.Union([Timestamp, Type.Null()], {
-    description: 'Rotate: the old key works until then (300 s). Roll: null, the old key is already revoked.',
-  }),
-});
+export const RotatedKeySchema = Type.Object(
+  {
+    id: Type.String({ description: 'Id of the new key.' }),
+    fullToken: Type.Union([Type.String(), Type.Null()], { description: 'The new key, returned once only.' }),
+    status: Type.Literal('ACTIVE'),
+    previousKeyId: Type.String(),
+    previousKeyExpiresAt: Type.Union([Timestamp, Type.Null()], {
+      description: 'Rotate: the old key works until then (300 s). Roll: null, the old key is already revoked.',
+    }),
+  },
+  { title: 'RotatedKey' },
+);
 
 export function displayStatus(k: Pick<ApiKey, 'status' | 'expiresAt'>, now: number): Static<typeof ApiKeySchema>['status'] {
   if (k.status === 'ROTATED' && k.expiresAt !== null && now >= k.expiresAt) return 'EXPIRED';

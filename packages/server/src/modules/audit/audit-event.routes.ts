@@ -21,6 +21,7 @@ export async function auditEventRoutes(app: App, deps: Deps, feed: AuditFeed): P
   app.get('/v1/events', {
     config: { auth: { kind: 'workspace', scope: 'events:read' } },
     schema: {
+      operationId: 'listAuditEvents',
       summary: "List the workspace's audit events, newest first",
       description:
         "The key's workspace and environment decide what is listed; the filters (full text q, type, severity and above, actor, target, correlation id, a time range to the second) combine with AND. tenant_id, when given, must be the key's own workspace: any other value gets 404, the same answer as a workspace that does not exist. Page with startingAfter (the eventId of the last item) and endingBefore; events are kept 365 days.",
@@ -52,6 +53,7 @@ export async function auditEventRoutes(app: App, deps: Deps, feed: AuditFeed): P
     config: reader,
     schema: {
       ...presets,
+      operationId: 'createAuditSearchPreset',
       summary: 'Save an audit search',
       description: 'A name (unique in the workspace and environment) and the filters of GET /v1/events, checked the same way.',
       headers: IdempotencyHeaders,
@@ -64,7 +66,9 @@ export async function auditEventRoutes(app: App, deps: Deps, feed: AuditFeed): P
     config: reader,
     schema: {
       ...presets,
+      operationId: 'listAuditSearchPresets',
       summary: 'List saved audit searches, newest first',
+      description: "Saved audit searches of the key's environment, newest first, with cursor pagination.",
       querystring: Type.Object(ListQuery, { additionalProperties: false }),
       response: { 200: ListOf(AuditSearchPresetSchema), ...errors(403) },
     },
@@ -77,6 +81,7 @@ export async function auditEventRoutes(app: App, deps: Deps, feed: AuditFeed): P
     config: reader,
     schema: {
       ...presets,
+      operationId: 'runAuditSearchPreset',
       summary: 'Run a saved audit search',
       description: 'The events matching the saved filters, newest first, paged like GET /v1/events.',
       params: IdParams,
@@ -94,7 +99,9 @@ export async function auditEventRoutes(app: App, deps: Deps, feed: AuditFeed): P
     config: reader,
     schema: {
       ...presets,
+      operationId: 'deleteAuditSearchPreset',
       summary: 'Delete a saved audit search',
+      description: 'Deletes the saved search; the audit events it found are not touched.',
       params: IdParams,
       response: { 200: Type.Object({ id: Type.String(), object: Type.Literal('audit_search_preset'), deleted: Type.Literal(true) }), ...errors(403, 404) },
     },

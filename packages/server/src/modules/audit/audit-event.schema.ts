@@ -3,25 +3,28 @@ import { toIso } from '../../lib/clock.js';
 import { severities, type AuditEvent } from './audit-event.js';
 import { actorTypes } from '../../lib/operation-context.js';
 
-export const AuditEventSchema = Type.Object({
-  object: Type.Literal('audit_event'),
-  eventId: Type.String({ description: 'evt_…, time-sortable; the cursor for pagination.' }),
-  tenantId: Type.String({ description: 'The workspace (ws_…).' }),
-  environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
-  eventType: Type.String({ description: 'Dotted, e.g. api_key.rotated, webhook.rejected, usage.batch_ingested.' }),
-  source: Type.String({ description: 'api, widget, cli, system, oauth or webhook.' }),
-  severity: Type.Union(
-    severities.map((s) => Type.Literal(s)),
-    { description: `Lowest first: ${severities.join(', ')}.` },
-  ),
-  actorType: Type.Union(actorTypes.map((a) => Type.Literal(a))),
-  actorId: Type.String(),
-  targetType: Type.Union([Type.String(), Type.Null()]),
-  targetId: Type.Union([Type.String(), Type.Null()]),
-  payload: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form; never a secret.' }),
-  correlationId: Type.String({ description: 'X-Correlation-Id of the request that caused it, or its request id.' }),
-  createdAt: Type.String({ format: 'date-time' }),
-});
+export const AuditEventSchema = Type.Object(
+  {
+    object: Type.Literal('audit_event'),
+    eventId: Type.String({ description: 'evt_…, time-sortable; the cursor for pagination.' }),
+    tenantId: Type.String({ description: 'The workspace (ws_…).' }),
+    environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+    eventType: Type.String({ description: 'Dotted, e.g. api_key.rotated, webhook.rejected, usage.batch_ingested.' }),
+    source: Type.String({ description: 'api, widget, cli, system, oauth or webhook.' }),
+    severity: Type.Union(
+      severities.map((s) => Type.Literal(s)),
+      { description: `Lowest first: ${severities.join(', ')}.` },
+    ),
+    actorType: Type.Union(actorTypes.map((a) => Type.Literal(a))),
+    actorId: Type.String(),
+    targetType: Type.Union([Type.String(), Type.Null()]),
+    targetId: Type.Union([Type.String(), Type.Null()]),
+    payload: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form; never a secret.' }),
+    correlationId: Type.String({ description: 'X-Correlation-Id of the request that caused it, or its request id.' }),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'AuditEvent' },
+);
 
 export function presentAuditEvent(e: AuditEvent): Static<typeof AuditEventSchema> {
   return {

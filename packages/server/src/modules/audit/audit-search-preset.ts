@@ -29,15 +29,18 @@ const filterFields = {
   createdTo: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 to the second; exclusive.' })),
 };
 /** The filters GET /v1/events takes in its query string. */
-export const AuditFiltersSchema = Type.Object(filterFields, { additionalProperties: false });
+export const AuditFiltersSchema = Type.Object(filterFields, { title: 'AuditFilters', additionalProperties: false });
 
-export const AuditSearchPresetSchema = Type.Object({
-  id: Type.String({ description: 'asp_…' }),
-  object: Type.Literal('audit_search_preset'),
-  name: Type.String(),
-  filters: AuditFiltersSchema,
-  createdAt: Type.String({ format: 'date-time' }),
-});
+export const AuditSearchPresetSchema = Type.Object(
+  {
+    id: Type.String({ description: 'asp_…' }),
+    object: Type.Literal('audit_search_preset'),
+    name: Type.String(),
+    filters: AuditFiltersSchema,
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'AuditSearchPreset' },
+);
 
 export const CreateAuditSearchPresetBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique in the workspace and environment.' }), filters: AuditFiltersSchema },

@@ -26,6 +26,7 @@ export async function auditStreamRoutes(app: App, deps: Deps, feed: AuditFeed): 
   app.get('/api/v1/events/stream', {
     config: { auth: { kind: 'workspace', scope: 'events:read' }, rateLimited: 'in_stream' },
     schema: {
+      operationId: 'streamAuditEvents',
       summary: 'Stream audit events live (Server-Sent Events)',
       description: [
         'Send `Authorization: Bearer <key>`, `X-Tenant-Id: <your ws_… id>` and `Accept: text/event-stream`. The filters are those of GET /v1/events (combined with AND).',

@@ -8,6 +8,7 @@ export async function verifyKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/v1/keys/verify', {
     config: { auth: { kind: 'workspace', scope: 'keys:verify' } },
     schema: {
+      operationId: 'verifyKey',
       summary: "Verify a customer's product key or access token",
       description:
         'For your gateway: is this key good, and whose is it? Always 200; read `valid`. Answered from an in-process cache (revocations reach every node at once). A rotated key answers valid until its 300-second grace period ends.',

@@ -32,16 +32,19 @@ const SupportUrl = Type.String({
   description: 'An https:// or http:// address, or mailto:someone@example.com; up to 500 characters.',
 });
 
-export const BillingSettingsSchema = Type.Object({
-  object: Type.Literal('billing_settings'),
-  invoiceGraceSeconds: Type.Integer({ description: 'How long a draft invoice waits for late usage before it is finalized (default 3600).' }),
-  invoicePrefix: Type.String({ description: 'Invoice numbers read PREFIX-YEAR-NNNNNN (default INV).' }),
-  creditNotePrefix: Type.String({ description: 'Credit-note numbers likewise (default CN).' }),
-  supportUrl: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
-    description: 'Where the SUPPORT_HANDOFF retention offer sends a customer who is cancelling; null: that offer becomes NONE.',
-  }),
-  updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
+export const BillingSettingsSchema = Type.Object(
+  {
+    object: Type.Literal('billing_settings'),
+    invoiceGraceSeconds: Type.Integer({ description: 'How long a draft invoice waits for late usage before it is finalized (default 3600).' }),
+    invoicePrefix: Type.String({ description: 'Invoice numbers read PREFIX-YEAR-NNNNNN (default INV).' }),
+    creditNotePrefix: Type.String({ description: 'Credit-note numbers likewise (default CN).' }),
+    supportUrl: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
+      description: 'Where the SUPPORT_HANDOFF retention offer sends a customer who is cancelling; null: that offer becomes NONE.',
+    }),
+    updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { title: 'BillingSettings' },
+);
 
 export const UpdateBillingSettingsBody = Type.Object(
   {

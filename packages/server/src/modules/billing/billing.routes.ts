@@ -11,6 +11,7 @@ export async function billingRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/subscriptions/:id/upcoming-invoice', {
     config: { auth: { kind: 'workspace', scope: 'admin' } },
     schema: {
+      operationId: 'retrieveUpcomingInvoice',
       summary: 'Preview the upcoming invoice',
       description:
         "What the renewal at the end of the current period will invoice, as of now: the entry price of the next period (in advance; none when the subscription ends at this period end), then the current period's usage so far, rated line by line with the period's price version (or its unitPrices), with minimum fees. Each line is rounded once, half up, to the currency's minor unit; subtotal and total are sums of lines.",

@@ -50,24 +50,27 @@ const LineSchema = Type.Object({
   invoiceLineIndex: Type.Union([Type.Integer(), Type.Null()]),
 });
 
-export const CreditNoteSchema = Type.Object({
-  id: Type.String({ description: 'cn_…' }),
-  object: Type.Literal('credit_note'),
-  invoiceId: Type.String(),
-  customerId: Type.String(),
-  subscriptionId: Type.Union([Type.String(), Type.Null()]),
-  number: Type.String({ description: 'The credit-note prefix, the year and a gapless sequence per workspace and environment, e.g. CN-2026-000007.' }),
-  status: Type.Union([Type.Literal('issued'), Type.Literal('void')]),
-  reason: Reason,
-  memo: Type.Union([Type.String(), Type.Null()]),
-  currency: Type.String(),
-  lines: Type.Array(LineSchema, { maxItems: 100 }),
-  total: Type.String(),
-  metadata: Metadata,
-  voidedAt: Type.Union([Timestamp, Type.Null()]),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const CreditNoteSchema = Type.Object(
+  {
+    id: Type.String({ description: 'cn_…' }),
+    object: Type.Literal('credit_note'),
+    invoiceId: Type.String(),
+    customerId: Type.String(),
+    subscriptionId: Type.Union([Type.String(), Type.Null()]),
+    number: Type.String({ description: 'The credit-note prefix, the year and a gapless sequence per workspace and environment, e.g. CN-2026-000007.' }),
+    status: Type.Union([Type.Literal('issued'), Type.Literal('void')]),
+    reason: Reason,
+    memo: Type.Union([Type.String(), Type.Null()]),
+    currency: Type.String(),
+    lines: Type.Array(LineSchema, { maxItems: 100 }),
+    total: Type.String(),
+    metadata: Metadata,
+    voidedAt: Type.Union([Timestamp, Type.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'CreditNote' },
+);
 
 export const CreateCreditNoteBody = Type.Object(
   {

@@ -39,7 +39,9 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/invoices', {
     config: admin,
     schema: {
+      operationId: 'listInvoices',
       summary: 'List invoices, newest first',
+      description: "Invoices of the key's environment, newest first, with cursor pagination; filter by customer, subscription, status or period.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object(
@@ -57,7 +59,9 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/customers/:id/invoices', {
     config: admin,
     schema: {
+      operationId: 'listCustomerInvoices',
       summary: "List a customer's invoices, newest first",
+      description: "One customer's invoices, newest first, with cursor pagination.",
       tags,
       security: bearerSecurity,
       params: IdParams,
@@ -73,7 +77,15 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
 
   app.get('/api/v1/invoices/:id', {
     config: admin,
-    schema: { summary: 'Retrieve an invoice', tags, security: bearerSecurity, params: IdParams, response: { 200: InvoiceSchema, ...errors(403, 404) } },
+    schema: {
+      operationId: 'retrieveInvoice',
+      summary: 'Retrieve an invoice',
+      description: 'One invoice by its id (in_…) with its lines, totals and status.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: InvoiceSchema, ...errors(403, 404) },
+    },
     handler: async (req) => {
       const invoice = await findInvoice(deps.db, req.ctx, req.params.id);
       if (!invoice) throw notFound('invoice', req.params.id);
@@ -84,6 +96,7 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/invoices/:id/finalize', {
     config: admin,
     schema: {
+      operationId: 'finalizeInvoice',
       summary: 'Finalize a draft invoice now',
       description:
         'Without waiting for the grace period: its usage is rated once more, adjustments for earlier periods are added, it takes the next number, and it never changes again. 409 unless it is a draft.',
@@ -100,23 +113,33 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
     },
   });
 
-  const transitions: Array<[InvoiceAction, string, string]> = [
+  const transitions: Array<[InvoiceAction, string, string, string]> = [
     [
       'pay',
+      'payInvoice',
       'Mark an invoice paid',
       'There is no payment integration: this records that the amount remaining was paid outside Tollgate. From finalized or uncollectible.',
     ],
-    ['void', 'Void an invoice', 'It stays in the list and keeps its number, but nothing is owed. From finalized or uncollectible.'],
+    ['void', 'voidInvoice', 'Void an invoice', 'It stays in the list and keeps its number, but nothing is owed. From finalized or uncollectible.'],
     [
       'mark_uncollectible',
+      'markInvoiceUncollectible',
       'Mark an invoice uncollectible',
       'The amount is not expected to be paid; it can still be marked paid or void later. From finalized.',
     ],
   ];
-  for (const [action, summary, description] of transitions) {
+  for (const [action, operationId, summary, description] of transitions) {
     app.post(`/api/v1/invoices/:id/${action}`, {
       config: admin,
-      schema: { summary, description, tags, security: bearerSecurity, params: IdParams, response: { 200: InvoiceSchema, ...errors(403, 404, 409) } },
+      schema: {
+        operationId,
+        summary,
+        description,
+        tags,
+        security: bearerSecurity,
+        params: IdParams,
+        response: { 200: InvoiceSchema, ...errors(403, 404, 409) },
+      },
       handler: async (req) => presentInvoice(await transitionInvoice(deps, req.ctx, req.params.id, action)),
     });
   }
@@ -124,6 +147,7 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/credit_notes', {
     config: admin,
     schema: {
+      operationId: 'createCreditNote',
       summary: 'Issue a credit note',
       description:
         "Against a finalized, paid or uncollectible invoice, with lines and a reason; its total is at most what is left of the invoice (its total less earlier credit notes). Numbered in the workspace's credit-note sequence. The invoice's own lines never change; its creditedTotal and amountRemaining do.",
@@ -139,7 +163,9 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/credit_notes', {
     config: admin,
     schema: {
+      operationId: 'listCreditNotes',
       summary: 'List credit notes, newest first',
+      description: "Credit notes of the key's environment, newest first, with cursor pagination; filter by invoice or customer.",
       tags: ['Credit notes'],
       security: bearerSecurity,
       querystring: Type.Object(
@@ -157,7 +183,9 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/credit_notes/:id', {
     config: admin,
     schema: {
+      operationId: 'retrieveCreditNote',
       summary: 'Retrieve a credit note',
+      description: 'One credit note by its id with its lines and reason.',
       tags: ['Credit notes'],
       security: bearerSecurity,
       params: IdParams,
@@ -172,13 +200,22 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
 
   app.get('/api/v1/billing/settings', {
     config: admin,
-    schema: { summary: 'Billing settings', tags, security: bearerSecurity, response: { 200: BillingSettingsSchema, ...errors(403) } },
+    schema: {
+      operationId: 'retrieveBillingSettings',
+      summary: 'Billing settings',
+      description:
+        "The environment's invoicing settings: invoice and credit-note number prefixes, how long a draft waits before it is finalized, and the support URL.",
+      tags,
+      security: bearerSecurity,
+      response: { 200: BillingSettingsSchema, ...errors(403) },
+    },
     handler: async (req) => presentBillingSettings(await billingSettingsOf(deps.db, req.ctx)),
   });
 
   app.patch('/api/v1/billing/settings', {
     config: admin,
     schema: {
+      operationId: 'updateBillingSettings',
       summary: 'Change billing settings',
       description:
         'The grace period applies to drafts issued from now on; prefixes to numbers given from now on (numbers already given never change). supportUrl is where the SUPPORT_HANDOFF retention offer sends a customer who cancels for missing features or technical issues.',

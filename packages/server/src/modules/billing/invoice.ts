@@ -78,43 +78,49 @@ export function amountRemaining(i: Pick<Invoice, 'total' | 'creditedTotal' | 'am
   return roundToMinorUnit(Decimal.max(left, 0), i.currency);
 }
 
-export const IssuedLineSchema = Type.Object({
-  ...InvoiceLineSchema.properties,
-  periodStart: Timestamp,
-  periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
-  adjustsInvoiceId: Nullable(Type.String({ description: 'adjustment: the invoice whose period the late usage belongs to.' })),
-});
+export const IssuedLineSchema = Type.Object(
+  {
+    ...InvoiceLineSchema.properties,
+    periodStart: Timestamp,
+    periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
+    adjustsInvoiceId: Nullable(Type.String({ description: 'adjustment: the invoice whose period the late usage belongs to.' })),
+  },
+  { title: 'IssuedLine' },
+);
 
-export const InvoiceSchema = Type.Object({
-  id: Type.String({ description: 'inv_…' }),
-  object: Type.Literal('invoice'),
-  customerId: Type.String(),
-  subscriptionId: Nullable(Type.String()),
-  billingReason: Type.Union(billingReasons.map((r) => Type.Literal(r))),
-  status: Type.Union(invoiceStatuses.map((s) => Type.Literal(s))),
-  number: Nullable(
-    Type.String({ description: 'Given at finalization: the prefix, the year and a gapless sequence per workspace and environment, e.g. INV-2026-000123.' }),
-  ),
-  currency: Type.String(),
-  periodStart: Type.String({ format: 'date-time', description: 'The period whose usage the invoice bills (a first invoice: the period it opens).' }),
-  periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
-  priceVersionId: Nullable(Type.String({ description: 'pv_…: the prices the usage was rated with.' })),
-  lines: Type.Array(IssuedLineSchema, { maxItems: 1000 }),
-  subtotal: Amount('All lines.'),
-  total: Amount('What the invoice charges: the sum of its lines, a retention discount line included; no taxes.'),
-  creditedTotal: Amount('Credit notes issued against it.'),
-  amountPaid: Amount('Marked paid.'),
-  amountRemaining: Amount('Still owed: total less credit notes and payments (0 once paid or void).'),
-  testClockId: Nullable(Type.String()),
-  finalizeAt: Type.String({ format: 'date-time', description: 'A draft is finalized automatically at this time (its period end plus the grace period).' }),
-  finalizedAt: Nullable(Timestamp),
-  paidAt: Nullable(Timestamp),
-  voidedAt: Nullable(Timestamp),
-  markedUncollectibleAt: Nullable(Timestamp),
-  metadata: Metadata,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const InvoiceSchema = Type.Object(
+  {
+    id: Type.String({ description: 'inv_…' }),
+    object: Type.Literal('invoice'),
+    customerId: Type.String(),
+    subscriptionId: Nullable(Type.String()),
+    billingReason: Type.Union(billingReasons.map((r) => Type.Literal(r))),
+    status: Type.Union(invoiceStatuses.map((s) => Type.Literal(s))),
+    number: Nullable(
+      Type.String({ description: 'Given at finalization: the prefix, the year and a gapless sequence per workspace and environment, e.g. INV-2026-000123.' }),
+    ),
+    currency: Type.String(),
+    periodStart: Type.String({ format: 'date-time', description: 'The period whose usage the invoice bills (a first invoice: the period it opens).' }),
+    periodEnd: Type.String({ format: 'date-time', description: 'Exclusive.' }),
+    priceVersionId: Nullable(Type.String({ description: 'pv_…: the prices the usage was rated with.' })),
+    lines: Type.Array(IssuedLineSchema, { maxItems: 1000 }),
+    subtotal: Amount('All lines.'),
+    total: Amount('What the invoice charges: the sum of its lines, a retention discount line included; no taxes.'),
+    creditedTotal: Amount('Credit notes issued against it.'),
+    amountPaid: Amount('Marked paid.'),
+    amountRemaining: Amount('Still owed: total less credit notes and payments (0 once paid or void).'),
+    testClockId: Nullable(Type.String()),
+    finalizeAt: Type.String({ format: 'date-time', description: 'A draft is finalized automatically at this time (its period end plus the grace period).' }),
+    finalizedAt: Nullable(Timestamp),
+    paidAt: Nullable(Timestamp),
+    voidedAt: Nullable(Timestamp),
+    markedUncollectibleAt: Nullable(Timestamp),
+    metadata: Metadata,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Invoice' },
+);
 
 export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
   const { cycleKey: _cycleKey, allowanceFrom: _allowanceFrom, ...rest } = i;

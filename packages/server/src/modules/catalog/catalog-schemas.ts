@@ -36,7 +36,7 @@ export const TierSchema = Type.Object(
     unitPrice: Type.Optional(NullableDecimal('Price per unit in this band (GRADUATED, VOLUME_TIERED).')),
     flatFee: Type.Optional(NullableDecimal('Fee for the band (STAIRCASE: the charge; GRADUATED, VOLUME_TIERED: added once).')),
   },
-  { additionalProperties: false },
+  { title: 'Tier', additionalProperties: false },
 );
 
 export const UnitPricingBody = Type.Object(
@@ -73,23 +73,29 @@ export const UnitPricingBody = Type.Object(
 );
 
 /** A tier as stored and shown to operators: prices as decimal text. */
-export const StoredTierSchema = Type.Object({
-  tierStart: Type.Number(),
-  tierEnd: Type.Union([Type.Number(), Type.Null()]),
-  unitPrice: Type.Union([Type.String(), Type.Null()]),
-  flatFee: Type.Union([Type.String(), Type.Null()]),
-});
+export const StoredTierSchema = Type.Object(
+  {
+    tierStart: Type.Number(),
+    tierEnd: Type.Union([Type.Number(), Type.Null()]),
+    unitPrice: Type.Union([Type.String(), Type.Null()]),
+    flatFee: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'StoredTier' },
+);
 
-export const CatalogUnitSchema = Type.Object({
-  metricId: Type.String(),
-  metricName: Type.String(),
-  pricingModel: PricingModelSchema,
-  rate: Type.String(),
-  includedFree: Type.Number(),
-  blockSize: Type.Union([Type.Number(), Type.Null()]),
-  minFee: Type.Union([Type.String(), Type.Null()]),
-  tiers: Type.Array(StoredTierSchema),
-  outcomeWeights: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()]),
-  toolMultipliers: Type.Record(Type.String(), Type.String()),
-  endpointMultipliers: Type.Record(Type.String(), Type.String()),
-});
+export const CatalogUnitSchema = Type.Object(
+  {
+    metricId: Type.String(),
+    metricName: Type.String(),
+    pricingModel: PricingModelSchema,
+    rate: Type.String(),
+    includedFree: Type.Number(),
+    blockSize: Type.Union([Type.Number(), Type.Null()]),
+    minFee: Type.Union([Type.String(), Type.Null()]),
+    tiers: Type.Array(StoredTierSchema),
+    outcomeWeights: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()]),
+    toolMultipliers: Type.Record(Type.String(), Type.String()),
+    endpointMultipliers: Type.Record(Type.String(), Type.String()),
+  },
+  { title: 'CatalogUnit' },
+);

@@ -29,6 +29,7 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       ...ratePlans,
+      operationId: 'createRatePlan',
       summary: 'Create a rate plan',
       description:
         'Prices each billable unit with one of eight models. Fields a model does not use are rejected, or normalised where the published configuration fixes a value (rate "0" for tiered models, includedFree 0, tiers []). Every error names its field, e.g. body.metrics.0.tiers.1.tierStart.',
@@ -42,7 +43,9 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       ...ratePlans,
+      operationId: 'listRatePlans',
       summary: 'List rate plans, newest first',
+      description: "Rate plans of the key's environment, newest first, with cursor pagination.",
       querystring: Type.Object(ListQuery, { additionalProperties: false }),
       response: { 200: ListOf(RatePlanSchema), ...errors(403) },
     },
@@ -50,13 +53,21 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/rate-plans/:id', {
     config: admin,
-    schema: { ...ratePlans, summary: 'Retrieve a rate plan', params: IdParams, response: { 200: RatePlanSchema, ...errors(403, 404) } },
+    schema: {
+      ...ratePlans,
+      operationId: 'retrieveRatePlan',
+      summary: 'Retrieve a rate plan',
+      description: 'One rate plan by its id with its priced metrics.',
+      params: IdParams,
+      response: { 200: RatePlanSchema, ...errors(403, 404) },
+    },
     handler: async (req) => presentRatePlan((await findRatePlan(deps.db, req.ctx, req.params.id)) ?? throwNotFound('rate plan', req.params.id)),
   });
   app.patch('/api/v1/rate-plans/:id', {
     config: admin,
     schema: {
       ...ratePlans,
+      operationId: 'updateRatePlan',
       summary: 'Update a rate plan',
       description: 'name, metrics (replaced whole) and metadata; currency and billingPeriod are fixed. Published storefronts show the change at once.',
       params: IdParams,
@@ -71,6 +82,7 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       ...offerings,
+      operationId: 'createOffering',
       summary: 'Create an offering',
       description:
         "What a buyer subscribes to: a product, an entry price per billing period and rate plans in the offering's currency and period, with optional per-unit overrides of quota or rate.",
@@ -84,7 +96,9 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       ...offerings,
+      operationId: 'listOfferings',
       summary: 'List offerings, newest first',
+      description: "Offerings of the key's environment, newest first, with cursor pagination.",
       querystring: Type.Object(ListQuery, { additionalProperties: false }),
       response: { 200: ListOf(OfferingSchema), ...errors(403) },
     },
@@ -92,13 +106,21 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/offerings/:id', {
     config: admin,
-    schema: { ...offerings, summary: 'Retrieve an offering', params: IdParams, response: { 200: OfferingSchema, ...errors(403, 404) } },
+    schema: {
+      ...offerings,
+      operationId: 'retrieveOffering',
+      summary: 'Retrieve an offering',
+      description: 'One offering by its id with its entry price and rate plans.',
+      params: IdParams,
+      response: { 200: OfferingSchema, ...errors(403, 404) },
+    },
     handler: async (req) => presentOffering((await findOffering(deps.db, req.ctx, req.params.id)) ?? throwNotFound('offering', req.params.id)),
   });
   app.patch('/api/v1/offerings/:id', {
     config: admin,
     schema: {
       ...offerings,
+      operationId: 'updateOffering',
       summary: 'Update an offering',
       description: 'name, entryPrice, trialDays, ratePlanIds, overrides (replaced whole) and metadata; productId, currency and billingPeriod are fixed.',
       params: IdParams,
@@ -113,6 +135,7 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       ...storefronts,
+      operationId: 'createStorefront',
       summary: 'Create a storefront',
       description: 'A draft list of offerings; storefront keys and the hosted page show it once published.',
       headers: IdempotencyHeaders,
@@ -125,7 +148,9 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       ...storefronts,
+      operationId: 'listStorefronts',
       summary: 'List storefronts, newest first',
+      description: "Storefronts of the key's environment, newest first, with cursor pagination.",
       querystring: Type.Object(ListQuery, { additionalProperties: false }),
       response: { 200: ListOf(StorefrontSchema), ...errors(403) },
     },
@@ -133,14 +158,23 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
   });
   app.get('/api/v1/storefronts/:id', {
     config: admin,
-    schema: { ...storefronts, summary: 'Retrieve a storefront', params: IdParams, response: { 200: StorefrontSchema, ...errors(403, 404) } },
+    schema: {
+      ...storefronts,
+      operationId: 'retrieveStorefront',
+      summary: 'Retrieve a storefront',
+      description: 'One storefront by its id: its draft and the version last published.',
+      params: IdParams,
+      response: { 200: StorefrontSchema, ...errors(403, 404) },
+    },
     handler: async (req) => presentStorefront((await findStorefront(deps.db, req.ctx, req.params.id)) ?? throwNotFound('storefront', req.params.id)),
   });
   app.patch('/api/v1/storefronts/:id', {
     config: admin,
     schema: {
       ...storefronts,
+      operationId: 'updateStorefront',
       summary: "Update a storefront's draft",
+      description: 'Changes the draft only; buyers keep seeing the published version until POST /api/v1/storefronts/{id}/publish.',
       params: IdParams,
       body: UpdateStorefrontBody,
       response: { 200: StorefrontSchema, ...errors(403, 404) },
@@ -151,6 +185,7 @@ export async function catalogRoutes(app: App, deps: Deps): Promise<void> {
     config: admin,
     schema: {
       ...storefronts,
+      operationId: 'publishStorefront',
       summary: 'Publish a storefront',
       description: 'The draft becomes what storefront keys and the hosted page read; the published version increases, and with it the configuration etag.',
       params: IdParams,

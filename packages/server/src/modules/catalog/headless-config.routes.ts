@@ -36,6 +36,7 @@ export async function headlessConfigRoutes(app: App, deps: Deps, requireOperator
   app.get('/api/v1/portal/headless/config', {
     config: { auth: { kind: 'storefront' } },
     schema: {
+      operationId: 'retrieveHeadlessConfig',
       summary: 'Read the headless pricing configuration',
       description:
         'Offerings and rate plans of the storefront the key belongs to, as published, to render a pricing table. No customer session. Cached privately for 60 s; send the etag back in If-None-Match for a 304. The etag changes when the storefront is published or when an offering or rate plan in it changes, and only then. preview=true returns the unpublished draft and also needs `Authorization: Bearer` with a workspace key holding the admin scope. Rate-limited per storefront key.',

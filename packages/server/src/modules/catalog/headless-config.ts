@@ -71,35 +71,38 @@ const UnitJson = Type.Object({
   tiers: Type.Array(TierJson),
   outcomeWeights: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()]),
 });
-export const HeadlessConfigSchema = Type.Object({
-  schemaVersion: Type.Literal('v1'),
-  etag: Type.String({ description: 'Also sent as the ETag header; send it back in If-None-Match for a 304.' }),
-  offerings: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      billingMode: Type.String({ description: 'POSTPAID.' }),
-      currency: Type.String(),
-      entryPrice: Type.Union([Type.String(), Type.Null()], { description: 'Per billing period; null when usage-only.' }),
-      billingPeriod: Type.String({ description: 'MONTHLY, QUARTERLY, ANNUAL or ONE_TIME.' }),
-      trialDays: Type.Integer(),
-      ratePlanIds: Type.Array(Type.String(), { description: 'Look these up in ratePlans; an id may have no match.' }),
-    }),
-  ),
-  ratePlans: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      currency: Type.String(),
-      billingPeriod: Type.String(),
-      pricingModel: Type.Union([Model, Type.Null()], { description: 'Repeats metrics[0] for older clients; do not render from it. null without units.' }),
-      rate: Type.Union([Type.String(), Type.Null()], { description: 'Repeats metrics[0].' }),
-      includedFree: Type.Number({ description: 'Repeats metrics[0]; 0 without units.' }),
-      tiers: Type.Array(TierJson, { description: 'Repeats metrics[0].' }),
-      metrics: Type.Array(UnitJson, { description: 'Every billable unit: render from this.' }),
-    }),
-  ),
-});
+export const HeadlessConfigSchema = Type.Object(
+  {
+    schemaVersion: Type.Literal('v1'),
+    etag: Type.String({ description: 'Also sent as the ETag header; send it back in If-None-Match for a 304.' }),
+    offerings: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        billingMode: Type.String({ description: 'POSTPAID.' }),
+        currency: Type.String(),
+        entryPrice: Type.Union([Type.String(), Type.Null()], { description: 'Per billing period; null when usage-only.' }),
+        billingPeriod: Type.String({ description: 'MONTHLY, QUARTERLY, ANNUAL or ONE_TIME.' }),
+        trialDays: Type.Integer(),
+        ratePlanIds: Type.Array(Type.String(), { description: 'Look these up in ratePlans; an id may have no match.' }),
+      }),
+    ),
+    ratePlans: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        currency: Type.String(),
+        billingPeriod: Type.String(),
+        pricingModel: Type.Union([Model, Type.Null()], { description: 'Repeats metrics[0] for older clients; do not render from it. null without units.' }),
+        rate: Type.Union([Type.String(), Type.Null()], { description: 'Repeats metrics[0].' }),
+        includedFree: Type.Number({ description: 'Repeats metrics[0]; 0 without units.' }),
+        tiers: Type.Array(TierJson, { description: 'Repeats metrics[0].' }),
+        metrics: Type.Array(UnitJson, { description: 'Every billable unit: render from this.' }),
+      }),
+    ),
+  },
+  { title: 'HeadlessConfig' },
+);
 export type HeadlessConfig = Static<typeof HeadlessConfigSchema>;
 
 function unitJson(u: UnitPricing): Static<typeof UnitJson> {

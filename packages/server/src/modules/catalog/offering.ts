@@ -62,31 +62,34 @@ const Mode = Type.Union(
   { description: 'POSTPAID: usage is billed after the period.' },
 );
 
-export const OfferingSchema = Type.Object({
-  id: Type.String({ description: 'off_…' }),
-  object: Type.Literal('offering'),
-  environment: Environment,
-  productId: Type.String(),
-  name: Type.String(),
-  billingMode: Mode,
-  currency: CurrencyCode,
-  entryPrice: Type.Union([Type.String(), Type.Null()]),
-  billingPeriod: BillingPeriodSchema,
-  trialDays: Type.Integer(),
-  ratePlanIds: Type.Array(Type.String()),
-  overrides: Type.Array(
-    Type.Object({
-      ratePlanId: Type.String(),
-      metricName: Type.String(),
-      includedFree: Type.Optional(Type.Number()),
-      rate: Type.Optional(Type.String()),
-    }),
-  ),
-  metadata: Metadata,
-  version: Type.Integer(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const OfferingSchema = Type.Object(
+  {
+    id: Type.String({ description: 'off_…' }),
+    object: Type.Literal('offering'),
+    environment: Environment,
+    productId: Type.String(),
+    name: Type.String(),
+    billingMode: Mode,
+    currency: CurrencyCode,
+    entryPrice: Type.Union([Type.String(), Type.Null()]),
+    billingPeriod: BillingPeriodSchema,
+    trialDays: Type.Integer(),
+    ratePlanIds: Type.Array(Type.String()),
+    overrides: Type.Array(
+      Type.Object({
+        ratePlanId: Type.String(),
+        metricName: Type.String(),
+        includedFree: Type.Optional(Type.Number()),
+        rate: Type.Optional(Type.String()),
+      }),
+    ),
+    metadata: Metadata,
+    version: Type.Integer(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Offering' },
+);
 
 export const CreateOfferingBody = Type.Object(
   {

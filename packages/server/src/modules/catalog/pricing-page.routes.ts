@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
 import type { App } from '../../http/types.js';
-import { errors } from '../../http/schemas.js';
+import { errors, publicSecurity } from '../../http/schemas.js';
 import { etagMatches } from './headless-config.js';
 import { renderPricingPage, renderPricingPageNotFound, type RenderedPage } from './pricing-page.js';
 import { readStorefrontView } from './read-storefront-view.js';
@@ -41,10 +41,12 @@ export async function pricingPageRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/pricing/:storefrontId', {
     config: { auth: { kind: 'none' } },
     schema: {
+      operationId: 'retrievePricingPage',
       summary: 'The hosted pricing page (HTML)',
       description:
         "A server-rendered HTML page of the storefront's published offerings: for each, its price, trial and every billable unit's wording and tiers, worded by the same display rules a client widget uses. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.",
       tags: ['Headless pricing'],
+      security: publicSecurity,
       params: Type.Object({ storefrontId: Type.String({ maxLength: 100, description: 'sf_…' }) }),
       headers: Type.Object({
         'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'The ETag of a page you hold.' })),

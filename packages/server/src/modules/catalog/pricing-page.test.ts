@@ -405,6 +405,6 @@ describe('GET /pricing/:storefrontId', () => {
     assert.deepEqual(Object.keys(op.responses['200'].content), ['text/html']);
     assert.deepEqual(Object.keys(op.responses['404'].content), ['text/html']);
     assert.equal(op.responses['304'].content, undefined);
-    assert.equal(op.security, undefined);
+    assert.deepEqual(op.security, [], 'public: no credential');
   });
 });

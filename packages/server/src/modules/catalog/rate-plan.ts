@@ -20,19 +20,22 @@ export interface RatePlan {
   updatedAt: number;
 }
 
-export const RatePlanSchema = Type.Object({
-  id: Type.String({ description: 'plan_…' }),
-  object: Type.Literal('rate_plan'),
-  environment: Environment,
-  name: Type.String(),
-  currency: CurrencyCode,
-  billingPeriod: BillingPeriodSchema,
-  metrics: Type.Array(CatalogUnitSchema, { description: 'Every billable unit on the plan, with the rating-only multipliers.' }),
-  metadata: Metadata,
-  version: Type.Integer(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const RatePlanSchema = Type.Object(
+  {
+    id: Type.String({ description: 'plan_…' }),
+    object: Type.Literal('rate_plan'),
+    environment: Environment,
+    name: Type.String(),
+    currency: CurrencyCode,
+    billingPeriod: BillingPeriodSchema,
+    metrics: Type.Array(CatalogUnitSchema, { description: 'Every billable unit on the plan, with the rating-only multipliers.' }),
+    metadata: Metadata,
+    version: Type.Integer(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'RatePlan' },
+);
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Units = Type.Array(UnitPricingBody, { maxItems: 50, description: 'Each unit once; a plan with no units reads "Contact sales".' });

@@ -23,28 +23,31 @@ export interface Storefront {
 /** The hosted pricing page: public, server-rendered, stable for the storefront's life. */
 export const pricingPagePath = (storefrontId: string) => `/pricing/${storefrontId}`;
 
-export const StorefrontSchema = Type.Object({
-  id: Type.String({ description: 'sf_…' }),
-  object: Type.Literal('storefront'),
-  environment: Environment,
-  name: Type.String(),
-  draft: Type.Object({ offeringIds: Type.Array(Type.String()) }, { description: 'What the next publish shows; ?preview=true reads it.' }),
-  published: Type.Union(
-    [
-      Type.Object({
-        offeringIds: Type.Array(Type.String()),
-        version: Type.Integer({ description: 'Increases with every publish.' }),
-        publishedAt: Timestamp,
-      }),
-      Type.Null(),
-    ],
-    { description: 'What storefront keys read; null until the first publish.' },
-  ),
-  hasUnpublishedChanges: Type.Boolean({ description: 'The draft differs from what is published.' }),
-  pricingPagePath: Type.String({ description: 'The hosted pricing page (public; shows the published offerings).' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const StorefrontSchema = Type.Object(
+  {
+    id: Type.String({ description: 'sf_…' }),
+    object: Type.Literal('storefront'),
+    environment: Environment,
+    name: Type.String(),
+    draft: Type.Object({ offeringIds: Type.Array(Type.String()) }, { description: 'What the next publish shows; ?preview=true reads it.' }),
+    published: Type.Union(
+      [
+        Type.Object({
+          offeringIds: Type.Array(Type.String()),
+          version: Type.Integer({ description: 'Increases with every publish.' }),
+          publishedAt: Timestamp,
+        }),
+        Type.Null(),
+      ],
+      { description: 'What storefront keys read; null until the first publish.' },
+    ),
+    hasUnpublishedChanges: Type.Boolean({ description: 'The draft differs from what is published.' }),
+    pricingPagePath: Type.String({ description: 'The hosted pricing page (public; shows the published offerings).' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Storefront' },
+);
 
 const OfferingIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 12, description: 'off_… ids, in display order.' });
 

@@ -16,6 +16,7 @@ export async function clientCredentialRoutes(app: App, deps: Deps): Promise<void
   app.post('/api/v1/client-credentials', {
     config: keysWrite,
     schema: {
+      operationId: 'createClientCredential',
       summary: 'Issue client credentials to a customer of an AI agent or MCP server',
       description:
         'Returns the client ID and, once, the secret (only its SHA-256 hash is stored). The customer exchanges them at POST /oauth/token for short-lived access tokens.',
@@ -41,7 +42,9 @@ export async function clientCredentialRoutes(app: App, deps: Deps): Promise<void
   app.get('/api/v1/client-credentials', {
     config: keysWrite,
     schema: {
+      operationId: 'listClientCredentials',
       summary: 'List client credentials (never their secrets), newest first',
+      description: "Client credentials of the key's environment, newest first, with cursor pagination: client ids and status, never a secret.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object({ ...ListQuery, subscriptionId: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }),
@@ -56,7 +59,9 @@ export async function clientCredentialRoutes(app: App, deps: Deps): Promise<void
   app.get('/api/v1/client-credentials/:id', {
     config: keysWrite,
     schema: {
+      operationId: 'retrieveClientCredential',
       summary: 'Retrieve client credentials',
+      description: 'One client credential by its id, never its secret.',
       tags,
       security: bearerSecurity,
       params: IdParams,
@@ -72,7 +77,9 @@ export async function clientCredentialRoutes(app: App, deps: Deps): Promise<void
   app.delete('/api/v1/client-credentials/:id', {
     config: keysWrite,
     schema: {
+      operationId: 'revokeClientCredential',
       summary: 'Revoke client credentials and every access token issued to them',
+      description: 'The client can no longer get access tokens, and every token already issued to it stops working at once.',
       tags,
       security: bearerSecurity,
       params: IdParams,

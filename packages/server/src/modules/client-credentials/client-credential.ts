@@ -18,27 +18,33 @@ export interface ClientCredential {
   revokedAt: number | null;
 }
 
-export const ClientCredentialSchema = Type.Object({
-  id: Type.String({ description: 'The client ID: cid_…' }),
-  object: Type.Literal('client_credential'),
-  clientId: Type.String({ description: 'Same as id; the name OAuth clients use.' }),
-  environment: Environment,
-  name: Type.String(),
-  hint: Type.String({ description: 'Last four characters of the secret.' }),
-  subscriptionId: Type.String(),
-  customerId: Type.String(),
-  productId: Type.String(),
-  status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('REVOKED')]),
-  createdAt: Timestamp,
-  revokedAt: NullableTimestamp,
-});
+export const ClientCredentialSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The client ID: cid_…' }),
+    object: Type.Literal('client_credential'),
+    clientId: Type.String({ description: 'Same as id; the name OAuth clients use.' }),
+    environment: Environment,
+    name: Type.String(),
+    hint: Type.String({ description: 'Last four characters of the secret.' }),
+    subscriptionId: Type.String(),
+    customerId: Type.String(),
+    productId: Type.String(),
+    status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('REVOKED')]),
+    createdAt: Timestamp,
+    revokedAt: NullableTimestamp,
+  },
+  { title: 'ClientCredential' },
+);
 
-export const CreatedClientCredentialSchema = Type.Object({
-  ...ClientCredentialSchema.properties,
-  clientSecret: Type.Union([Type.String(), Type.Null()], {
-    description: '64 hex characters (32 random bytes), shown only in this response. Null in an idempotent replay.',
-  }),
-});
+export const CreatedClientCredentialSchema = Type.Object(
+  {
+    ...ClientCredentialSchema.properties,
+    clientSecret: Type.Union([Type.String(), Type.Null()], {
+      description: '64 hex characters (32 random bytes), shown only in this response. Null in an idempotent replay.',
+    }),
+  },
+  { title: 'CreatedClientCredential' },
+);
 
 export const CreateClientCredentialBody = Type.Object(
   {

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { registerFormParser } from '../../http/body-parsers.js';
 import { errorHandler } from '../../http/error-handler.js';
 import type { App } from '../../http/types.js';
+import { publicSecurity } from '../../http/schemas.js';
 import { describeValidationErrors } from '../../http/validation.js';
 import { AppError, type ErrorDetail } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
@@ -90,10 +91,12 @@ function tokenRoute(app: App, deps: Deps): void {
   app.post('/oauth/token', {
     config: { auth: { kind: 'none' } },
     schema: {
+      operationId: 'createAccessToken',
       summary: 'OAuth 2.0 client-credentials grant (RFC 6749 section 4.4)',
       description:
         'For AI_AGENT and MCP_SERVER products. Send grant_type=client_credentials as application/x-www-form-urlencoded, with the client ID and secret in HTTP Basic or as client_id and client_secret. Returns a short-lived bearer token that POST /v1/keys/verify accepts like a product key.',
       tags: ['OAuth'],
+      security: publicSecurity,
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       body: TokenBody,
       response: {

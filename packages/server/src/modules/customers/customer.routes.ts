@@ -16,7 +16,9 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/customers', {
     config: admin,
     schema: {
+      operationId: 'createCustomer',
       summary: 'Create a customer',
+      description: 'A customer is whoever you bill: give it your own externalId to find it again. Test-environment customers may live on a test clock.',
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,
@@ -29,7 +31,9 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/customers', {
     config: admin,
     schema: {
+      operationId: 'listCustomers',
       summary: 'List customers, newest first',
+      description: "Customers of the key's environment, newest first, with cursor pagination; externalId finds one customer by your own id.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object({ ...ListQuery, externalId: Type.Optional(Type.String({ maxLength: 255 })) }, { additionalProperties: false }),
@@ -44,7 +48,9 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/customers/:id', {
     config: admin,
     schema: {
+      operationId: 'retrieveCustomer',
       summary: 'Retrieve a customer',
+      description: "One customer by its id (cus_…), in the key's environment.",
       tags,
       security: bearerSecurity,
       params: IdParams,
@@ -60,6 +66,7 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
   app.patch('/api/v1/customers/:id', {
     config: admin,
     schema: {
+      operationId: 'updateCustomer',
       summary: 'Update a customer',
       description: 'Fields present replace the stored ones; null clears a field; absent fields are kept.',
       tags,

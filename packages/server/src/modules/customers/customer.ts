@@ -22,18 +22,21 @@ const ExternalId = Type.String({
   description: 'Your own id for this customer; unique per workspace and environment.',
 });
 
-export const CustomerSchema = Type.Object({
-  id: Type.String({ description: 'cus_…' }),
-  object: Type.Literal('customer'),
-  environment: Environment,
-  externalId: Type.Union([Type.String(), Type.Null()]),
-  name: Type.Union([Type.String(), Type.Null()]),
-  email: Type.Union([Type.String(), Type.Null()]),
-  metadata: Metadata,
-  testClockId: Type.Union([Type.String(), Type.Null()], { description: 'clock_…: the test clock this customer and its subscriptions live on.' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const CustomerSchema = Type.Object(
+  {
+    id: Type.String({ description: 'cus_…' }),
+    object: Type.Literal('customer'),
+    environment: Environment,
+    externalId: Type.Union([Type.String(), Type.Null()]),
+    name: Type.Union([Type.String(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()]),
+    metadata: Metadata,
+    testClockId: Type.Union([Type.String(), Type.Null()], { description: 'clock_…: the test clock this customer and its subscriptions live on.' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Customer' },
+);
 
 export const CreateCustomerBody = Type.Object(
   {

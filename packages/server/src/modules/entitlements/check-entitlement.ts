@@ -14,39 +14,44 @@ import { decideEntitlement, type EntitlementDecision } from './decide-entitlemen
 /** What JSON can carry for "no limit": the spec's fields are numbers, and clients compare them. */
 export const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
-export const EntitlementResultSchema = Type.Object({
-  allowed: Type.Boolean(),
-  quotaRemaining: Type.Number({
-    description: `Units left in the current period under the tightest usage limit, never below 0; ${UNLIMITED} (Number.MAX_SAFE_INTEGER) when the subscription has no limit.`,
-  }),
-  budgetRemaining: Type.Number({
-    description: `Spend budget left this period (budget minus charges so far), never below 0; ${UNLIMITED} when there is no budget. Exact value in budgetRemainingAmount.`,
-  }),
-  reason: Type.Union(
-    ['OK', 'NO_ACTIVE_SUBSCRIPTION', 'QUOTA_EXHAUSTED', 'BUDGET_EXHAUSTED'].map((r) => Type.Literal(r)),
-    { description: 'Why allowed is what it is.' },
-  ),
-  subscriptionId: Type.Union([Type.String(), Type.Null()], { description: 'The subscription that decided; null when the customer has none for the product.' }),
-  periodStart: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  periodEnd: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  quotaUnlimited: Type.Boolean(),
-  budgetUnlimited: Type.Boolean(),
-  budgetRemainingAmount: Type.Union([Type.String(), Type.Null()], {
-    description: 'Exact decimal, in the subscription currency; null without a budget.',
-  }),
-  limits: Type.Array(
-    Type.Object({
-      metricName: Type.String(),
-      limit: Type.Number({ description: 'Units per billing period.' }),
-      enforcement: Type.Union([Type.Literal('BLOCK'), Type.Literal('ALERT')]),
-      used: Type.Number({ description: 'Usage of the metric in the current period so far.' }),
+export const EntitlementResultSchema = Type.Object(
+  {
+    allowed: Type.Boolean(),
+    quotaRemaining: Type.Number({
+      description: `Units left in the current period under the tightest usage limit, never below 0; ${UNLIMITED} (Number.MAX_SAFE_INTEGER) when the subscription has no limit.`,
     }),
-    {
-      description:
-        'The deciding subscription’s own usage limits with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits.',
-    },
-  ),
-});
+    budgetRemaining: Type.Number({
+      description: `Spend budget left this period (budget minus charges so far), never below 0; ${UNLIMITED} when there is no budget. Exact value in budgetRemainingAmount.`,
+    }),
+    reason: Type.Union(
+      ['OK', 'NO_ACTIVE_SUBSCRIPTION', 'QUOTA_EXHAUSTED', 'BUDGET_EXHAUSTED'].map((r) => Type.Literal(r)),
+      { description: 'Why allowed is what it is.' },
+    ),
+    subscriptionId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The subscription that decided; null when the customer has none for the product.',
+    }),
+    periodStart: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    periodEnd: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    quotaUnlimited: Type.Boolean(),
+    budgetUnlimited: Type.Boolean(),
+    budgetRemainingAmount: Type.Union([Type.String(), Type.Null()], {
+      description: 'Exact decimal, in the subscription currency; null without a budget.',
+    }),
+    limits: Type.Array(
+      Type.Object({
+        metricName: Type.String(),
+        limit: Type.Number({ description: 'Units per billing period.' }),
+        enforcement: Type.Union([Type.Literal('BLOCK'), Type.Literal('ALERT')]),
+        used: Type.Number({ description: 'Usage of the metric in the current period so far.' }),
+      }),
+      {
+        description:
+          'The deciding subscription’s own usage limits with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits.',
+      },
+    ),
+  },
+  { title: 'EntitlementResult' },
+);
 export type EntitlementResult = Static<typeof EntitlementResultSchema>;
 
 /**

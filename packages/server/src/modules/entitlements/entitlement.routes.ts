@@ -11,6 +11,7 @@ export async function entitlementRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/v1/entitlements/check', {
     config: { auth: { kind: 'workspace', scope: 'entitlements:read' } },
     schema: {
+      operationId: 'checkEntitlement',
       summary: 'May this customer use this product now?',
       description:
         'Read-only: never decrements or writes anything. Answers may be reused for up to ENTITLEMENT_CACHE_TTL_MS (250 ms by default). accessorId is the customer (its cus_ id or your externalId). Decided by the customer’s active subscription to the product: allowed is false without one, when a BLOCK usage limit is used up, or when a BLOCK spend budget is spent. quotaRemaining is the tightest usage limit’s remainder in the current period; budgetRemaining is the spend budget minus the period’s charges so far (usage times the subscription’s unitPrices until the pricing catalog rates usage). No limit or no budget reads as 9007199254740991 with quotaUnlimited or budgetUnlimited true.',

@@ -16,7 +16,9 @@ export async function metricRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/metrics', {
     config: admin,
     schema: {
+      operationId: 'createMetric',
       summary: 'Create a billable metric',
+      description: "A billable metric names a kind of usage (its events carry the metric's name) and its unit; rate plans price it.",
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,
@@ -29,7 +31,9 @@ export async function metricRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/metrics', {
     config: admin,
     schema: {
+      operationId: 'listMetrics',
       summary: 'List billable metrics, newest first',
+      description: "Billable metrics of the key's environment, newest first, with cursor pagination.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object(
@@ -47,7 +51,9 @@ export async function metricRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/metrics/:id', {
     config: admin,
     schema: {
+      operationId: 'retrieveMetric',
       summary: 'Retrieve a billable metric',
+      description: "One billable metric by its id, in the key's environment.",
       tags,
       security: bearerSecurity,
       params: IdParams,
@@ -63,6 +69,7 @@ export async function metricRoutes(app: App, deps: Deps): Promise<void> {
   app.patch('/api/v1/metrics/:id', {
     config: admin,
     schema: {
+      operationId: 'updateMetric',
       summary: 'Update a billable metric',
       description: 'displayName, description and unit can change; name is fixed because stored usage refers to it.',
       tags,

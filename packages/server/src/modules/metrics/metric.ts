@@ -21,17 +21,20 @@ export const METRIC_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$';
 
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
 
-export const MetricSchema = Type.Object({
-  id: Type.String({ description: 'mtr_…' }),
-  object: Type.Literal('metric'),
-  environment: Environment,
-  name: Type.String({ description: 'Exactly as usage events send it in metricName.' }),
-  displayName: Type.Union([Type.String(), Type.Null()]),
-  description: Type.Union([Type.String(), Type.Null()]),
-  unit: Type.Union([Type.String(), Type.Null()], { description: 'A label such as "request" or "token".' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const MetricSchema = Type.Object(
+  {
+    id: Type.String({ description: 'mtr_…' }),
+    object: Type.Literal('metric'),
+    environment: Environment,
+    name: Type.String({ description: 'Exactly as usage events send it in metricName.' }),
+    displayName: Type.Union([Type.String(), Type.Null()]),
+    description: Type.Union([Type.String(), Type.Null()]),
+    unit: Type.Union([Type.String(), Type.Null()], { description: 'A label such as "request" or "token".' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Metric' },
+);
 
 export const CreateMetricBody = Type.Object(
   {

@@ -80,6 +80,7 @@ export async function webhookDeliveryRoutes(app: App, deps: Deps): Promise<void>
     config: admin,
     schema: {
       ...tags,
+      operationId: 'listWebhookEventTypes',
       summary: 'List the outbound webhook event types',
       description:
         'Every type an endpoint can subscribe to (exact names, or category.* for a category), with its category, what it means and an abridged example body; and webhook.test (subscribable: false), which POST /api/v1/webhook-endpoints/{id}/test sends. One page: hasMore is always false.',
@@ -93,6 +94,7 @@ export async function webhookDeliveryRoutes(app: App, deps: Deps): Promise<void>
     config: admin,
     schema: {
       ...tags,
+      operationId: 'listWebhookMessages',
       summary: 'List outbound webhook messages, newest first',
       description: `One message per event, with its payload (the exact body sent) and its deliveries, one per endpoint. The filters combine with AND: eventType; endpointId (messages with a delivery to it); status (messages with a delivery in that state, to endpointId when given: status=failed&endpointId=we_… is what an endpoint missed); createdFrom (inclusive) and createdTo (exclusive). Page with startingAfter (the id of the last message) and endingBefore. ${LOG_NOTE}`,
       querystring: Type.Object(
@@ -119,6 +121,7 @@ export async function webhookDeliveryRoutes(app: App, deps: Deps): Promise<void>
     config: admin,
     schema: {
       ...tags,
+      operationId: 'retrieveWebhookMessage',
       summary: 'Retrieve an outbound webhook message with its deliveries',
       description: `Each delivery says where the message stands at one endpoint: status, attempts made, when the next is due, the last answer. The attempts themselves: GET /api/v1/webhook-attempts?messageId=…. ${LOG_NOTE}`,
       params: IdParams,
@@ -135,6 +138,7 @@ export async function webhookDeliveryRoutes(app: App, deps: Deps): Promise<void>
     config: admin,
     schema: {
       ...tags,
+      operationId: 'replayWebhookMessage',
       summary: 'Send an outbound webhook message again',
       description:
         'To body.endpointId, or to every endpoint the message was delivered to (deleted ones left out). The same webhook-id and body; each delivery goes back to pending, due now, with the retry schedule from its start, whatever its state (a succeeded one is sent once more: receivers deduplicate by webhook-id). 404 when the message has no delivery to body.endpointId; 409 ENDPOINT_DISABLED naming a disabled endpoint (enable it, or replay to one endpoint), 409 CONFLICT for a deleted one. Retry-safe with an Idempotency-Key.',
@@ -164,6 +168,7 @@ export async function webhookDeliveryRoutes(app: App, deps: Deps): Promise<void>
     config: admin,
     schema: {
       ...tags,
+      operationId: 'listWebhookAttempts',
       summary: 'Search the outbound webhook delivery log: every attempt, newest first',
       description: `Each HTTP attempt of each delivery: the URL, the outcome, the answer's status and first 1 KiB, the error, the latency, the trigger (scheduled, replay, test) and the retry it scheduled. The filters combine with AND; attemptedFrom is inclusive, attemptedTo exclusive. Page with startingAfter (the id of the last attempt) and endingBefore. ${LOG_NOTE}`,
       querystring: Type.Object(
@@ -192,6 +197,7 @@ export async function webhookDeliveryRoutes(app: App, deps: Deps): Promise<void>
     config: admin,
     schema: {
       ...tags,
+      operationId: 'replayFailedWebhooks',
       summary: 'Send again every delivery an endpoint missed since an instant',
       description:
         "After an outage on your side: every failed delivery of the endpoint whose message was created at or after body.since (those failed while the endpoint was disabled included) goes back to pending, due now, with the retry schedule from its start; the sender delivers them in each subscription's order. since may go back as far as the log's retention (OUTBOUND_WEBHOOK_LOG_RETENTION_DAYS, 30 by default). The endpoint must be enabled (409 ENDPOINT_DISABLED). Retry-safe with an Idempotency-Key.",
@@ -221,6 +227,7 @@ export async function webhookDeliveryRoutes(app: App, deps: Deps): Promise<void>
     config: admin,
     schema: {
       ...tags,
+      operationId: 'sendTestWebhook',
       summary: 'Send a test event to a webhook endpoint',
       description:
         'Writes a webhook.test message to this endpoint only, whatever its event types, and answers with it; the sender signs and sends it like any other message (trigger test), so its attempts show in GET /api/v1/webhook-attempts?messageId=…. The body is optional. The endpoint must be enabled (409 ENDPOINT_DISABLED). Retry-safe with an Idempotency-Key.',

@@ -357,6 +357,9 @@ export function webhookExample(type: CatalogType): { type: CatalogType; timestam
 }
 
 /** One `webhooks` entry: the POST Tollgate makes to a subscribed endpoint. */
+/** `invoice.marked_uncollectible` -> `invoiceMarkedUncollectibleEvent`: unique beside the routes' verbs. */
+export const webhookOperationId = (type: CatalogType): string => `${type.replace(/[._]([a-z])/g, (_m, c: string) => c.toUpperCase())}Event`;
+
 export function webhookOperation(type: CatalogType, resourceSchema: Schema): Schema {
   const { description, resource } = eventCatalog[type];
   const who =
@@ -365,7 +368,9 @@ export function webhookOperation(type: CatalogType, resourceSchema: Schema): Sch
       : `Sent to every enabled endpoint whose eventTypes hold ${type}, ${eventCatalog[type].category}.* or *.`;
   return {
     post: {
+      operationId: webhookOperationId(type),
       tags: ['Outbound webhooks'],
+      security: [],
       summary: description,
       description: `${description} ${who} ${resourceGetPath[resource] === null ? '' : `data.object is the resource as ${resourceGetPath[resource]} returns it at the event's commit. `}Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).`,
       parameters: webhookHeaderParameters,

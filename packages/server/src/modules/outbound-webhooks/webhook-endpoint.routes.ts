@@ -29,6 +29,7 @@ export async function webhookEndpointRoutes(app: App, deps: Deps, resolver: Host
     config: admin,
     schema: {
       ...tags,
+      operationId: 'createWebhookEndpoint',
       summary: 'Create a webhook endpoint',
       description:
         'Subscribes a URL to event types. Every delivery is signed as Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature) with the signing secret returned here, once: store it. Outside the development profile the URL must be https and must not reach loopback, private, link-local or metadata addresses (422 URL_NOT_ALLOWED).',
@@ -56,6 +57,7 @@ export async function webhookEndpointRoutes(app: App, deps: Deps, resolver: Host
     config: admin,
     schema: {
       ...tags,
+      operationId: 'listWebhookEndpoints',
       summary: 'List webhook endpoints, newest first',
       description: '`status=disabled` lists the endpoints that receive nothing, with disabledReason (manual, failing, gone): the notice of a failing endpoint.',
       querystring: Type.Object(
@@ -73,7 +75,14 @@ export async function webhookEndpointRoutes(app: App, deps: Deps, resolver: Host
   });
   app.get('/api/v1/webhook-endpoints/:id', {
     config: admin,
-    schema: { ...tags, summary: 'Retrieve a webhook endpoint', params: IdParams, response: { 200: WebhookEndpointSchema, ...errors(403, 404) } },
+    schema: {
+      ...tags,
+      operationId: 'retrieveWebhookEndpoint',
+      summary: 'Retrieve a webhook endpoint',
+      description: 'One webhook endpoint by its id with its URL, event types and state; never its signing secret.',
+      params: IdParams,
+      response: { 200: WebhookEndpointSchema, ...errors(403, 404) },
+    },
     handler: async (req) => {
       const e = await findWebhookEndpoint(deps.db, req.ctx, req.params.id);
       if (!e) throw notFound('webhook endpoint', req.params.id);
@@ -84,6 +93,7 @@ export async function webhookEndpointRoutes(app: App, deps: Deps, resolver: Host
     config: admin,
     schema: {
       ...tags,
+      operationId: 'updateWebhookEndpoint',
       summary: 'Update a webhook endpoint',
       description:
         'Any field but the secret (rotate it with rotate-secret). enabled: false stops deliveries and fails the pending ones; enabled: true clears failingSince and disabledReason (replay what failed meanwhile).',
@@ -97,6 +107,7 @@ export async function webhookEndpointRoutes(app: App, deps: Deps, resolver: Host
     config: admin,
     schema: {
       ...tags,
+      operationId: 'deleteWebhookEndpoint',
       summary: 'Delete a webhook endpoint',
       description: 'Nothing more is sent to it; its pending deliveries fail. Its messages and attempts stay in the log until retention removes them.',
       params: IdParams,
@@ -111,6 +122,7 @@ export async function webhookEndpointRoutes(app: App, deps: Deps, resolver: Host
     config: admin,
     schema: {
       ...tags,
+      operationId: 'rotateWebhookEndpointSecret',
       summary: "Rotate a webhook endpoint's signing secret",
       description:
         'Returns the new secret, once. Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (the new one first), so receivers verifying with either secret accept it; after it, only the new one. An older previous secret is dropped.',

@@ -132,22 +132,28 @@ const endpointFields = {
   createdAt: Timestamp,
   updatedAt: Timestamp,
 };
-export const WebhookEndpointSchema = Type.Object(endpointFields);
+export const WebhookEndpointSchema = Type.Object(endpointFields, { title: 'WebhookEndpoint' });
 export type WebhookEndpointView = Static<typeof WebhookEndpointSchema>;
 
-export const CreatedWebhookEndpointSchema = Type.Object({
-  ...endpointFields,
-  secret: Type.Union([Type.String(), Type.Null()], {
-    description: 'The signing secret (whsec_…), shown this once: store it now. null in a replay of an Idempotency-Key.',
-  }),
-});
+export const CreatedWebhookEndpointSchema = Type.Object(
+  {
+    ...endpointFields,
+    secret: Type.Union([Type.String(), Type.Null()], {
+      description: 'The signing secret (whsec_…), shown this once: store it now. null in a replay of an Idempotency-Key.',
+    }),
+  },
+  { title: 'CreatedWebhookEndpoint' },
+);
 
-export const EndpointSecretSchema = Type.Object({
-  object: Type.Literal('webhook_endpoint_secret'),
-  endpointId: Type.String(),
-  secret: Type.String({ description: 'The new signing secret (whsec_…), shown this once.' }),
-  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'Until then deliveries carry a signature with the old secret too.' }),
-});
+export const EndpointSecretSchema = Type.Object(
+  {
+    object: Type.Literal('webhook_endpoint_secret'),
+    endpointId: Type.String(),
+    secret: Type.String({ description: 'The new signing secret (whsec_…), shown this once.' }),
+    previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], { description: 'Until then deliveries carry a signature with the old secret too.' }),
+  },
+  { title: 'EndpointSecret' },
+);
 
 /** The previous secret's end of grace, or null once it is over. */
 export function previousSecretExpiresAt(e: WebhookEndpoint, now: number): number | null {

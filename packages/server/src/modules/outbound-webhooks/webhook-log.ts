@@ -69,7 +69,7 @@ export const WebhookDeliverySchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { description: 'One message to one endpoint.' },
+  { title: 'WebhookDelivery', description: 'One message to one endpoint.' },
 );
 export type WebhookDeliveryView = Static<typeof WebhookDeliverySchema>;
 
@@ -98,6 +98,7 @@ export const WebhookMessageSchema = Type.Object(
     }),
   },
   {
+    title: 'WebhookMessage',
     examples: [
       {
         id: 'msg_01jd3m5x7c0000000000000000',
@@ -154,6 +155,7 @@ export const WebhookAttemptSchema = Type.Object(
     }),
   },
   {
+    title: 'WebhookAttempt',
     examples: [
       {
         id: 'atmpt_01jd3m5x7c0000000000000000',
@@ -179,17 +181,20 @@ export const WebhookAttemptSchema = Type.Object(
 );
 export type WebhookAttemptView = Static<typeof WebhookAttemptSchema>;
 
-export const WebhookEventTypeSchema = Type.Object({
-  object: Type.Literal('webhook_event_type'),
-  type: Type.String({ description: 'The name endpoints subscribe to, and the payload’s type.' }),
-  category: Type.String({ description: 'What category.* subscribes to.' }),
-  description: Type.String(),
-  subscribable: Type.Boolean({ description: 'false for webhook.test: the test route sends it to one endpoint, whatever its event types.' }),
-  example: Type.Object(
-    { type: Type.String(), timestamp: Timestamp, data: Type.Record(Type.String(), Type.Unknown()) },
-    { description: 'An example body, abridged (the OpenAPI document’s webhooks section has the full resources).' },
-  ),
-});
+export const WebhookEventTypeSchema = Type.Object(
+  {
+    object: Type.Literal('webhook_event_type'),
+    type: Type.String({ description: 'The name endpoints subscribe to, and the payload’s type.' }),
+    category: Type.String({ description: 'What category.* subscribes to.' }),
+    description: Type.String(),
+    subscribable: Type.Boolean({ description: 'false for webhook.test: the test route sends it to one endpoint, whatever its event types.' }),
+    example: Type.Object(
+      { type: Type.String(), timestamp: Timestamp, data: Type.Record(Type.String(), Type.Unknown()) },
+      { description: 'An example body, abridged (the OpenAPI document’s webhooks section has the full resources).' },
+    ),
+  },
+  { title: 'WebhookEventType' },
+);
 
 /** The catalog, in its order. */
 export function presentEventTypes(): Array<Static<typeof WebhookEventTypeSchema>> {

@@ -43,6 +43,7 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
   app.get('/api/v1/subscriptions/:id/change-candidates', {
     config: admin,
     schema: {
+      operationId: 'listSubscriptionChangeCandidates',
       summary: 'List the offerings a subscription can change to',
       description:
         "Every published offering of the same product and currency that bills by period, other than the current one, cheapest per month first, each labelled UPGRADE, DOWNGRADE or LATERAL by its entry price per month against the subscription's offering.",
@@ -61,6 +62,7 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
   app.post('/api/v1/subscriptions/:id/preview-change', {
     config: admin,
     schema: {
+      operationId: 'previewSubscriptionChange',
       summary: 'Preview a plan change or cancellation',
       description:
         'The proration a change would bill if confirmed now: credit, debit, net charge today, the usage so far billed with it, the invoice total, the next renewal, and a plain-language summary. The figures are exactly what the change issues. A cancellation now shows no refund figure (credit null); its credit note is in the result. Send subscriptionVersion back as expectedVersion.',
@@ -76,6 +78,7 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
   app.post('/api/v1/subscriptions/:id/upgrade', {
     config: admin,
     schema: {
+      operationId: 'upgradeSubscription',
       summary: 'Change the offering (upgrade, downgrade or lateral), now or at the period end',
       description:
         'IMMEDIATE (default): prorated by the second; a net charge is invoiced (finalized at once, invoiceId), a net credit is a credit note (creditNoteId) plus an invoice for the rest of the period and the usage so far; entitlements change at once. PERIOD_END: nothing billed now, status ACTIVE_PENDING_CHANGE, scheduledAt = the period end; the renewal applies it (POST …/withdraw-change withdraws it). Requires Idempotency-Key.',
@@ -95,6 +98,7 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
   app.post('/api/v1/subscriptions/:id/cancel', {
     config: admin,
     schema: {
+      operationId: 'cancelSubscription',
       summary: 'Cancel a subscription, now or at the period end',
       description:
         'IMMEDIATE (default): the unused time of what was paid for the period is credited on a credit note, the usage so far is billed on a last invoice (a draft, finalized after the grace period), and every product key and client credential bound to it is revoked in the same transaction, on every node at once. PERIOD_END: status ACTIVE_PENDING_CHANGE and cancelAtPeriodEnd; the renewal cancels it at the period end and revokes the keys then. The body is optional: a reason (one of six), applyAt, expectedVersion, a comment.',
@@ -116,7 +120,9 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
   app.post('/api/v1/subscriptions/:id/withdraw-change', {
     config: admin,
     schema: {
+      operationId: 'withdrawSubscriptionChange',
       summary: 'Withdraw the change or cancellation scheduled for the period end',
+      description: 'Removes the plan change or cancellation scheduled for the period end; the subscription goes on as it is. 409 when nothing is scheduled.',
       tags,
       security: bearerSecurity,
       params: IdParams,

@@ -69,70 +69,79 @@ const Money = (description: string) => Type.String({ maxLength: 40, description:
 const NullableMoney = (description: string) => Type.Union([Money(description), Type.Null()]);
 const OfferingRef = Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 200 }) });
 
-export const ChangeCandidateSchema = Type.Object({
-  object: Type.Literal('change_candidate'),
-  offeringId: Type.String({ maxLength: 100 }),
-  name: Type.String({ maxLength: 200 }),
-  kind: literals(changeKinds, "Against the subscription's offering, entry prices compared per month."),
-  currency: Type.String({ maxLength: 3 }),
-  entryPrice: Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: 'Per billing period; null: usage-only.' }),
-  billingPeriod: literals(billingPeriods, 'The billing period.'),
-  priceText: Type.String({ maxLength: 100, description: 'The entry price as the pricing page words it ("$199.00/mo", "Free").' }),
-});
+export const ChangeCandidateSchema = Type.Object(
+  {
+    object: Type.Literal('change_candidate'),
+    offeringId: Type.String({ maxLength: 100 }),
+    name: Type.String({ maxLength: 200 }),
+    kind: literals(changeKinds, "Against the subscription's offering, entry prices compared per month."),
+    currency: Type.String({ maxLength: 3 }),
+    entryPrice: Type.Union([Type.String({ maxLength: 40 }), Type.Null()], { description: 'Per billing period; null: usage-only.' }),
+    billingPeriod: literals(billingPeriods, 'The billing period.'),
+    priceText: Type.String({ maxLength: 100, description: 'The entry price as the pricing page words it ("$199.00/mo", "Free").' }),
+  },
+  { title: 'ChangeCandidate' },
+);
 
-export const ChangePreviewSchema = Type.Object({
-  object: Type.Literal('change_preview'),
-  subscriptionId: Type.String({ maxLength: 100 }),
-  subscriptionVersion: Type.Integer({
-    description: 'Send it back as expectedVersion: a submit against a subscription changed since gets 409 SUBSCRIPTION_CHANGED.',
-  }),
-  action: ActionSchema,
-  applyAt: ApplyAtSchema,
-  currency: Type.String({ maxLength: 3 }),
-  fromOffering: Type.Union([OfferingRef, Type.Null()]),
-  toOffering: Type.Union([OfferingRef, Type.Null()], { description: 'null for a cancellation.' }),
-  effectiveAt: Type.String({ format: 'date-time', description: 'Now, or the end of the current period.' }),
-  credit: NullableMoney('For the unused time of what was paid for this period (rounded down). null for a cancellation: no refund figure before it is done.'),
-  debit: NullableMoney('For the rest of this period on the new offering (rounded down).'),
-  netChargeToday: NullableMoney('debit − credit: positive is charged today, negative is credited. null for a cancellation.'),
-  usageToDate: Money('Usage so far in this period, rated on the current offering: billed with an IMMEDIATE change or cancellation ("0.00" for PERIOD_END).'),
-  invoiceTotal: NullableMoney("What the change's invoice (finalized at once) totals; null when it issues none."),
-  nextRenewalAt: NullableTimestamp,
-  nextRenewalAmount: NullableMoney(
-    'The entry price billed at the next renewal on the offering that applies then; null after a cancellation or for usage-only.',
-  ),
-  summary: Type.String({ maxLength: 1000, description: 'One or two plain sentences for the buyer, worded like the pricing page.' }),
-  retentionOffer: Type.Union([RetentionOfferSchema, Type.Null()], {
-    description: 'A cancellation with a reason: the offer fixed for that reason (accept it with POST …/retention-offer). null otherwise.',
-  }),
-});
+export const ChangePreviewSchema = Type.Object(
+  {
+    object: Type.Literal('change_preview'),
+    subscriptionId: Type.String({ maxLength: 100 }),
+    subscriptionVersion: Type.Integer({
+      description: 'Send it back as expectedVersion: a submit against a subscription changed since gets 409 SUBSCRIPTION_CHANGED.',
+    }),
+    action: ActionSchema,
+    applyAt: ApplyAtSchema,
+    currency: Type.String({ maxLength: 3 }),
+    fromOffering: Type.Union([OfferingRef, Type.Null()]),
+    toOffering: Type.Union([OfferingRef, Type.Null()], { description: 'null for a cancellation.' }),
+    effectiveAt: Type.String({ format: 'date-time', description: 'Now, or the end of the current period.' }),
+    credit: NullableMoney('For the unused time of what was paid for this period (rounded down). null for a cancellation: no refund figure before it is done.'),
+    debit: NullableMoney('For the rest of this period on the new offering (rounded down).'),
+    netChargeToday: NullableMoney('debit − credit: positive is charged today, negative is credited. null for a cancellation.'),
+    usageToDate: Money('Usage so far in this period, rated on the current offering: billed with an IMMEDIATE change or cancellation ("0.00" for PERIOD_END).'),
+    invoiceTotal: NullableMoney("What the change's invoice (finalized at once) totals; null when it issues none."),
+    nextRenewalAt: NullableTimestamp,
+    nextRenewalAmount: NullableMoney(
+      'The entry price billed at the next renewal on the offering that applies then; null after a cancellation or for usage-only.',
+    ),
+    summary: Type.String({ maxLength: 1000, description: 'One or two plain sentences for the buyer, worded like the pricing page.' }),
+    retentionOffer: Type.Union([RetentionOfferSchema, Type.Null()], {
+      description: 'A cancellation with a reason: the offer fixed for that reason (accept it with POST …/retention-offer). null otherwise.',
+    }),
+  },
+  { title: 'ChangePreview' },
+);
 
 /**
  * What the widget (a buyer's browser) sees of a subscription: never the seller's metadata, limits,
  * budgets or prices of its own.
  */
-export const WidgetSubscriptionSchema = Type.Object({
-  object: Type.Literal('widget_subscription'),
-  id: Type.String({ maxLength: 100 }),
-  status: Type.String({ maxLength: 40, description: 'ACTIVE, ACTIVE_PENDING_CHANGE or CANCELLED.' }),
-  version: Type.Integer({ description: 'Send it back as expectedVersion.' }),
-  currency: Type.String({ maxLength: 3 }),
-  offering: Type.Union([
-    Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 200 }), priceText: Type.String({ maxLength: 100 }) }),
-    Type.Null(),
-  ]),
-  currentPeriodEnd: Type.String({ format: 'date-time' }),
-  trialEndsAt: NullableTimestamp,
-  cancelAtPeriodEnd: Type.Boolean(),
-  scheduledChange: Type.Union([
-    Type.Object({
-      offeringId: Type.String({ maxLength: 100 }),
-      offeringName: Type.String({ maxLength: 200 }),
-      effectiveAt: Type.String({ format: 'date-time' }),
-    }),
-    Type.Null(),
-  ]),
-});
+export const WidgetSubscriptionSchema = Type.Object(
+  {
+    object: Type.Literal('widget_subscription'),
+    id: Type.String({ maxLength: 100 }),
+    status: Type.String({ maxLength: 40, description: 'ACTIVE, ACTIVE_PENDING_CHANGE or CANCELLED.' }),
+    version: Type.Integer({ description: 'Send it back as expectedVersion.' }),
+    currency: Type.String({ maxLength: 3 }),
+    offering: Type.Union([
+      Type.Object({ id: Type.String({ maxLength: 100 }), name: Type.String({ maxLength: 200 }), priceText: Type.String({ maxLength: 100 }) }),
+      Type.Null(),
+    ]),
+    currentPeriodEnd: Type.String({ format: 'date-time' }),
+    trialEndsAt: NullableTimestamp,
+    cancelAtPeriodEnd: Type.Boolean(),
+    scheduledChange: Type.Union([
+      Type.Object({
+        offeringId: Type.String({ maxLength: 100 }),
+        offeringName: Type.String({ maxLength: 200 }),
+        effectiveAt: Type.String({ format: 'date-time' }),
+      }),
+      Type.Null(),
+    ]),
+  },
+  { title: 'WidgetSubscription' },
+);
 
 const ChangeResultFields = {
   object: Type.Literal('subscription_change'),
@@ -154,6 +163,6 @@ const ChangeResultFields = {
   effectiveAt: NullableTimestamp,
 };
 
-export const ChangeResultSchema = Type.Object({ ...ChangeResultFields, subscription: SubscriptionSchema });
+export const ChangeResultSchema = Type.Object({ ...ChangeResultFields, subscription: SubscriptionSchema }, { title: 'ChangeResult' });
 /** The widget's result: the same, with what a buyer may see of the subscription. */
-export const WidgetChangeResultSchema = Type.Object({ ...ChangeResultFields, subscription: WidgetSubscriptionSchema });
+export const WidgetChangeResultSchema = Type.Object({ ...ChangeResultFields, subscription: WidgetSubscriptionSchema }, { title: 'WidgetChangeResult' });

@@ -8,7 +8,7 @@ import type { RatePlan } from '../catalog/rate-plan.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { listChangeCandidates } from './change-candidates.js';
 
-const PublishedUnitSchema = Type.Omit(CatalogUnitSchema, ['toolMultipliers', 'endpointMultipliers']);
+const PublishedUnitSchema = Type.Omit(CatalogUnitSchema, ['toolMultipliers', 'endpointMultipliers'], { title: 'PublishedUnit' });
 
 /**
  * What the widget's step 1 words its prices from: the published configuration of the
@@ -16,32 +16,35 @@ const PublishedUnitSchema = Type.Omit(CatalogUnitSchema, ['toolMultipliers', 'en
  * (prices as decimal text, never a float), so the widget runs the pricing page's display module
  * on it in the browser and shows each price exactly as the hosted page does.
  */
-export const WidgetConfigSchema = Type.Object({
-  object: Type.Literal('widget_config'),
-  currentOfferingId: Type.Union([Type.String(), Type.Null()], { description: 'The offering subscribed to now; null for a subscription without one.' }),
-  offerings: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      billingMode: Type.String({ description: 'POSTPAID.' }),
-      currency: CurrencyCode,
-      entryPrice: Type.Union([Type.String(), Type.Null()], { description: 'Decimal text per billing period; null when usage-only.' }),
-      billingPeriod: BillingPeriodSchema,
-      trialDays: Type.Integer(),
-      ratePlanIds: Type.Array(Type.String()),
-    }),
-    { description: 'The current offering first (when it still exists), then the change candidates in the change-candidates order.' },
-  ),
-  ratePlans: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      currency: CurrencyCode,
-      billingPeriod: BillingPeriodSchema,
-      metrics: Type.Array(PublishedUnitSchema, { description: 'Every billable unit, as published (no rating-only multipliers).' }),
-    }),
-  ),
-});
+export const WidgetConfigSchema = Type.Object(
+  {
+    object: Type.Literal('widget_config'),
+    currentOfferingId: Type.Union([Type.String(), Type.Null()], { description: 'The offering subscribed to now; null for a subscription without one.' }),
+    offerings: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        billingMode: Type.String({ description: 'POSTPAID.' }),
+        currency: CurrencyCode,
+        entryPrice: Type.Union([Type.String(), Type.Null()], { description: 'Decimal text per billing period; null when usage-only.' }),
+        billingPeriod: BillingPeriodSchema,
+        trialDays: Type.Integer(),
+        ratePlanIds: Type.Array(Type.String()),
+      }),
+      { description: 'The current offering first (when it still exists), then the change candidates in the change-candidates order.' },
+    ),
+    ratePlans: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        currency: CurrencyCode,
+        billingPeriod: BillingPeriodSchema,
+        metrics: Type.Array(PublishedUnitSchema, { description: 'Every billable unit, as published (no rating-only multipliers).' }),
+      }),
+    ),
+  },
+  { title: 'WidgetConfig' },
+);
 export type WidgetConfig = Static<typeof WidgetConfigSchema>;
 
 export async function widgetConfig(deps: Deps, tenant: Tenant, sub: Subscription): Promise<WidgetConfig> {

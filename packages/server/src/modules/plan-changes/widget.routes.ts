@@ -56,6 +56,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.get('/v1/widget/subscription', {
     config: session,
     schema: {
+      operationId: 'retrieveWidgetSubscription',
       summary: "The widget session's subscription",
       description: 'Status, offering, period end and what waits for it: what step 1 shows. Never the seller’s metadata, limits or budgets.',
       tags,
@@ -68,6 +69,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.get('/v1/widget/config', {
     config: session,
     schema: {
+      operationId: 'retrieveWidgetConfig',
       summary: 'The published pricing of the current offering and the change candidates',
       description:
         "Step 1: the offerings and rate plans as published, in @tollgate/pricing's types (prices as decimal text), so the widget words every price with the same display module as the hosted pricing page.",
@@ -81,6 +83,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.get('/v1/widget/change-candidates', {
     config: session,
     schema: {
+      operationId: 'listWidgetChangeCandidates',
       summary: 'The offerings the subscription can change to',
       description:
         'Step 1: each published offering of the same product and currency, labelled UPGRADE, DOWNGRADE or LATERAL, with its price as the pricing page words it.',
@@ -97,6 +100,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.post('/v1/widget/preview-change', {
     config: session,
     schema: {
+      operationId: 'previewWidgetChange',
       summary: 'Preview a change or cancellation',
       description:
         'Step 2, again whenever the apply-at choice changes: credit, debit, net charge today, the next renewal and a plain summary, exactly what confirming issues. A cancellation now shows no refund figure.',
@@ -111,6 +115,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.post('/v1/widget/upgrade', {
     config: session,
     schema: {
+      operationId: 'upgradeWidgetSubscription',
       summary: 'Confirm a change (upgrade, downgrade or lateral)',
       description:
         'Step 3. Header Idempotency-Key required: a double click changes and charges once. Send the preview’s subscriptionVersion as expectedVersion: a subscription changed since gets 409 SUBSCRIPTION_CHANGED.',
@@ -130,6 +135,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.post('/v1/widget/cancel', {
     config: session,
     schema: {
+      operationId: 'cancelWidgetSubscription',
       summary: 'Confirm a cancellation',
       description:
         'Now (the unused time on a credit note, keys revoked at once) or at the period end (keys kept until then). Stamped cancel_channel EMBED. Header Idempotency-Key recommended.',
@@ -148,7 +154,10 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.post('/v1/widget/withdraw-change', {
     config: session,
     schema: {
+      operationId: 'withdrawWidgetChange',
       summary: 'Withdraw the change or cancellation waiting for the period end',
+      description:
+        'The buyer takes back the change or cancellation waiting for the period end; the subscription goes on as it is. 409 when nothing is scheduled.',
       tags,
       security,
       response: { 200: WidgetSubscriptionSchema, ...errors(401, 403, 404, 409) },
@@ -159,6 +168,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.get('/v1/widget/retention-offers', {
     config: session,
     schema: {
+      operationId: 'retrieveWidgetRetentionOffer',
       summary: 'The retention offer for a cancel reason',
       description:
         'What the cancel step shows once the buyer picks a reason: a discount, a downgrade prompt (with the cheaper offering), a support hand-off, or nothing.',
@@ -173,6 +183,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
   app.post('/v1/widget/retention-offer', {
     config: session,
     schema: {
+      operationId: 'acceptWidgetRetentionOffer',
       summary: 'Accept the retention offer instead of cancelling',
       description: 'Recorded once per subscription and reason (channel EMBED); a second accept returns the first. PAUSE_3_MONTHS is never available.',
       tags,

@@ -116,12 +116,15 @@ const entryFields = {
   replayOf: Type.Union([Type.String(), Type.Null()], { description: 'The entry this one replays.' }),
   correlationId: Type.String(),
 };
-export const WebhookLogEntrySummarySchema = Type.Object(entryFields);
-export const WebhookLogEntrySchema = Type.Object({
-  ...entryFields,
-  body: Type.String({ description: 'The raw body, in bodyEncoding.' }),
-  bodyEncoding: Type.Union([Type.Literal('utf8'), Type.Literal('base64')]),
-});
+export const WebhookLogEntrySummarySchema = Type.Object(entryFields, { title: 'WebhookLogEntrySummary' });
+export const WebhookLogEntrySchema = Type.Object(
+  {
+    ...entryFields,
+    body: Type.String({ description: 'The raw body, in bodyEncoding.' }),
+    bodyEncoding: Type.Union([Type.Literal('utf8'), Type.Literal('base64')]),
+  },
+  { title: 'WebhookLogEntry' },
+);
 
 export function presentLogEntry(e: WebhookLogEntry, withBody: true): Static<typeof WebhookLogEntrySchema>;
 export function presentLogEntry(e: WebhookLogEntry, withBody: false): Static<typeof WebhookLogEntrySummarySchema>;

@@ -29,6 +29,7 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
     config: admin,
     schema: {
       ...sources,
+      operationId: 'createWebhookSource',
       summary: 'Create a webhook source',
       description:
         "A provider template (payment, messaging, email, code_hosting, chat, custom) decides the signature scheme, where the event type is read and the default event filter and field mappings; what you give overrides them. The signing secret is sealed with AES-256-GCM and never returned. Give the provider the source's url.",
@@ -46,7 +47,9 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
     config: admin,
     schema: {
       ...sources,
+      operationId: 'listWebhookSources',
       summary: 'List webhook sources, newest first',
+      description: "Webhook sources of the key's environment, newest first, with cursor pagination; signing secrets are never returned.",
       querystring: Type.Object(ListQuery, { additionalProperties: false }),
       response: { 200: ListOf(WebhookSourceSchema), ...errors(403) },
     },
@@ -59,7 +62,14 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
   });
   app.get('/api/v1/webhook-sources/:id', {
     config: admin,
-    schema: { ...sources, summary: 'Retrieve a webhook source', params: IdParams, response: { 200: WebhookSourceSchema, ...errors(403, 404) } },
+    schema: {
+      ...sources,
+      operationId: 'retrieveWebhookSource',
+      summary: 'Retrieve a webhook source',
+      description: 'One webhook source by its id (wsrc_…) with its field mappings and the URL to give the provider; never its signing secret.',
+      params: IdParams,
+      response: { 200: WebhookSourceSchema, ...errors(403, 404) },
+    },
     handler: async (req) => {
       const s = await findWebhookSource(deps.db, req.ctx, req.params.id);
       if (!s) throw notFound('webhook source', req.params.id);
@@ -70,6 +80,7 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
     config: admin,
     schema: {
       ...sources,
+      operationId: 'updateWebhookSource',
       summary: 'Update a webhook source',
       description:
         'Any field but provider. fieldMappings are merged over the current ones (a null timestamp removes that mapping); a new signingSecret replaces the old one at once on every node.',
@@ -86,6 +97,7 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
     config: admin,
     schema: {
       ...sources,
+      operationId: 'deleteWebhookSource',
       summary: 'Delete a webhook source',
       description: 'Its URL answers 404 from now on. Its ingestion log entries stay until retention removes them.',
       params: IdParams,
@@ -102,6 +114,7 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
     config: admin,
     schema: {
       ...log,
+      operationId: 'listReceivedWebhooks',
       summary: 'List received webhooks, newest first',
       description: `Every request that reached a source: verified or not, accepted, duplicate, discarded or rejected, with the reason. Bodies are left out of the list; retrieve an entry for its raw body. Entries are kept WEBHOOK_LOG_RETENTION_DAYS days (30 by default).`,
       querystring: Type.Object(
@@ -127,7 +140,9 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
     config: admin,
     schema: {
       ...log,
+      operationId: 'retrieveReceivedWebhook',
       summary: 'Retrieve a received webhook with its raw body',
+      description: 'One received webhook with its headers, raw body, verification result and what became of each event.',
       params: IdParams,
       response: { 200: WebhookLogEntrySchema, ...errors(403, 404) },
     },
@@ -141,6 +156,7 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
     config: admin,
     schema: {
       ...log,
+      operationId: 'replayReceivedWebhook',
       summary: 'Replay a received webhook',
       description:
         "Maps the stored body again with the source's current filter and mappings, without verifying again, so only entries that passed verification can be replayed (409 otherwise). Deduplication still applies: an event stored before comes back as a duplicate. Returns the new log entry, whose replayOf names this one.",

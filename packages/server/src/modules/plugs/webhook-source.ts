@@ -67,30 +67,33 @@ const SignatureOptionsSchema = Type.Object(
   },
 );
 
-export const WebhookSourceSchema = Type.Object({
-  id: Type.String({ description: 'wsrc_…' }),
-  object: Type.Literal('webhook_source'),
-  environment: Environment,
-  provider: Type.Union(providers.map((p) => Type.Literal(p))),
-  displayName: Type.String(),
-  metricId: Type.String({ description: 'The billable metric (mtr_…) that receives the extracted quantity.' }),
-  metricName: Type.String(),
-  url: Type.String({ description: 'Path of the webhook URL to give the provider: POST {api_url}/v1/ingest/webhook/{id}.' }),
-  signature: Type.Object(
-    { scheme: Type.String(), header: Type.String(), algorithm: Type.String(), encoding: Type.String(), prefix: Type.String() },
-    { description: 'How requests are verified (fixed by the provider template, options for code_hosting and custom).' },
-  ),
-  hasSigningSecret: Type.Boolean({ description: 'False: every request is refused with 401 until a secret is set.' }),
-  signingSecretHint: Type.Union([Type.String(), Type.Null()], {
-    description: 'The last four characters, to tell secrets apart. The secret itself is never returned.',
-  }),
-  eventTypeFrom: Source,
-  eventFilter: Type.Array(Type.String(), { description: 'Event types processed; others get 200 and are discarded. Empty: every type.' }),
-  fieldMappings: FieldMappingsSchema,
-  dedupWindowHours: Type.Integer({ description: 'How long a provider event id is remembered; a replay within it gets 200 and is dropped.' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const WebhookSourceSchema = Type.Object(
+  {
+    id: Type.String({ description: 'wsrc_…' }),
+    object: Type.Literal('webhook_source'),
+    environment: Environment,
+    provider: Type.Union(providers.map((p) => Type.Literal(p))),
+    displayName: Type.String(),
+    metricId: Type.String({ description: 'The billable metric (mtr_…) that receives the extracted quantity.' }),
+    metricName: Type.String(),
+    url: Type.String({ description: 'Path of the webhook URL to give the provider: POST {api_url}/v1/ingest/webhook/{id}.' }),
+    signature: Type.Object(
+      { scheme: Type.String(), header: Type.String(), algorithm: Type.String(), encoding: Type.String(), prefix: Type.String() },
+      { description: 'How requests are verified (fixed by the provider template, options for code_hosting and custom).' },
+    ),
+    hasSigningSecret: Type.Boolean({ description: 'False: every request is refused with 401 until a secret is set.' }),
+    signingSecretHint: Type.Union([Type.String(), Type.Null()], {
+      description: 'The last four characters, to tell secrets apart. The secret itself is never returned.',
+    }),
+    eventTypeFrom: Source,
+    eventFilter: Type.Array(Type.String(), { description: 'Event types processed; others get 200 and are discarded. Empty: every type.' }),
+    fieldMappings: FieldMappingsSchema,
+    dedupWindowHours: Type.Integer({ description: 'How long a provider event id is remembered; a replay within it gets 200 and is dropped.' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'WebhookSource' },
+);
 export type WebhookSourceView = Static<typeof WebhookSourceSchema>;
 
 const EventTypes = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { admission } from '../../http/admission.js';
 import { enforceRateLimit } from '../../http/rate-limit.js';
-import { ErrorEnvelope, errors } from '../../http/schemas.js';
+import { ErrorEnvelope, errors, publicSecurity } from '../../http/schemas.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../lib/errors.js';
 import { loadDeliverySource, verificationBypassed } from './delivery-source.js';
@@ -44,6 +44,7 @@ export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter)
       config: { auth: { kind: 'none' }, rateLimited: false },
       ...admission(() => deps.config.webhookMaxInFlight, 'webhook requests', deps.metrics.admission('webhook')),
       schema: {
+        operationId: 'receiveWebhook',
         summary: 'Receive a signed third-party webhook as usage',
         description: [
           "Point the provider at this URL. No API key: the signature (per the source's provider template) is verified on the raw body before it is parsed; a missing or invalid signature, or a source without a signing secret, gets 401, is logged and never processed.",
@@ -51,6 +52,7 @@ export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter)
           'A verified event that cannot become usage gets 422 naming the mapping field (MAPPING_FAILED, UNKNOWN_CUSTOMER, TIMESTAMP_TOO_OLD beyond 90 days, TIMESTAMP_IN_FUTURE, INVALID_QUANTITY…). Every request is kept in the ingestion log (GET /api/v1/webhook-log) with its raw body for replay; X-Webhook-Log-Id names its entry.',
         ].join('\n\n'),
         tags: ['Webhook ingestion'],
+        security: publicSecurity,
         params: Type.Object({ sourceId: Type.String({ maxLength: 100, description: 'wsrc_…' }) }),
         response: {
           200: Accepted,

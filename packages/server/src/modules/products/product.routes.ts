@@ -16,7 +16,9 @@ export async function productRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/products', {
     config: admin,
     schema: {
+      operationId: 'createProduct',
       summary: 'Create a product',
+      description: 'A product is what a subscription grants access to; its key is what entitlement checks and usage events name.',
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,
@@ -29,7 +31,9 @@ export async function productRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/products', {
     config: admin,
     schema: {
+      operationId: 'listProducts',
       summary: 'List products, newest first',
+      description: "Products of the key's environment, newest first, with cursor pagination.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object({ ...ListQuery, kind: Type.Optional(Type.Union(productKinds.map((k) => Type.Literal(k)))) }, { additionalProperties: false }),
@@ -44,7 +48,9 @@ export async function productRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/products/:id', {
     config: admin,
     schema: {
+      operationId: 'retrieveProduct',
       summary: 'Retrieve a product',
+      description: "One product by its id (prod_…), in the key's environment.",
       tags,
       security: bearerSecurity,
       params: IdParams,
@@ -60,6 +66,7 @@ export async function productRoutes(app: App, deps: Deps): Promise<void> {
   app.patch('/api/v1/products/:id', {
     config: admin,
     schema: {
+      operationId: 'updateProduct',
       summary: 'Update a product',
       description: 'name, description and metadata can change; kind is fixed at creation.',
       tags,

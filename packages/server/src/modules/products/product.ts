@@ -32,17 +32,20 @@ const Kind = Type.Union(
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Description = Type.String({ maxLength: 2000 });
 
-export const ProductSchema = Type.Object({
-  id: Type.String({ description: 'prod_…' }),
-  object: Type.Literal('product'),
-  environment: Environment,
-  name: Type.String(),
-  kind: Kind,
-  description: Type.Union([Type.String(), Type.Null()]),
-  metadata: Metadata,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const ProductSchema = Type.Object(
+  {
+    id: Type.String({ description: 'prod_…' }),
+    object: Type.Literal('product'),
+    environment: Environment,
+    name: Type.String(),
+    kind: Kind,
+    description: Type.Union([Type.String(), Type.Null()]),
+    metadata: Metadata,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Product' },
+);
 
 export const CreateProductBody = Type.Object(
   { name: Name, kind: Kind, description: Type.Optional(Description), metadata: Type.Optional(Metadata) },

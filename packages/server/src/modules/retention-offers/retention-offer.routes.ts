@@ -19,6 +19,7 @@ export async function retentionOfferRoutes(app: App, deps: Deps): Promise<void> 
   app.get('/api/v1/subscriptions/:id/retention-offers', {
     config: admin,
     schema: {
+      operationId: 'retrieveRetentionOffer',
       summary: 'The retention offer for a cancel reason',
       description:
         'What a customer cancelling for `reason` is offered, without accepting it: TOO_EXPENSIVE and SWITCHED_SERVICE 20% off the next 3 renewal invoices, UNUSED the cheapest cheaper published offering of the product, MISSING_FEATURES and TECHNICAL_ISSUES the billing setting supportUrl, OTHER nothing (NONE, also when there is no cheaper offering or no supportUrl). acceptanceId names the acceptance when this reason’s offer was accepted already.',
@@ -34,6 +35,7 @@ export async function retentionOfferRoutes(app: App, deps: Deps): Promise<void> 
   app.post('/api/v1/subscriptions/:id/retention-offer', {
     config: admin,
     schema: {
+      operationId: 'acceptRetentionOffer',
       summary: 'Accept the retention offer of a cancel reason',
       description:
         'Records the acceptance once per subscription and reason; accepting the same reason again returns the first record and changes nothing. DISCOUNT_20_PERCENT sets the subscription’s discount: each of its next 3 renewal invoices carries a discount line of -20% of its other lines (see the upcoming invoice). DOWNGRADE_PROMPT and SUPPORT_HANDOFF are recorded; the downgrade itself is a plan change. offerType, when sent, must be the reason’s offer; PAUSE_3_MONTHS is never available. Audited as retention_offer.accepted.',

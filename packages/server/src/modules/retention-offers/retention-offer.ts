@@ -164,15 +164,18 @@ export const RetentionOfferSchema = Type.Union(
   },
 );
 
-export const RetentionOfferAcceptanceSchema = Type.Object({
-  object: Type.Literal('retention_offer_acceptance'),
-  id: Text(100, 'roa_…'),
-  subscriptionId: Text(100),
-  reason: CancelReasonSchema,
-  offer: RetentionOfferSchema,
-  channel: literals(acceptanceChannels, 'API: accepted through an operator key; EMBED: through the widget.'),
-  acceptedAt: Type.String({ format: 'date-time', maxLength: 30 }),
-});
+export const RetentionOfferAcceptanceSchema = Type.Object(
+  {
+    object: Type.Literal('retention_offer_acceptance'),
+    id: Text(100, 'roa_…'),
+    subscriptionId: Text(100),
+    reason: CancelReasonSchema,
+    offer: RetentionOfferSchema,
+    channel: literals(acceptanceChannels, 'API: accepted through an operator key; EMBED: through the widget.'),
+    acceptedAt: Type.String({ format: 'date-time', maxLength: 30 }),
+  },
+  { title: 'RetentionOfferAcceptance' },
+);
 
 export const AcceptRetentionOfferBody = Type.Object(
   {
@@ -183,13 +186,16 @@ export const AcceptRetentionOfferBody = Type.Object(
 );
 export type AcceptRetentionOfferInput = Static<typeof AcceptRetentionOfferBody>;
 
-export const RetentionOfferViewSchema = Type.Object({
-  object: Type.Literal('retention_offer'),
-  subscriptionId: Text(100),
-  reason: CancelReasonSchema,
-  offer: RetentionOfferSchema,
-  acceptanceId: Type.Union([Text(100, 'roa_…: this reason’s offer was accepted already.'), Type.Null()]),
-});
+export const RetentionOfferViewSchema = Type.Object(
+  {
+    object: Type.Literal('retention_offer'),
+    subscriptionId: Text(100),
+    reason: CancelReasonSchema,
+    offer: RetentionOfferSchema,
+    acceptanceId: Type.Union([Text(100, 'roa_…: this reason’s offer was accepted already.'), Type.Null()]),
+  },
+  { title: 'RetentionOfferView' },
+);
 
 export function presentAcceptance(a: RetentionOfferAcceptance): Static<typeof RetentionOfferAcceptanceSchema> {
   return {

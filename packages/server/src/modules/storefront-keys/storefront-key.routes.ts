@@ -15,6 +15,7 @@ export async function storefrontKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/storefront-keys', {
     config: keysWrite,
     schema: {
+      operationId: 'createStorefrontKey',
       summary: 'Create a storefront key for X-Storefront-Key',
       description: 'Shown once; only its SHA-256 hash is stored. It reads the published pricing configuration and nothing else.',
       tags,
@@ -39,7 +40,9 @@ export async function storefrontKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/storefront-keys', {
     config: keysWrite,
     schema: {
+      operationId: 'listStorefrontKeys',
       summary: 'List storefront keys (never their secrets), newest first',
+      description: "Storefront keys of the key's environment, newest first, with cursor pagination: prefixes and status, never a secret.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object(ListQuery, { additionalProperties: false }),
@@ -54,7 +57,9 @@ export async function storefrontKeyRoutes(app: App, deps: Deps): Promise<void> {
   app.delete('/api/v1/storefront-keys/:id', {
     config: keysWrite,
     schema: {
+      operationId: 'revokeStorefrontKey',
       summary: 'Revoke a storefront key at once',
+      description: 'No grace period: the headless pricing configuration stops answering to this key immediately.',
       tags,
       security: bearerSecurity,
       params: IdParams,

@@ -16,24 +16,30 @@ export interface StorefrontKey {
   revokedAt: number | null;
 }
 
-export const StorefrontKeySchema = Type.Object({
-  id: Type.String({ description: 'sfk_…' }),
-  object: Type.Literal('storefront_key'),
-  environment: Environment,
-  name: Type.String(),
-  storefrontId: Type.Union([Type.String(), Type.Null()], { description: 'sf_…: the storefront whose published configuration the key reads.' }),
-  hint: Type.String({ description: 'pk_test_…9f2c' }),
-  status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('REVOKED')]),
-  createdAt: Timestamp,
-  revokedAt: NullableTimestamp,
-});
+export const StorefrontKeySchema = Type.Object(
+  {
+    id: Type.String({ description: 'sfk_…' }),
+    object: Type.Literal('storefront_key'),
+    environment: Environment,
+    name: Type.String(),
+    storefrontId: Type.Union([Type.String(), Type.Null()], { description: 'sf_…: the storefront whose published configuration the key reads.' }),
+    hint: Type.String({ description: 'pk_test_…9f2c' }),
+    status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('REVOKED')]),
+    createdAt: Timestamp,
+    revokedAt: NullableTimestamp,
+  },
+  { title: 'StorefrontKey' },
+);
 
-export const CreatedStorefrontKeySchema = Type.Object({
-  ...StorefrontKeySchema.properties,
-  fullToken: Type.Union([Type.String(), Type.Null()], {
-    description: 'pk_test_… or pk_live_…, shown only in this response. Null in an idempotent replay.',
-  }),
-});
+export const CreatedStorefrontKeySchema = Type.Object(
+  {
+    ...StorefrontKeySchema.properties,
+    fullToken: Type.Union([Type.String(), Type.Null()], {
+      description: 'pk_test_… or pk_live_…, shown only in this response. Null in an idempotent replay.',
+    }),
+  },
+  { title: 'CreatedStorefrontKey' },
+);
 
 export const CreateStorefrontKeyBody = Type.Object(
   {

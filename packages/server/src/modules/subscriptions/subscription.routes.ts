@@ -18,6 +18,7 @@ export async function subscriptionRoutes(app: App, deps: Deps, billing: Subscrip
   app.post('/api/v1/subscriptions', {
     config: admin,
     schema: {
+      operationId: 'createSubscription',
       summary: 'Subscribe a customer to a product',
       description:
         "Starts now (or at its customer's test clock time), ACTIVE. The first period is the trial when the offering has one, else a period of billingPeriod (MONTHLY unless given) that starts now (anniversary billing, the default) or ends on the next calendar boundary (periodAlignment calendar, prorated). With an entry price, the first invoice (the entry price, in advance) is issued as a draft at once.",
@@ -33,7 +34,9 @@ export async function subscriptionRoutes(app: App, deps: Deps, billing: Subscrip
   app.get('/api/v1/subscriptions', {
     config: admin,
     schema: {
+      operationId: 'listSubscriptions',
       summary: 'List subscriptions, newest first',
+      description: "Subscriptions of the key's environment, newest first, with cursor pagination; filter by customer, product or status.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object(
@@ -56,7 +59,9 @@ export async function subscriptionRoutes(app: App, deps: Deps, billing: Subscrip
   app.get('/api/v1/subscriptions/:id', {
     config: admin,
     schema: {
+      operationId: 'retrieveSubscription',
       summary: 'Retrieve a subscription',
+      description: 'One subscription by its id (sub_…) with its limits, period and any change scheduled for the period end.',
       tags,
       security: bearerSecurity,
       params: IdParams,
@@ -72,6 +77,7 @@ export async function subscriptionRoutes(app: App, deps: Deps, billing: Subscrip
   app.patch('/api/v1/subscriptions/:id', {
     config: admin,
     schema: {
+      operationId: 'updateSubscription',
       summary: 'Change a subscription’s limits, spend budget, unit prices or metadata',
       description:
         'Fields present replace the stored ones; the version increases. usageLimits and unitPrices must name existing metrics exactly. Until the pricing catalog lands, these are what GET /v1/entitlements/check decides with.',

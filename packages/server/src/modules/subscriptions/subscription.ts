@@ -160,44 +160,47 @@ const DiscountSchema = Type.Object({
   acceptanceId: Type.String({ maxLength: 100, description: 'roa_…: the accepted retention offer.' }),
 });
 
-export const SubscriptionSchema = Type.Object({
-  id: Type.String({ description: 'sub_…' }),
-  object: Type.Literal('subscription'),
-  environment: Environment,
-  customerId: Type.String(),
-  productId: Type.String(),
-  offeringId: Type.Union([Type.String(), Type.Null()], {
-    description: 'off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices.',
-  }),
-  trialEndsAt: NullableTimestamp,
-  status: Status,
-  billingPeriod: Period,
-  currentPeriodStart: Timestamp,
-  currentPeriodEnd: Type.String({ format: 'date-time', description: 'Exclusive end of the current period.' }),
-  version: Type.Integer({ description: 'Increases with every change to the subscription.' }),
-  startedAt: Timestamp,
-  cancelledAt: NullableTimestamp,
-  metadata: Metadata,
-  currency: Currency,
-  usageLimits: UsageLimits,
-  spendBudget: Type.Union([SpendBudgetSchema, Type.Null()]),
-  unitPrices: UnitPrices,
-  billingCycleAnchor: Type.String({ format: 'date-time', description: 'Where period boundaries are counted from: the start, or the end of the trial.' }),
-  periodAlignment: Alignment,
-  cancelAtPeriodEnd: Type.Boolean({ description: 'true: the subscription is cancelled at currentPeriodEnd, and its keys revoked then.' }),
-  scheduledChange: Type.Union([ScheduledChangeSchema, Type.Null()], { description: 'A change the renewal job applies at currentPeriodEnd.' }),
-  testClockId: Type.Union([Type.String(), Type.Null()], { description: "clock_…: the test clock whose time this subscription lives in (its customer's)." }),
-  priceVersionId: Type.Union([Type.String(), Type.Null()], {
-    description: 'pv_…: the prices of the current period. An edit of the offering or its rate plans applies from the next period.',
-  }),
-  priceVersionPinned: Type.Boolean({ description: 'true: renewals keep this price version instead of taking the offering’s current prices.' }),
-  discount: Type.Union([DiscountSchema, Type.Null()], {
-    description:
-      'A retention discount: each renewal invoice carries a negative discount line of percentOff of its other lines, until periodsLeft reaches 0 (then null).',
-  }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const SubscriptionSchema = Type.Object(
+  {
+    id: Type.String({ description: 'sub_…' }),
+    object: Type.Literal('subscription'),
+    environment: Environment,
+    customerId: Type.String(),
+    productId: Type.String(),
+    offeringId: Type.Union([Type.String(), Type.Null()], {
+      description: 'off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices.',
+    }),
+    trialEndsAt: NullableTimestamp,
+    status: Status,
+    billingPeriod: Period,
+    currentPeriodStart: Timestamp,
+    currentPeriodEnd: Type.String({ format: 'date-time', description: 'Exclusive end of the current period.' }),
+    version: Type.Integer({ description: 'Increases with every change to the subscription.' }),
+    startedAt: Timestamp,
+    cancelledAt: NullableTimestamp,
+    metadata: Metadata,
+    currency: Currency,
+    usageLimits: UsageLimits,
+    spendBudget: Type.Union([SpendBudgetSchema, Type.Null()]),
+    unitPrices: UnitPrices,
+    billingCycleAnchor: Type.String({ format: 'date-time', description: 'Where period boundaries are counted from: the start, or the end of the trial.' }),
+    periodAlignment: Alignment,
+    cancelAtPeriodEnd: Type.Boolean({ description: 'true: the subscription is cancelled at currentPeriodEnd, and its keys revoked then.' }),
+    scheduledChange: Type.Union([ScheduledChangeSchema, Type.Null()], { description: 'A change the renewal job applies at currentPeriodEnd.' }),
+    testClockId: Type.Union([Type.String(), Type.Null()], { description: "clock_…: the test clock whose time this subscription lives in (its customer's)." }),
+    priceVersionId: Type.Union([Type.String(), Type.Null()], {
+      description: 'pv_…: the prices of the current period. An edit of the offering or its rate plans applies from the next period.',
+    }),
+    priceVersionPinned: Type.Boolean({ description: 'true: renewals keep this price version instead of taking the offering’s current prices.' }),
+    discount: Type.Union([DiscountSchema, Type.Null()], {
+      description:
+        'A retention discount: each renewal invoice carries a negative discount line of percentOff of its other lines, until periodsLeft reaches 0 (then null).',
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Subscription' },
+);
 
 export const CreateSubscriptionBody = Type.Object(
   {

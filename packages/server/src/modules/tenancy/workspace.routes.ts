@@ -19,7 +19,9 @@ export async function workspaceRoutes(app: App, deps: Deps): Promise<void> {
   app.get('/api/v1/workspace', {
     config: { auth: { kind: 'workspace', scope: 'admin' } },
     schema: {
+      operationId: 'retrieveWorkspace',
       summary: 'The workspace and environment of the calling key',
+      description: "The workspace and environment the calling key belongs to, with the workspace's rate limit: a quick check that a key is the one you meant.",
       tags: ['Workspace'],
       security: bearerSecurity,
       response: { 200: WorkspaceSchema, ...errors(403) },

@@ -31,6 +31,7 @@ export async function testClockRoutes(app: App, deps: Deps, billing: TestClockBi
   app.post('/api/v1/test_clocks', {
     config: admin,
     schema: {
+      operationId: 'createTestClock',
       summary: 'Create a test clock',
       description:
         'Test environment only. Customers created with its id live in its time: their subscriptions start, renew, end trials and finalize invoices as the clock is advanced.',
@@ -46,7 +47,9 @@ export async function testClockRoutes(app: App, deps: Deps, billing: TestClockBi
   app.get('/api/v1/test_clocks', {
     config: admin,
     schema: {
+      operationId: 'listTestClocks',
       summary: 'List test clocks, newest first',
+      description: 'Test clocks of the test environment, newest first, with cursor pagination.',
       tags,
       security: bearerSecurity,
       querystring: Type.Object({ ...ListQuery }, { additionalProperties: false }),
@@ -60,7 +63,15 @@ export async function testClockRoutes(app: App, deps: Deps, billing: TestClockBi
 
   app.get('/api/v1/test_clocks/:id', {
     config: admin,
-    schema: { summary: 'Retrieve a test clock', tags, security: bearerSecurity, params: IdParams, response: { 200: TestClockSchema, ...errors(403, 404) } },
+    schema: {
+      operationId: 'retrieveTestClock',
+      summary: 'Retrieve a test clock',
+      description: 'One test clock by its id (clock_…) with its frozen time and status.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: { 200: TestClockSchema, ...errors(403, 404) },
+    },
     handler: async (req) => {
       const c = await findTestClock(deps.db, req.ctx, req.params.id);
       if (!c) throw notFound('test clock', req.params.id);
@@ -71,6 +82,7 @@ export async function testClockRoutes(app: App, deps: Deps, billing: TestClockBi
   app.post('/api/v1/test_clocks/:id/advance', {
     config: admin,
     schema: {
+      operationId: 'advanceTestClock',
       summary: 'Advance a test clock',
       description:
         'Moves the clock forward and runs, in order, everything due up to the new time for the subscriptions of its customers: renewals and their invoices (three periods passed give three invoices), trial ends, cancellations at period end, scheduled changes, and the finalization of drafts whose grace period has passed. Answers when the work is done (status ready); meanwhile GET shows status advancing and its progress. Advancing again to the same time does nothing twice.',

@@ -23,27 +23,30 @@ export interface AdvanceProgress {
   due: number;
 }
 
-export const TestClockSchema = Type.Object({
-  id: Type.String({ description: 'clock_…' }),
-  object: Type.Literal('test_clock'),
-  name: Type.Union([Type.String(), Type.Null()]),
-  frozenTime: Type.String({ format: 'date-time', description: 'The time of every customer attached to the clock.' }),
-  status: Type.Union([Type.Literal('ready'), Type.Literal('advancing')], {
-    description: 'advancing while an advance runs the billing work up to frozenTime (see advanceProgress), then ready.',
-  }),
-  advanceProgress: Type.Union(
-    [
-      Type.Object({
-        renewals: Type.Integer({ description: 'Periods closed so far.' }),
-        due: Type.Integer({ description: 'Subscriptions that were due when it started.' }),
-      }),
-      Type.Null(),
-    ],
-    { description: 'While advancing, on the node that runs the advance; null otherwise.' },
-  ),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const TestClockSchema = Type.Object(
+  {
+    id: Type.String({ description: 'clock_…' }),
+    object: Type.Literal('test_clock'),
+    name: Type.Union([Type.String(), Type.Null()]),
+    frozenTime: Type.String({ format: 'date-time', description: 'The time of every customer attached to the clock.' }),
+    status: Type.Union([Type.Literal('ready'), Type.Literal('advancing')], {
+      description: 'advancing while an advance runs the billing work up to frozenTime (see advanceProgress), then ready.',
+    }),
+    advanceProgress: Type.Union(
+      [
+        Type.Object({
+          renewals: Type.Integer({ description: 'Periods closed so far.' }),
+          due: Type.Integer({ description: 'Subscriptions that were due when it started.' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'While advancing, on the node that runs the advance; null otherwise.' },
+    ),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'TestClock' },
+);
 
 export const CreateTestClockBody = Type.Object(
   {

@@ -91,6 +91,7 @@ export async function uploadRoutes(app: App, deps: Deps, writer: UsageWriter): P
       // The body schema only documents the upload: the body is a stream, read line by line.
       validatorCompiler: () => () => true,
       schema: {
+        operationId: 'uploadUsage',
         summary: 'Upload historical usage: NDJSON or CSV, any size, with a per-line report',
         description: [
           'For historical and bulk usage, which the spec sends as a file rather than through the ingestion API. The key (admin scope) decides the workspace and environment.',

@@ -69,18 +69,21 @@ export const UsageEventSchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'UsageEvent', additionalProperties: false },
 );
 
-export const IngestResultSchema = Type.Object({
-  object: Type.Literal('ingest_result'),
-  environment: Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'Where the events landed: the key decides.' }),
-  accepted: Type.Integer({ description: 'Events stored and counted now.' }),
-  duplicates: Type.Integer({ description: 'Events skipped because their eventId was seen in the last 24 hours (or earlier in this batch).' }),
-  rejected: Type.Array(Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String(), field: Type.String() }), {
-    description: 'Always empty on a 200 from /v1/ingest/batch and /v1/ingest: a batch with any rejected event is refused whole (400).',
-  }),
-  idempotentReplay: Type.Boolean({
-    description: 'True when this is the stored response to an earlier request with the same X-Idempotency-Key; nothing was ingested now.',
-  }),
-});
+export const IngestResultSchema = Type.Object(
+  {
+    object: Type.Literal('ingest_result'),
+    environment: Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'Where the events landed: the key decides.' }),
+    accepted: Type.Integer({ description: 'Events stored and counted now.' }),
+    duplicates: Type.Integer({ description: 'Events skipped because their eventId was seen in the last 24 hours (or earlier in this batch).' }),
+    rejected: Type.Array(Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String(), field: Type.String() }), {
+      description: 'Always empty on a 200 from /v1/ingest/batch and /v1/ingest: a batch with any rejected event is refused whole (400).',
+    }),
+    idempotentReplay: Type.Boolean({
+      description: 'True when this is the stored response to an earlier request with the same X-Idempotency-Key; nothing was ingested now.',
+    }),
+  },
+  { title: 'IngestResult' },
+);

@@ -34,17 +34,20 @@ export const UsageQuery = Type.Object(
 );
 export type UsageQuery = Static<typeof UsageQuery>;
 
-export const UsageRowSchema = Type.Object({
-  id: Type.String({ description: 'An opaque cursor for startingAfter.' }),
-  object: Type.Literal('usage'),
-  customerId: Type.String(),
-  metricName: Type.String(),
-  periodStart: Type.String({ format: 'date-time', description: 'The UTC calendar month.' }),
-  periodEnd: Type.String({ format: 'date-time' }),
-  groupValue: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The metadata value, with groupBy (as text).' })),
-  sum: Type.String({ description: 'Exact sum of quantities, decimal.' }),
-  count: Type.Integer({ description: 'Number of events.' }),
-});
+export const UsageRowSchema = Type.Object(
+  {
+    id: Type.String({ description: 'An opaque cursor for startingAfter.' }),
+    object: Type.Literal('usage'),
+    customerId: Type.String(),
+    metricName: Type.String(),
+    periodStart: Type.String({ format: 'date-time', description: 'The UTC calendar month.' }),
+    periodEnd: Type.String({ format: 'date-time' }),
+    groupValue: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The metadata value, with groupBy (as text).' })),
+    sum: Type.String({ description: 'Exact sum of quantities, decimal.' }),
+    count: Type.Integer({ description: 'Number of events.' }),
+  },
+  { title: 'UsageRow' },
+);
 export type UsageRow = Static<typeof UsageRowSchema>;
 
 type Key = [periodStart: number, customerId: string, metricName: string, groupValue: string | null];

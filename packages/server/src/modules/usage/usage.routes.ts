@@ -55,6 +55,7 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
       bodyLimit: deps.config.ingestBodyLimitBytes,
       ...ingestRoute,
       schema: {
+        operationId: 'ingestBatch',
         summary: 'Ingest a batch of 1 to 1,000 usage events',
         description:
           'All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.',
@@ -75,6 +76,7 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
     config: ingestScope,
     ...ingestRoute,
     schema: {
+      operationId: 'ingestEvent',
       summary: 'Ingest one usage event',
       description: 'The same rules as the batch endpoint for one event; a rejection names the field as body.<field>.',
       tags,
@@ -91,6 +93,7 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
     bodyLimit: deps.config.ingestBodyLimitBytes,
     ...ingestRoute,
     schema: {
+      operationId: 'testIngestion',
       summary: 'Connectivity check: what a batch would do, storing nothing',
       description:
         'Non-billable, whatever the key (test or live): checks the body exactly like POST /v1/ingest/batch and answers 200 with what would have happened (accepted, duplicates, every problem of each rejected event, as a refused batch lists them) and the environment the key belongs to. Nothing is stored and nothing is counted.',
@@ -121,6 +124,7 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
   app.get('/api/v1/usage', {
     config: { auth: { kind: 'workspace', scope: 'admin' } },
     schema: {
+      operationId: 'retrieveUsage',
       summary: 'Usage per customer, metric and month (sum and count)',
       description:
         'From the per-month totals that ingestion keeps up to date; with groupBy, split by one metadata key, read from the events of the months on the page through an index by workspace and time (a page costs the events of the workspace in those months, whatever other workspaces hold). Sums are exact decimals. Rows are ordered by month, customer, metric and group value (null first); page with startingAfter.',

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
-import { errors } from '../../http/schemas.js';
+import { errors, publicSecurity } from '../../http/schemas.js';
 import { etagMatches } from '../catalog/headless-config.js';
 import { loadWidgetScript, type WidgetScript } from './widget-script.js';
 
@@ -68,10 +68,12 @@ export async function widgetScriptRoutes(app: App, _deps: Deps): Promise<void> {
   app.get(WIDGET_SCRIPT_PATH, {
     config,
     schema: {
+      operationId: 'retrieveWidgetScript',
       summary: 'The widget script (latest)',
       description:
         'Defines <tollgate-upgrade-cancel>. Cached publicly for 5 minutes; pin a version with the name from /widget/v1/manifest.json instead, which is cached for a year. Gzipped for clients that take it.',
       tags,
+      security: publicSecurity,
       headers,
       response: { 200: Script('The script.'), 304: Type.Null({ description: 'Not modified.' }), ...errors(503) },
     },
@@ -81,9 +83,11 @@ export async function widgetScriptRoutes(app: App, _deps: Deps): Promise<void> {
   app.get(`${WIDGET_SCRIPT_BASE}/tollgate-widget.:hash.js`, {
     config,
     schema: {
+      operationId: 'retrieveWidgetScriptVersion',
       summary: 'The widget script (one version, by its content hash)',
       description: 'Immutable: cached publicly for a year. A hash other than the current one is a 404 (this server serves one version).',
       tags,
+      security: publicSecurity,
       headers,
       params: Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{16}$', maxLength: 16, description: '16 hex digits of the SHA-256.' }) }),
       response: { 200: Script('The script.'), 304: Type.Null({ description: 'Not modified.' }), ...errors(404, 503) },
@@ -99,8 +103,11 @@ export async function widgetScriptRoutes(app: App, _deps: Deps): Promise<void> {
   app.get(`${WIDGET_SCRIPT_BASE}/manifest.json`, {
     config,
     schema: {
+      operationId: 'retrieveWidgetManifest',
       summary: 'The current widget script: its versioned path and integrity',
+      description: "The path of this build's script, with its content hash in the name, its Subresource Integrity hash and its size: pin both in your page.",
       tags,
+      security: publicSecurity,
       response: {
         200: Type.Object({
           object: Type.Literal('widget_script'),

@@ -18,6 +18,7 @@ export async function widgetSessionRoutes(app: App, deps: Deps): Promise<void> {
   app.post('/api/v1/widget_sessions', {
     config: admin,
     schema: {
+      operationId: 'createWidgetSession',
       summary: 'Mint a widget session for one subscription',
       description:
         "Call it from your backend when your page opens the upgrade/cancel widget, and hand the token to the widget: the buyer's browser then calls `/v1/widget/*` with `Authorization: Bearer wst_…`, on this one subscription only, until the session expires (default 900 s) or is revoked. The token is shown once (only its SHA-256 is stored) and works on the widget routes only. 404 for a subscription of another workspace or environment; 409 SUBSCRIPTION_NOT_ACTIVE for a cancelled one.",
@@ -43,6 +44,7 @@ export async function widgetSessionRoutes(app: App, deps: Deps): Promise<void> {
   app.delete('/api/v1/widget_sessions/:id', {
     config: admin,
     schema: {
+      operationId: 'revokeWidgetSession',
       summary: 'Revoke a widget session at once',
       description: 'The token stops working on every node at once. Revoking a revoked or expired session returns it unchanged.',
       tags,
@@ -59,6 +61,7 @@ export async function widgetSessionRoutes(app: App, deps: Deps): Promise<void> {
   app.get(`${WIDGET_BASE_PATH}/session`, {
     config: { auth: { kind: 'widget_session' } },
     schema: {
+      operationId: 'retrieveWidgetSession',
       summary: 'The widget session the browser holds',
       description:
         'For the widget: which subscription and customer its session names and when it expires. Authenticated with `Authorization: Bearer wst_…` only (an API key gets 401). An expired or revoked session gets 401: the seller’s page must start a new one. Answers CORS for the session’s allowed origins; another origin gets 403 ORIGIN_NOT_ALLOWED.',

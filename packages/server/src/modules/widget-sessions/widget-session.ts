@@ -53,23 +53,29 @@ const common = {
   expiresAt: Timestamp,
 };
 
-export const WidgetSessionSchema = Type.Object({
-  ...common,
-  allowedOrigins: Type.Array(Type.String()),
-  createdAt: Timestamp,
-  revokedAt: NullableTimestamp,
-});
+export const WidgetSessionSchema = Type.Object(
+  {
+    ...common,
+    allowedOrigins: Type.Array(Type.String()),
+    createdAt: Timestamp,
+    revokedAt: NullableTimestamp,
+  },
+  { title: 'WidgetSession' },
+);
 
-export const CreatedWidgetSessionSchema = Type.Object({
-  ...WidgetSessionSchema.properties,
-  token: Type.Union([Type.String(), Type.Null()], {
-    description:
-      'wst_test_… or wst_live_…: hand it to the widget (Authorization: Bearer on /v1/widget/*). Shown only in this response; null in an idempotent replay.',
-  }),
-});
+export const CreatedWidgetSessionSchema = Type.Object(
+  {
+    ...WidgetSessionSchema.properties,
+    token: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'wst_test_… or wst_live_…: hand it to the widget (Authorization: Bearer on /v1/widget/*). Shown only in this response; null in an idempotent replay.',
+    }),
+  },
+  { title: 'CreatedWidgetSession' },
+);
 
 /** What the browser may learn about its own session: never the token, never the origins. */
-export const WidgetSessionViewSchema = Type.Object(common);
+export const WidgetSessionViewSchema = Type.Object(common, { title: 'WidgetSessionView' });
 
 export function presentWidgetSession(s: WidgetSession): Static<typeof WidgetSessionSchema> {
   return {
