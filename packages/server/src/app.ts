@@ -25,6 +25,7 @@ import { clientCredentialRoutes } from './modules/client-credentials/client-cred
 import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
 import { storefrontKeyRoutes } from './modules/storefront-keys/storefront-key.routes.js';
 import { widgetSessionRoutes } from './modules/widget-sessions/widget-session.routes.js';
+import { operatorRoutes } from './modules/operators/operator.routes.js';
 import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
@@ -162,6 +163,13 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_… or sk_live_… key' },
           storefrontKey: { type: 'apiKey', in: 'header', name: 'X-Storefront-Key' },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: '__Host-tollgate_console',
+            description:
+              "The operator console's session (POST /api/v1/operator_sessions). It stands in for an API key on every operator route when no Authorization header is sent; changes also need X-CSRF-Token, and X-Tollgate-Environment picks the environment.",
+          },
           widgetSession: {
             type: 'http',
             scheme: 'bearer',
@@ -196,6 +204,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await oauthRoutes(a, deps);
     await storefrontKeyRoutes(a, deps);
     await widgetSessionRoutes(a, deps);
+    await operatorRoutes(a, deps);
     await usageRoutes(a, deps, usage);
     await uploadRoutes(a, deps, usage);
     await entitlementRoutes(a, deps);

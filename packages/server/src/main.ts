@@ -7,18 +7,18 @@ import { scheduleBilling } from './jobs/run-billing.js';
 import { countWorkspaces } from './modules/tenancy/workspace.repository.js';
 import { createDemoWorkspace, type DemoWorkspace } from './demo/create-demo-workspace.js';
 import { WIDGET_DEMO_PATH } from './demo/widget-demo-page.js';
+import { createDemoOperator, type DemoOperator } from './demo/create-demo-operator.js';
 
 /** read config -> open storage -> build app -> listen. */
 export async function serve(config: Config): Promise<void> {
   const { composition, describe } = await bootstrap(config);
   const { deps } = composition;
   let demo: DemoWorkspace | null = null;
+  let demoOperator: DemoOperator | null = null;
   if (config.seedDemo && (await countWorkspaces(deps.db)) === 0) {
-    demo = await createDemoWorkspace(deps, {
-      actor: { type: 'SYSTEM', id: 'seed' },
-      source: 'system',
-      correlationId: deps.ids.next('request'),
-    });
+    const origin = { actor: { type: 'SYSTEM', id: 'seed' }, source: 'system', correlationId: deps.ids.next('request') } as const;
+    demo = await createDemoWorkspace(deps, origin);
+    demoOperator = await createDemoOperator(deps, demo.workspaceId, origin);
   }
   // A node survives what it cannot prevent (a database restart mid-query, say); a promise
   // nobody awaited must not end it. Such a rejection is a bug, logged as one.
@@ -33,7 +33,10 @@ export async function serve(config: Config): Promise<void> {
   deps.log.info({ address, storage: describe, profile: config.profile }, `Tollgate listening on ${address}`);
   process.stdout.write(`\nTollgate is running at ${address} (${describe}, ${config.profile} profile).\n`);
   process.stdout.write(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json\n`);
-  if (demo) process.stdout.write(demoBanner(address, demo, config.profile));
+  process.stdout.write(
+    `Operator console: ${address}/console${demo ? '' : '   (sign in; add an operator with: npx tollgate users create --workspace ws_… --email …)'}\n`,
+  );
+  if (demo && demoOperator) process.stdout.write(demoBanner(address, demo, demoOperator, config.profile));
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -51,11 +54,13 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-function demoBanner(address: string, demo: DemoWorkspace, profile: Config['profile']): string {
+function demoBanner(address: string, demo: DemoWorkspace, op: DemoOperator, profile: Config['profile']): string {
   const t = demo.environments.test;
   const l = demo.environments.live;
   return `
-A demo workspace was created (${demo.workspaceId}). These keys are shown once; only their hashes are stored.
+A demo workspace was created (${demo.workspaceId}). These keys and the password are shown once; only their hashes are stored.
+
+  console sign-in      ${address}/console?workspace=${demo.workspaceId}   e-mail ${op.email}   password ${op.password}
 
   test secret key      ${t.secretKey}
   test product key     ${t.productKey}   (${t.productKeyId}, bound to ${t.subscriptionId})

@@ -19,6 +19,10 @@ export const openApiTags = [
   { name: 'Client credentials', description: 'OAuth client credentials for customers of an AI agent or MCP server.' },
   { name: 'OAuth', description: 'The token endpoint: client credentials in, a short-lived access token out. No API key.' },
   { name: 'Storefront keys', description: 'Public keys (`X-Storefront-Key`) that read one storefront’s published pricing.' },
+  {
+    name: 'Operators',
+    description: 'The people who sign in to the console: sign-in and sign-out (a session cookie), invitations, removal. Roles: admin and viewer.',
+  },
   { name: 'Widget sessions', description: 'Short-lived tokens your backend mints so the widget can act on one subscription.' },
   { name: 'Usage ingestion', description: 'Send usage events: one, a batch of up to 1,000, or a historical upload.' },
   { name: 'Usage', description: 'Usage read back: sums and counts per customer, metric and month.' },

@@ -33,6 +33,7 @@ const OWNERS: Record<string, string[]> = {
   'ingest-writer': [],
   metrics: ['metrics'],
   'outbound-webhooks': ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'webhook_lanes', 'webhook_messages'],
+  operators: ['operator_invitations', 'operator_sessions', 'operator_users'],
   'plan-changes': [],
   plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
   products: ['products'],

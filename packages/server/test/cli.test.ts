@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { backend } from './helpers/test-app.js';
-import { Scratch, call, runCli, type ServeProcess } from './helpers/processes.js';
+import { Scratch, call, consoleSignIn, runCli, type ServeProcess } from './helpers/processes.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrations } from '../src/db/migrate.js';
 import { countWorkspaces, findWorkspace } from '../src/modules/tenancy/workspace.repository.js';
@@ -181,7 +181,7 @@ describe(
           }
           for (const r of [helpDemo, demoHelp]) {
             assert.equal(r.status, 0, r.stderr);
-            assert.match(r.stdout, /^Usage: tollgate demo \[--json\]\n\ncreate a demo workspace and print its keys\n/);
+            assert.match(r.stdout, /^Usage: tollgate demo \[--json\]\n\ncreate a demo workspace and print its keys and console sign-in\n/);
           }
           assert.equal(group.status, 0, group.stderr);
           assert.match(group.stdout, /^Usage: tollgate workspace <command> \[options\]\n/);
@@ -278,6 +278,15 @@ describe(
         );
         banner = { workspaceId: m[1]!, testSecret: m[2]!, testProduct: m[3]!, testProductId: m[4]!, liveSecret: m[7]! };
         assert.match(server.stdout, store.describe);
+        // The console's address and the demo admin's sign-in, which works once printed.
+        assert.match(server.stdout, new RegExp(`Operator console: ${server.address}/console\\n`));
+        const signIn = /console sign-in\s+(\S+)\/console\?workspace=(ws_\w+)\s+e-mail (\S+)\s+password (\S+)\n/.exec(server.stdout);
+        assert.ok(signIn, server.stdout);
+        assert.equal(signIn[2], banner.workspaceId);
+        const session = await consoleSignIn(server.address, signIn[3]!, signIn[4]!);
+        assert.equal(session.status, 200, JSON.stringify(session.body));
+        assert.equal(session.body.workspace.id, banner.workspaceId);
+        assert.equal(session.body.operator.role, 'admin');
         assert.match(server.stdout, /development profile/);
 
         // The printed keys work against the server that printed them.
@@ -336,6 +345,54 @@ describe(
           assert.match(e.webhookSources.email.secret, /-----BEGIN PRIVATE KEY-----/);
         }
         assert.notEqual(demo.environments.test.customerId, demo.environments.live.customerId);
+        assert.equal(demo.operator.email, 'admin@example.com');
+        assert.equal(typeof demo.operator.password, 'string');
+        const session = await consoleSignIn(server.address, demo.operator.email, demo.operator.password);
+        assert.equal(session.status, 400, 'the same e-mail administers two demo workspaces now: sign-in asks which');
+        assert.equal(session.body.errors[0].field, 'body.workspaceId');
+      });
+
+      it('users create adds an operator who can sign in: a generated password, or one read from stdin', { timeout: TIMEOUT }, async () => {
+        assert.ok(banner, 'needs the server started above');
+        const generated = await runCli(
+          ['users', 'create', '--workspace', banner.workspaceId, '--email', 'Viewer@Example.com', '--role', 'viewer', '--json'],
+          store.env,
+        );
+        assert.equal(generated.status, 0, generated.stderr);
+        const out = JSON.parse(generated.stdout);
+        assert.equal(out.email, 'viewer@example.com');
+        assert.equal(out.role, 'viewer');
+        assert.match(out.operatorId, /^op_/);
+        assert.equal(typeof out.password, 'string');
+        const viewer = await consoleSignIn(server.address, 'viewer@example.com', out.password);
+        assert.equal(viewer.status, 200);
+        assert.equal(viewer.body.operator.role, 'viewer');
+
+        const piped = await runCli(
+          ['users', 'create', '--workspace', banner.workspaceId, '--email', 'piped@example.com', '--password-stdin'],
+          store.env,
+          30_000,
+          'a long piped password\n',
+        );
+        assert.equal(piped.status, 0, piped.stderr);
+        assert.match(piped.stdout, /^Operator op_\w+ \(piped@example.com, admin\) can now sign in/);
+        assert.doesNotMatch(piped.stdout, /Password/);
+        assert.equal((await consoleSignIn(server.address, 'piped@example.com', 'a long piped password')).status, 200);
+
+        const weak = await runCli(
+          ['users', 'create', '--workspace', banner.workspaceId, '--email', 'weak@example.com', '--password-stdin'],
+          store.env,
+          30_000,
+          'short\n',
+        );
+        assert.equal(weak.status, 2);
+        assert.match(weak.stderr, /at least 12 characters long\. \(--password-stdin\)/);
+        const again = await runCli(['users', 'create', '--workspace', banner.workspaceId, '--email', 'piped@example.com'], store.env);
+        assert.equal(again.status, 2);
+        assert.match(again.stderr, /already has an operator account/);
+        const badRole = await runCli(['users', 'create', '--workspace', banner.workspaceId, '--email', 'x@example.com', '--role', 'owner'], store.env);
+        assert.equal(badRole.status, 2);
+        assert.match(badRole.stderr, /--role must be admin or viewer/);
       });
 
       it('the keys demo --json printed work against the running server, each in its own environment', { timeout: TIMEOUT }, async () => {

@@ -855,6 +855,130 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/operator_sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in to the console
+     * @description Checks an operator’s e-mail and password and sets the console’s session cookie (`__Host-tollgate_console`: HttpOnly, Secure, SameSite=Strict, 12 hours). With the cookie, the workspace routes work without an API key; POST, PATCH, PUT and DELETE must also send the returned `csrfToken` as `X-CSRF-Token`, and `X-Tollgate-Environment: test|live` picks the environment (default test). A wrong e-mail or password gets 401 (the answer does not say which). At most 5 attempts per IP address and e-mail and 50 per IP address in 15 minutes (429 with Retry-After). Every attempt is audited.
+     */
+    post: operations['createOperatorSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/operator_sessions/current': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The console session this browser holds
+     * @description Who is signed in, to which workspace, until when, and the CSRF token to send on changes. 401 when the cookie is missing, expired or signed out.
+     */
+    get: operations['retrieveCurrentOperatorSession'];
+    put?: never;
+    post?: never;
+    /**
+     * Sign out of the console
+     * @description Ends the session at once on every node and clears the cookie. Needs X-CSRF-Token, like every change made with the cookie.
+     */
+    delete: operations['deleteCurrentOperatorSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/operators': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the workspace’s operators
+     * @description The people who can sign in to this workspace’s console, newest first. Operators belong to the workspace, not to an environment.
+     */
+    get: operations['listOperators'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/operators/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove an operator
+     * @description They cannot sign in again, and their open console sessions end at once on every node. The last admin cannot be removed (409). The account’s row is kept for the audit trail; the e-mail may be invited again.
+     */
+    delete: operations['deleteOperator'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/operator_invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invite an operator
+     * @description Returns a link to send to the person (by your own e-mail or chat: Tollgate sends none). Opening it within 7 days, they choose a name and a password and are signed in with the role given here. The token is shown only in this answer and works once. 409 when the e-mail is already an operator of the workspace.
+     */
+    post: operations['createOperatorInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/operator_invitations/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept an invitation and sign in
+     * @description Creates the invited operator’s account with the name and password given (at least 12 characters) and signs them in, as `POST /api/v1/operator_sessions` does. The link works once; a used, expired or unknown one gets 401.
+     */
+    post: operations['acceptOperatorInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/batch': {
     parameters: {
       query?: never;
@@ -2763,6 +2887,33 @@ export interface components {
       /** @description 64 hex characters (32 random bytes), shown only in this response. Null in an idempotent replay. */
       clientSecret: string | null;
     };
+    /** CreatedOperatorInvitation */
+    CreatedOperatorInvitation: {
+      /** @description opinv_… */
+      id: string;
+      /** @enum {string} */
+      object: 'operator_invitation';
+      email: string;
+      /** @description `admin`: everything the API offers; `viewer`: reads only (the server refuses every other method). */
+      role: 'admin' | 'viewer';
+      /** @description The operator (op_…) or key (key_…) that invited. */
+      invitedBy: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
+      acceptedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /** @description tgi_…: shown only in this response. */
+      token: string;
+      /** @description The link to send: the console’s accept page with the token after #, so it never reaches a server log. */
+      url: string;
+    };
     /** CreatedStorefrontKey */
     CreatedStorefrontKey: {
       /** @description sfk_… */
@@ -2929,6 +3080,14 @@ export interface components {
       data: components['schemas']['Customer'][];
       /** @description More items exist beyond this page in the direction of travel. */
       hasMore: boolean;
+    };
+    /** DeletedOperatorSession */
+    DeletedOperatorSession: {
+      id: string;
+      /** @enum {string} */
+      object: 'operator_session';
+      /** @enum {boolean} */
+      deleted: true;
     };
     /** EndpointSecret */
     EndpointSecret: {
@@ -3263,6 +3422,49 @@ export interface components {
       data: components['schemas']['Offering'][];
       /** @description More items exist beyond this page in the direction of travel. */
       hasMore: boolean;
+    };
+    /** Operator */
+    Operator: {
+      /** @description op_… */
+      id: string;
+      /** @enum {string} */
+      object: 'operator';
+      email: string;
+      name: string;
+      /** @description `admin`: everything the API offers; `viewer`: reads only (the server refuses every other method). */
+      role: 'admin' | 'viewer';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+    };
+    /** OperatorList */
+    OperatorList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['Operator'][];
+      /** @description More items exist beyond this page in the direction of travel. */
+      hasMore: boolean;
+    };
+    /** OperatorSession */
+    OperatorSession: {
+      /** @description opses_… */
+      id: string;
+      /** @enum {string} */
+      object: 'operator_session';
+      operator: components['schemas']['Operator'];
+      workspace: {
+        id: string;
+        name: string;
+      };
+      /** @description Send it as X-CSRF-Token on every POST, PATCH, PUT and DELETE made with the session cookie. It lasts as long as the session. */
+      csrfToken: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
     };
     /** Product */
     Product: {
@@ -8009,6 +8211,342 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createOperatorSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "axx",
+         *       "password": "password",
+         *       "workspaceId": "ws_01jd3m5x7c0000000000000000"
+         *     }
+         */
+        'application/json': {
+          /** @description An e-mail address (compared case-insensitively). */
+          email: string;
+          password: string;
+          /** @description ws_…: needed only when the e-mail is an operator of several workspaces. */
+          workspaceId?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "opses_01jd3m5x7c0000000000000000",
+           *       "object": "operator_session",
+           *       "operator": {
+           *         "id": "op_01jd3m5x7c0000000000000000",
+           *         "object": "operator",
+           *         "email": "email",
+           *         "name": "Acme Inc.",
+           *         "role": "admin",
+           *         "createdAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "workspace": {
+           *         "id": "id",
+           *         "name": "Acme Inc."
+           *       },
+           *       "csrfToken": "csrfToken",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['OperatorSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveCurrentOperatorSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "opses_01jd3m5x7c0000000000000000",
+           *       "object": "operator_session",
+           *       "operator": {
+           *         "id": "op_01jd3m5x7c0000000000000000",
+           *         "object": "operator",
+           *         "email": "email",
+           *         "name": "Acme Inc.",
+           *         "role": "admin",
+           *         "createdAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "workspace": {
+           *         "id": "id",
+           *         "name": "Acme Inc."
+           *       },
+           *       "csrfToken": "csrfToken",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['OperatorSession'];
+        };
+      };
+    };
+  };
+  deleteCurrentOperatorSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "object": "operator_session",
+           *       "deleted": true
+           *     }
+           */
+          'application/json': components['schemas']['DeletedOperatorSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listOperators: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "op_01jd3m5x7c0000000000000000",
+           *           "object": "operator",
+           *           "email": "email",
+           *           "name": "Acme Inc.",
+           *           "role": "admin",
+           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['OperatorList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteOperator: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "op_01jd3m5x7c0000000000000000",
+           *       "object": "operator",
+           *       "email": "email",
+           *       "name": "Acme Inc.",
+           *       "role": "admin",
+           *       "createdAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Operator'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createOperatorInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "axx",
+         *       "role": "admin"
+         *     }
+         */
+        'application/json': {
+          /** @description An e-mail address (compared case-insensitively). */
+          email: string;
+          /** @description `admin`: everything the API offers; `viewer`: reads only (the server refuses every other method). */
+          role: 'admin' | 'viewer';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "opinv_01jd3m5x7c0000000000000000",
+           *       "object": "operator_invitation",
+           *       "email": "email",
+           *       "role": "admin",
+           *       "invitedBy": "op_01jd3m5x7c0000000000000000",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "acceptedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "token": "tgi_01jd3m5x7c0000000000000000",
+           *       "url": "url"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedOperatorInvitation'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  acceptOperatorInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "tgi_01jd3m5x7c0000000000000000",
+         *       "name": "Acme Inc.",
+         *       "password": "password"
+         *     }
+         */
+        'application/json': {
+          /** @description tgi_…: the token of the invitation link (the part after #). */
+          token: string;
+          name: string;
+          /** @description At least 12 characters. */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "opses_01jd3m5x7c0000000000000000",
+           *       "object": "operator_session",
+           *       "operator": {
+           *         "id": "op_01jd3m5x7c0000000000000000",
+           *         "object": "operator",
+           *         "email": "email",
+           *         "name": "Acme Inc.",
+           *         "role": "admin",
+           *         "createdAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "workspace": {
+           *         "id": "id",
+           *         "name": "Acme Inc."
+           *       },
+           *       "csrfToken": "csrfToken",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['OperatorSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

@@ -1,6 +1,6 @@
 /**
  * `tollgate <command> [options]`: the command table and its dispatch. Each command group lives in
- * its own module (service, workspace, secrets, audit, backup; api: through the HTTP API with a key); a command is a row with its
+ * its own module (service, workspace, users, secrets, audit, backup; api: through the HTTP API with a key); a command is a row with its
  * path, usage, options and run(). Nothing touches storage or the network until the arguments
  * parsed, so a mistyped command creates no database.
  */
@@ -15,8 +15,17 @@ import { secretsCommands } from './secrets-commands.js';
 import { auditCommands } from './audit-commands.js';
 import { backupCommands } from './backup-commands.js';
 import { apiCommands } from './api-commands.js';
+import { usersCommands } from './users-commands.js';
 
-export const commands: readonly Command[] = [...serviceCommands, ...workspaceCommands, ...secretsCommands, ...auditCommands, ...backupCommands, ...apiCommands];
+export const commands: readonly Command[] = [
+  ...serviceCommands,
+  ...workspaceCommands,
+  ...usersCommands,
+  ...secretsCommands,
+  ...auditCommands,
+  ...backupCommands,
+  ...apiCommands,
+];
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

@@ -29,13 +29,18 @@ export const serviceCommands: Command[] = [
   {
     path: ['demo'],
     args: '[--json]',
-    summary: 'create a demo workspace and print its keys',
-    details: '--json prints one JSON object on one line (for scripts); without it, the same object indented.',
+    summary: 'create a demo workspace and print its keys and console sign-in',
+    details:
+      '--json prints one JSON object on one line (for scripts); without it, the same object indented.\n' +
+      'operator: {email, password} is an admin of the console (/console); the password is shown once.',
     options: { json: { type: 'boolean' } },
     run: ({ values, progress }) =>
       withLocalStore(progress, async ({ composition, correlationId }) => {
         const { createDemoWorkspace } = await import('../demo/create-demo-workspace.js');
-        const demo = await createDemoWorkspace(composition.deps, { actor: operator, source: 'cli', correlationId });
+        const { createDemoOperator } = await import('../demo/create-demo-operator.js');
+        const origin = { actor: operator, source: 'cli', correlationId } as const;
+        const workspace = await createDemoWorkspace(composition.deps, origin);
+        const demo = { ...workspace, operator: await createDemoOperator(composition.deps, workspace.workspaceId, origin) };
         process.stdout.write(values.json ? `${JSON.stringify(demo)}\n` : `${JSON.stringify(demo, null, 2)}\n`);
       }),
   },

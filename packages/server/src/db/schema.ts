@@ -18,6 +18,7 @@ import type { AuditSearchPresetTable } from './tables/audit-search-preset.table.
 import type { BillingSettingsTable, CreditNoteTable, DocumentSequenceTable, InvoiceTable, PriceVersionTable } from './tables/billing.table.js';
 import type { TestClockTable } from './tables/test-clock.table.js';
 import type { WidgetSessionTable } from './tables/widget-session.table.js';
+import type { OperatorInvitationTable, OperatorSessionTable, OperatorUserTable } from './tables/operator.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 import type {
   WebhookAttemptTable,
@@ -58,6 +59,9 @@ export interface Database {
   priceVersions: PriceVersionTable;
   testClocks: TestClockTable;
   widgetSessions: WidgetSessionTable;
+  operatorUsers: OperatorUserTable;
+  operatorSessions: OperatorSessionTable;
+  operatorInvitations: OperatorInvitationTable;
   retentionOfferAcceptances: RetentionOfferAcceptanceTable;
   webhookEndpoints: WebhookEndpointTable;
   webhookMessages: WebhookMessageTable;

@@ -131,6 +131,8 @@ describe('operations in the OpenAPI document', () => {
     const publicRoutes = [
       'paths GET /health',
       'paths GET /ready',
+      'paths POST /api/v1/operator_invitations/accept',
+      'paths POST /api/v1/operator_sessions',
       'paths POST /oauth/token',
       'paths GET /pricing/{storefrontId}',
       'paths POST /v1/ingest/webhook/{sourceId}',
@@ -147,7 +149,8 @@ describe('operations in the OpenAPI document', () => {
     }
     // The outbound webhooks are our requests to the seller: their signature header is their proof.
     assert.deepEqual(open.filter((at) => !at.startsWith('webhooks ')).sort(), publicRoutes.sort());
-    assert.deepEqual(doc.paths['/api/v1/customers'].post.security, [{ bearerAuth: [] }]);
+    // An API key, or the console's session cookie when no Authorization header is sent.
+    assert.deepEqual(doc.paths['/api/v1/customers'].post.security, [{ bearerAuth: [] }, { consoleSession: [] }]);
   });
 });
 

@@ -116,6 +116,7 @@ export function ListOf<T extends TSchema>(item: T) {
   );
 }
 
-export const bearerSecurity = [{ bearerAuth: [] }];
+/** An operator route: an API key, or the console's session cookie (modules/operators). */
+export const bearerSecurity: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { consoleSession: [] }];
 /** Routes that take no credential say so: an empty list, not an absent one (which would leave it unsaid). */
 export const publicSecurity: Array<Record<string, string[]>> = [];

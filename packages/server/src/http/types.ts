@@ -10,10 +10,18 @@ import type { OperationContext } from '../lib/operation-context.js';
  * - storefront: an X-Storefront-Key;
  * - widget_session: `Authorization: Bearer wst_…`, a widget session and nothing else (the browser
  *   side of the upgrade/cancel widget; such routes answer CORS for the session's origins);
+ * - console: the operator console's session cookie and nothing else (its own session routes);
  * - none: public, limited per IP.
+ * The workspace kinds also take the console's session cookie when no Authorization header is
+ * sent: an admin operator holds every scope, a viewer may only use safe methods.
  */
 export type AuthRequirement =
-  { kind: 'workspace'; scope: Scope } | { kind: 'workspace_or_product'; scope: Scope } | { kind: 'storefront' } | { kind: 'widget_session' } | { kind: 'none' };
+  | { kind: 'workspace'; scope: Scope }
+  | { kind: 'workspace_or_product'; scope: Scope }
+  | { kind: 'storefront' }
+  | { kind: 'widget_session' }
+  | { kind: 'console' }
+  | { kind: 'none' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

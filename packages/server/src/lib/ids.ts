@@ -32,6 +32,9 @@ export const idPrefixes = {
   webhookEndpoint: 'we',
   webhookMessage: 'msg',
   webhookAttempt: 'atmpt',
+  operator: 'op',
+  operatorSession: 'opses',
+  operatorInvitation: 'opinv',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

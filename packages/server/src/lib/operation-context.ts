@@ -15,9 +15,10 @@ export type ActorType = (typeof actorTypes)[number];
 
 /**
  * Where an event came from: the HTTP API, the embeddable widget (a browser holding a widget
- * session), the CLI, or the service itself (jobs, start-up).
+ * session), the operator console (a browser holding a console session), the CLI, or the
+ * service itself (jobs, start-up).
  */
-export type AuditSource = 'api' | 'widget' | 'cli' | 'system' | 'oauth' | 'webhook';
+export type AuditSource = 'api' | 'widget' | 'console' | 'cli' | 'system' | 'oauth' | 'webhook';
 
 export interface Actor {
   type: ActorType;

@@ -26,4 +26,13 @@ export type Credential =
   | (CredentialBase & { type: 'access_token'; customerId: string; subscriptionId: string; productId: string })
   | (CredentialBase & { type: 'storefront_key'; storefrontId: string | null })
   /** A browser's short-lived session for ONE subscription (the widget routes only); expiresAt is its end. */
-  | (CredentialBase & { type: 'widget_session'; subscriptionId: string; customerId: string; allowedOrigins: string[] });
+  | (CredentialBase & { type: 'widget_session'; subscriptionId: string; customerId: string; allowedOrigins: string[] })
+  /**
+   * A signed-in console (the cookie's secret). An operator works in both environments: the
+   * lookup says `test`, and authentication sets the one each request picks (X-Tollgate-Environment).
+   */
+  | (CredentialBase & { type: 'operator_session'; operatorId: string; email: string; role: OperatorRole });
+
+/** admin: everything a workspace key with every scope may; viewer: read only (safe methods). */
+export const operatorRoles = ['admin', 'viewer'] as const;
+export type OperatorRole = (typeof operatorRoles)[number];

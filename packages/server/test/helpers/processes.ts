@@ -46,13 +46,14 @@ export interface CliResult {
  * Runs `tollgate ARGS` to the end and returns its exit status and output. A command that hangs is
  * killed (by its PID) after `timeoutMs`, and the error carries both streams, so the failure says why.
  */
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: childEnv(env), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       if (child.pid) signal(child.pid, 'SIGKILL');
       reject(new Error(`tollgate ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
@@ -83,6 +84,17 @@ export async function call(base: string, method: string, url: string, key: strin
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+/** Signs in to a running server's console as a browser would: the status and the session cookie it set. */
+export async function consoleSignIn(base: string, email: string, password: string): Promise<{ status: number; cookie: string | null; body: any }> {
+  const res = await fetch(`${base}/api/v1/operator_sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const cookie = res.headers.get('set-cookie')?.split(';')[0] ?? null;
+  return { status: res.status, cookie, body: await res.json() };
 }
 
 /** How a child ended: its exit code, or the signal that ended it. */

@@ -6,6 +6,15 @@
 export const auditEventTypesByCategory = {
   'API requests': ['api.requests_summarized', 'api.request_failed'],
   Authentication: ['auth.failed', 'oauth.token_issued'],
+  Operators: [
+    'operator.created',
+    'operator.invited',
+    'operator.invitation_accepted',
+    'operator.removed',
+    'operator.signed_in',
+    'operator.sign_in_failed',
+    'operator.signed_out',
+  ],
   Keys: [
     'api_key.created',
     'api_key.rotated',

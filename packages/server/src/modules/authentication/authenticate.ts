@@ -7,7 +7,12 @@ import type { Credential } from '../../lib/principal.js';
 import { findCredentialBySecret } from './find-credential.js';
 import { noteGraceUse } from './grace-use.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { ActorType } from '../../lib/operation-context.js';
+import type { ActorType, AuditSource } from '../../lib/operation-context.js';
+import type { Environment } from '../../lib/crypto.js';
+import { safeEqual } from '../../lib/crypto.js';
+import { parseCookies, SAFE_METHODS } from '../../http/cookies.js';
+import { CONSOLE_COOKIE, CSRF_HEADER, ENVIRONMENT_HEADER } from '../operators/operator.js';
+import { csrfTokenFor } from '../operators/operator-session.js';
 import type { AuthRequirement } from '../../http/types.js';
 import { corsHeaders } from '../../http/cors.js';
 import { parseSecret } from '../credentials/secrets.js';
@@ -23,6 +28,7 @@ const actorTypeOf: Record<Credential['type'], ActorType> = {
   access_token: 'CLIENT_CREDENTIAL',
   storefront_key: 'STOREFRONT_KEY',
   widget_session: 'WIDGET_SESSION',
+  operator_session: 'OPERATOR',
 };
 
 function limitFor(deps: Deps, c: Credential): number {
@@ -50,7 +56,7 @@ async function rejectAuthentication(
       environment: credential?.environment ?? null,
       actor: credential ? { type: actorTypeOf[credential.type], id: credential.id } : { type: 'ANONYMOUS', id: request.ip },
       correlationId: request.correlationId,
-      source: credential?.type === 'widget_session' ? 'widget' : 'api',
+      source: sourceOf(credential),
     },
     {
       eventType: 'auth.failed',
@@ -114,6 +120,9 @@ export function authenticationHook(deps: Deps) {
     if (auth.kind === 'widget_session') return authenticateWidgetSession(deps, request, reply);
 
     const header = request.headers.authorization;
+    // The console's cookie stands in for an API key only when no Authorization header is sent.
+    const consoleSecret = header ? undefined : parseCookies(request.headers.cookie).get(CONSOLE_COOKIE);
+    if (auth.kind === 'console' || consoleSecret !== undefined) return authenticateConsoleSession(deps, request, reply, consoleSecret);
     if (!header) {
       return rejectAuthentication(deps, request, reply, 'missing_authorization', 'Send your API key as Authorization: Bearer <key>.', null);
     }
@@ -179,13 +188,63 @@ async function authenticateWidgetSession(deps: Deps, request: FastifyRequest, re
   if (refusal) throw refusal;
 }
 
+/**
+ * The operator console: its session cookie, on the workspace routes (in place of an API key)
+ * and on the console's own session routes. The environment is the request's choice
+ * (X-Tollgate-Environment, default test); a POST, PATCH, PUT or DELETE must carry the session's
+ * CSRF token; an admin holds every scope, a viewer may only read. All of it is enforced here,
+ * whatever the page does.
+ */
+async function authenticateConsoleSession(deps: Deps, request: FastifyRequest, reply: FastifyReply, secret: string | undefined): Promise<void> {
+  if (secret === undefined) {
+    return rejectAuthentication(deps, request, reply, 'missing_console_session', NO_CONSOLE_SESSION, null);
+  }
+  const c = await findCredentialBySecret(deps, secret);
+  if (!c || c.type !== 'operator_session') return rejectAuthentication(deps, request, reply, 'unknown_console_session', NO_CONSOLE_SESSION, null);
+  const state = credentialState(c, deps.clock.now());
+  if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), CONSOLE_SESSION_ENDED, c);
+  const environment = environmentOf(request);
+  request.credential = { ...c, environment };
+  setContext(request, request.credential);
+  await enforceRateLimit(deps, reply, `ws:${c.workspaceId}`, limitFor(deps, c), 'tenant');
+  if (SAFE_METHODS.has(request.method)) return;
+  const presented = request.headers[CSRF_HEADER];
+  if (typeof presented !== 'string' || !safeEqual(presented, csrfTokenFor(secret))) {
+    throw new AppError(
+      'CSRF_FAILED',
+      `A ${request.method} made with the console's session cookie must carry the session's csrfToken in the X-CSRF-Token header (GET /api/v1/operator_sessions/current returns it).`,
+    );
+  }
+  const routeAuth = request.routeOptions.config?.auth;
+  if (c.role === 'viewer' && routeAuth?.kind !== 'console') {
+    throw new AppError('INSUFFICIENT_SCOPE', `Your role is viewer, which may only read; ${request.method} needs an admin of this workspace.`);
+  }
+}
+
+const NO_CONSOLE_SESSION = 'Sign in to the console first (POST /api/v1/operator_sessions), or send an API key as Authorization: Bearer <key>.';
+const CONSOLE_SESSION_ENDED = 'Your console session has ended (it expired, you signed out, or your account was removed); sign in again.';
+
+function environmentOf(request: FastifyRequest): Environment {
+  const v = request.headers[ENVIRONMENT_HEADER];
+  if (v === undefined) return 'test';
+  if (v === 'test' || v === 'live') return v;
+  throw new AppError('VALIDATION_FAILED', "X-Tollgate-Environment must be 'test' or 'live'.", { field: 'headers.x-tollgate-environment' });
+}
+
+function sourceOf(c: Credential | null): AuditSource {
+  if (c?.type === 'widget_session') return 'widget';
+  if (c?.type === 'operator_session') return 'console';
+  return 'api';
+}
+
 function setContext(request: FastifyRequest, c: Credential): void {
   request.ctx = {
     workspaceId: c.workspaceId,
     environment: c.environment,
-    actor: { type: actorTypeOf[c.type], id: c.id },
+    // An operator acts as themselves, not as their session.
+    actor: { type: actorTypeOf[c.type], id: c.type === 'operator_session' ? c.operatorId : c.id },
     correlationId: request.correlationId,
-    source: c.type === 'widget_session' ? 'widget' : 'api',
+    source: sourceOf(c),
   };
 }
 

@@ -8,6 +8,7 @@ import { findApiKeyCredential } from '../api-keys/api-key.repository.js';
 import { findAccessTokenCredential } from '../client-credentials/client-credential.repository.js';
 import { findStorefrontKeyCredential } from '../storefront-keys/storefront-key.repository.js';
 import { findWidgetSessionCredential } from '../widget-sessions/widget-session.repository.js';
+import { findOperatorSessionCredential } from '../operators/operator.repository.js';
 import { workspaceRateLimitOf } from '../tenancy/workspace.repository.js';
 
 /** The secret's prefix names the one table to ask, owned by that kind's module. */
@@ -16,6 +17,7 @@ const lookups: Record<SecretKind, FindCredentialByHash> = {
   access_token: findAccessTokenCredential,
   storefront_key: findStorefrontKeyCredential,
   widget_session: findWidgetSessionCredential,
+  operator_session: findOperatorSessionCredential,
 };
 
 /**
@@ -33,7 +35,7 @@ export async function findCredentialBySecret(deps: Deps, secret: string): Promis
   const generation = cache.generation;
   const found = await lookups[parsed.kind](deps.db, hash, workspaceRateLimitOf);
   // The prefix names the environment; a row that disagrees is treated as absent.
-  const result = found && found.environment === parsed.environment ? found : null;
+  const result = found && (parsed.environment === null || found.environment === parsed.environment) ? found : null;
   cache.set(hash, result, generation);
   return result;
 }

@@ -4,20 +4,25 @@ import { hintOf, randomHex, sha256Hex, type Environment } from '../../lib/crypto
  * Every kind of presented secret, told apart by its prefix alone: authentication looks each up
  * in its own kind's table, and malformed input never reaches the database.
  */
-export type SecretKind = 'secret_key' | 'access_token' | 'storefront_key' | 'widget_session';
+export type SecretKind = 'secret_key' | 'access_token' | 'storefront_key' | 'widget_session' | 'operator_session';
 
 const formats: Array<[SecretKind, RegExp]> = [
   ['secret_key', /^sk_(test|live)_[0-9a-f]{32}$/],
   ['access_token', /^at_(test|live)_[0-9a-f]{64}$/],
   ['storefront_key', /^pk_(test|live)_[0-9a-f]{32}$/],
   ['widget_session', /^wst_(test|live)_[0-9a-f]{64}$/],
+  // The console's cookie: an operator works in both environments, so it names none.
+  ['operator_session', /^tgc_()[0-9a-f]{64}$/],
 ];
 
-/** Pure: recognise a presented secret by its form, so malformed input never reaches the database. */
-export function parseSecret(value: string): { kind: SecretKind; environment: Environment } | null {
+/**
+ * Pure: recognise a presented secret by its form, so malformed input never reaches the database.
+ * `environment` is null for a secret that names none (a console session).
+ */
+export function parseSecret(value: string): { kind: SecretKind; environment: Environment | null } | null {
   for (const [kind, re] of formats) {
     const m = re.exec(value);
-    if (m) return { kind, environment: m[1] as Environment };
+    if (m) return { kind, environment: m[1] ? (m[1] as Environment) : null };
   }
   return null;
 }
@@ -42,3 +47,7 @@ export const newClientSecret = (): NewSecret => make(randomHex(32));
 export const newAccessToken = (env: Environment): NewSecret => make(`at_${env}_${randomHex(32)}`);
 /** Widget session tokens: they sit in a browser for minutes, so they look like no other secret. */
 export const newWidgetSessionToken = (env: Environment): NewSecret => make(`wst_${env}_${randomHex(32)}`);
+/** A console session's cookie secret; it names no environment (an operator works in both). */
+export const newOperatorSessionToken = (): NewSecret => make(`tgc_${randomHex(32)}`);
+/** An operator invitation's link token: sent by e-mail or chat, it works once. */
+export const newOperatorInvitationToken = (): NewSecret => make(`tgi_${randomHex(32)}`);
