@@ -1059,6 +1059,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/usage/daily': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Usage per UTC day and metric (sum and count)
+     * @description For charts: the sum and count of usage per UTC calendar day and metric, from `from` to `to` inclusive (at most 93 days), of one customer or of all. From the hourly totals that ingestion keeps up to date; days without usage have no row. Sums are exact decimals. One page, never cut: at most 93 rows per metric.
+     */
+    get: operations['retrieveDailyUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/usage/uploads': {
     parameters: {
       query?: never;
@@ -3935,6 +3955,26 @@ export interface components {
       discountAmount: string;
       /** @description What the invoice will charge, the discount included; no taxes. Decimal text with the currency's minor digits, e.g. "12.50". */
       total: string;
+    };
+    /** UsageDay */
+    UsageDay: {
+      /** @enum {string} */
+      object: 'usage_day';
+      /** @description The UTC day, YYYY-MM-DD. */
+      date: string;
+      metricName: string;
+      /** @description Exact sum of quantities, decimal. */
+      sum: string;
+      /** @description Number of events. */
+      count: number;
+    };
+    /** UsageDayList */
+    UsageDayList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['UsageDay'][];
+      /** @description More items exist beyond this page in the direction of travel. */
+      hasMore: boolean;
     };
     /** UsageEvent */
     UsageEvent: {
@@ -8226,13 +8266,16 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "email": "axx",
+         *       "email": "ada@example.com",
          *       "password": "password",
          *       "workspaceId": "ws_01jd3m5x7c0000000000000000"
          *     }
          */
         'application/json': {
-          /** @description An e-mail address (compared case-insensitively). */
+          /**
+           * @description An e-mail address (compared case-insensitively).
+           * @example ada@example.com
+           */
           email: string;
           password: string;
           /** @description ws_…: needed only when the e-mail is an operator of several workspaces. */
@@ -8446,12 +8489,15 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "email": "axx",
+         *       "email": "ada@example.com",
          *       "role": "admin"
          *     }
          */
         'application/json': {
-          /** @description An e-mail address (compared case-insensitively). */
+          /**
+           * @description An e-mail address (compared case-insensitively).
+           * @example ada@example.com
+           */
           email: string;
           /** @description `admin`: everything the API offers; `viewer`: reads only (the server refuses every other method). */
           role: 'admin' | 'viewer';
@@ -8812,6 +8858,55 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['UsageRowList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveDailyUsage: {
+    parameters: {
+      query: {
+        /** @description A UTC calendar day, YYYY-MM-DD. */
+        from: string;
+        /** @description The last day, inclusive (YYYY-MM-DD, UTC). At most 93 days after from. */
+        to: string;
+        /** @description cus_ id or externalId; absent: every customer. */
+        customerId?: string;
+        metricName?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "usage_day",
+           *           "date": "date",
+           *           "metricName": "metricName",
+           *           "sum": "sum",
+           *           "count": 1
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['UsageDayList'];
         };
       };
       400: components['responses']['BadRequest'];

@@ -173,3 +173,45 @@ export async function readHourCounts(db: Db, tenant: Tenant, customerId: string,
   const rows = await totalRows(db, tenant, customerId).where('hourStart', 'in', hours).select(['hourStart', 'metricName', 'eventCount']).execute();
   return rows.map((r) => ({ hourStart: Number(r.hourStart), metricName: r.metricName, events: Number(r.eventCount) }));
 }
+
+export interface DaySum {
+  /** Epoch ms of the UTC day's start. */
+  dayStart: number;
+  metricName: string;
+  /** Exact decimal text. */
+  quantity: string;
+  events: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Totals per UTC day and metric over the hours starting in [fromHour, toHour), of one customer or
+ * of every customer of the tenant, from the hourly total rows: what the console and the developer
+ * hub chart. One statement; days and metrics without usage have no row.
+ */
+export async function sumDailyTotals(
+  db: Db,
+  dialect: DialectName,
+  tenant: Tenant,
+  range: { fromHour: number; toHour: number; customerId?: string; metricName?: string },
+): Promise<DaySum[]> {
+  if (range.toHour <= range.fromHour) return [];
+  const day = sql<number>`(hour_start - (hour_start % ${sql.lit(DAY_MS)}))`;
+  const rows = await sumRows(dialect, (s) =>
+    db
+      .selectFrom('usageHourly')
+      .$call(forTenant(tenant))
+      .$if(range.customerId !== undefined, (q) => q.where('customerId', '=', range.customerId as string))
+      .$if(range.metricName !== undefined, (q) => q.where('metricName', '=', range.metricName as string))
+      .where('dimension', '=', sql.lit(TOTAL))
+      .where('hourStart', '>=', range.fromHour)
+      .where('hourStart', '<', range.toHour)
+      .select([day.as('dayStart'), 'metricName', ...sumColumns(s)])
+      .groupBy([day, 'metricName'])
+      .orderBy(day)
+      .orderBy('metricName')
+      .execute(),
+  );
+  return rows.map((r) => ({ dayStart: Number(r.dayStart), metricName: r.metricName, ...exactSum(r) }));
+}

@@ -11,6 +11,7 @@ import { batchAt, eventsOf } from './batch-body.js';
 import { IngestResultSchema, MAX_BATCH_EVENTS, UsageEventSchema } from './usage-event.js';
 import { ListOf } from '../../http/schemas.js';
 import { reportUsage, UsageQuery, UsageRowSchema } from './usage-report.js';
+import { dailyUsage, DailyUsageQuery, UsageDaySchema } from './daily-usage.js';
 
 const ingestScope = { auth: { kind: 'workspace', scope: 'ingest' } } as const;
 const tags = ['Usage ingestion'];
@@ -137,5 +138,20 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
       const page = await reportUsage(deps, req.ctx, req.query);
       return { object: 'list' as const, data: page.items, hasMore: page.hasMore };
     },
+  });
+
+  app.get('/api/v1/usage/daily', {
+    config: { auth: { kind: 'workspace', scope: 'admin' } },
+    schema: {
+      operationId: 'retrieveDailyUsage',
+      summary: 'Usage per UTC day and metric (sum and count)',
+      description:
+        'For charts: the sum and count of usage per UTC calendar day and metric, from `from` to `to` inclusive (at most 93 days), of one customer or of all. From the hourly totals that ingestion keeps up to date; days without usage have no row. Sums are exact decimals. One page, never cut: at most 93 rows per metric.',
+      tags: ['Usage'],
+      security: bearerSecurity,
+      querystring: DailyUsageQuery,
+      response: { 200: ListOf(UsageDaySchema), ...errors(403, 404) },
+    },
+    handler: async (req) => ({ object: 'list' as const, data: await dailyUsage(deps, req.ctx, req.query), hasMore: false }),
   });
 }
