@@ -3,6 +3,7 @@
  * (routes.ts) decides the screen; the environment (test unless the operator switches, kept for
  * this tab) goes with every request.
  */
+import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { createApi, type Environment } from './api.js';
 import { Shell } from './components/shell.js';
@@ -118,7 +119,8 @@ export function App() {
           });
         }}
       >
-        {screen.body}
+        {/* Keyed by the environment: a switch starts the screen afresh (a cursor or a form of the other environment means nothing here). */}
+        <Fragment key={environment}>{screen.body}</Fragment>
       </Shell>
     </Console.Provider>
   );
