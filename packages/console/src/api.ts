@@ -1,7 +1,7 @@
 /**
  * The console's one way to the server: same-origin fetch with the session cookie, the CSRF token
  * on unsafe methods and the test/live choice in X-Tollgate-Environment (the contract in
- * ARCHITECTURE.md, "Operator console"). A non-2xx answer throws an ApiError carrying the parsed
+ * ARCHITECTURE.md, "The operator console"). A non-2xx answer throws an ApiError carrying the parsed
  * envelope, so forms can put each error next to its field.
  */
 import { parseRetryAfter, problemFrom, type ApiProblem } from './errors.js';

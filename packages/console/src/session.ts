@@ -1,4 +1,4 @@
-/** The operator's console session (ARCHITECTURE.md, "Operator console"): sign in, read it back, sign out. */
+/** The operator's console session (ARCHITECTURE.md, "The operator console"): sign in, read it back, sign out. */
 import { ApiError, type Api } from './api.js';
 
 export type OperatorRole = 'admin' | 'viewer';
