@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # Tollgate's container image: `docker build -t tollgate .` from the repository root.
 # Two stages: the build stage has the compilers better-sqlite3 needs and the devDependencies
-# (esbuild builds the widget's script); the runtime stage gets only what `tollgate serve` runs.
+# (esbuild builds the widget's script and the console); the runtime stage gets only what
+# `tollgate serve` runs.
 # Checked by packages/server/test/container-files.test.ts (README, "Run it in containers").
 
 FROM node:20.20.2-bookworm AS build
@@ -12,16 +13,20 @@ COPY package.json package-lock.json ./
 COPY packages/pricing/package.json packages/pricing/
 COPY packages/server/package.json packages/server/
 COPY packages/widget/package.json packages/widget/
+COPY packages/console/package.json packages/console/
 COPY packages/sdk/package.json packages/sdk/
 COPY packages/forwarder/package.json packages/forwarder/
 RUN npm ci --no-audit --no-fund
 COPY packages/pricing packages/pricing
 COPY packages/server packages/server
 COPY packages/widget packages/widget
+COPY packages/console packages/console
 COPY packages/sdk packages/sdk
-# The widget's script is served from dist/; without it the server would build it with esbuild,
-# a devDependency that the runtime stage does not have (the widget routes would answer 503).
+# The widget's script and the console are served from dist/; without them the server would build
+# them with esbuild, a devDependency that the runtime stage does not have (their routes would
+# answer 503).
 RUN npm run build -w @tollgate/widget \
+    && npm run build -w @tollgate/console \
     && npm prune --omit=dev --no-audit --no-fund \
     && rm -rf node_modules/@tollgate/forwarder
 
@@ -45,6 +50,8 @@ COPY --from=build /app/packages/pricing/package.json packages/pricing/package.js
 COPY --from=build /app/packages/pricing/src packages/pricing/src
 COPY --from=build /app/packages/widget/package.json packages/widget/package.json
 COPY --from=build /app/packages/widget/dist packages/widget/dist
+COPY --from=build /app/packages/console/package.json packages/console/package.json
+COPY --from=build /app/packages/console/dist packages/console/dist
 # The CLI's API commands (ingest, keys rotate, events tail, invoices list) run the SDK's source
 # (bin/tollgate.js resolves @tollgate/sdk with its tollgate-source condition).
 COPY --from=build /app/packages/sdk/package.json packages/sdk/package.json

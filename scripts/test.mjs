@@ -23,7 +23,8 @@ function findTests(dir) {
 
 const files = readdirSync(path.join(root, 'packages'))
   .flatMap((pkg) => findTests(path.join(root, 'packages', pkg)))
-  .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)))
+  // Filters match the path inside the repository, so a clone in a folder named like one (wt-console) does not match every file.
+  .filter((f) => filter.length === 0 || filter.some((x) => path.relative(root, f).includes(x)))
   .sort();
 
 const totals = { pass: 0, fail: 0, skipped: 0 };

@@ -25,6 +25,7 @@ const OWNERS: Record<string, string[]> = {
   authentication: [],
   billing: ['billing_settings', 'credit_notes', 'document_sequences', 'invoices'],
   catalog: ['offerings', 'price_versions', 'rate_plans', 'storefronts'],
+  'console-assets': [],
   'client-credentials': ['access_tokens', 'client_credentials'],
   credentials: [],
   customers: ['customers'],

@@ -126,17 +126,18 @@ describe('Dockerfile', () => {
     assert.equal(Number(r[1]!.split('.')[0]), 20, 'Node 20, what the project supports');
   });
 
-  it('the build stage installs everything, builds the widget and drops the devDependencies', () => {
+  it('the build stage installs everything, builds the widget and the console and drops the devDependencies', () => {
     const runs = build.body
       .filter((i) => i.keyword === 'RUN')
       .map((i) => i.args)
       .join(' && ');
     assert.match(runs, /npm ci\b/);
     assert.match(runs, /npm run build -w @tollgate\/widget/, 'the widget script is built (esbuild is a devDependency)');
+    assert.match(runs, /npm run build -w @tollgate\/console/, 'the console is built (esbuild is a devDependency)');
     assert.match(runs, /npm prune --omit=dev|npm ci [^&]*--omit=dev/);
   });
 
-  it('the runtime stage copies what runs from the build stage, including the built widget, and no test', () => {
+  it('the runtime stage copies what runs from the build stage, including the built widget and console, and no test', () => {
     const copies = runtimeOf('COPY').map((i) => i.args);
     for (const c of copies) assert.match(c, new RegExp(`--from=${build.name}\\b`), `copied from the build stage: COPY ${c}`);
     const sources = copies.map((c) => c.split(/\s+/).filter((w) => !w.startsWith('--'))[0]!);
@@ -146,6 +147,8 @@ describe('Dockerfile', () => {
       '/app/packages/server/bin',
       '/app/packages/pricing/src',
       '/app/packages/widget/dist',
+      '/app/packages/console/dist',
+      '/app/packages/console/package.json',
     ]) {
       assert.ok(sources.includes(needed), `copies ${needed}`);
     }

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { errors, publicSecurity } from '../../http/schemas.js';
+import { builtOr503 } from '../../http/built-assets.js';
 import { etagMatches } from '../catalog/headless-config.js';
 import { loadWidgetScript, type WidgetScript } from './widget-script.js';
 
@@ -22,16 +23,8 @@ const Script = (description: string) => ({
 });
 
 /** The script, or a 503 with Retry-After naming the fix when it cannot be read or built (the next request tries again). */
-export async function scriptOr503(load: () => Promise<WidgetScript> = loadWidgetScript): Promise<WidgetScript> {
-  try {
-    return await load();
-  } catch (err) {
-    throw new AppError(
-      'SERVICE_UNAVAILABLE',
-      `The widget script could not be built (${err instanceof Error ? err.message : String(err)}): run npm run build -w @tollgate/widget, or install the dev dependencies (esbuild).`,
-      { headers: { 'retry-after': '30' } },
-    );
-  }
+export function scriptOr503(load: () => Promise<WidgetScript> = loadWidgetScript): Promise<WidgetScript> {
+  return builtOr503(load, 'The widget script', 'run npm run build -w @tollgate/widget, or install the dev dependencies (esbuild)');
 }
 
 /** The bytes, gzipped when the client takes gzip, with the caching headers and an ETag (304 when it matches). */

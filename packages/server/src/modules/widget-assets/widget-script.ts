@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { buildOnce } from '../../http/built-assets.js';
 
 /** The widget's self-contained script as served: its bytes, gzipped once, and its content hash. */
 export interface WidgetScript {
@@ -24,20 +25,12 @@ export function toWidgetScript(code: string | Buffer): WidgetScript {
   };
 }
 
-let loading: Promise<WidgetScript> | null = null;
-
 /**
  * The script of @tollgate/widget: dist/tollgate-widget.min.js when the package was built (npm pack,
  * a production image), else built now from its source with esbuild (a source checkout: what
  * `npm ci && npm start` runs), once per process. A failure is not kept: the next call tries again.
  */
-export function loadWidgetScript(): Promise<WidgetScript> {
-  loading ??= readOrBuild().catch((err: unknown) => {
-    loading = null;
-    throw err;
-  });
-  return loading;
-}
+export const loadWidgetScript: () => Promise<WidgetScript> = buildOnce(readOrBuild);
 
 async function readOrBuild(): Promise<WidgetScript> {
   const pkg = fileURLToPath(import.meta.resolve('@tollgate/widget/package.json'));

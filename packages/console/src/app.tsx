@@ -1,0 +1,127 @@
+/**
+ * The console: the session decides between the sign-in form and the signed-in shell; the path
+ * (routes.ts) decides the screen; the environment (test unless the operator switches, kept for
+ * this tab) goes with every request.
+ */
+import { Fragment } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { createApi, type Environment } from './api.js';
+import { Shell } from './components/shell.js';
+import { Console, type ConsoleContext } from './context.js';
+import { navigate, useLocation } from './navigation.js';
+import { hrefOf, matchRoute, NAV, type Route } from './routes.js';
+import { CustomerDetail, Customers } from './screens/customers.js';
+import { Home } from './screens/home.js';
+import { NotFound, Placeholder } from './screens/placeholder.js';
+import { SignIn } from './screens/sign-in.js';
+import { readCurrentSession, signOut, type OperatorSession } from './session.js';
+
+const ENV_KEY = 'tollgate.console.environment';
+
+function storedEnvironment(): Environment {
+  try {
+    return window.sessionStorage.getItem(ENV_KEY) === 'live' ? 'live' : 'test';
+  } catch {
+    return 'test';
+  }
+}
+
+function screenOf(route: Route | null) {
+  if (!route) return { title: 'No such page', body: <NotFound /> };
+  if (route.name === 'home') return { title: 'Home', body: <Home /> };
+  if (route.name === 'customers') return { title: 'Customers', body: <Customers /> };
+  if (route.name === 'customer') return { title: 'Customer', body: <CustomerDetail id={route.params.id ?? ''} /> };
+  const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
+  return { title, body: <Placeholder title={title} /> };
+}
+
+export function App() {
+  const location = useLocation();
+  const [environment, setEnvironment] = useState<Environment>(storedEnvironment);
+  const [session, setSession] = useState<OperatorSession | null | 'loading'>('loading');
+  const [notice, setNotice] = useState<string | null>(null);
+  const current = useRef({ environment, session });
+  current.current = { environment, session };
+  const api = useMemo(
+    () =>
+      createApi({
+        environment: () => current.current.environment,
+        csrfToken: () => (typeof current.current.session === 'object' && current.current.session ? current.current.session.csrfToken : null),
+      }),
+    [],
+  );
+
+  useEffect(() => {
+    readCurrentSession(api).then(setSession, () => setSession(null));
+  }, [api]);
+
+  const route = matchRoute(location.pathname);
+  const signedIn = session !== null && session !== 'loading';
+
+  // Signed in at /console/sign-in (a bookmark, Back): Home instead.
+  useEffect(() => {
+    if (signedIn && route?.name === 'sign-in') navigate(hrefOf('home'), { replace: true });
+    if (!signedIn) document.title = 'Sign in · Tollgate console';
+  }, [signedIn, route?.name]);
+
+  if (session === 'loading') {
+    return (
+      <main id="main">
+        <p role="status">Loading the console…</p>
+      </main>
+    );
+  }
+
+  if (session === null || route?.name === 'sign-in') {
+    const workspace = new URLSearchParams(location.search).get('workspace') ?? '';
+    return (
+      <SignIn
+        api={api}
+        workspace={workspace}
+        notice={notice}
+        onSignedIn={(s) => {
+          setNotice(null);
+          setSession(s);
+        }}
+      />
+    );
+  }
+
+  const context: ConsoleContext = {
+    api,
+    environment,
+    session,
+    signedOut: () => {
+      setNotice('Your session has ended. Sign in again.');
+      setSession(null);
+    },
+  };
+  const screen = screenOf(route);
+  return (
+    <Console.Provider value={context}>
+      <Shell
+        session={session}
+        environment={environment}
+        route={route}
+        title={screen.title}
+        onEnvironment={(env) => {
+          setEnvironment(env);
+          try {
+            window.sessionStorage.setItem(ENV_KEY, env);
+          } catch {
+            // Private mode: the choice lasts until the page is reloaded.
+          }
+        }}
+        onSignOut={() => {
+          void signOut(api).finally(() => {
+            setNotice('You are signed out.');
+            setSession(null);
+          });
+        }}
+      >
+        {/* Keyed by the environment: a switch starts the screen afresh (a cursor or a form of the other environment means nothing here). */}
+        <Fragment key={environment}>{screen.body}</Fragment>
+      </Shell>
+    </Console.Provider>
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * How the console words values from the API. Money arrives as decimal text ("1234.50") and is
+ * shown with @tollgate/pricing's display rules, the same digits the pricing page and the widget
+ * show: never through a JS number. Pure.
+ */
+import { formatMoney, isCurrencyCode, isDecimalString, minorUnitDigits } from '@tollgate/pricing';
+
+/** Shown for a value the API left null. */
+export const NONE = '—';
+
+const fractionDigits = (amount: string) => {
+  const dot = amount.indexOf('.');
+  return dot === -1 ? 0 : amount.length - dot - 1;
+};
+
+/**
+ * An amount in its currency: at least the currency's minor unit ("$5.00", "¥500", "KWD 1.250"),
+ * and every digit the API sent beyond it ("$0.0025"), so the console never rounds what it shows.
+ * Text that is not a decimal, or a code pricing does not know, is shown as sent, never guessed at.
+ */
+export function formatAmount(amount: string | null | undefined, currency: string): string {
+  if (amount === null || amount === undefined || amount === '') return NONE;
+  if (!isDecimalString(amount) || !isCurrencyCode(currency)) return `${amount} ${currency}`;
+  const min = minorUnitDigits(currency);
+  return formatMoney(amount, currency, { minimumFractionDigits: min, maximumFractionDigits: Math.max(min, fractionDigits(amount)) });
+}
+
+/** An API instant ("2026-04-16T09:30:00.000Z") as "2026-04-16 09:30 UTC": one zone for every operator, no locale guessing. */
+export function formatInstant(iso: string | null | undefined): string {
+  if (iso === null || iso === undefined || iso === '') return NONE;
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?Z$/.exec(iso);
+  return m ? `${m[1]} ${m[2]} UTC` : iso;
+}
+
+/** A count from a first page of a list: "37", or "100+" when the page was full and more exist. */
+export function formatCount(items: number, hasMore: boolean): string {
+  return hasMore ? `${items}+` : String(items);
+}

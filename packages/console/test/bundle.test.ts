@@ -1,0 +1,52 @@
+/**
+ * The console's size budget, enforced by `npm test` (so by CI): the whole app's script, gzipped,
+ * stays under JS_BUDGET, and its stylesheet under CSS_BUDGET. A change that crosses one says by
+ * how much; raise a budget only on purpose, in the same commit, saying why.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import { ASSET_BASE, bundleConsole } from '../scripts/bundle.mjs';
+
+const JS_BUDGET = 60_000;
+const CSS_BUDGET = 10_000;
+
+describe('the console builds', () => {
+  it(`within its size budget: script ≤ ${JS_BUDGET} bytes gzipped, stylesheet ≤ ${CSS_BUDGET}`, async () => {
+    const { assets } = await bundleConsole();
+    const size = (ext: string) => {
+      const a = assets.find((x) => x.name.endsWith(ext));
+      assert.ok(a, `a ${ext} asset`);
+      return { name: a.name, bytes: a.contents.length, gzip: gzipSync(a.contents, { level: 9 }).length };
+    };
+    const js = size('.js');
+    const css = size('.css');
+    console.log(
+      `console bundle: ${js.name} ${js.bytes} bytes (${js.gzip} gzipped, budget ${JS_BUDGET}); ${css.name} ${css.bytes} bytes (${css.gzip} gzipped, budget ${CSS_BUDGET})`,
+    );
+    assert.ok(js.gzip <= JS_BUDGET, `the script is ${js.gzip} bytes gzipped, over the budget of ${JS_BUDGET} by ${js.gzip - JS_BUDGET}`);
+    assert.ok(css.gzip <= CSS_BUDGET, `the stylesheet is ${css.gzip} bytes gzipped, over the budget of ${CSS_BUDGET} by ${css.gzip - CSS_BUDGET}`);
+    assert.equal(assets.length, 2, 'one script and one stylesheet: no chunk is fetched later');
+  });
+
+  it('index.html names the hashed assets, with no inline script or style (the CSP forbids both)', async () => {
+    const { index, assets } = await bundleConsole();
+    for (const a of assets) {
+      assert.match(a.name, /^console\.[0-9a-f]{16}\.(js|css)$/);
+      assert.ok(index.includes(`${ASSET_BASE}${a.name}`), `index.html names ${a.name}`);
+    }
+    assert.doesNotMatch(index, /<script>|<style|\sstyle=|\son\w+=/);
+    assert.match(index, /<html lang="en">/);
+    assert.match(index, /name="viewport"/);
+  });
+
+  it('the script names no host: every request goes to the server that served it', async () => {
+    const { assets } = await bundleConsole();
+    const js = assets.find((a) => a.name.endsWith('.js'))!.contents.toString('utf8');
+    const hosts = [...js.matchAll(/\b(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/gi)].map((m) => m[0]);
+    assert.deepEqual(
+      hosts.filter((h) => !/w3\.org/.test(h)),
+      [],
+    );
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatAmount, formatCount, formatInstant } from '../src/format.js';
+
+describe('formatAmount: decimal text from the API, in its currency, never through a float', () => {
+  const cases: Array<[string | null, string, string]> = [
+    ['1234.5', 'USD', '$1,234.50'],
+    ['0', 'USD', '$0.00'],
+    ['-5', 'USD', '-$5.00'],
+    ['0.1', 'USD', '$0.10'],
+    // Past a float's precision: every digit is kept.
+    ['90071992547409.93', 'USD', '$90,071,992,547,409.93'],
+    ['0.30000000000000004', 'USD', '$0.30000000000000004'],
+    // More digits than the minor unit are shown, not rounded away.
+    ['0.0025', 'USD', '$0.0025'],
+    ['1200', 'JPY', '¥1,200'],
+    ['1.25', 'KWD', 'KWD\u00a01.250'],
+    ['12.5', 'EUR', '€12.50'],
+    ['12.5', 'CHF', 'CHF\u00a012.50'],
+    [null, 'USD', '—'],
+    ['', 'USD', '—'],
+    ['1e3', 'USD', '1e3 USD'],
+    ['12.50', 'ZZZ', '12.50 ZZZ'],
+  ];
+  for (const [amount, currency, want] of cases) it(`${String(amount)} ${currency} -> ${want}`, () => assert.equal(formatAmount(amount, currency), want));
+});
+
+describe('formatInstant and formatCount', () => {
+  const instants: Array<[string | null, string]> = [
+    ['2026-04-16T09:30:12.345Z', '2026-04-16 09:30 UTC'],
+    ['2026-04-16T09:30Z', '2026-04-16 09:30 UTC'],
+    ['2026-04-16T09:30:12+02:00', '2026-04-16T09:30:12+02:00'],
+    [null, '—'],
+  ];
+  for (const [iso, want] of instants) it(`${String(iso)} -> ${want}`, () => assert.equal(formatInstant(iso), want));
+  it('a full first page with more behind it reads 100+', () => assert.equal(formatCount(100, true), '100+'));
+  it('a page with nothing behind it is the count', () => assert.equal(formatCount(37, false), '37'));
+});

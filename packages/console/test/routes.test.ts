@@ -1,0 +1,57 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { hrefOf, matchRoute, NAV, navSectionOf, type Route } from '../src/routes.js';
+
+describe('matchRoute: a pathname to the screen it shows', () => {
+  const cases: Array<[string, Route | null]> = [
+    ['/console', { name: 'home', params: {} }],
+    ['/console/', { name: 'home', params: {} }],
+    ['/console/sign-in', { name: 'sign-in', params: {} }],
+    ['/console/customers', { name: 'customers', params: {} }],
+    ['/console/customers/', { name: 'customers', params: {} }],
+    ['/console//customers', { name: 'customers', params: {} }],
+    ['/console/customers/cus_123', { name: 'customer', params: { id: 'cus_123' } }],
+    ['/console/customers/a%2Fb', { name: 'customer', params: { id: 'a/b' } }],
+    ['/console/audit', { name: 'audit', params: {} }],
+    ['/console/test-clocks', { name: 'test-clocks', params: {} }],
+    ['/console/operators', { name: 'operators', params: {} }],
+    ['/console/customers/cus_1/extra', null],
+    ['/console/nope', null],
+    ['/console/customers/%E0%A4%A', null],
+    ['/consoles', null],
+    ['/', null],
+    ['/api/v1/customers', null],
+  ];
+  for (const [path, want] of cases)
+    it(`${path} -> ${want ? `${want.name} ${JSON.stringify(want.params)}` : 'no screen'}`, () => assert.deepEqual(matchRoute(path), want));
+});
+
+describe('hrefOf: the path of a screen, and back', () => {
+  const cases: Array<[Parameters<typeof hrefOf>, string]> = [
+    [['home'], '/console'],
+    [['customers'], '/console/customers'],
+    [['customer', { id: 'cus_1' }], '/console/customers/cus_1'],
+    [['customer', { id: 'a/b c' }], '/console/customers/a%2Fb%20c'],
+  ];
+  for (const [args, want] of cases) {
+    it(`${JSON.stringify(args)} -> ${want}, which matches it again`, () => {
+      assert.equal(hrefOf(...args), want);
+      assert.deepEqual(matchRoute(want), { name: args[0], params: args[1] ?? {} });
+    });
+  }
+  it('a missing parameter is an error, not a broken link', () => assert.throws(() => hrefOf('customer'), /needs id/));
+  it('every navigation entry is a route', () => {
+    for (const n of NAV) assert.deepEqual(matchRoute(hrefOf(n.name)), { name: n.name, params: {} });
+  });
+});
+
+describe('navSectionOf: the navigation entry that is current', () => {
+  const cases: Array<[string, string | null]> = [
+    ['/console', 'home'],
+    ['/console/customers/cus_1', 'customers'],
+    ['/console/keys', 'keys'],
+    ['/console/sign-in', null],
+    ['/console/nope', null],
+  ];
+  for (const [path, want] of cases) it(`${path} -> ${want}`, () => assert.equal(navSectionOf(matchRoute(path)), want));
+});
