@@ -25,6 +25,7 @@ import { clientCredentialRoutes } from './modules/client-credentials/client-cred
 import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
 import { storefrontKeyRoutes } from './modules/storefront-keys/storefront-key.routes.js';
 import { widgetSessionRoutes } from './modules/widget-sessions/widget-session.routes.js';
+import { hubSessionRoutes } from './modules/hub-sessions/hub-session.routes.js';
 import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
@@ -168,6 +169,13 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
             description:
               "wst_test_… or wst_live_…: a widget session minted by the seller's backend (POST /api/v1/widget_sessions); the widget routes (/v1/widget/*) take it and nothing else.",
           },
+          hubSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: '__Host-tollgate_hub',
+            description:
+              "The developer hub's session cookie, set by POST /api/v1/hub/session from the single-use link the seller's backend minted (POST /api/v1/hub_sessions); the hub routes (/api/v1/hub/*) take it and nothing else, with X-CSRF-Token on unsafe methods.",
+          },
         },
       },
     },
@@ -196,6 +204,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await oauthRoutes(a, deps);
     await storefrontKeyRoutes(a, deps);
     await widgetSessionRoutes(a, deps);
+    await hubSessionRoutes(a, deps);
     await usageRoutes(a, deps, usage);
     await uploadRoutes(a, deps, usage);
     await entitlementRoutes(a, deps);

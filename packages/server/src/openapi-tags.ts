@@ -20,6 +20,11 @@ export const openApiTags = [
   { name: 'OAuth', description: 'The token endpoint: client credentials in, a short-lived access token out. No API key.' },
   { name: 'Storefront keys', description: 'Public keys (`X-Storefront-Key`) that read one storefront’s published pricing.' },
   { name: 'Widget sessions', description: 'Short-lived tokens your backend mints so the widget can act on one subscription.' },
+  {
+    name: 'Hub sessions',
+    description:
+      'The developer hub for your customers: your backend mints a session and a single-use link for one customer; the hub page opens it for a cookie.',
+  },
   { name: 'Usage ingestion', description: 'Send usage events: one, a batch of up to 1,000, or a historical upload.' },
   { name: 'Usage', description: 'Usage read back: sums and counts per customer, metric and month.' },
   { name: 'Entitlements', description: 'May this customer use this product now: the check to make before serving a request.' },

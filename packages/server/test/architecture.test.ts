@@ -43,6 +43,7 @@ const OWNERS: Record<string, string[]> = {
   'test-clocks': ['test_clocks'],
   usage: ['usage_aggregates', 'usage_event_claims', 'usage_events', 'usage_hourly'],
   'widget-sessions': ['widget_sessions'],
+  'hub-sessions': ['hub_sessions'],
   'widget-assets': [],
 };
 

@@ -855,6 +855,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/hub_sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mint a developer hub session for one customer
+     * @description Call it from your backend when your customer asks for their developer hub, and send their browser to `url`: a single-use link that signs it in to the hub (`/hub`) for this one customer, until the session expires (default 3,600 s) or you revoke it. The hub shows the customer's keys, usage, quotas, invoices, credit notes and subscriptions, themed with `theme`, with a link back to `returnUrl`. The link is shown once (only its SHA-256 is stored). 404 for a customer of another workspace or environment.
+     */
+    post: operations['createHubSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub_sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a developer hub session at once
+     * @description The session (and its link, if unused) stops working on every node at once. Revoking a revoked or expired session returns it unchanged.
+     */
+    delete: operations['revokeHubSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The developer hub session the browser holds
+     * @description For the hub page: its customer, theme, return URL, expiry and CSRF token (the same for the whole session). Authenticated by the hub cookie only; an expired or revoked session gets 401.
+     */
+    get: operations['retrieveHubSession'];
+    put?: never;
+    /**
+     * Open the developer hub: exchange its link for the session cookie
+     * @description Called by the hub page with the link token from its URL fragment. The link works once: the answer sets the `__Host-tollgate_hub` cookie (HttpOnly, Secure, SameSite=Strict, until the session expires) and returns the session with its CSRF token. A used, expired, revoked or unknown link gets 401: the customer must open the hub again from the seller’s site. Limited per IP address.
+     */
+    post: operations['openHubSession'];
+    /**
+     * Sign out of the developer hub
+     * @description Revokes the session at once, on every node, clears its cookie and returns the session as revoked. Needs X-CSRF-Token (403 CSRF_FAILED without).
+     */
+    delete: operations['deleteHubSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/batch': {
     parameters: {
       query?: never;
@@ -2454,12 +2522,21 @@ export interface components {
       environment: 'test' | 'live';
       /** @description Dotted, e.g. api_key.rotated, webhook.rejected, usage.batch_ingested. */
       eventType: string;
-      /** @description api, widget, cli, system, oauth or webhook. */
+      /** @description api, widget, hub, cli, system, oauth or webhook. */
       source: string;
       /** @description Lowest first: DEBUG, INFO, NOTICE, WARN, ERROR, CRITICAL. */
       severity: 'DEBUG' | 'INFO' | 'NOTICE' | 'WARN' | 'ERROR' | 'CRITICAL';
       actorType:
-        'SYSTEM' | 'OPERATOR' | 'WORKSPACE_KEY' | 'PRODUCT_KEY' | 'CLIENT_CREDENTIAL' | 'STOREFRONT_KEY' | 'WIDGET_SESSION' | 'WEBHOOK_SOURCE' | 'ANONYMOUS';
+        | 'SYSTEM'
+        | 'OPERATOR'
+        | 'WORKSPACE_KEY'
+        | 'PRODUCT_KEY'
+        | 'CLIENT_CREDENTIAL'
+        | 'STOREFRONT_KEY'
+        | 'WIDGET_SESSION'
+        | 'HUB_SESSION'
+        | 'WEBHOOK_SOURCE'
+        | 'ANONYMOUS';
       actorId: string;
       targetType: string | null;
       targetId: string | null;
@@ -2763,6 +2840,30 @@ export interface components {
       /** @description 64 hex characters (32 random bytes), shown only in this response. Null in an idempotent replay. */
       clientSecret: string | null;
     };
+    /** CreatedHubSession */
+    CreatedHubSession: {
+      /** @description hses_… */
+      id: string;
+      /** @enum {string} */
+      object: 'hub_session';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
+      returnUrl: string | null;
+      theme: components['schemas']['HubTheme'];
+      customerId: string;
+      openedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      revokedAt: string | null;
+      /** @description The single-use link to send your customer to (`…/hub#hbl_…`): opening it signs the browser in. Shown only in this response; null in an idempotent replay. */
+      url: string | null;
+    };
     /** CreatedStorefrontKey */
     CreatedStorefrontKey: {
       /** @description sfk_… */
@@ -3050,6 +3151,69 @@ export interface components {
           } | null;
         }[];
       }[];
+    };
+    /** HubSession */
+    HubSession: {
+      /** @description hses_… */
+      id: string;
+      /** @enum {string} */
+      object: 'hub_session';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
+      returnUrl: string | null;
+      theme: components['schemas']['HubTheme'];
+      customerId: string;
+      openedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      revokedAt: string | null;
+    };
+    /** HubSessionView */
+    HubSessionView: {
+      /** @description hses_… */
+      id: string;
+      /** @enum {string} */
+      object: 'hub_session';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
+      returnUrl: string | null;
+      theme: components['schemas']['HubTheme'];
+      customer: {
+        id: string;
+        name: string | null;
+        email: string | null;
+      };
+      /** @description Send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE of the hub routes. */
+      csrfToken: string;
+    };
+    /**
+     * HubTheme
+     * @description How the hub looks for your customers; every field optional.
+     * @example {
+     *       "accentColor": "#4f46e5",
+     *       "logoUrl": "https://shop.example.com/logo.svg",
+     *       "title": "Acme developers"
+     *     }
+     */
+    HubTheme: {
+      /** @description Buttons and links, as #rrggbb. */
+      accentColor?: string;
+      /**
+       * Format: uri
+       * @description Your logo, an https URL.
+       */
+      logoUrl?: string;
+      /** @description Shown in the header and the page title. */
+      title?: string;
     };
     /** IngestResult */
     IngestResult: {
@@ -8004,6 +8168,270 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['WidgetSessionView'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createHubSession: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "customerId": "cus_01jd3m5x7c0000000000000000",
+         *       "expiresInSeconds": 3600,
+         *       "returnUrl": "https://example.com/webhooks/tollgate",
+         *       "theme": {
+         *         "accentColor": "#4f46e5",
+         *         "logoUrl": "https://shop.example.com/logo.svg",
+         *         "title": "Acme developers"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description cus_…: the one customer whose keys, usage, invoices and subscriptions the hub shows. */
+          customerId: string;
+          /**
+           * @description Lifetime in seconds, 300 to 86,400 (default 3,600), in real time, counted from now (not from the opening of the link).
+           * @default 3600
+           */
+          expiresInSeconds?: number;
+          /**
+           * Format: uri
+           * @description Where the hub’s "back" link leads: a page of your site.
+           */
+          returnUrl?: string;
+          theme?: components['schemas']['HubTheme'];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customerId": "customerId",
+           *       "openedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "url": "url"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedHubSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  revokeHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customerId": "customerId",
+           *       "openedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['HubSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customer": {
+           *         "id": "id",
+           *         "name": "Acme Inc.",
+           *         "email": "email"
+           *       },
+           *       "csrfToken": "csrfToken"
+           *     }
+           */
+          'application/json': components['schemas']['HubSessionView'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  openHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "hbl_01jd3m5x7c0000000000000000"
+         *     }
+         */
+        'application/json': {
+          /** @description The hbl_… link token, from the fragment of the link. */
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customer": {
+           *         "id": "id",
+           *         "name": "Acme Inc.",
+           *         "email": "email"
+           *       },
+           *       "csrfToken": "csrfToken"
+           *     }
+           */
+          'application/json': components['schemas']['HubSessionView'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customerId": "customerId",
+           *       "openedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['HubSession'];
         };
       };
       400: components['responses']['BadRequest'];

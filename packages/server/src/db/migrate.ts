@@ -19,6 +19,7 @@ import * as m0015 from './migrations/0015_usage_event_claims.js';
 import * as m0016 from './migrations/0016_outbound_webhooks.js';
 import * as m0017 from './migrations/0017_outbound_webhook_trigger.js';
 import * as m0018 from './migrations/0018_outbound_webhook_due_order.js';
+import * as m0020 from './migrations/0020_hub_sessions.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -41,6 +42,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0016_outbound_webhooks', m0016],
   ['0017_outbound_webhook_trigger', m0017],
   ['0018_outbound_webhook_due_order', m0018],
+  ['0020_hub_sessions', m0020],
 ];
 
 /**

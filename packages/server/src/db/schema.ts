@@ -18,6 +18,7 @@ import type { AuditSearchPresetTable } from './tables/audit-search-preset.table.
 import type { BillingSettingsTable, CreditNoteTable, DocumentSequenceTable, InvoiceTable, PriceVersionTable } from './tables/billing.table.js';
 import type { TestClockTable } from './tables/test-clock.table.js';
 import type { WidgetSessionTable } from './tables/widget-session.table.js';
+import type { HubSessionTable } from './tables/hub-session.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 import type {
   WebhookAttemptTable,
@@ -64,4 +65,5 @@ export interface Database {
   webhookDeliveries: WebhookDeliveryTable;
   webhookAttempts: WebhookAttemptTable;
   webhookLanes: WebhookLaneTable;
+  hubSessions: HubSessionTable;
 }

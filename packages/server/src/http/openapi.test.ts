@@ -132,6 +132,7 @@ describe('operations in the OpenAPI document', () => {
       'paths GET /health',
       'paths GET /ready',
       'paths POST /oauth/token',
+      'paths POST /api/v1/hub/session',
       'paths GET /pricing/{storefrontId}',
       'paths POST /v1/ingest/webhook/{sourceId}',
       'paths GET /widget/v1/tollgate-widget.js',

@@ -10,10 +10,17 @@ import type { OperationContext } from '../lib/operation-context.js';
  * - storefront: an X-Storefront-Key;
  * - widget_session: `Authorization: Bearer wst_…`, a widget session and nothing else (the browser
  *   side of the upgrade/cancel widget; such routes answer CORS for the session's origins);
+ * - hub_session: the developer hub's cookie (`__Host-tollgate_hub`) and nothing else, with
+ *   `X-CSRF-Token` on unsafe methods (a customer's browser, for one customer);
  * - none: public, limited per IP.
  */
 export type AuthRequirement =
-  { kind: 'workspace'; scope: Scope } | { kind: 'workspace_or_product'; scope: Scope } | { kind: 'storefront' } | { kind: 'widget_session' } | { kind: 'none' };
+  | { kind: 'workspace'; scope: Scope }
+  | { kind: 'workspace_or_product'; scope: Scope }
+  | { kind: 'storefront' }
+  | { kind: 'widget_session' }
+  | { kind: 'hub_session' }
+  | { kind: 'none' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -23,6 +23,8 @@ export const errorStatus = {
   INSUFFICIENT_SCOPE: 403,
   // A widget session used from a page whose origin the session does not list.
   ORIGIN_NOT_ALLOWED: 403,
+  // A cookie-authenticated unsafe request without the session's X-CSRF-Token (developer hub).
+  CSRF_FAILED: 403,
   NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

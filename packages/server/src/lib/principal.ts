@@ -26,4 +26,6 @@ export type Credential =
   | (CredentialBase & { type: 'access_token'; customerId: string; subscriptionId: string; productId: string })
   | (CredentialBase & { type: 'storefront_key'; storefrontId: string | null })
   /** A browser's short-lived session for ONE subscription (the widget routes only); expiresAt is its end. */
-  | (CredentialBase & { type: 'widget_session'; subscriptionId: string; customerId: string; allowedOrigins: string[] });
+  | (CredentialBase & { type: 'widget_session'; subscriptionId: string; customerId: string; allowedOrigins: string[] })
+  /** A customer's browser session in the developer hub (the hub routes only, by cookie); csrfHash is SHA-256 of its CSRF token. */
+  | (CredentialBase & { type: 'hub_session'; customerId: string; csrfHash: string });

@@ -7,12 +7,13 @@ import type { Credential } from '../../lib/principal.js';
 import { findCredentialBySecret } from './find-credential.js';
 import { noteGraceUse } from './grace-use.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { ActorType } from '../../lib/operation-context.js';
+import type { ActorType, AuditSource } from '../../lib/operation-context.js';
 import type { AuthRequirement } from '../../http/types.js';
 import { corsHeaders } from '../../http/cors.js';
 import { parseSecret } from '../credentials/secrets.js';
 import { widgetCors } from '../widget-sessions/widget-cors.js';
 import { originRefusal } from '../widget-sessions/allowed-origins.js';
+import { authenticateHubSession } from '../hub-sessions/authenticate-hub-session.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const CORRELATION_ID = /^[\x21-\x7e]{1,128}$/;
@@ -23,7 +24,10 @@ const actorTypeOf: Record<Credential['type'], ActorType> = {
   access_token: 'CLIENT_CREDENTIAL',
   storefront_key: 'STOREFRONT_KEY',
   widget_session: 'WIDGET_SESSION',
+  hub_session: 'HUB_SESSION',
 };
+
+const sourceOf = (c: Credential | null): AuditSource => (c?.type === 'widget_session' ? 'widget' : c?.type === 'hub_session' ? 'hub' : 'api');
 
 function limitFor(deps: Deps, c: Credential): number {
   return c.rateLimitPerMinute ?? deps.config.rateLimitPerMinute;
@@ -50,7 +54,7 @@ async function rejectAuthentication(
       environment: credential?.environment ?? null,
       actor: credential ? { type: actorTypeOf[credential.type], id: credential.id } : { type: 'ANONYMOUS', id: request.ip },
       correlationId: request.correlationId,
-      source: credential?.type === 'widget_session' ? 'widget' : 'api',
+      source: sourceOf(credential),
     },
     {
       eventType: 'auth.failed',
@@ -112,6 +116,12 @@ export function authenticationHook(deps: Deps) {
     }
 
     if (auth.kind === 'widget_session') return authenticateWidgetSession(deps, request, reply);
+    if (auth.kind === 'hub_session') {
+      return authenticateHubSession(deps, request, reply, {
+        find: findCredentialBySecret,
+        reject: (reason, message, c) => rejectAuthentication(deps, request, reply, reason, message, c),
+      });
+    }
 
     const header = request.headers.authorization;
     if (!header) {
@@ -185,7 +195,7 @@ function setContext(request: FastifyRequest, c: Credential): void {
     environment: c.environment,
     actor: { type: actorTypeOf[c.type], id: c.id },
     correlationId: request.correlationId,
-    source: c.type === 'widget_session' ? 'widget' : 'api',
+    source: sourceOf(c),
   };
 }
 

@@ -8,6 +8,7 @@ import { findApiKeyCredential } from '../api-keys/api-key.repository.js';
 import { findAccessTokenCredential } from '../client-credentials/client-credential.repository.js';
 import { findStorefrontKeyCredential } from '../storefront-keys/storefront-key.repository.js';
 import { findWidgetSessionCredential } from '../widget-sessions/widget-session.repository.js';
+import { findHubSessionCredential } from '../hub-sessions/hub-session.repository.js';
 import { workspaceRateLimitOf } from '../tenancy/workspace.repository.js';
 
 /** The secret's prefix names the one table to ask, owned by that kind's module. */
@@ -16,6 +17,7 @@ const lookups: Record<SecretKind, FindCredentialByHash> = {
   access_token: findAccessTokenCredential,
   storefront_key: findStorefrontKeyCredential,
   widget_session: findWidgetSessionCredential,
+  hub_session: findHubSessionCredential,
 };
 
 /**

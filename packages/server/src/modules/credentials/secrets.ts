@@ -4,13 +4,14 @@ import { hintOf, randomHex, sha256Hex, type Environment } from '../../lib/crypto
  * Every kind of presented secret, told apart by its prefix alone: authentication looks each up
  * in its own kind's table, and malformed input never reaches the database.
  */
-export type SecretKind = 'secret_key' | 'access_token' | 'storefront_key' | 'widget_session';
+export type SecretKind = 'secret_key' | 'access_token' | 'storefront_key' | 'widget_session' | 'hub_session';
 
 const formats: Array<[SecretKind, RegExp]> = [
   ['secret_key', /^sk_(test|live)_[0-9a-f]{32}$/],
   ['access_token', /^at_(test|live)_[0-9a-f]{64}$/],
   ['storefront_key', /^pk_(test|live)_[0-9a-f]{32}$/],
   ['widget_session', /^wst_(test|live)_[0-9a-f]{64}$/],
+  ['hub_session', /^hst_(test|live)_[0-9a-f]{64}$/],
 ];
 
 /** Pure: recognise a presented secret by its form, so malformed input never reaches the database. */
@@ -42,3 +43,10 @@ export const newClientSecret = (): NewSecret => make(randomHex(32));
 export const newAccessToken = (env: Environment): NewSecret => make(`at_${env}_${randomHex(32)}`);
 /** Widget session tokens: they sit in a browser for minutes, so they look like no other secret. */
 export const newWidgetSessionToken = (env: Environment): NewSecret => make(`wst_${env}_${randomHex(32)}`);
+/** Hub session secrets: the developer hub's cookie, for hours at most. */
+export const newHubSessionSecret = (env: Environment): NewSecret => make(`hst_${env}_${randomHex(32)}`);
+/**
+ * Hub links (`/hub#hbl_…`): exchanged once for a hub session secret, never presented as a
+ * credential, so parseSecret does not know them (one anywhere else is simply unknown).
+ */
+export const newHubLinkToken = (env: Environment): NewSecret => make(`hbl_${env}_${randomHex(32)}`);
