@@ -26,6 +26,8 @@ import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
 import { storefrontKeyRoutes } from './modules/storefront-keys/storefront-key.routes.js';
 import { widgetSessionRoutes } from './modules/widget-sessions/widget-session.routes.js';
 import { hubSessionRoutes } from './modules/hub-sessions/hub-session.routes.js';
+import { hubKeyRoutes } from './modules/hub/hub-keys.routes.js';
+import { hubAccountRoutes } from './modules/hub/hub-account.routes.js';
 import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
@@ -205,6 +207,8 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await storefrontKeyRoutes(a, deps);
     await widgetSessionRoutes(a, deps);
     await hubSessionRoutes(a, deps);
+    await hubKeyRoutes(a, deps);
+    await hubAccountRoutes(a, deps);
     await usageRoutes(a, deps, usage);
     await uploadRoutes(a, deps, usage);
     await entitlementRoutes(a, deps);

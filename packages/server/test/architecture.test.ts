@@ -44,6 +44,7 @@ const OWNERS: Record<string, string[]> = {
   usage: ['usage_aggregates', 'usage_event_claims', 'usage_events', 'usage_hourly'],
   'widget-sessions': ['widget_sessions'],
   'hub-sessions': ['hub_sessions'],
+  hub: [],
   'widget-assets': [],
 };
 
