@@ -26,6 +26,9 @@ import { oauthRoutes } from './modules/client-credentials/oauth.routes.js';
 import { storefrontKeyRoutes } from './modules/storefront-keys/storefront-key.routes.js';
 import { widgetSessionRoutes } from './modules/widget-sessions/widget-session.routes.js';
 import { operatorRoutes } from './modules/operators/operator.routes.js';
+import { hubSessionRoutes } from './modules/hub-sessions/hub-session.routes.js';
+import { hubKeyRoutes } from './modules/hub/hub-keys.routes.js';
+import { hubAccountRoutes } from './modules/hub/hub-account.routes.js';
 import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
@@ -177,6 +180,13 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
             description:
               "wst_test_… or wst_live_…: a widget session minted by the seller's backend (POST /api/v1/widget_sessions); the widget routes (/v1/widget/*) take it and nothing else.",
           },
+          hubSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: '__Host-tollgate_hub',
+            description:
+              "The developer hub's session cookie, set by POST /api/v1/hub/session from the single-use link the seller's backend minted (POST /api/v1/hub_sessions); the hub routes (/api/v1/hub/*) take it and nothing else, with X-CSRF-Token on unsafe methods.",
+          },
         },
       },
     },
@@ -206,6 +216,9 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await storefrontKeyRoutes(a, deps);
     await widgetSessionRoutes(a, deps);
     await operatorRoutes(a, deps);
+    await hubSessionRoutes(a, deps);
+    await hubKeyRoutes(a, deps);
+    await hubAccountRoutes(a, deps);
     await usageRoutes(a, deps, usage);
     await uploadRoutes(a, deps, usage);
     await entitlementRoutes(a, deps);

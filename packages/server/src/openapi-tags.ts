@@ -24,6 +24,16 @@ export const openApiTags = [
     description: 'The people who sign in to the console: sign-in and sign-out (a session cookie), invitations, removal. Roles: admin and viewer.',
   },
   { name: 'Widget sessions', description: 'Short-lived tokens your backend mints so the widget can act on one subscription.' },
+  {
+    name: 'Hub sessions',
+    description:
+      'The developer hub for your customers: your backend mints a session and a single-use link for one customer; the hub page opens it for a cookie.',
+  },
+  {
+    name: 'Developer hub',
+    description:
+      'What the hub page calls with its cookie, for its one customer: keys (rotate, roll, revoke), usage, quotas, invoices, credit notes and subscriptions.',
+  },
   { name: 'Usage ingestion', description: 'Send usage events: one, a batch of up to 1,000, or a historical upload.' },
   { name: 'Usage', description: 'Usage read back: sums and counts per customer, metric and month.' },
   { name: 'Entitlements', description: 'May this customer use this product now: the check to make before serving a request.' },

@@ -45,6 +45,8 @@ const OWNERS: Record<string, string[]> = {
   'test-clocks': ['test_clocks'],
   usage: ['usage_aggregates', 'usage_event_claims', 'usage_events', 'usage_hourly'],
   'widget-sessions': ['widget_sessions'],
+  'hub-sessions': ['hub_sessions'],
+  hub: [],
   'widget-assets': [],
 };
 

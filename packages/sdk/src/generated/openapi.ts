@@ -979,6 +979,274 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/hub_sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mint a developer hub session for one customer
+     * @description Call it from your backend when your customer asks for their developer hub, and send their browser to `url`: a single-use link that signs it in to the hub (`/hub`) for this one customer, until the session expires (default 3,600 s) or you revoke it. The hub shows the customer's keys, usage, quotas, invoices, credit notes and subscriptions, themed with `theme`, with a link back to `returnUrl`. The link is shown once (only its SHA-256 is stored). 404 for a customer of another workspace or environment.
+     */
+    post: operations['createHubSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub_sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a developer hub session at once
+     * @description The session (and its link, if unused) stops working on every node at once. Revoking a revoked or expired session returns it unchanged.
+     */
+    delete: operations['revokeHubSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The developer hub session the browser holds
+     * @description For the hub page: its customer, theme, return URL, expiry and CSRF token (the same for the whole session). Authenticated by the hub cookie only; an expired or revoked session gets 401.
+     */
+    get: operations['retrieveHubSession'];
+    put?: never;
+    /**
+     * Open the developer hub: exchange its link for the session cookie
+     * @description Called by the hub page with the link token from its URL fragment. The link works once: the answer sets the `__Host-tollgate_hub` cookie (HttpOnly, Secure, SameSite=Strict, until the session expires) and returns the session with its CSRF token. A used, expired, revoked or unknown link gets 401: the customer must open the hub again from the seller’s site. Limited per IP address.
+     */
+    post: operations['openHubSession'];
+    /**
+     * Sign out of the developer hub
+     * @description Revokes the session at once, on every node, clears its cookie and returns the session as revoked. Needs X-CSRF-Token (403 CSRF_FAILED without).
+     */
+    delete: operations['deleteHubSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's product keys, newest first
+     * @description The hub session's customer's product keys only: another key reads as absent (404). Never a secret: hints, status and binding.
+     */
+    get: operations['listHubKeys'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/keys/{id}/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a key: the old one keeps working for 300 seconds
+     * @description No body. Returns the new key once. The old key stays valid for exactly 300 seconds, then stops. The hub session's customer's product keys only: another key reads as absent (404). Needs X-CSRF-Token.
+     */
+    post: operations['rotateHubKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/keys/{id}/roll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Roll a key: the old one is revoked at once
+     * @description No body. Returns the new key once. The Roll button, for a key that leaked: no grace period. The hub session's customer's product keys only: another key reads as absent (404). Needs X-CSRF-Token.
+     */
+    post: operations['rollHubKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/keys/{id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a key at once
+     * @description No body, no grace period; every node stops accepting it immediately. Revoking a revoked key returns it unchanged. The hub session's customer's product keys only: another key reads as absent (404). Needs X-CSRF-Token.
+     */
+    post: operations['revokeHubKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/subscriptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's subscriptions, newest first
+     * @description The hub session's customer's subscriptions, cancelled ones included.
+     */
+    get: operations['listHubSubscriptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/widget_session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A widget session for one of the customer’s subscriptions
+     * @description So that the hub can embed the upgrade/cancel widget: a widget session (`wst_…`, shown once) for one subscription of the hub session’s customer; another customer’s subscription reads as absent (404), a cancelled one gets 409 SUBSCRIPTION_NOT_ACTIVE. Needs X-CSRF-Token.
+     */
+    post: operations['createHubWidgetSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/invoices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's invoices, newest first
+     * @description The hub session's customer's issued invoices (finalized, paid, void, uncollectible), with their lines; drafts, which may still change, are left out.
+     */
+    get: operations['listHubInvoices'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/credit_notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's credit notes, newest first
+     * @description The hub session's customer's credit notes.
+     */
+    get: operations['listHubCreditNotes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's usage per metric and month (sum and count)
+     * @description The operator API's usage report (GET /api/v1/usage), for the hub session's customer only.
+     */
+    get: operations['retrieveHubUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/quotas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the customer has left this period, per product
+     * @description For each product the hub session’s customer holds a live subscription to: the entitlement check’s answer (allowed, quota and budget remaining, each usage limit with the period’s usage so far). Read-only.
+     */
+    get: operations['listHubQuotas'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/batch': {
     parameters: {
       query?: never;
@@ -2598,12 +2866,21 @@ export interface components {
       environment: 'test' | 'live';
       /** @description Dotted, e.g. api_key.rotated, webhook.rejected, usage.batch_ingested. */
       eventType: string;
-      /** @description api, widget, cli, system, oauth or webhook. */
+      /** @description api, widget, hub, cli, system, oauth or webhook. */
       source: string;
       /** @description Lowest first: DEBUG, INFO, NOTICE, WARN, ERROR, CRITICAL. */
       severity: 'DEBUG' | 'INFO' | 'NOTICE' | 'WARN' | 'ERROR' | 'CRITICAL';
       actorType:
-        'SYSTEM' | 'OPERATOR' | 'WORKSPACE_KEY' | 'PRODUCT_KEY' | 'CLIENT_CREDENTIAL' | 'STOREFRONT_KEY' | 'WIDGET_SESSION' | 'WEBHOOK_SOURCE' | 'ANONYMOUS';
+        | 'SYSTEM'
+        | 'OPERATOR'
+        | 'WORKSPACE_KEY'
+        | 'PRODUCT_KEY'
+        | 'CLIENT_CREDENTIAL'
+        | 'STOREFRONT_KEY'
+        | 'WIDGET_SESSION'
+        | 'HUB_SESSION'
+        | 'WEBHOOK_SOURCE'
+        | 'ANONYMOUS';
       actorId: string;
       targetType: string | null;
       targetId: string | null;
@@ -2906,6 +3183,30 @@ export interface components {
       revokedAt: string | null;
       /** @description 64 hex characters (32 random bytes), shown only in this response. Null in an idempotent replay. */
       clientSecret: string | null;
+    };
+    /** CreatedHubSession */
+    CreatedHubSession: {
+      /** @description hses_… */
+      id: string;
+      /** @enum {string} */
+      object: 'hub_session';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
+      returnUrl: string | null;
+      theme: components['schemas']['HubTheme'];
+      customerId: string;
+      openedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      revokedAt: string | null;
+      /** @description The single-use link to send your customer to (`…/hub#hbl_…`): opening it signs the browser in. Shown only in this response; null in an idempotent replay. */
+      url: string | null;
     };
     /** CreatedOperatorInvitation */
     CreatedOperatorInvitation: {
@@ -3229,6 +3530,102 @@ export interface components {
           } | null;
         }[];
       }[];
+    };
+    /**
+     * HubQuota
+     * @description The entitlement check’s answer for one product the customer subscribes to: what is left this period.
+     */
+    HubQuota: {
+      /** @enum {string} */
+      object: 'quota';
+      productId: string;
+      allowed: boolean;
+      /** @description Units left in the current period under the tightest usage limit, never below 0; 9007199254740991 (Number.MAX_SAFE_INTEGER) when the subscription has no limit. */
+      quotaRemaining: number;
+      /** @description Spend budget left this period (budget minus charges so far), never below 0; 9007199254740991 when there is no budget. Exact value in budgetRemainingAmount. */
+      budgetRemaining: number;
+      /** @description Why allowed is what it is. */
+      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
+      /** @description The subscription that decided; null when the customer has none for the product. */
+      subscriptionId: string | null;
+      periodStart: string | null;
+      periodEnd: string | null;
+      quotaUnlimited: boolean;
+      budgetUnlimited: boolean;
+      /** @description Exact decimal, in the subscription currency; null without a budget. */
+      budgetRemainingAmount: string | null;
+      /** @description The deciding subscription’s own usage limits with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits. */
+      limits: {
+        metricName: string;
+        /** @description Units per billing period. */
+        limit: number;
+        enforcement: 'BLOCK' | 'ALERT';
+        /** @description Usage of the metric in the current period so far. */
+        used: number;
+      }[];
+    };
+    /** HubSession */
+    HubSession: {
+      /** @description hses_… */
+      id: string;
+      /** @enum {string} */
+      object: 'hub_session';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
+      returnUrl: string | null;
+      theme: components['schemas']['HubTheme'];
+      customerId: string;
+      openedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      revokedAt: string | null;
+    };
+    /** HubSessionView */
+    HubSessionView: {
+      /** @description hses_… */
+      id: string;
+      /** @enum {string} */
+      object: 'hub_session';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      expiresAt: string;
+      returnUrl: string | null;
+      theme: components['schemas']['HubTheme'];
+      customer: {
+        id: string;
+        name: string | null;
+        email: string | null;
+      };
+      /** @description Send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE of the hub routes. */
+      csrfToken: string;
+    };
+    /**
+     * HubTheme
+     * @description How the hub looks for your customers; every field optional.
+     * @example {
+     *       "accentColor": "#4f46e5",
+     *       "logoUrl": "https://shop.example.com/logo.svg",
+     *       "title": "Acme developers"
+     *     }
+     */
+    HubTheme: {
+      /** @description Buttons and links, as #rrggbb. */
+      accentColor?: string;
+      /**
+       * Format: uri
+       * @description Your logo, an https URL.
+       */
+      logoUrl?: string;
+      /** @description Shown in the header and the page title. */
+      title?: string;
     };
     /** IngestResult */
     IngestResult: {
@@ -8589,6 +8986,863 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['OperatorSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createHubSession: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "customerId": "cus_01jd3m5x7c0000000000000000",
+         *       "expiresInSeconds": 3600,
+         *       "returnUrl": "https://example.com/webhooks/tollgate",
+         *       "theme": {
+         *         "accentColor": "#4f46e5",
+         *         "logoUrl": "https://shop.example.com/logo.svg",
+         *         "title": "Acme developers"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description cus_…: the one customer whose keys, usage, invoices and subscriptions the hub shows. */
+          customerId: string;
+          /**
+           * @description Lifetime in seconds, 300 to 86,400 (default 3,600), in real time, counted from now (not from the opening of the link).
+           * @default 3600
+           */
+          expiresInSeconds?: number;
+          /**
+           * Format: uri
+           * @description Where the hub’s "back" link leads: a page of your site.
+           */
+          returnUrl?: string;
+          theme?: components['schemas']['HubTheme'];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customerId": "customerId",
+           *       "openedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "url": "url"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedHubSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  revokeHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customerId": "customerId",
+           *       "openedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['HubSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customer": {
+           *         "id": "id",
+           *         "name": "Acme Inc.",
+           *         "email": "email"
+           *       },
+           *       "csrfToken": "csrfToken"
+           *     }
+           */
+          'application/json': components['schemas']['HubSessionView'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  openHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "hbl_01jd3m5x7c0000000000000000"
+         *     }
+         */
+        'application/json': {
+          /** @description The hbl_… link token, from the fragment of the link. */
+          token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customer": {
+           *         "id": "id",
+           *         "name": "Acme Inc.",
+           *         "email": "email"
+           *       },
+           *       "csrfToken": "csrfToken"
+           *     }
+           */
+          'application/json': components['schemas']['HubSessionView'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteHubSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "hses_01jd3m5x7c0000000000000000",
+           *       "object": "hub_session",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "returnUrl": "returnUrl",
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "logoUrl": "https://shop.example.com/logo.svg",
+           *         "title": "Acme developers"
+           *       },
+           *       "customerId": "customerId",
+           *       "openedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['HubSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listHubKeys: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+        status?: 'ACTIVE' | 'ROTATED' | 'REVOKED';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "key_01jd3m5x7c0000000000000000",
+           *           "object": "api_key",
+           *           "environment": "test",
+           *           "kind": "WORKSPACE",
+           *           "name": "Acme Inc.",
+           *           "hint": "sk_test_01jd3m5x7c0000000000000000",
+           *           "scopes": [
+           *             "admin"
+           *           ],
+           *           "subscriptionId": "subscriptionId",
+           *           "customerId": "customerId",
+           *           "productId": "productId",
+           *           "status": "ACTIVE",
+           *           "expiresAt": "2026-11-01T00:00:00.000Z",
+           *           "replacedById": "replacedById",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "revokedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['ApiKeyList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  rotateHubKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "fullToken": "fullToken",
+           *       "status": "ACTIVE",
+           *       "previousKeyId": "previousKeyId",
+           *       "previousKeyExpiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['RotatedKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  rollHubKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "fullToken": "fullToken",
+           *       "status": "ACTIVE",
+           *       "previousKeyId": "previousKeyId",
+           *       "previousKeyExpiresAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['RotatedKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  revokeHubKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "key_01jd3m5x7c0000000000000000",
+           *       "object": "api_key",
+           *       "environment": "test",
+           *       "kind": "WORKSPACE",
+           *       "name": "Acme Inc.",
+           *       "hint": "sk_test_01jd3m5x7c0000000000000000",
+           *       "scopes": [
+           *         "admin"
+           *       ],
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "replacedById": "replacedById",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['ApiKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listHubSubscriptions: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "sub_01jd3m5x7c0000000000000000",
+           *           "object": "subscription",
+           *           "environment": "test",
+           *           "customerId": "customerId",
+           *           "productId": "productId",
+           *           "offeringId": "offeringId",
+           *           "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *           "status": "ACTIVE",
+           *           "billingPeriod": "MONTHLY",
+           *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *           "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *           "version": 1,
+           *           "startedAt": "2026-11-01T00:00:00.000Z",
+           *           "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *           "metadata": {},
+           *           "currency": "USD",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "metricName",
+           *               "limit": 1,
+           *               "enforcement": "BLOCK"
+           *             }
+           *           ],
+           *           "spendBudget": {
+           *             "amount": "10.00",
+           *             "enforcement": "BLOCK"
+           *           },
+           *           "unitPrices": {},
+           *           "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *           "periodAlignment": "anniversary",
+           *           "cancelAtPeriodEnd": true,
+           *           "scheduledChange": {
+           *             "offeringId": "offeringId",
+           *             "requestedAt": "2026-11-01T00:00:00.000Z",
+           *             "kind": "UPGRADE",
+           *             "channel": "API"
+           *           },
+           *           "testClockId": "testClockId",
+           *           "priceVersionId": "priceVersionId",
+           *           "priceVersionPinned": true,
+           *           "discount": {
+           *             "percentOff": "percentOff",
+           *             "periods": 1,
+           *             "periodsLeft": 1,
+           *             "source": "retention_offer",
+           *             "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *           },
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['SubscriptionList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createHubWidgetSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+         *       "expiresInSeconds": 900
+         *     }
+         */
+        'application/json': {
+          /** @description sub_…: the one subscription the browser may act on. */
+          subscriptionId: string;
+          /**
+           * @description Lifetime in seconds, 60 to 3600 (default 900), in real time (never a test clock’s).
+           * @default 900
+           */
+          expiresInSeconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "wses_01jd3m5x7c0000000000000000",
+           *       "object": "widget_session",
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "allowedOrigins": [
+           *         "allowedOrigin"
+           *       ],
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "token": "token"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedWidgetSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listHubInvoices: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "inv_01jd3m5x7c0000000000000000",
+           *           "object": "invoice",
+           *           "customerId": "customerId",
+           *           "subscriptionId": "subscriptionId",
+           *           "billingReason": "subscription_create",
+           *           "status": "draft",
+           *           "number": "number",
+           *           "currency": "currency",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *           "lines": [
+           *             {
+           *               "type": "entry_price",
+           *               "description": "Pro plan",
+           *               "ratePlanId": "ratePlanId",
+           *               "metricName": "metricName",
+           *               "pricingModel": "pricingModel",
+           *               "quantity": "quantity",
+           *               "freeUnits": "freeUnits",
+           *               "billableQuantity": "billableQuantity",
+           *               "rate": "rate",
+           *               "amount": "amount",
+           *               "periodStart": "2026-11-01T00:00:00.000Z",
+           *               "periodEnd": "2026-11-01T00:00:00.000Z",
+           *               "adjustsInvoiceId": "adjustsInvoiceId"
+           *             }
+           *           ],
+           *           "subtotal": "subtotal",
+           *           "total": "total",
+           *           "creditedTotal": "creditedTotal",
+           *           "amountPaid": "amountPaid",
+           *           "amountRemaining": "amountRemaining",
+           *           "testClockId": "testClockId",
+           *           "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *           "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *           "paidAt": "2026-11-01T00:00:00.000Z",
+           *           "voidedAt": "2026-11-01T00:00:00.000Z",
+           *           "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['InvoiceList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listHubCreditNotes: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "cn_01jd3m5x7c0000000000000000",
+           *           "object": "credit_note",
+           *           "invoiceId": "invoiceId",
+           *           "customerId": "customerId",
+           *           "subscriptionId": "subscriptionId",
+           *           "number": "number",
+           *           "status": "issued",
+           *           "reason": "duplicate",
+           *           "memo": "memo",
+           *           "currency": "currency",
+           *           "lines": [
+           *             {
+           *               "description": "Pro plan",
+           *               "amount": "amount",
+           *               "invoiceLineIndex": 1
+           *             }
+           *           ],
+           *           "total": "total",
+           *           "metadata": {},
+           *           "voidedAt": "2026-11-01T00:00:00.000Z",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['CreditNoteList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveHubUsage: {
+    parameters: {
+      query?: {
+        metricName?: string;
+        /** @description Months overlapping [from, to) are reported; default: the current month. */
+        from?: string;
+        /** @description Exclusive; default: the end of the month of from. */
+        to?: string;
+        /** @description A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page. */
+        groupBy?: string;
+        limit?: number;
+        /** @description The id of the last row of the previous page. */
+        startingAfter?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "id",
+           *           "object": "usage",
+           *           "customerId": "customerId",
+           *           "metricName": "metricName",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "groupValue": "groupValue",
+           *           "sum": "sum",
+           *           "count": 1
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['UsageRowList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listHubQuotas: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "quota",
+           *           "productId": "productId",
+           *           "allowed": true,
+           *           "quotaRemaining": 1,
+           *           "budgetRemaining": 1,
+           *           "reason": "OK",
+           *           "subscriptionId": "subscriptionId",
+           *           "periodStart": "2026-11-01T00:00:00.000Z",
+           *           "periodEnd": "2026-11-01T00:00:00.000Z",
+           *           "quotaUnlimited": true,
+           *           "budgetUnlimited": true,
+           *           "budgetRemainingAmount": "budgetRemainingAmount",
+           *           "limits": [
+           *             {
+           *               "metricName": "metricName",
+           *               "limit": 1,
+           *               "enforcement": "BLOCK",
+           *               "used": 1
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: components['schemas']['HubQuota'][];
+            hasMore: boolean;
+          };
         };
       };
       400: components['responses']['BadRequest'];

@@ -19,6 +19,7 @@ import type { BillingSettingsTable, CreditNoteTable, DocumentSequenceTable, Invo
 import type { TestClockTable } from './tables/test-clock.table.js';
 import type { WidgetSessionTable } from './tables/widget-session.table.js';
 import type { OperatorInvitationTable, OperatorSessionTable, OperatorUserTable } from './tables/operator.table.js';
+import type { HubSessionTable } from './tables/hub-session.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 import type {
   WebhookAttemptTable,
@@ -68,4 +69,5 @@ export interface Database {
   webhookDeliveries: WebhookDeliveryTable;
   webhookAttempts: WebhookAttemptTable;
   webhookLanes: WebhookLaneTable;
+  hubSessions: HubSessionTable;
 }

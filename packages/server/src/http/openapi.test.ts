@@ -134,6 +134,7 @@ describe('operations in the OpenAPI document', () => {
       'paths POST /api/v1/operator_invitations/accept',
       'paths POST /api/v1/operator_sessions',
       'paths POST /oauth/token',
+      'paths POST /api/v1/hub/session',
       'paths GET /pricing/{storefrontId}',
       'paths POST /v1/ingest/webhook/{sourceId}',
       'paths GET /widget/v1/tollgate-widget.js',

@@ -4,7 +4,7 @@ import { AppError } from '../lib/errors.js';
 
 const WINDOW_MS = 60_000;
 
-type Dimension = 'tenant' | 'storefront key' | 'widget session' | 'IP address';
+type Dimension = 'tenant' | 'storefront key' | 'widget session' | 'hub session' | 'IP address';
 export const RATE_LIMIT_WINDOW_MS = WINDOW_MS;
 
 /**

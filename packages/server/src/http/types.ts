@@ -11,6 +11,8 @@ import type { OperationContext } from '../lib/operation-context.js';
  * - widget_session: `Authorization: Bearer wst_…`, a widget session and nothing else (the browser
  *   side of the upgrade/cancel widget; such routes answer CORS for the session's origins);
  * - console: the operator console's session cookie and nothing else (its own session routes);
+ * - hub_session: the developer hub's cookie (`__Host-tollgate_hub`) and nothing else, with
+ *   `X-CSRF-Token` on unsafe methods (a customer's browser, for one customer);
  * - none: public, limited per IP.
  * The workspace kinds also take the console's session cookie when no Authorization header is
  * sent: an admin operator holds every scope, a viewer may only use safe methods.
@@ -21,6 +23,7 @@ export type AuthRequirement =
   | { kind: 'storefront' }
   | { kind: 'widget_session' }
   | { kind: 'console' }
+  | { kind: 'hub_session' }
   | { kind: 'none' };
 
 declare module 'fastify' {

@@ -21,7 +21,7 @@ export const errorStatus = {
   UNAUTHENTICATED: 401,
   WEBHOOK_SIGNATURE_INVALID: 401,
   INSUFFICIENT_SCOPE: 403,
-  // A cookie-authenticated POST, PATCH, PUT or DELETE without the session's X-CSRF-Token.
+  // A cookie-authenticated POST, PATCH, PUT or DELETE without the session's X-CSRF-Token (console, developer hub).
   CSRF_FAILED: 403,
   // A widget session used from a page whose origin the session does not list.
   ORIGIN_NOT_ALLOWED: 403,

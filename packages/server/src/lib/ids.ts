@@ -28,6 +28,7 @@ export const idPrefixes = {
   priceVersion: 'pv',
   testClock: 'clock',
   widgetSession: 'wses',
+  hubSession: 'hses',
   retentionOfferAcceptance: 'roa',
   webhookEndpoint: 'we',
   webhookMessage: 'msg',

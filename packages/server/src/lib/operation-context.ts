@@ -8,6 +8,7 @@ export const actorTypes = [
   'CLIENT_CREDENTIAL',
   'STOREFRONT_KEY',
   'WIDGET_SESSION',
+  'HUB_SESSION',
   'WEBHOOK_SOURCE',
   'ANONYMOUS',
 ] as const;
@@ -15,10 +16,10 @@ export type ActorType = (typeof actorTypes)[number];
 
 /**
  * Where an event came from: the HTTP API, the embeddable widget (a browser holding a widget
- * session), the operator console (a browser holding a console session), the CLI, or the
- * service itself (jobs, start-up).
+ * session), the operator console (a browser holding a console session), the developer hub (a
+ * customer's browser holding a hub session), the CLI, or the service itself (jobs, start-up).
  */
-export type AuditSource = 'api' | 'widget' | 'console' | 'cli' | 'system' | 'oauth' | 'webhook';
+export type AuditSource = 'api' | 'widget' | 'console' | 'hub' | 'cli' | 'system' | 'oauth' | 'webhook';
 
 export interface Actor {
   type: ActorType;

@@ -31,7 +31,9 @@ export type Credential =
    * A signed-in console (the cookie's secret). An operator works in both environments: the
    * lookup says `test`, and authentication sets the one each request picks (X-Tollgate-Environment).
    */
-  | (CredentialBase & { type: 'operator_session'; operatorId: string; email: string; role: OperatorRole });
+  | (CredentialBase & { type: 'operator_session'; operatorId: string; email: string; role: OperatorRole })
+  /** A customer's browser session in the developer hub (the hub routes only, by cookie); csrfHash is SHA-256 of its CSRF token. */
+  | (CredentialBase & { type: 'hub_session'; customerId: string; csrfHash: string });
 
 /** admin: everything a workspace key with every scope may; viewer: read only (safe methods). */
 export const operatorRoles = ['admin', 'viewer'] as const;

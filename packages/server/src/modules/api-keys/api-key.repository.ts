@@ -58,6 +58,8 @@ export interface ApiKeyFilter extends PageParams {
   kind?: ApiKeyKind;
   status?: ApiKeyStatus;
   subscriptionId?: string;
+  /** A customer's product keys (the developer hub's list). */
+  customerId?: string;
 }
 
 export async function listApiKeys(db: Db, tenant: Tenant, f: ApiKeyFilter): Promise<Page<ApiKey>> {
@@ -65,6 +67,7 @@ export async function listApiKeys(db: Db, tenant: Tenant, f: ApiKeyFilter): Prom
   if (f.kind !== undefined) q = q.where('kind', '=', f.kind);
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   if (f.subscriptionId !== undefined) q = q.where('subscriptionId', '=', f.subscriptionId);
+  if (f.customerId !== undefined) q = q.where('customerId', '=', f.customerId);
   const { items, hasMore } = await pageById(q, 'apiKeys', f);
   return { items: items.map(toApiKey), hasMore };
 }

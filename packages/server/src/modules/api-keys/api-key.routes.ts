@@ -3,8 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { idempotent } from '../idempotency/idempotent.js';
-import { toIsoOrNull } from '../../lib/clock.js';
-import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey, RotatedKeySchema } from './api-key.js';
+import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, presentApiKey, presentRotatedKey, replaceSummaries, RotatedKeySchema } from './api-key.js';
 import { listApiKeys } from './api-key.repository.js';
 import { createApiKey } from './create-api-key.js';
 import { findKeyForCaller, replaceApiKey } from './replace-api-key.js';
@@ -87,7 +86,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
       config: selfOrKeysWrite,
       schema: {
         operationId: mode === 'rotate' ? 'rotateApiKey' : 'rollApiKey',
-        summary: mode === 'rotate' ? 'Rotate a key: the old one keeps working for 300 seconds' : 'Roll a key: the old one is revoked at once',
+        summary: replaceSummaries[mode],
         description: `No body. Returns the new key once. ${
           mode === 'rotate' ? 'The old key stays valid for exactly 300 seconds, then stops.' : 'The developer hub’s Roll button: for a key that leaked.'
         } ${selfNote}`,
@@ -102,16 +101,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
           deps,
           req,
           reply,
-          async (tx) => {
-            const r = await replaceApiKey(tx, req.ctx, req.params.id, req.credential, mode);
-            return {
-              id: r.key.id,
-              fullToken: r.fullToken,
-              status: 'ACTIVE' as const,
-              previousKeyId: r.previous.id,
-              previousKeyExpiresAt: toIsoOrNull(r.previous.expiresAt),
-            };
-          },
+          async (tx) => presentRotatedKey(await replaceApiKey(tx, req.ctx, req.params.id, req.credential, mode)),
           (body) => ({ ...body, fullToken: null }),
         ),
     });

@@ -97,6 +97,16 @@ export const RotatedKeySchema = Type.Object(
   { title: 'RotatedKey' },
 );
 
+/** What rotate and roll answer: the new key (its secret once) and where the old one stands. */
+export function presentRotatedKey(r: { key: ApiKey; fullToken: string; previous: ApiKey }): Static<typeof RotatedKeySchema> {
+  return { id: r.key.id, fullToken: r.fullToken, status: 'ACTIVE', previousKeyId: r.previous.id, previousKeyExpiresAt: toIsoOrNull(r.previous.expiresAt) };
+}
+
+export const replaceSummaries = {
+  rotate: 'Rotate a key: the old one keeps working for 300 seconds',
+  roll: 'Roll a key: the old one is revoked at once',
+} as const;
+
 export function displayStatus(k: Pick<ApiKey, 'status' | 'expiresAt'>, now: number): Static<typeof ApiKeySchema>['status'] {
   if (k.status === 'ROTATED' && k.expiresAt !== null && now >= k.expiresAt) return 'EXPIRED';
   return k.status;

@@ -21,13 +21,15 @@ export interface ReplacedApiKey {
 }
 
 /**
- * Finds a key the caller may act on. A product key may act only on itself; any other key id
- * reads as absent (404), as does a key of another workspace or environment.
+ * Finds a key the caller may act on. A product key may act only on itself, a hub session only on
+ * its customer's product keys; any other key id reads as absent (404), as does a key of another
+ * workspace or environment.
  */
 export async function findKeyForCaller(deps: Deps, ctx: OperationContext, id: string, caller: Credential | null): Promise<ApiKey> {
   if (caller?.type === 'product_key' && caller.id !== id) throw notFound('API key', id);
   const key = await findApiKey(deps.db, ctx, id);
   if (!key) throw notFound('API key', id);
+  if (caller?.type === 'hub_session' && (key.kind !== 'PRODUCT' || key.customerId !== caller.customerId)) throw notFound('API key', id);
   return key;
 }
 

@@ -28,6 +28,9 @@ export const auditEventTypesByCategory = {
     'storefront_key.revoked',
     'widget_session.created',
     'widget_session.revoked',
+    'hub_session.created',
+    'hub_session.opened',
+    'hub_session.revoked',
   ],
   'Usage and billing': [
     'usage.batch_ingested',

@@ -10,7 +10,7 @@ export const AuditEventSchema = Type.Object(
     tenantId: Type.String({ description: 'The workspace (ws_…).' }),
     environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
     eventType: Type.String({ description: 'Dotted, e.g. api_key.rotated, webhook.rejected, usage.batch_ingested.' }),
-    source: Type.String({ description: 'api, widget, cli, system, oauth or webhook.' }),
+    source: Type.String({ description: 'api, widget, hub, cli, system, oauth or webhook.' }),
     severity: Type.Union(
       severities.map((s) => Type.Literal(s)),
       { description: `Lowest first: ${severities.join(', ')}.` },

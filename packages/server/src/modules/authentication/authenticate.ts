@@ -18,6 +18,7 @@ import { corsHeaders } from '../../http/cors.js';
 import { parseSecret } from '../credentials/secrets.js';
 import { widgetCors } from '../widget-sessions/widget-cors.js';
 import { originRefusal } from '../widget-sessions/allowed-origins.js';
+import { authenticateHubSession } from '../hub-sessions/authenticate-hub-session.js';
 
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 const CORRELATION_ID = /^[\x21-\x7e]{1,128}$/;
@@ -29,6 +30,7 @@ const actorTypeOf: Record<Credential['type'], ActorType> = {
   storefront_key: 'STOREFRONT_KEY',
   widget_session: 'WIDGET_SESSION',
   operator_session: 'OPERATOR',
+  hub_session: 'HUB_SESSION',
 };
 
 function limitFor(deps: Deps, c: Credential): number {
@@ -118,6 +120,12 @@ export function authenticationHook(deps: Deps) {
     }
 
     if (auth.kind === 'widget_session') return authenticateWidgetSession(deps, request, reply);
+    if (auth.kind === 'hub_session') {
+      return authenticateHubSession(deps, request, reply, {
+        find: findCredentialBySecret,
+        reject: (reason, message, c) => rejectAuthentication(deps, request, reply, reason, message, c),
+      });
+    }
 
     const header = request.headers.authorization;
     // The console's cookie stands in for an API key only when no Authorization header is sent.
@@ -234,6 +242,7 @@ function environmentOf(request: FastifyRequest): Environment {
 function sourceOf(c: Credential | null): AuditSource {
   if (c?.type === 'widget_session') return 'widget';
   if (c?.type === 'operator_session') return 'console';
+  if (c?.type === 'hub_session') return 'hub';
   return 'api';
 }
 

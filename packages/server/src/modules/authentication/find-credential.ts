@@ -9,6 +9,7 @@ import { findAccessTokenCredential } from '../client-credentials/client-credenti
 import { findStorefrontKeyCredential } from '../storefront-keys/storefront-key.repository.js';
 import { findWidgetSessionCredential } from '../widget-sessions/widget-session.repository.js';
 import { findOperatorSessionCredential } from '../operators/operator.repository.js';
+import { findHubSessionCredential } from '../hub-sessions/hub-session.repository.js';
 import { workspaceRateLimitOf } from '../tenancy/workspace.repository.js';
 
 /** The secret's prefix names the one table to ask, owned by that kind's module. */
@@ -18,6 +19,7 @@ const lookups: Record<SecretKind, FindCredentialByHash> = {
   storefront_key: findStorefrontKeyCredential,
   widget_session: findWidgetSessionCredential,
   operator_session: findOperatorSessionCredential,
+  hub_session: findHubSessionCredential,
 };
 
 /**

@@ -106,6 +106,8 @@ export interface InvoiceFilter extends PageParams {
   customerId?: string;
   subscriptionId?: string;
   status?: InvoiceStatus;
+  /** Leave drafts out (what a customer sees: a draft may still change). */
+  issuedOnly?: boolean;
   /** Invoices whose period overlaps [periodFrom, periodTo). */
   periodFrom?: number;
   periodTo?: number;
@@ -116,6 +118,7 @@ export async function listInvoices(db: Db, tenant: Tenant, f: InvoiceFilter): Pr
   if (f.customerId !== undefined) q = q.where('customerId', '=', f.customerId);
   if (f.subscriptionId !== undefined) q = q.where('subscriptionId', '=', f.subscriptionId);
   if (f.status !== undefined) q = q.where('status', '=', f.status);
+  if (f.issuedOnly) q = q.where('status', '!=', 'draft');
   if (f.periodFrom !== undefined) q = q.where('periodEnd', '>', f.periodFrom);
   if (f.periodTo !== undefined) q = q.where('periodStart', '<', f.periodTo);
   const { items, hasMore } = await pageById(q, 'invoices', f);

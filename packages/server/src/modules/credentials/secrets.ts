@@ -4,7 +4,7 @@ import { hintOf, randomHex, sha256Hex, type Environment } from '../../lib/crypto
  * Every kind of presented secret, told apart by its prefix alone: authentication looks each up
  * in its own kind's table, and malformed input never reaches the database.
  */
-export type SecretKind = 'secret_key' | 'access_token' | 'storefront_key' | 'widget_session' | 'operator_session';
+export type SecretKind = 'secret_key' | 'access_token' | 'storefront_key' | 'widget_session' | 'operator_session' | 'hub_session';
 
 const formats: Array<[SecretKind, RegExp]> = [
   ['secret_key', /^sk_(test|live)_[0-9a-f]{32}$/],
@@ -13,6 +13,7 @@ const formats: Array<[SecretKind, RegExp]> = [
   ['widget_session', /^wst_(test|live)_[0-9a-f]{64}$/],
   // The console's cookie: an operator works in both environments, so it names none.
   ['operator_session', /^tgc_()[0-9a-f]{64}$/],
+  ['hub_session', /^hst_(test|live)_[0-9a-f]{64}$/],
 ];
 
 /**
@@ -51,3 +52,10 @@ export const newWidgetSessionToken = (env: Environment): NewSecret => make(`wst_
 export const newOperatorSessionToken = (): NewSecret => make(`tgc_${randomHex(32)}`);
 /** An operator invitation's link token: sent by e-mail or chat, it works once. */
 export const newOperatorInvitationToken = (): NewSecret => make(`tgi_${randomHex(32)}`);
+/** Hub session secrets: the developer hub's cookie, for hours at most. */
+export const newHubSessionSecret = (env: Environment): NewSecret => make(`hst_${env}_${randomHex(32)}`);
+/**
+ * Hub links (`/hub#hbl_…`): exchanged once for a hub session secret, never presented as a
+ * credential, so parseSecret does not know them (one anywhere else is simply unknown).
+ */
+export const newHubLinkToken = (env: Environment): NewSecret => make(`hbl_${env}_${randomHex(32)}`);

@@ -10,18 +10,20 @@ import { DEFAULT_EXPIRES_IN_SECONDS, type CreateWidgetSessionInput, type WidgetS
 import { insertWidgetSession } from './widget-session.repository.js';
 
 /**
- * Mints a session for one subscription of the caller's tenant. The token is returned once and
- * kept only as its SHA-256. A session lives in real time (deps.clock): a subscription on a test
- * clock does not stretch or shorten it.
+ * Mints a session for one subscription of the caller's tenant (of `customerId` only, when given:
+ * the developer hub's customer; another's reads as absent). The token is returned once and kept
+ * only as its SHA-256. A session lives in real time (deps.clock): a subscription on a test clock
+ * does not stretch or shorten it.
  */
 export async function createWidgetSession(
   deps: Deps,
   ctx: OperationContext,
   input: CreateWidgetSessionInput,
+  customerId?: string,
 ): Promise<{ session: WidgetSession; token: string }> {
   const allowedOrigins = checkAllowedOrigins(input.allowedOrigins ?? []);
   const subscription = await findSubscription(deps.db, ctx, input.subscriptionId);
-  if (!subscription) {
+  if (!subscription || (customerId !== undefined && subscription.customerId !== customerId)) {
     throw new AppError('NOT_FOUND', `No subscription with id '${input.subscriptionId}' exists in this workspace and environment.`, {
       field: 'body.subscriptionId',
     });
