@@ -8,15 +8,21 @@
  * development server works over plain HTTP.
  */
 
-const COOKIE_PAIR = /^\s*([^=;\s]+)\s*=\s*"?([^";]*?)"?\s*$/;
-
-/** The cookies of a Cookie header by name; the first of a repeated name wins, as browsers send the most specific first. */
+/**
+ * The cookies of a Cookie header by name. The first of a name wins (RFC 6265: the browser sends
+ * the most specific first); values are taken as sent, surrounding quotes removed; a pair without
+ * `=` or with an empty name is skipped; a header beyond 8 KiB is not read at all.
+ */
 export function parseCookies(header: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
   if (!header || header.length > 8192) return out;
   for (const part of header.split(';')) {
-    const m = COOKIE_PAIR.exec(part);
-    if (m && !out.has(m[1] as string)) out.set(m[1] as string, m[2] as string);
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (name !== '' && !out.has(name)) out.set(name, value);
   }
   return out;
 }

@@ -1,5 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { sessionCookie } from '../../http/cookies.js';
+
+export { parseCookies } from '../../http/cookies.js';
 
 /**
  * The hub's cookie. `__Host-` makes the browser refuse it unless it is Secure, has Path=/ and no
@@ -8,29 +11,8 @@ import { safeEqual, sha256Hex } from '../../lib/crypto.js';
  */
 export const HUB_COOKIE = '__Host-tollgate_hub';
 
-/**
- * Pure: the cookies of a `Cookie` header, by name, the first of a name winning (RFC 6265: the
- * browser sends the most specific first). Values are taken as sent, quotes removed; a pair
- * without `=` or with an empty name is skipped.
- */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!header) return out;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    let value = part.slice(eq + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-    if (name !== '' && !out.has(name)) out.set(name, value);
-  }
-  return out;
-}
-
 /** The Set-Cookie value that holds a session secret for `maxAgeSeconds` (0 clears it). */
-export function hubCookie(secret: string, maxAgeSeconds: number): string {
-  return `${HUB_COOKIE}=${secret}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`;
-}
+export const hubCookie = (secret: string, maxAgeSeconds: number): string => sessionCookie(HUB_COOKIE, secret, maxAgeSeconds);
 
 /**
  * The CSRF token of a session, derived from its cookie secret (HMAC-SHA256 keyed by the secret):

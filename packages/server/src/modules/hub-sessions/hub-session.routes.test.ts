@@ -171,7 +171,7 @@ describe('POST /api/v1/hub/session', () => {
     const res = await open(link);
     assert.equal(res.status, 200);
     const cookie = String(res.headers['set-cookie']);
-    const secret = /^__Host-tollgate_hub=(hst_test_[0-9a-f]{64}); Path=\/; HttpOnly; Secure; SameSite=Strict; Max-Age=3000$/.exec(cookie)?.[1];
+    const secret = /^__Host-tollgate_hub=(hst_test_[0-9a-f]{64}); Path=\/; Max-Age=3000; HttpOnly; Secure; SameSite=Strict$/.exec(cookie)?.[1];
     assert.ok(secret, cookie);
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.match(res.body.csrfToken, /^[0-9a-f]{64}$/);
@@ -300,7 +300,7 @@ describe('DELETE /api/v1/hub/session', () => {
     const res = await browser.delete('/api/v1/hub/session');
     assert.equal(res.status, 200);
     assert.equal(res.body.revokedAt, iso(t.clock.now()));
-    assert.match(String(res.headers['set-cookie']), /^__Host-tollgate_hub=; Path=\/; HttpOnly; Secure; SameSite=Strict; Max-Age=0$/);
+    assert.match(String(res.headers['set-cookie']), /^__Host-tollgate_hub=; Path=\/; Max-Age=0; HttpOnly; Secure; SameSite=Strict$/);
     assert.equal((await browser.get('/api/v1/hub/session')).status, 401);
     const events = await auditEvents(ws.workspaceId, 'hub_session.revoked');
     assert.deepEqual([events[0]?.actorType, events[0]?.actorId, events[0]?.source], ['HUB_SESSION', session.id, 'hub']);
