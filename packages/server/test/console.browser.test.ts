@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import { createOperator } from '../src/modules/operators/create-operator.js';
 import { checkScreen, consoleBrowserSkip, expectAccessible, startConsoleBrowser, type ConsoleBrowser } from './helpers/console-browser.js';
 
 const skip = consoleBrowserSkip;
@@ -17,10 +18,30 @@ const opts = { skip, timeout: 60_000 };
 const SIGN_IN = 'Sign in to the Tollgate console';
 const signInShown = (page: Page) => page.getByRole('heading', { level: 1, name: SIGN_IN }).waitFor();
 
+const PASSWORD = 'correct horse battery staple';
+
+async function signIn(page: Page, email: string): Promise<void> {
+  await signInShown(page);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 describe('the operator console in Chromium', () => {
   let b: ConsoleBrowser;
+  let n = 0;
+  /** An operator of the demo workspace; its e-mail. */
+  const operator = async (role: 'admin' | 'viewer') => {
+    const email = `${role}-${++n}@example.com`;
+    await createOperator(
+      b.t.deps,
+      { workspaceId: b.t.demo!.workspaceId, email, name: role, role, password: PASSWORD },
+      { actor: { type: 'SYSTEM', id: 'test' }, correlationId: 'test', source: 'system' },
+    );
+    return email;
+  };
   before(async () => {
-    if (!skip) b = await startConsoleBrowser();
+    if (!skip) b = await startConsoleBrowser({ demo: true });
   });
   after(async () => b?.close());
 
@@ -53,56 +74,67 @@ describe('the operator console in Chromium', () => {
     assert.equal(outline, 'solid', 'focus is visible');
   });
 
-  // Until the operator session API lands on this branch, its answers are played by the page's
-  // router (same origin): the form's handling of 401, 429 and field errors is the console's own.
-  it("the API's errors: 401 above the form, 429 with the wait, a field's error next to its input", opts, async () => {
+  it('a wrong password is refused next to the form; the sixth attempt in 15 minutes is rate-limited, with the wait', opts, async () => {
+    const email = await operator('admin');
     const p = await b.open('/console/sign-in');
     await signInShown(p.page);
-    const answers: Array<{ status: number; headers: Record<string, string>; body: unknown }> = [
-      { status: 401, headers: {}, body: { success: false, errors: [{ code: 'UNAUTHENTICATED', message: 'Wrong e-mail or password.' }] } },
-      { status: 429, headers: { 'retry-after': '900' }, body: { success: false, errors: [{ code: 'RATE_LIMITED', message: 'Too many failed sign-ins.' }] } },
-      {
-        status: 400,
-        headers: {},
-        body: {
-          success: false,
-          errors: [{ code: 'VALIDATION_FAILED', message: 'body.workspaceId must be a workspace id (ws_…).', field: 'body.workspaceId' }],
-        },
-      },
-    ];
-    const sent: unknown[] = [];
-    await p.page.route('**/api/v1/operator_sessions', async (route) => {
-      sent.push({ body: route.request().postDataJSON(), csrf: route.request().headers()['x-csrf-token'] ?? null });
-      const a = answers.shift()!;
-      await route.fulfill({ status: a.status, headers: { 'content-type': 'application/json', ...a.headers }, body: JSON.stringify(a.body) });
-    });
-    await p.page.getByLabel('E-mail').fill('op@example.com');
-    await p.page.getByLabel('Password').fill('not it');
+    await p.page.getByLabel('E-mail').fill(email);
+    await p.page.getByLabel('Password').fill('not the password');
     const submit = () => p.page.getByRole('button', { name: 'Sign in' }).click();
-    const alert = p.page.getByRole('alert');
-
     await submit();
-    await alert.getByText('Wrong e-mail or password.').waitFor();
+    const wrong = p.page.getByText('The e-mail or the password is not right.');
+    await wrong.first().waitFor();
     await expectAccessible(p.page, 'sign-in after a 401');
-
+    for (let i = 2; i <= 5; i++) {
+      await submit();
+      await p.page.waitForResponse((r) => r.url().endsWith('/api/v1/operator_sessions'));
+    }
+    // Even the right password is refused now: the limit counts attempts per address and e-mail.
+    await p.page.getByLabel('Password').fill(PASSWORD);
     await submit();
-    await alert.getByText('Too many failed sign-ins.').waitFor();
-    await alert.getByText('Try again in 15 minutes.').waitFor();
+    await p.page.getByText('Try again in 15 minutes.').waitFor();
+    await checkScreen(p, b.origin, 'sign-in-rate-limited', (page) => page.getByText('Try again in 15 minutes.').waitFor());
+    const failed = await b.t.deps.db.selectFrom('auditEvents').select('payload').where('eventType', '=', 'operator.sign_in_failed').execute();
+    const reasons = failed
+      .map((e) => JSON.parse(e.payload) as { email: string; reason: string })
+      .filter((e) => e.email === email)
+      .map((e) => e.reason);
+    assert.deepEqual(reasons.sort(), ['rate_limited', 'wrong_password', 'wrong_password', 'wrong_password', 'wrong_password', 'wrong_password']);
+  });
 
-    await p.page.getByLabel('Workspace id (optional)').fill('nope');
-    await submit();
-    const workspace = p.page.getByLabel('Workspace id (optional)');
-    await p.page.getByText('body.workspaceId must be a workspace id (ws_…).').waitFor();
-    assert.equal(await workspace.getAttribute('aria-invalid'), 'true');
-    assert.match(String(await workspace.getAttribute('aria-describedby')), /workspaceId-error/);
-    assert.equal(await p.page.locator('#workspaceId-error').textContent(), 'body.workspaceId must be a workspace id (ws_…).');
-    await expectAccessible(p.page, 'sign-in with a field error');
-    await checkScreen(p, b.origin, 'sign-in-errors', (page) => page.locator('#workspaceId-error').waitFor());
+  it('an admin signs in to the home screen, switches to live, and pages through customers', opts, async () => {
+    const email = await operator('admin');
+    const p = await b.open('/console');
+    await signIn(p.page, email);
+    await p.page.getByRole('heading', { level: 1, name: 'Demo workspace' }).waitFor();
+    await checkScreen(p, b.origin, 'home', (page) => page.getByRole('heading', { level: 2, name: 'Customers' }).waitFor());
+    await p.page.getByRole('link', { name: 'Customers' }).first().click();
+    await p.page.getByRole('cell', { name: 'Acme Corp' }).first().waitFor();
+    await checkScreen(p, b.origin, 'customers', (page) => page.getByRole('cell', { name: 'Acme Corp' }).first().waitFor());
+    await p.page.getByRole('button', { name: 'Live data' }).click();
+    await p.page.getByText('Live data: what you change here affects real customers and real money.').waitFor();
+    assert.equal(await p.page.getByRole('button', { name: 'Live data' }).getAttribute('aria-pressed'), 'true');
+    await checkScreen(p, b.origin, 'customers-live', (page) => page.getByRole('cell', { name: 'Acme Corp' }).first().waitFor());
+    // Every API call of the live view asked for live data, with the cookie (no key in the page).
+    const liveCustomers = await p.page.evaluate<string>(
+      `fetch('/api/v1/customers', { headers: { 'X-Tollgate-Environment': 'live' } }).then((r) => r.json()).then((b) => b.data[0].id)`,
+    );
+    assert.equal(liveCustomers, b.t.demo?.environments.live.customerId);
+    await p.page.getByRole('button', { name: 'Sign out' }).click();
+    await signInShown(p.page);
+    assert.equal(await p.page.evaluate<number>(`fetch('/api/v1/customers').then((r) => r.status)`), 401, 'signed out at once');
+  });
 
-    assert.deepEqual(sent, [
-      { body: { email: 'op@example.com', password: 'not it' }, csrf: null },
-      { body: { email: 'op@example.com', password: 'not it' }, csrf: null },
-      { body: { email: 'op@example.com', password: 'not it', workspaceId: 'nope' }, csrf: null },
-    ]);
+  it('a viewer who tries an admin action from the console page gets 403 from the server; reads work', opts, async () => {
+    const email = await operator('viewer');
+    const p = await b.open('/console');
+    await signIn(p.page, email);
+    await p.page.getByRole('heading', { level: 1, name: 'Demo workspace' }).waitFor();
+    const answer = await p.page.evaluate<{ status: number; code: string }>(`
+      fetch('/api/v1/operator_sessions/current').then((r) => r.json()).then((s) =>
+        fetch('/api/v1/customers', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': s.csrfToken }, body: JSON.stringify({ name: 'Not allowed' }) }))
+      .then(async (r) => ({ status: r.status, code: (await r.json()).errors[0].code }))`);
+    assert.deepEqual(answer, { status: 403, code: 'INSUFFICIENT_SCOPE' });
+    assert.equal(await p.page.evaluate<number>(`fetch('/api/v1/customers').then((r) => r.status)`), 200);
   });
 });
