@@ -14,6 +14,7 @@ import { CustomerDetail, Customers } from './screens/customers.js';
 import { Home } from './screens/home.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
 import { SignIn } from './screens/sign-in.js';
+import { AcceptInvitation } from './screens/accept-invitation.js';
 import { readCurrentSession, signOut, type OperatorSession } from './session.js';
 
 const ENV_KEY = 'tollgate.console.environment';
@@ -61,7 +62,8 @@ export function App() {
   // Signed in at /console/sign-in (a bookmark, Back): Home instead.
   useEffect(() => {
     if (signedIn && route?.name === 'sign-in') navigate(hrefOf('home'), { replace: true });
-    if (!signedIn) document.title = 'Sign in · Tollgate console';
+    if (route?.name === 'accept') document.title = 'Join a workspace · Tollgate console';
+    else if (!signedIn) document.title = 'Sign in · Tollgate console';
   }, [signedIn, route?.name]);
 
   if (session === 'loading') {
@@ -69,6 +71,22 @@ export function App() {
       <main id="main">
         <p role="status">Loading the console…</p>
       </main>
+    );
+  }
+
+  // An invitation link opens the accept form whoever is signed in here: accepting signs in as the newcomer.
+  if (route?.name === 'accept') {
+    return (
+      <AcceptInvitation
+        api={api}
+        token={window.location.hash.slice(1)}
+        onSignedIn={(s) => {
+          setNotice(null);
+          setSession(s);
+          // Home, and the token out of the address bar and the history.
+          navigate(hrefOf('home'), { replace: true });
+        }}
+      />
     );
   }
 

@@ -5,7 +5,8 @@
  */
 export const BASE = '/console';
 
-export type ScreenName = 'home' | 'customers' | 'customer' | 'catalog' | 'keys' | 'webhooks' | 'outbound' | 'audit' | 'test-clocks' | 'operators' | 'sign-in';
+export type ScreenName =
+  'home' | 'customers' | 'customer' | 'catalog' | 'keys' | 'webhooks' | 'outbound' | 'audit' | 'test-clocks' | 'operators' | 'sign-in' | 'accept';
 
 export interface Route {
   name: ScreenName;
@@ -16,6 +17,7 @@ export interface Route {
 const ROUTES: ReadonlyArray<readonly [ScreenName, string]> = [
   ['home', '/'],
   ['sign-in', '/sign-in'],
+  ['accept', '/accept'],
   ['customers', '/customers'],
   ['customer', '/customers/:id'],
   ['catalog', '/catalog'],

@@ -34,4 +34,13 @@ export async function readCurrentSession(api: Api): Promise<OperatorSession | nu
 
 export const signIn = (api: Api, body: SignInBody) => api.post<OperatorSession>(SESSIONS_PATH, body);
 
+export interface AcceptInvitationBody {
+  token: string;
+  name: string;
+  password: string;
+}
+
+/** Accepts an invitation: the account is made and signed in, as a sign-in would. */
+export const acceptInvitation = (api: Api, body: AcceptInvitationBody) => api.post<OperatorSession>('/api/v1/operator_invitations/accept', body);
+
 export const signOut = (api: Api) => api.delete<unknown>(CURRENT_SESSION_PATH);

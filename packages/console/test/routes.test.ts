@@ -7,6 +7,7 @@ describe('matchRoute: a pathname to the screen it shows', () => {
     ['/console', { name: 'home', params: {} }],
     ['/console/', { name: 'home', params: {} }],
     ['/console/sign-in', { name: 'sign-in', params: {} }],
+    ['/console/accept', { name: 'accept', params: {} }],
     ['/console/customers', { name: 'customers', params: {} }],
     ['/console/customers/', { name: 'customers', params: {} }],
     ['/console//customers', { name: 'customers', params: {} }],

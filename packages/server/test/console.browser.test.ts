@@ -137,4 +137,37 @@ describe('the operator console in Chromium', () => {
     assert.deepEqual(answer, { status: 403, code: 'INSUFFICIENT_SCOPE' });
     assert.equal(await p.page.evaluate<number>(`fetch('/api/v1/customers').then((r) => r.status)`), 200);
   });
+
+  it('an invitation link opens the join form; joining signs the newcomer in with the invited role; the link works once', opts, async () => {
+    const key = b.t.demo!.environments.test.secretKey;
+    const invite = await b.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/operator_invitations',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', host: new URL(b.origin).host },
+      payload: JSON.stringify({ email: 'newcomer@example.com', role: 'viewer' }),
+    });
+    assert.equal(invite.statusCode, 200, invite.body);
+    const url = new URL(invite.json<{ url: string }>().url);
+    assert.equal(url.origin, b.origin);
+    const p = await b.open(url.pathname + url.hash);
+    await p.page.getByRole('heading', { level: 1, name: 'Join a Tollgate workspace' }).waitFor();
+    assert.equal(await p.page.title(), 'Join a workspace · Tollgate console');
+    await p.page.getByLabel('Your name').fill('New Person');
+    await p.page.getByLabel('New password').fill('short');
+    await p.page.getByRole('button', { name: 'Join and sign in' }).click();
+    await p.page.getByText('at least 12 characters long').first().waitFor();
+    await checkScreen(p, b.origin, 'accept-invitation', (page) => page.getByText('at least 12 characters long').first().waitFor());
+    await p.page.getByLabel('New password').fill(PASSWORD);
+    await p.page.getByRole('button', { name: 'Join and sign in' }).click();
+    await p.page.getByRole('heading', { level: 1, name: 'Demo workspace' }).waitFor();
+    assert.equal(new URL(p.page.url()).pathname, '/console');
+    assert.equal(new URL(p.page.url()).hash, '', 'the token leaves the address bar');
+    assert.equal(await p.page.locator('.role').textContent(), 'viewer');
+
+    const again = await b.open(url.pathname + url.hash);
+    await again.page.getByLabel('Your name').fill('Someone else');
+    await again.page.getByLabel('New password').fill(PASSWORD);
+    await again.page.getByRole('button', { name: 'Join and sign in' }).click();
+    await again.page.getByText('This invitation link is not valid').waitFor();
+  });
 });
