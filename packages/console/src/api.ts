@@ -24,7 +24,8 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export interface ApiOptions {
   /** The token the session answer carried; sent on POST, PUT, PATCH and DELETE. */
   csrfToken(): string | null;
-  environment(): Environment;
+  /** The console's test/live choice; the hub has none (its session names the environment), so sends no header. */
+  environment?(): Environment;
   /** For tests; the page's fetch otherwise. */
   fetch?: typeof fetch;
   /** For Retry-After given as a date; the page's clock otherwise. */
@@ -54,7 +55,8 @@ export function createApi(options: ApiOptions): Api {
   const now = options.now ?? (() => Date.now());
 
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-tollgate-environment': options.environment() };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.environment) headers['x-tollgate-environment'] = options.environment();
     if (body !== undefined) headers['content-type'] = 'application/json';
     const token = options.csrfToken();
     if (!SAFE.has(method) && token !== null) headers['x-csrf-token'] = token;

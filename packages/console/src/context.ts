@@ -4,15 +4,30 @@ import { useContext } from 'preact/hooks';
 import type { Api, Environment } from './api.js';
 import type { OperatorSession } from './session.js';
 
-export interface ConsoleContext {
+/** What the data hook (and so PagedTable) needs: the console and the developer hub both provide it. */
+export interface ApiScope {
   api: Api;
   environment: Environment;
-  session: OperatorSession;
-  /** The server said 401: the session is over, the sign-in form shows again. */
+  /** The server said 401: the session is over (the console's sign-in form, the hub's "link expired" page). */
   signedOut: () => void;
 }
 
+export interface ConsoleContext extends ApiScope {
+  session: OperatorSession;
+}
+
 export const Console = createContext<ConsoleContext | null>(null);
+
+/** The developer hub's provider of the same; the console provides Console, which is one too. */
+export const HubScope = createContext<ApiScope | null>(null);
+
+export function useApiScope(): ApiScope {
+  const hub = useContext(HubScope);
+  const operator = useContext(Console);
+  const scope = hub ?? operator;
+  if (!scope) throw new Error('useApiScope outside the console shell or the hub');
+  return scope;
+}
 
 export function useConsole(): ConsoleContext {
   const c = useContext(Console);

@@ -5,13 +5,13 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Api } from './api.js';
-import { useConsole } from './context.js';
+import { useApiScope } from './context.js';
 import { problemFrom, type ApiProblem } from './errors.js';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'ok'; data: T } | { state: 'error'; problem: ApiProblem };
 
 export function useApi<T>(load: (api: Api) => Promise<T>, inputs: readonly unknown[]): Loaded<T> & { reload: () => void } {
-  const { api, environment, signedOut } = useConsole();
+  const { api, environment, signedOut } = useApiScope();
   const [result, setResult] = useState<Loaded<T>>({ state: 'loading' });
   const [round, setRound] = useState(0);
   const latest = useRef(0);

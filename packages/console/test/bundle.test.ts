@@ -6,10 +6,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { ASSET_BASE, bundleConsole } from '../scripts/bundle.mjs';
+import { ASSET_BASE, bundleConsole, bundleHub, HUB_ASSET_BASE } from '../scripts/bundle.mjs';
 
 const JS_BUDGET = 60_000;
 const CSS_BUDGET = 10_000;
+/**
+ * The developer hub (src/hub/, a second entry sharing the console's components): a customer's
+ * page, opened from a link, so smaller than the console's. Its stylesheet is the console's plus
+ * hub.css. The widget's script it embeds is the widget's own budget (widget-assets).
+ */
+const HUB_JS_BUDGET = 35_000;
+const HUB_CSS_BUDGET = 10_000;
 
 describe('the console builds', () => {
   it(`within its size budget: script ≤ ${JS_BUDGET} bytes gzipped, stylesheet ≤ ${CSS_BUDGET}`, async () => {
@@ -48,5 +55,32 @@ describe('the console builds', () => {
       hosts.filter((h) => !/w3\.org/.test(h)),
       [],
     );
+  });
+});
+
+describe('the developer hub builds', () => {
+  it(`within its size budget: script ≤ ${HUB_JS_BUDGET} bytes gzipped, stylesheet ≤ ${HUB_CSS_BUDGET}`, async () => {
+    const { assets } = await bundleHub();
+    const gz = (ext: string) => {
+      const a = assets.find((x) => x.name.endsWith(ext));
+      assert.ok(a, `a ${ext} asset`);
+      return gzipSync(a.contents, { level: 9 }).length;
+    };
+    const [js, css] = [gz('.js'), gz('.css')];
+    console.log(`hub bundle: script ${js} bytes gzipped (budget ${HUB_JS_BUDGET}); stylesheet ${css} (budget ${HUB_CSS_BUDGET})`);
+    assert.ok(js <= HUB_JS_BUDGET, `the hub's script is ${js} bytes gzipped, over the budget of ${HUB_JS_BUDGET} by ${js - HUB_JS_BUDGET}`);
+    assert.ok(css <= HUB_CSS_BUDGET, `the hub's stylesheet is ${css} bytes gzipped, over the budget of ${HUB_CSS_BUDGET} by ${css - HUB_CSS_BUDGET}`);
+    assert.equal(assets.length, 2, 'one script and one stylesheet');
+  });
+
+  it('its index.html names hub.<hash> assets under /hub/assets/, with no inline script or style', async () => {
+    const { index, assets } = await bundleHub();
+    assert.equal(HUB_ASSET_BASE, '/hub/assets/');
+    for (const a of assets) {
+      assert.match(a.name, /^hub\.[0-9a-f]{16}\.(js|css)$/);
+      assert.ok(index.includes(`${HUB_ASSET_BASE}${a.name}`), `index.html names ${a.name}`);
+    }
+    assert.doesNotMatch(index, /<script>|<style|\sstyle=|\son\w+=/);
+    assert.match(index, /<title>Developer hub<\/title>/);
   });
 });

@@ -45,7 +45,7 @@ import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
 import { widgetScriptRoutes } from './modules/widget-assets/widget-script.routes.js';
-import { consoleRoutes } from './modules/console-assets/console.routes.js';
+import { consoleRoutes, hubPageRoutes } from './modules/console-assets/console.routes.js';
 import { widgetDemoRoutes } from './demo/widget-demo-page.js';
 import type { DemoWorkspace } from './demo/create-demo-workspace.js';
 import { billingRoutes } from './modules/billing/billing.routes.js';
@@ -227,6 +227,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await pricingPageRoutes(a, deps);
     await widgetScriptRoutes(a, deps);
     await consoleRoutes(a, deps);
+    await hubPageRoutes(a, deps);
     if (opts.demo && deps.config.profile === 'development') await widgetDemoRoutes(a, deps, opts.demo);
     await billingRoutes(a, deps);
     await invoiceRoutes(a, deps);

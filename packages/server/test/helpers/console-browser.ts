@@ -20,6 +20,8 @@ import { createTestApp, type TestApp, type TestAppOptions } from './test-app.js'
 export const CHROMIUM = '/usr/bin/chromium';
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CONSOLE_ARTIFACTS = path.join(root, 'test-artifacts', 'console');
+/** The developer hub's screenshots (hub.browser.test.ts), checked the same way. */
+export const HUB_ARTIFACTS = path.join(root, 'test-artifacts', 'hub');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** The reason the console's browser tests are skipped, or false. */
@@ -109,17 +111,25 @@ export function expectOnlyServer(p: ConsolePage, origin: string): void {
 
 /**
  * One screen, checked the same way at 1280 and 390 px: axe-clean, nothing wider than the window,
- * a full-page screenshot `<name>-1280.png` and `<name>-390.png`; then no request elsewhere and no
- * script error or CSP refusal. `ready` waits for what the screen must show.
+ * a full-page screenshot `<name>-1280.png` and `<name>-390.png` in `artifacts` (the console's by
+ * default; the hub passes HUB_ARTIFACTS); then no request elsewhere and no script error or CSP
+ * refusal. `ready` waits for what the screen must show.
  */
-export async function checkScreen(p: ConsolePage, origin: string, name: string, ready: (page: Page) => Promise<unknown>): Promise<void> {
+export async function checkScreen(
+  p: ConsolePage,
+  origin: string,
+  name: string,
+  ready: (page: Page) => Promise<unknown>,
+  artifacts: string = CONSOLE_ARTIFACTS,
+): Promise<void> {
+  mkdirSync(artifacts, { recursive: true });
   for (const viewport of [WIDE, NARROW]) {
     await p.page.setViewportSize(viewport);
     await ready(p.page);
     await expectAccessible(p.page, `${name} at ${viewport.width} px`);
     const scrollWidth = await p.page.evaluate<number>('document.documentElement.scrollWidth');
     assert.ok(scrollWidth <= viewport.width, `${name} at ${viewport.width} px: the page is ${scrollWidth} px wide`);
-    const file = path.join(CONSOLE_ARTIFACTS, `${name}-${viewport.width}.png`);
+    const file = path.join(artifacts, `${name}-${viewport.width}.png`);
     await p.page.screenshot({ path: file, fullPage: true });
     assert.ok(readFileSync(file).length > 1000, `${file} is a real image`);
   }

@@ -11,7 +11,7 @@ export interface ConsoleFile {
   gzip: Buffer;
 }
 
-/** The console's page and its assets by file name (console.<hash>.js, console.<hash>.css). */
+/** The console's (or the hub's) page and its assets by file name (console.<hash>.js, hub.<hash>.css…). */
 export interface ConsoleSite {
   index: ConsoleFile;
   assets: ReadonlyMap<string, ConsoleFile>;
@@ -37,7 +37,10 @@ export function toConsoleSite(index: string | Buffer, assets: ReadonlyArray<{ na
  * now from its source with esbuild (a source checkout: `npm ci && npm start`), once per process.
  * A failure is not kept: the next call tries again.
  */
-export const loadConsoleSite: () => Promise<ConsoleSite> = buildOnce(readOrBuild);
+export const loadConsoleSite: () => Promise<ConsoleSite> = buildOnce(() => readOrBuild('console'));
+
+/** The developer hub, the second entry of @tollgate/console, the same way (dist/hub/ when built). */
+export const loadHubSite: () => Promise<ConsoleSite> = buildOnce(() => readOrBuild('hub'));
 
 /** The built site in `dist`, or null when it holds none. */
 export function readBuiltSite(dist: string): ConsoleSite | null {
@@ -51,11 +54,12 @@ export function readBuiltSite(dist: string): ConsoleSite | null {
   );
 }
 
-async function readOrBuild(): Promise<ConsoleSite> {
+async function readOrBuild(app: 'console' | 'hub'): Promise<ConsoleSite> {
   const pkg = fileURLToPath(import.meta.resolve('@tollgate/console/package.json'));
-  const built = readBuiltSite(path.join(path.dirname(pkg), 'dist'));
+  const dist = path.join(path.dirname(pkg), 'dist');
+  const built = readBuiltSite(app === 'hub' ? path.join(dist, 'hub') : dist);
   if (built) return built;
-  const { bundleConsole } = await import('@tollgate/console/bundle');
-  const { index, assets } = await bundleConsole();
+  const { bundleConsole, bundleHub } = await import('@tollgate/console/bundle');
+  const { index, assets } = await (app === 'hub' ? bundleHub() : bundleConsole());
   return toConsoleSite(index, assets);
 }

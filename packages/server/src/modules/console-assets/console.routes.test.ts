@@ -6,7 +6,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import { AppError } from '../../lib/errors.js';
-import { CONSOLE_CSP, siteOr503 } from './console.routes.js';
+import { CONSOLE_CSP, HUB_CSP, siteOr503 } from './console.routes.js';
 import { readBuiltSite } from './console-site.js';
 
 /**
@@ -106,6 +106,39 @@ describe('GET /console/assets/…', () => {
     const doc = (await get('/openapi.json')).json();
     assert.deepEqual(
       Object.keys(doc.paths).filter((p) => p.startsWith('/console')),
+      [],
+    );
+  });
+});
+
+describe('GET /hub (the developer hub, the second entry of the console package)', () => {
+  it('200 its own index.html at /hub and any deep link, under the CSP that adds https images (the seller logo)', async () => {
+    const index = await get('/hub');
+    assert.equal(index.statusCode, 200, index.body);
+    assert.equal(index.headers['cache-control'], 'no-cache');
+    assert.equal(index.headers['content-security-policy'], HUB_CSP);
+    assert.equal(HUB_CSP, CONSOLE_CSP.replace("img-src 'self' data:", "img-src 'self' data: https:"));
+    assert.match(index.body, /<title>Developer hub<\/title>/);
+    assert.notEqual(index.body, (await get('/console')).body);
+    for (const url of ['/hub/', '/hub/usage', '/hub/billing?x=1']) assert.equal((await get(url)).body, index.body, url);
+    const js = /src="(\/hub\/assets\/hub\.[0-9a-f]{16}\.js)"/.exec(index.body)?.[1];
+    assert.ok(js, index.body);
+    const script = await get(js);
+    assert.equal(script.statusCode, 200);
+    assert.equal(script.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.equal(script.headers['content-security-policy'], HUB_CSP);
+  });
+
+  it("404 for the console's assets under /hub, a missing asset and a file outside the assets; not in the API document", async () => {
+    const { js } = await assetPaths();
+    for (const url of [js.replace('/console/', '/hub/'), '/hub/assets/hub.0123456789abcdef.js', '/hub/favicon.ico']) {
+      const res = await get(url);
+      assert.equal(res.statusCode, 404, url);
+      assert.equal(res.json().errors[0].code, 'NOT_FOUND');
+    }
+    const doc = (await get('/openapi.json')).json();
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => p === '/hub' || p.startsWith('/hub/')),
       [],
     );
   });

@@ -1,0 +1,102 @@
+/**
+ * The developer hub's pure rules: which link token the address holds, which view a path shows,
+ * whom an expired link sends the customer back to, the seller's accent colour made legible, and
+ * how a key's grace period and a quota are worded. Pure, so each is tested with a table of cases.
+ */
+import { formatInstant } from '../format.js';
+
+export const HUB_BASE = '/hub';
+
+export type HubViewName = 'keys' | 'usage' | 'subscription' | 'billing';
+
+/** The hub's views, in navigation order; the first is /hub itself. */
+export const HUB_VIEWS: ReadonlyArray<{ name: HubViewName; path: string; label: string }> = [
+  { name: 'keys', path: HUB_BASE, label: 'API keys' },
+  { name: 'usage', path: `${HUB_BASE}/usage`, label: 'Usage and quotas' },
+  { name: 'subscription', path: `${HUB_BASE}/subscription`, label: 'Subscription' },
+  { name: 'billing', path: `${HUB_BASE}/billing`, label: 'Invoices' },
+];
+
+/** The view a path shows; null for a path the hub does not have (a trailing slash is the same path). */
+export function hubViewOf(pathname: string): HubViewName | null {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  return HUB_VIEWS.find((v) => v.path === path)?.name ?? null;
+}
+
+/** The single-use link's token from the address's fragment (`#hbl_…`), or null. */
+export function linkTokenOf(hash: string): string | null {
+  const m = /^#(hbl_[A-Za-z0-9_]{1,190})$/.exec(hash);
+  return m ? (m[1] as string) : null;
+}
+
+/** What the page remembers of the seller (sessionStorage), so an expired session can still name them. */
+export interface Seller {
+  title: string | null;
+  returnUrl: string | null;
+}
+
+/** The seller as the customer knows them: the site the return link goes to, else the hub's title. */
+export function sellerName(seller: Seller | null): string | null {
+  if (seller?.returnUrl) {
+    try {
+      return new URL(seller.returnUrl).host;
+    } catch {
+      // Not a URL: fall through to the title.
+    }
+  }
+  return seller?.title ?? null;
+}
+
+export const expiredText = (seller: Seller | null): string =>
+  `This link has expired: ask ${sellerName(seller) ?? 'the site that sent you here'} for a new one.`;
+
+/** Relative luminance of #rrggbb (WCAG 2.1). */
+function luminance(hex: string): number {
+  const channel = (i: number) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+export function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+export interface AccentColors {
+  /** Button background. */
+  accent: string;
+  /** Text on it: white or near-black, whichever reads (AA, 4.5:1). */
+  accentText: string;
+  /** Links on the white page: the accent when it reads there, else the hub's own blue. */
+  link: string;
+}
+
+const WHITE = '#ffffff';
+const INK = '#111111';
+const DEFAULT_LINK = '#1d4ed8';
+
+/** The seller's accent (#rrggbb, validated by the server) made legible; null for none or a malformed one. */
+export function accentColors(accent: string | null | undefined): AccentColors | null {
+  if (!accent || !/^#[0-9a-fA-F]{6}$/.test(accent)) return null;
+  const color = accent.toLowerCase();
+  return {
+    accent: color,
+    accentText: contrast(color, WHITE) >= 4.5 ? WHITE : INK,
+    link: contrast(color, WHITE) >= 4.5 ? color : DEFAULT_LINK,
+  };
+}
+
+/** A rotated key's grace: "Works until 2026-04-16 09:35 UTC (5 min left)"; over: "Grace period over". */
+export function graceText(expiresAt: string | null, nowMs: number): string {
+  if (expiresAt === null) return 'Grace period over';
+  const left = Math.ceil((Date.parse(expiresAt) - nowMs) / 60_000);
+  if (!(left > 0)) return 'Grace period over';
+  return `Works until ${formatInstant(expiresAt)} (${left} min left)`;
+}
+
+/** Units left: "Unlimited", or the number with thousands separators (never negative, says the API). */
+export function remainingText(remaining: number, unlimited: boolean): string {
+  return unlimited ? 'Unlimited' : remaining.toLocaleString('en-US');
+}

@@ -1,0 +1,178 @@
+/**
+ * The developer hub (/hub, packages/console/src/hub) in a real headless Chromium against a real
+ * listening server (helpers/console-browser.ts): a hub link for customer A shows A's keys,
+ * invoices, usage and subscription (with the upgrade/cancel widget), never customer B's, and the
+ * API refuses B's ids; Roll revokes the old key at once and shows the new secret once; a used
+ * link and an expired session (the server's frozen clock moved, no sleep) show the expired page.
+ * Every view is axe-clean at 1280 and 390 px, screenshots in test-artifacts/hub/. Without
+ * Chromium the file is skipped, and says so.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import type { Client } from './helpers/seed.js';
+import { checkScreen, consoleBrowserSkip, HUB_ARTIFACTS, startConsoleBrowser, type ConsoleBrowser, type ConsolePage } from './helpers/console-browser.js';
+
+const skip = consoleBrowserSkip;
+if (skip) console.log(`hub.browser.test.ts: SKIPPED: ${skip}`);
+const opts = { skip, timeout: 90_000 };
+
+interface Customer {
+  customerId: string;
+  subscriptionId: string;
+  keyId: string;
+  key: string;
+  keyHint: string;
+  invoiceNumber: string;
+}
+
+const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+describe('the developer hub in Chromium', () => {
+  let b: ConsoleBrowser;
+  let api: Client;
+  let a: Customer;
+  let bee: Customer;
+
+  /** Finalizes the subscription's draft invoice: its number. */
+  async function issued(subscriptionId: string): Promise<string> {
+    const [draft] = (await api.get(`/api/v1/invoices?subscriptionId=${subscriptionId}`)).body.data;
+    const fin = await api.post(`/api/v1/invoices/${draft.id}/finalize`, {});
+    assert.equal(fin.status, 200, JSON.stringify(fin.body));
+    return fin.body.number;
+  }
+
+  /** A single-use hub link's path for a customer (`/hub#hbl_…`). */
+  async function hubLink(customerId: string, extra: Record<string, unknown> = {}): Promise<string> {
+    const minted = await api.post('/api/v1/hub_sessions', { customerId, ...extra });
+    assert.equal(minted.status, 200, JSON.stringify(minted.body));
+    return `/hub#${/#(hbl_\w+)$/.exec(minted.body.url)![1]}`;
+  }
+
+  const hub = (p: ConsolePage, name: string, ready: (page: Page) => Promise<unknown>) => checkScreen(p, b.origin, name, ready, HUB_ARTIFACTS);
+
+  before(async () => {
+    if (skip) return;
+    b = await startConsoleBrowser({ demo: true });
+    const env = b.t.demo!.environments.test;
+    api = b.t.seed.client(env.secretKey);
+    const keyOf = async (id: string) => (await api.get(`/api/v1/api-keys/${id}`)).body.hint as string;
+    a = {
+      customerId: env.customerId,
+      subscriptionId: env.subscriptionId,
+      keyId: env.productKeyId,
+      key: env.productKey,
+      keyHint: await keyOf(env.productKeyId),
+      invoiceNumber: await issued(env.subscriptionId),
+    };
+    const customer = await api.post('/api/v1/customers', { name: 'Bea', email: 'bea@example.com' });
+    const sub = await api.post('/api/v1/subscriptions', { customerId: customer.body.id, offeringId: env.offeringId });
+    assert.equal(sub.status, 200, JSON.stringify(sub.body));
+    const key = await api.post('/api/v1/api-keys', { kind: 'PRODUCT', name: 'bea production', subscriptionId: sub.body.id });
+    bee = {
+      customerId: customer.body.id,
+      subscriptionId: sub.body.id,
+      keyId: key.body.id,
+      key: key.body.fullToken,
+      keyHint: key.body.hint,
+      invoiceNumber: await issued(sub.body.id),
+    };
+    assert.notEqual(a.invoiceNumber, bee.invoiceNumber);
+  });
+  after(async () => b?.close());
+
+  it("a hub link shows customer A's keys, usage, subscription and invoices, never B's; the API refuses B's ids with 404", opts, async () => {
+    const p = await b.open(
+      await hubLink(a.customerId, { theme: { accentColor: '#0f766e', title: 'Acme developers' }, returnUrl: 'https://shop.example.com/account' }),
+    );
+    await heading(p.page, 'API keys');
+    assert.equal(new URL(p.page.url()).hash, '', 'the link token is out of the address');
+    assert.equal(await p.page.title(), 'API keys · Acme developers');
+    await p.page.getByRole('cell', { name: a.keyHint }).waitFor();
+    await hub(p, 'keys', (page) => page.getByRole('cell', { name: a.keyHint }).waitFor());
+    const text = () => p.page.locator('body').innerText();
+    assert.ok(!(await text()).includes(bee.keyHint), "B's key is not shown");
+    assert.equal(await p.page.getByRole('link', { name: 'Back to shop.example.com' }).getAttribute('href'), 'https://shop.example.com/account');
+
+    // A reload keeps the session (the cookie), not the spent link.
+    await p.page.reload();
+    await p.page.getByRole('cell', { name: a.keyHint }).waitFor();
+
+    await p.page.getByRole('link', { name: 'Invoices' }).click();
+    await p.page.getByRole('cell', { name: a.invoiceNumber }).waitFor();
+    await hub(p, 'billing', (page) => page.getByRole('cell', { name: a.invoiceNumber }).waitFor());
+    assert.ok(!(await text()).includes(bee.invoiceNumber), "B's invoice is not shown");
+
+    await p.page.getByRole('link', { name: 'Usage and quotas' }).click();
+    await p.page.getByRole('heading', { level: 2, name: 'Left this period' }).waitFor();
+    await hub(p, 'usage', (page) => page.locator('table[aria-busy="false"]').first().waitFor());
+
+    await p.page.getByRole('link', { name: 'Subscription' }).click();
+    await p.page.locator('tollgate-upgrade-cancel[mode="upgrade"]').waitFor();
+    await p.page.waitForFunction(`!!customElements.get('tollgate-upgrade-cancel')`);
+    await hub(p, 'subscription', (page) => page.locator('tollgate-upgrade-cancel[mode="cancel"]').waitFor());
+
+    // The page's own session, asked for B's things: absent.
+    const refused = await p.page.evaluate<number[]>(`
+      fetch('/api/v1/hub/session').then((r) => r.json()).then((s) => {
+        const post = (url, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': s.csrfToken }, body: JSON.stringify(body ?? {}) }).then((r) => r.status);
+        return Promise.all([
+          post('/api/v1/hub/keys/${bee.keyId}/revoke'),
+          post('/api/v1/hub/keys/${bee.keyId}/roll'),
+          post('/api/v1/hub/widget_session', { subscriptionId: '${bee.subscriptionId}' }),
+        ]);
+      })`);
+    assert.deepEqual(refused, [404, 404, 404]);
+    const keys = await p.page.evaluate<string[]>(`fetch('/api/v1/hub/keys').then((r) => r.json()).then((l) => l.data.map((k) => k.id))`);
+    assert.ok(!keys.includes(bee.keyId));
+  });
+
+  it('Roll, after a confirmation, revokes the old key at once (401) and shows the new secret once, with Copy', opts, async () => {
+    const p = await b.open(await hubLink(a.customerId));
+    await p.page.getByRole('cell', { name: a.keyHint }).waitFor();
+    const old = await b.t.app.inject({ method: 'GET', url: `/api/v1/api-keys/${a.keyId}`, headers: { authorization: `Bearer ${a.key}` } });
+    assert.equal(old.statusCode, 200, 'the key works before');
+    await p.page
+      .getByRole('button', { name: /^Roll / })
+      .first()
+      .click();
+    await p.page.getByRole('heading', { level: 2, name: /^Roll / }).waitFor();
+    await hub(p, 'keys-roll-confirm', (page) => page.getByRole('button', { name: 'Roll now' }).waitFor());
+    await p.page.getByRole('button', { name: 'Roll now' }).click();
+    await p.page.getByRole('heading', { level: 2, name: 'Your new key' }).waitFor();
+    const secret = (await p.page.locator('code.secret').innerText()).trim();
+    assert.match(secret, /^sk_test_[0-9a-f]{32}$/);
+    await p.page.getByText('it stopped working at once').first().waitFor();
+    await hub(p, 'keys-new-secret', (page) => page.locator('code.secret').waitFor());
+
+    const after = await b.t.app.inject({ method: 'GET', url: `/api/v1/api-keys/${a.keyId}`, headers: { authorization: `Bearer ${a.key}` } });
+    assert.equal(after.statusCode, 401, 'the old key is refused at once');
+    const fresh = await b.t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: { authorization: `Bearer ${secret}` } });
+    assert.notEqual(fresh.statusCode, 401, 'the new key works');
+
+    await p.page.getByRole('button', { name: 'I have copied it' }).click();
+    assert.equal(await p.page.locator('code.secret').count(), 0, 'the secret is gone once dismissed');
+    await p.page.getByRole('cell', { name: 'Revoked' }).first().waitFor();
+    const listed = await p.page.evaluate<string>(`fetch('/api/v1/hub/keys').then((r) => r.text())`);
+    assert.ok(!listed.includes(secret), 'the list never holds a secret');
+  });
+
+  it('a used link, and a session past its expiry (the frozen clock moved), show the expired page, naming the seller', opts, async () => {
+    const link = await hubLink(a.customerId, { expiresInSeconds: 300, returnUrl: 'https://shop.example.com/account' });
+    const p = await b.open(link);
+    await heading(p.page, 'API keys');
+
+    const again = await b.open(link);
+    await heading(again.page, 'This link has expired');
+    await again.page.getByText('This link has expired: ask the site that sent you here for a new one.').waitFor();
+    await hub(again, 'expired-link', (page) => heading(page, 'This link has expired'));
+
+    b.t.clock.advance(301_000);
+    await p.page.getByRole('link', { name: 'Invoices' }).click();
+    await heading(p.page, 'This link has expired');
+    await p.page.getByText('This link has expired: ask shop.example.com for a new one.').waitFor();
+    await p.page.reload();
+    await p.page.getByText('This link has expired: ask shop.example.com for a new one.').waitFor();
+    await hub(p, 'expired-session', (page) => heading(page, 'This link has expired'));
+  });
+});
