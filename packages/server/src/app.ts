@@ -29,6 +29,7 @@ import { operatorRoutes } from './modules/operators/operator.routes.js';
 import { hubSessionRoutes } from './modules/hub-sessions/hub-session.routes.js';
 import { hubKeyRoutes } from './modules/hub/hub-keys.routes.js';
 import { hubAccountRoutes } from './modules/hub/hub-account.routes.js';
+import { hubUsageRoutes } from './modules/hub/hub-usage.routes.js';
 import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
@@ -221,6 +222,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await hubAccountRoutes(a, deps);
     await usageRoutes(a, deps, usage);
     await uploadRoutes(a, deps, usage);
+    await hubUsageRoutes(a, deps, usage);
     await entitlementRoutes(a, deps);
     await catalogRoutes(a, deps);
     await headlessConfigRoutes(a, deps, requireOperatorAccess);

@@ -1060,7 +1060,11 @@ export interface paths {
      */
     get: operations['listHubKeys'];
     put?: never;
-    post?: never;
+    /**
+     * Create a product key for one of the customer’s subscriptions
+     * @description The customer creates a key for one of their own active subscriptions (POST /api/v1/api_keys with kind PRODUCT). The key is returned once, in fullToken. Another customer's subscription reads as absent (404); a cancelled one gets 409 SUBSCRIPTION_NOT_ACTIVE. Needs X-CSRF-Token.
+     */
+    post: operations['createHubKey'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1371,6 +1375,58 @@ export interface paths {
      *     **Response.** 200 when the upload ends, even if lines were rejected: `{"object": "usage_upload", "environment", "lines", "accepted", "duplicates", "rejected", "errors": [{"line", "code", "message", "field"}], "errorsTruncated"}`. With `Accept: application/x-ndjson` the response is streamed as NDJSON instead: a `{"object": "usage_upload_progress", "lines", "accepted", "duplicates", "rejected"}` line after every 10,000 lines, then the summary as the last line. If the upload fails after a streamed response has begun, the last line is the error envelope instead of the summary. No audit event of its own: each chunk records usage.batch_ingested with source upload.
      */
     post: operations['uploadUsage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/usage/daily': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's usage per UTC day and metric (sum and count)
+     * @description For the hub's charts: GET /api/v1/usage/daily for the hub session's customer only, from `from` to `to` inclusive (at most 93 days). Days without usage have no row; sums are exact decimals.
+     */
+    get: operations['retrieveHubDailyUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/usage/uploads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload the customer's historical usage: NDJSON or CSV, with a per-line report
+     * @description The operator's upload (POST /api/v1/usage/uploads), from the developer hub and for the hub session's customer only, as the spec directs bulk historical data to a file upload in the hub. Needs X-CSRF-Token.
+     *
+     *     **The customer is the session's.** customerId may be left out (a CSV needs no customerId column): the line is the session's customer's. A line that names the customer by id or externalId is taken; a line that names anyone else is rejected (INVALID_EVENT on `line N.customerId`), in the same words whether that customer exists or not.
+     *
+     *     **Formats.** `application/x-ndjson`: one usage event per line, with the same fields as the ingestion API (customerId, metricName, quantity, occurredAt, optional metadata object and eventId); blank lines are skipped. `text/csv` (RFC 4180 quoting, UTF-8): a header row naming the columns customerId, metricName, quantity and occurredAt, optionally eventId, and `metadata.<key>` columns whose cells become metadata string values; quantity is read strictly as a decimal number (such as 12 or 0.25); empty cells are left out (an empty metadata cell adds no key). A CSV header without a required column, or with an unknown one, is a 400 and nothing is stored. Any other Content-Type is a 415.
+     *
+     *     **Partially accepted.** Unlike an API batch (all or nothing), an upload stores its good lines and reports its bad ones. Lines are checked by the same rules as the API, except that events of any age are accepted (never more than 5 minutes in the future). They are processed in chunks of 1,000 lines; each chunk is committed before the next is read, so if the connection breaks, the chunks before it stay stored.
+     *
+     *     **Safe to send again.** Give each line an eventId: an event whose eventId was seen in the last 24 hours is skipped and counted in duplicates, so re-uploading a file after an interruption stores nothing twice. Lines without an eventId are stored every time they are sent.
+     *
+     *     **Size and memory.** The size of an upload is unlimited (BODY_LIMIT_BYTES does not apply): the body is streamed, never held whole. A line (or CSV record) may be at most 64 KiB. The report keeps the first 1000 line errors (every problem of a line) and counts every rejected line.
+     *
+     *     **Response.** 200 when the upload ends, even if lines were rejected: `{"object": "usage_upload", "environment", "lines", "accepted", "duplicates", "rejected", "errors": [{"line", "code", "message", "field"}], "errorsTruncated"}`. With `Accept: application/x-ndjson` the response is streamed as NDJSON instead: a `{"object": "usage_upload_progress", "lines", "accepted", "duplicates", "rejected"}` line after every 10,000 lines, then the summary as the last line. If the upload fails after a streamed response has begun, the last line is the error envelope instead of the summary. No audit event of its own: each chunk records usage.batch_ingested with source upload.
+     */
+    post: operations['uploadHubUsage'];
     delete?: never;
     options?: never;
     head?: never;
@@ -9317,6 +9373,70 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  createHubKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Acme Inc.",
+         *       "subscriptionId": "subscriptionId"
+         *     }
+         */
+        'application/json': {
+          name: string;
+          /** @description One of your active subscriptions: the key is bound to it. */
+          subscriptionId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "key_01jd3m5x7c0000000000000000",
+           *       "object": "api_key",
+           *       "environment": "test",
+           *       "kind": "WORKSPACE",
+           *       "name": "Acme Inc.",
+           *       "hint": "sk_test_01jd3m5x7c0000000000000000",
+           *       "scopes": [
+           *         "admin"
+           *       ],
+           *       "subscriptionId": "subscriptionId",
+           *       "customerId": "customerId",
+           *       "productId": "productId",
+           *       "status": "ACTIVE",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "replacedById": "replacedById",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "revokedAt": "2026-11-01T00:00:00.000Z",
+           *       "fullToken": "fullToken"
+           *     }
+           */
+          'application/json': components['schemas']['CreatedApiKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   rotateHubKey: {
     parameters: {
       query?: never;
@@ -10172,6 +10292,177 @@ export interface operations {
     };
   };
   uploadUsage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The file: NDJSON (one event per line) or CSV (a header row, then one event per row); any size, each line at most 64 KiB. */
+    requestBody: {
+      content: {
+        /** @example string */
+        'application/x-ndjson': string;
+        /** @example string */
+        'text/csv': string;
+      };
+    };
+    responses: {
+      /** @description The upload report (JSON), or with Accept: application/x-ndjson, progress lines then the report (NDJSON). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "usage_upload",
+           *       "environment": "test",
+           *       "lines": 1,
+           *       "accepted": 1,
+           *       "duplicates": 1,
+           *       "rejected": 1,
+           *       "errors": [
+           *         {
+           *           "line": 1,
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field"
+           *         }
+           *       ],
+           *       "errorsTruncated": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'usage_upload';
+            /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+            environment: 'test' | 'live';
+            /** @description Event lines read so far (blank lines and the CSV header are not counted): accepted + duplicates + rejected. */
+            lines: number;
+            /** @description Events stored and counted. */
+            accepted: number;
+            /** @description Events skipped because their eventId was seen in the last 24 hours (or earlier in the upload). */
+            duplicates: number;
+            /** @description Lines rejected, all of them (errors lists at most the first 1,000). */
+            rejected: number;
+            /** @description The first 1000 problems of rejected lines, in line order; a line with several problems has one entry for each. */
+            errors: {
+              /** @description Line number in the file, counting from 1 (the CSV header is line 1); a CSV record spanning lines is named by its first. */
+              line: number;
+              /** @description The same codes as the ingestion API: UNKNOWN_METRIC, NEGATIVE_QUANTITY, INVALID_EVENT (also for a line that is not valid JSON or CSV), … */
+              code: string;
+              message: string;
+              /** @description Such as `line 12.quantity`, or `line 12` for the whole line. */
+              field: string;
+            }[];
+            /** @description True when errors stops short (more than 1000 problems); rejected has the full count of lines. */
+            errorsTruncated: boolean;
+          };
+          /**
+           * @example {
+           *       "object": "usage_upload_progress",
+           *       "lines": 1,
+           *       "accepted": 1,
+           *       "duplicates": 1,
+           *       "rejected": 1
+           *     }
+           */
+          'application/x-ndjson':
+            | {
+                /** @enum {string} */
+                object: 'usage_upload_progress';
+                /** @description Event lines read so far (blank lines and the CSV header are not counted): accepted + duplicates + rejected. */
+                lines: number;
+                /** @description Events stored and counted. */
+                accepted: number;
+                /** @description Events skipped because their eventId was seen in the last 24 hours (or earlier in the upload). */
+                duplicates: number;
+                /** @description Lines rejected, all of them (errors lists at most the first 1,000). */
+                rejected: number;
+              }
+            | {
+                /** @enum {string} */
+                object: 'usage_upload';
+                /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+                environment: 'test' | 'live';
+                /** @description Event lines read so far (blank lines and the CSV header are not counted): accepted + duplicates + rejected. */
+                lines: number;
+                /** @description Events stored and counted. */
+                accepted: number;
+                /** @description Events skipped because their eventId was seen in the last 24 hours (or earlier in the upload). */
+                duplicates: number;
+                /** @description Lines rejected, all of them (errors lists at most the first 1,000). */
+                rejected: number;
+                /** @description The first 1000 problems of rejected lines, in line order; a line with several problems has one entry for each. */
+                errors: {
+                  /** @description Line number in the file, counting from 1 (the CSV header is line 1); a CSV record spanning lines is named by its first. */
+                  line: number;
+                  /** @description The same codes as the ingestion API: UNKNOWN_METRIC, NEGATIVE_QUANTITY, INVALID_EVENT (also for a line that is not valid JSON or CSV), … */
+                  code: string;
+                  message: string;
+                  /** @description Such as `line 12.quantity`, or `line 12` for the whole line. */
+                  field: string;
+                }[];
+                /** @description True when errors stops short (more than 1000 problems); rejected has the full count of lines. */
+                errorsTruncated: boolean;
+              };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveHubDailyUsage: {
+    parameters: {
+      query: {
+        /** @description A UTC calendar day, YYYY-MM-DD. */
+        from: string;
+        /** @description The last day, inclusive (YYYY-MM-DD, UTC). At most 93 days after from. */
+        to: string;
+        metricName?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "usage_day",
+           *           "date": "date",
+           *           "metricName": "metricName",
+           *           "sum": "sum",
+           *           "count": 1
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['UsageDayList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  uploadHubUsage: {
     parameters: {
       query?: never;
       header?: never;

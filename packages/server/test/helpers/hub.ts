@@ -11,11 +11,17 @@ export class HubBrowser {
     readonly csrfToken: string | null,
   ) {}
 
+  /** A string body is sent as it is (an upload, with its Content-Type in headers); anything else as JSON. */
   async request(method: NonNullable<InjectOptions['method']>, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     const h: Record<string, string> = { cookie: `__Host-tollgate_hub=${this.secret}`, ...headers };
     if (this.csrfToken !== null && method !== 'GET') h['x-csrf-token'] = this.csrfToken;
     if (body !== undefined) h['content-type'] ??= 'application/json';
-    const res = await this.app.inject({ method, url, headers: h, payload: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await this.app.inject({
+      method,
+      url,
+      headers: h,
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     const json = String(res.headers['content-type'] ?? '').includes('json') && res.body !== '';
     return { status: res.statusCode, headers: res.headers, body: json ? JSON.parse(res.body) : res.body, raw: res };
   }

@@ -199,6 +199,8 @@ describe('GET /api/v1/hub/subscriptions, invoices, credit_notes, usage and quota
       ['GET', '/api/v1/hub/usage'],
       ['GET', '/api/v1/hub/quotas'],
       ['POST', '/api/v1/hub/widget_session'],
+      ['POST', '/api/v1/hub/keys'],
+      ['GET', '/api/v1/hub/usage/daily?from=2026-01-01&to=2026-01-02'],
     ] as const) {
       const res = await api.request(method, url, method === 'POST' ? {} : undefined);
       assert.equal(res.status, 401, url);
@@ -239,5 +241,116 @@ describe('POST /api/v1/hub/widget_session', () => {
     const { a, hub } = await world();
     const res = await hubBrowser(t.app, hub.secret, null).post('/api/v1/hub/widget_session', { subscriptionId: a.subscriptionId });
     assert.equal(res.status, 403);
+  });
+});
+
+describe('POST /api/v1/hub/keys', () => {
+  it("200 creates a product key for the customer's own subscription, shown once; the key works", async () => {
+    const { a, hub } = await world();
+    const res = await hub.post('/api/v1/hub/keys', { name: 'ci', subscriptionId: a.subscriptionId });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.match(res.body.fullToken, /^sk_test_[0-9a-f]{32}$/);
+    assert.deepEqual([res.body.kind, res.body.name, res.body.customerId, res.body.status], ['PRODUCT', 'ci', a.customerId, 'ACTIVE']);
+    assert.equal(await statusOf(res.body.fullToken), 'ACTIVE');
+    assert.ok(ids(await hub.get('/api/v1/hub/keys')).includes(res.body.id));
+    assert.ok(!(await hub.get('/api/v1/hub/keys')).raw.body.includes(res.body.fullToken), 'the list never shows the secret');
+  });
+
+  it("404 for another customer's subscription or an unknown one, naming the field; 400 for a missing name", async () => {
+    const { b, hub } = await world();
+    for (const subscriptionId of [b.subscriptionId, 'sub_unknown']) {
+      const res = await hub.post('/api/v1/hub/keys', { name: 'x', subscriptionId });
+      assert.equal(res.status, 404);
+      assert.equal(res.body.errors[0].field, 'body.subscriptionId');
+      assert.equal(res.body.errors[0].message, `You have no subscription with id '${subscriptionId}'.`, 'the same words whether it exists or not');
+    }
+    const bad = await hub.post('/api/v1/hub/keys', { subscriptionId: b.subscriptionId });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.errors[0].field, 'body.name');
+  });
+
+  it('403 CSRF_FAILED without X-CSRF-Token: no key is made', async () => {
+    const { a, hub } = await world();
+    const before = ids(await hub.get('/api/v1/hub/keys'));
+    const res = await hubBrowser(t.app, hub.secret, null).post('/api/v1/hub/keys', { name: 'x', subscriptionId: a.subscriptionId });
+    assert.equal(res.status, 403);
+    assert.deepEqual(ids(await hub.get('/api/v1/hub/keys')), before);
+  });
+});
+
+describe('GET /api/v1/hub/usage/daily', () => {
+  it("200 the session's customer's usage per day and metric, never the other customer's", async () => {
+    const { a, b, env, hub } = await world();
+    const metricName = env.metricNames[0]!;
+    const now = t.clock.now();
+    const events = [a, b].map((c, i) => ({ customerId: c.customerId, metricName, quantity: 5 + i, occurredAt: iso(now - 1000) }));
+    assert.equal((await t.seed.client(env.secretKey).post('/v1/ingest/batch', { events })).status, 200);
+    const day = iso(now - 1000).slice(0, 10);
+    const res = await hub.get(`/api/v1/hub/usage/daily?from=${day}&to=${day}&metricName=${metricName}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.data.map((r: { date: string; sum: string; count: number }) => [r.date, r.sum, r.count]),
+      [[day, '5', 1]],
+    );
+  });
+
+  it('400 naming the field: a customerId in the query, a range over 93 days', async () => {
+    const { b, hub } = await world();
+    const named = await hub.get(`/api/v1/hub/usage/daily?from=2026-01-01&to=2026-01-02&customerId=${b.customerId}`);
+    assert.equal(named.status, 400);
+    assert.equal(named.body.errors[0].field, 'query.customerId');
+    const long = await hub.get('/api/v1/hub/usage/daily?from=2026-01-01&to=2026-06-01');
+    assert.equal(long.status, 400);
+    assert.equal(long.body.errors[0].field, 'query.to');
+  });
+});
+
+describe('POST /api/v1/hub/usage/uploads', () => {
+  const csv = { 'content-type': 'text/csv' };
+
+  it("200 a CSV without a customerId column is the session's customer's; a bad line is reported by number", async () => {
+    const { a, env, hub } = await world();
+    const metricName = env.metricNames[0]!;
+    const at = iso(t.clock.now() - 86_400_000);
+    const file = ['metricName,quantity,occurredAt', `${metricName},3,${at}`, `${metricName},-1,${at}`, `no_such_metric,1,${at}`].join('\n');
+    const res = await hub.post('/api/v1/hub/usage/uploads', file, csv);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual([res.body.lines, res.body.accepted, res.body.rejected], [3, 1, 2]);
+    assert.deepEqual(
+      res.body.errors.map((e: { line: number; code: string }) => [e.line, e.code]),
+      [
+        [3, 'NEGATIVE_QUANTITY'],
+        [4, 'UNKNOWN_METRIC'],
+      ],
+    );
+    const day = at.slice(0, 10);
+    const usage = await t.seed.client(env.secretKey).get(`/api/v1/usage/daily?from=${day}&to=${day}&customerId=${a.customerId}&metricName=${metricName}`);
+    assert.equal(usage.body.data[0].sum, '3');
+  });
+
+  it('rejects a line naming another customer (existing or not) in the same words, and counts nothing for them', async () => {
+    const { a, b, env, hub } = await world();
+    const metricName = env.metricNames[0]!;
+    const at = iso(t.clock.now() - 1000);
+    const lines = [a.customerId, b.customerId, 'cus_nobody'].map((customerId) => JSON.stringify({ customerId, metricName, quantity: 2, occurredAt: at }));
+    const res = await hub.post('/api/v1/hub/usage/uploads', lines.join('\n'), { 'content-type': 'application/x-ndjson' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual([res.body.accepted, res.body.rejected], [1, 2]);
+    const { externalId } = (await t.seed.client(env.secretKey).get(`/api/v1/customers/${a.customerId}`)).body;
+    const yours = externalId ? `${a.customerId} or ${externalId}` : a.customerId;
+    assert.deepEqual(
+      res.body.errors.map((e: { line: number; field: string; message: string }) => [e.line, e.field, e.message.replace(/line \d+/, 'line N')]),
+      [2, 3].map((n) => [n, `line ${n}.customerId`, `line N.customerId must be your own customer (${yours}), or be left out.`]),
+    );
+    const day = at.slice(0, 10);
+    const theirs = await t.seed.client(env.secretKey).get(`/api/v1/usage/daily?from=${day}&to=${day}&customerId=${b.customerId}`);
+    assert.deepEqual(theirs.body.data, []);
+  });
+
+  it('403 CSRF_FAILED without X-CSRF-Token; 415 for another Content-Type', async () => {
+    const { env, hub } = await world();
+    const file = `metricName,quantity,occurredAt\n${env.metricNames[0]},1,${iso(t.clock.now())}`;
+    assert.equal((await hubBrowser(t.app, hub.secret, null).post('/api/v1/hub/usage/uploads', file, csv)).status, 403);
+    assert.equal((await hub.post('/api/v1/hub/usage/uploads', file, { 'content-type': 'text/plain' })).status, 415);
   });
 });

@@ -233,8 +233,11 @@ const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 type Column = { kind: 'field'; name: string } | { kind: 'metadata'; key: string };
 
-/** Checks the header row: every required column once, nothing unknown. A problem is a 400. */
-export function parseCsvHeader(fields: readonly string[]): Column[] {
+/**
+ * Checks the header row: every required column once, nothing unknown. A problem is a 400.
+ * `optional` names required columns a caller fills in itself (the hub's customerId).
+ */
+export function parseCsvHeader(fields: readonly string[], optional: readonly string[] = []): Column[] {
   const bad = (column: string, message: string) =>
     new AppError('VALIDATION_FAILED', `The CSV header ${message} ${COLUMNS_HELP}`, { field: `header.${column}` });
   const seen = new Set<string>();
@@ -253,7 +256,7 @@ export function parseCsvHeader(fields: readonly string[]): Column[] {
     throw bad(name, `has an unknown column ${JSON.stringify(name)}.`);
   });
   for (const name of REQUIRED_COLUMNS) {
-    if (!seen.has(name)) throw bad(name, `has no ${JSON.stringify(name)} column, which is required.`);
+    if (!seen.has(name) && !optional.includes(name)) throw bad(name, `has no ${JSON.stringify(name)} column, which is required.`);
   }
   return columns;
 }
@@ -335,7 +338,11 @@ async function* interruptible(lines: AsyncIterable<UploadLine>): AsyncGenerator<
  * Opens an upload: for CSV, reads and checks the header first, so a bad header is a 400 before
  * anything is stored or any response is started.
  */
-export async function openUpload(format: UploadFormat, body: AsyncIterable<Buffer | string>): Promise<AsyncIterable<UploadLine>> {
+export async function openUpload(
+  format: UploadFormat,
+  body: AsyncIterable<Buffer | string>,
+  optionalColumns: readonly string[] = [],
+): Promise<AsyncIterable<UploadLine>> {
   if (format === 'ndjson') return interruptible(ndjsonLines(body));
   const records = csvRecords(body);
   let first: IteratorResult<CsvRecord>;
@@ -351,5 +358,5 @@ export async function openUpload(format: UploadFormat, body: AsyncIterable<Buffe
   if ('error' in header) {
     throw new AppError('VALIDATION_FAILED', `The CSV header (line ${header.line}) ${header.error}.`, { field: 'header' });
   }
-  return interruptible(csvLines(records, parseCsvHeader(header.fields)));
+  return interruptible(csvLines(records, parseCsvHeader(header.fields, optionalColumns)));
 }

@@ -101,3 +101,36 @@ export async function uploadUsage(
   if (chunk.length > 0) await store(chunk);
   return report;
 }
+
+/** The customer a developer-hub upload is confined to: its id, and its external id when it has one. */
+export interface UploadCustomer {
+  id: string;
+  externalId: string | null;
+}
+
+/**
+ * Pure: a developer-hub upload's line, for its own customer only. A line without customerId is
+ * the customer's; one naming the customer (by id or external id) stays; one naming anyone else is
+ * rejected with the same words whether that customer exists or not, so a customer's file can
+ * neither count usage against another customer nor learn who the others are.
+ */
+export function confineToCustomer(line: UploadLine, customer: UploadCustomer): UploadLine {
+  if (!('event' in line)) return line;
+  const event = line.event;
+  // Not an object: the usual checks reject it with their own words.
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return line;
+  const given = (event as { customerId?: unknown }).customerId;
+  if (given === undefined) return { line: line.line, event: { ...event, customerId: customer.id } };
+  if (given === customer.id || (customer.externalId !== null && given === customer.externalId)) return line;
+  const field = `line ${line.line}.customerId`;
+  const yours = customer.externalId === null ? customer.id : `${customer.id} or ${customer.externalId}`;
+  return {
+    line: line.line,
+    rejection: { code: 'INVALID_EVENT', field, message: `${field} must be your own customer (${yours}), or be left out.` },
+  };
+}
+
+/** The lines of an upload, each mapped: lazily, so the file is still read a chunk at a time. */
+export async function* mapUploadLines(lines: AsyncIterable<UploadLine>, map: (line: UploadLine) => UploadLine): AsyncGenerator<UploadLine> {
+  for await (const line of lines) yield map(line);
+}

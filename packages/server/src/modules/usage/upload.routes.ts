@@ -7,9 +7,9 @@ import { admission } from '../../http/admission.js';
 import { watchUploadProgress } from '../../http/slow-clients.js';
 import { databaseFailureError } from '../../db/errors.js';
 import { AppError, envelope } from '../../lib/errors.js';
-import type { App } from '../../http/types.js';
+import type { App, AuthRequirement } from '../../http/types.js';
 import { bearerSecurity, Environment, errors } from '../../http/schemas.js';
-import { openUpload, type UploadFormat } from './upload-format.js';
+import { openUpload, type UploadFormat, type UploadLine } from './upload-format.js';
 import { MAX_REPORTED_ERRORS, PROGRESS_EVERY_LINES, uploadUsage, type UploadProgress, type UploadReport } from './upload-usage.js';
 
 const counts = {
@@ -69,7 +69,53 @@ function isUploadBody(body: unknown): body is UploadBody {
 
 const wantsProgress = (req: FastifyRequest) => (req.headers.accept ?? '').toLowerCase().includes('application/x-ndjson');
 
+/** What differs between the operator's upload route and the developer hub's: the rest is one route. */
+export interface UploadRouteSpec {
+  path: string;
+  auth: AuthRequirement;
+  operationId: string;
+  summary: string;
+  /** The description's paragraphs. */
+  description: string[];
+  tags: string[];
+  security: typeof bearerSecurity;
+  /** Required CSV columns the route fills in itself (the hub's customerId). */
+  optionalColumns?: readonly string[];
+  /** Maps the upload's lines before they are checked (the hub confines them to its customer). */
+  lines?: (req: FastifyRequest, lines: AsyncIterable<UploadLine>) => Promise<AsyncIterable<UploadLine>>;
+}
+
+/** The upload format's documentation, shared by both routes. */
+export const UPLOAD_FORMAT_DOCS = [
+  '**Formats.** `application/x-ndjson`: one usage event per line, with the same fields as the ingestion API (customerId, metricName, quantity, occurredAt, optional metadata object and eventId); blank lines are skipped. `text/csv` (RFC 4180 quoting, UTF-8): a header row naming the columns customerId, metricName, quantity and occurredAt, optionally eventId, and `metadata.<key>` columns whose cells become metadata string values; quantity is read strictly as a decimal number (such as 12 or 0.25); empty cells are left out (an empty metadata cell adds no key). A CSV header without a required column, or with an unknown one, is a 400 and nothing is stored. Any other Content-Type is a 415.',
+  '',
+  '**Partially accepted.** Unlike an API batch (all or nothing), an upload stores its good lines and reports its bad ones. Lines are checked by the same rules as the API, except that events of any age are accepted (never more than 5 minutes in the future). They are processed in chunks of 1,000 lines; each chunk is committed before the next is read, so if the connection breaks, the chunks before it stay stored.',
+  '',
+  '**Safe to send again.** Give each line an eventId: an event whose eventId was seen in the last 24 hours is skipped and counted in duplicates, so re-uploading a file after an interruption stores nothing twice. Lines without an eventId are stored every time they are sent.',
+  '',
+  `**Size and memory.** The size of an upload is unlimited (BODY_LIMIT_BYTES does not apply): the body is streamed, never held whole. A line (or CSV record) may be at most 64 KiB. The report keeps the first ${MAX_REPORTED_ERRORS} line errors (every problem of a line) and counts every rejected line.`,
+  '',
+  `**Response.** 200 when the upload ends, even if lines were rejected: \`{"object": "usage_upload", "environment", "lines", "accepted", "duplicates", "rejected", "errors": [{"line", "code", "message", "field"}], "errorsTruncated"}\`. With \`Accept: application/x-ndjson\` the response is streamed as NDJSON instead: a \`{"object": "usage_upload_progress", "lines", "accepted", "duplicates", "rejected"}\` line after every ${PROGRESS_EVERY_LINES.toLocaleString('en-US')} lines, then the summary as the last line. If the upload fails after a streamed response has begun, the last line is the error envelope instead of the summary. No audit event of its own: each chunk records usage.batch_ingested with source upload.`,
+];
+
 export async function uploadRoutes(app: App, deps: Deps, writer: UsageWriter): Promise<void> {
+  await uploadRoute(app, deps, writer, {
+    path: '/api/v1/usage/uploads',
+    auth: { kind: 'workspace', scope: 'admin' },
+    operationId: 'uploadUsage',
+    summary: 'Upload historical usage: NDJSON or CSV, any size, with a per-line report',
+    description: [
+      'For historical and bulk usage, which the spec sends as a file rather than through the ingestion API. The key (admin scope) decides the workspace and environment.',
+      '',
+      ...UPLOAD_FORMAT_DOCS,
+    ],
+    tags: ['Usage ingestion'],
+    security: bearerSecurity,
+  });
+}
+
+/** Registers one upload route: streamed, partially accepted, with a per-line report. */
+export async function uploadRoute(app: App, deps: Deps, writer: UsageWriter, spec: UploadRouteSpec): Promise<void> {
   // Its own scope, so these parsers (which leave the body unread) apply to this route only.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -80,9 +126,9 @@ export async function uploadRoutes(app: App, deps: Deps, writer: UsageWriter): P
       done(new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the file with ${TYPES}; ${got ? `got ${got}` : 'the request has no Content-Type'}.`));
     });
 
-    scope.post('/api/v1/usage/uploads', {
+    scope.post(spec.path, {
       // Streamed for as long as the file takes: no body deadline, but it must keep sending.
-      config: { auth: { kind: 'workspace', scope: 'admin' }, streamsBody: true },
+      config: { auth: spec.auth, streamsBody: true },
       // An upload holds its slot for as long as the file takes: a cap of its own, apart from the API's.
       ...admission(() => deps.config.uploadMaxConcurrent, 'uploads', deps.metrics.admission('upload')),
       // The body is streamed in bounded memory, so its size is not limited (Fastify does not apply
@@ -91,23 +137,11 @@ export async function uploadRoutes(app: App, deps: Deps, writer: UsageWriter): P
       // The body schema only documents the upload: the body is a stream, read line by line.
       validatorCompiler: () => () => true,
       schema: {
-        operationId: 'uploadUsage',
-        summary: 'Upload historical usage: NDJSON or CSV, any size, with a per-line report',
-        description: [
-          'For historical and bulk usage, which the spec sends as a file rather than through the ingestion API. The key (admin scope) decides the workspace and environment.',
-          '',
-          '**Formats.** `application/x-ndjson`: one usage event per line, with the same fields as the ingestion API (customerId, metricName, quantity, occurredAt, optional metadata object and eventId); blank lines are skipped. `text/csv` (RFC 4180 quoting, UTF-8): a header row naming the columns customerId, metricName, quantity and occurredAt, optionally eventId, and `metadata.<key>` columns whose cells become metadata string values; quantity is read strictly as a decimal number (such as 12 or 0.25); empty cells are left out (an empty metadata cell adds no key). A CSV header without a required column, or with an unknown one, is a 400 and nothing is stored. Any other Content-Type is a 415.',
-          '',
-          '**Partially accepted.** Unlike an API batch (all or nothing), an upload stores its good lines and reports its bad ones. Lines are checked by the same rules as the API, except that events of any age are accepted (never more than 5 minutes in the future). They are processed in chunks of 1,000 lines; each chunk is committed before the next is read, so if the connection breaks, the chunks before it stay stored.',
-          '',
-          '**Safe to send again.** Give each line an eventId: an event whose eventId was seen in the last 24 hours is skipped and counted in duplicates, so re-uploading a file after an interruption stores nothing twice. Lines without an eventId are stored every time they are sent.',
-          '',
-          `**Size and memory.** The size of an upload is unlimited (BODY_LIMIT_BYTES does not apply): the body is streamed, never held whole. A line (or CSV record) may be at most 64 KiB. The report keeps the first ${MAX_REPORTED_ERRORS} line errors (every problem of a line) and counts every rejected line.`,
-          '',
-          `**Response.** 200 when the upload ends, even if lines were rejected: \`{"object": "usage_upload", "environment", "lines", "accepted", "duplicates", "rejected", "errors": [{"line", "code", "message", "field"}], "errorsTruncated"}\`. With \`Accept: application/x-ndjson\` the response is streamed as NDJSON instead: a \`{"object": "usage_upload_progress", "lines", "accepted", "duplicates", "rejected"}\` line after every ${PROGRESS_EVERY_LINES.toLocaleString('en-US')} lines, then the summary as the last line. If the upload fails after a streamed response has begun, the last line is the error envelope instead of the summary. No audit event of its own: each chunk records usage.batch_ingested with source upload.`,
-        ].join('\n'),
-        tags: ['Usage ingestion'],
-        security: bearerSecurity,
+        operationId: spec.operationId,
+        summary: spec.summary,
+        description: spec.description.join('\n'),
+        tags: spec.tags,
+        security: spec.security,
         consumes: ['application/x-ndjson', 'text/csv'],
         body: Type.String({
           format: 'binary',
@@ -129,7 +163,8 @@ export async function uploadRoutes(app: App, deps: Deps, writer: UsageWriter): P
       handler: async (req, reply) => {
         if (!isUploadBody(req.body)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Send the file as the request body, with ${TYPES}.`);
         watchUploadProgress(req.raw, reply.raw, deps.config.uploadIdleTimeoutMs);
-        const lines = await openUpload(req.body.format, req.body.stream);
+        const opened = await openUpload(req.body.format, req.body.stream, spec.optionalColumns);
+        const lines = spec.lines ? await spec.lines(req, opened) : opened;
         const summary = (r: UploadReport): UploadSummary => ({ object: 'usage_upload', environment: req.ctx.environment, ...r });
         if (!wantsProgress(req)) return summary(await uploadUsage(deps, writer, req.ctx, lines));
 
