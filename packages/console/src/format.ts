@@ -3,7 +3,7 @@
  * shown with @tollgate/pricing's display rules, the same digits the pricing page and the widget
  * show: never through a JS number. Pure.
  */
-import { formatMoney, isCurrencyCode, isDecimalString, minorUnitDigits } from '@tollgate/pricing';
+import { formatMoney, formatQuantity, isCurrencyCode, isDecimalString, minorUnitDigits } from '@tollgate/pricing';
 
 /** Shown for a value the API left null. */
 export const NONE = '—';
@@ -23,6 +23,12 @@ export function formatAmount(amount: string | null | undefined, currency: string
   if (!isDecimalString(amount) || !isCurrencyCode(currency)) return `${amount} ${currency}`;
   const min = minorUnitDigits(currency);
   return formatMoney(amount, currency, { minimumFractionDigits: min, maximumFractionDigits: Math.max(min, fractionDigits(amount)) });
+}
+
+/** A usage quantity as pricing writes it ("1,200", "2.5"); text that is not a decimal is shown as sent. */
+export function formatUsage(quantity: string | null | undefined): string {
+  if (quantity === null || quantity === undefined || quantity === '') return NONE;
+  return isDecimalString(quantity) ? formatQuantity(quantity) : quantity;
 }
 
 /** An API instant ("2026-04-16T09:30:00.000Z") as "2026-04-16 09:30 UTC": one zone for every operator, no locale guessing. */

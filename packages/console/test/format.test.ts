@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatAmount, formatCount, formatInstant } from '../src/format.js';
+import { formatAmount, formatCount, formatInstant, formatUsage } from '../src/format.js';
 
 describe('formatAmount: decimal text from the API, in its currency, never through a float', () => {
   const cases: Array<[string | null, string, string]> = [
@@ -35,4 +35,17 @@ describe('formatInstant and formatCount', () => {
   for (const [iso, want] of instants) it(`${String(iso)} -> ${want}`, () => assert.equal(formatInstant(iso), want));
   it('a full first page with more behind it reads 100+', () => assert.equal(formatCount(100, true), '100+'));
   it('a page with nothing behind it is the count', () => assert.equal(formatCount(37, false), '37'));
+});
+
+describe('formatUsage: a usage quantity, every digit kept', () => {
+  const cases: Array<[string | null, string]> = [
+    ['1200', '1,200'],
+    ['0', '0'],
+    ['2.50', '2.50'],
+    ['1234567.125', '1,234,567.125'],
+    ['9007199254740993', '9,007,199,254,740,993'],
+    ['1e3', '1e3'],
+    [null, '—'],
+  ];
+  for (const [q, want] of cases) it(`${String(q)} -> ${want}`, () => assert.equal(formatUsage(q), want));
 });
