@@ -151,6 +151,8 @@ describe('the console’s keys, operators and test clocks in Chromium', () => {
     const row = page.getByRole('table', { name: 'Storefront keys, newest first' }).getByRole('row', { name: /Shop/ });
     await row.getByRole('cell', { name: 'Revoked' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Revoke Shop' }).count(), 0);
+    // The confirmation gone, focus stays in the section (on its heading), not at the page's start.
+    assert.equal(await page.evaluate<string>('document.activeElement.textContent'), 'Storefront keys');
   });
 
   it('a viewer who tries to revoke or create a key sees the server’s 403 in the page; nothing changes', opts, async () => {

@@ -4,7 +4,7 @@
  * above a PagedTable that loads again after every change. Keys, operators and test clocks use it.
  */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { Api } from '../api.js';
 import { formErrors, type FormErrors } from '../errors.js';
 import { useAction, type Action } from '../use-action.js';
@@ -32,7 +32,8 @@ export interface ListChanges {
   ask<T>(question: string, confirmLabel: string, call: (api: Api) => Promise<T>, after?: (answer: T) => Reveal | null): void;
 }
 
-export function useListChanges() {
+/** `settled`: a panel closed without another to take focus (the list's heading takes it, so focus is not lost to the page's start). */
+export function useListChanges(settled: () => void) {
   const create = useAction();
   const change = useAction();
   const [reveal, setReveal] = useState<Reveal | null>(null);
@@ -49,12 +50,26 @@ export function useListChanges() {
         run: async () => {
           const answer = await change.run(call);
           setConfirmation(null);
-          if (answer !== null && after) setReveal(after(answer));
+          const reveal = answer !== null && after ? after(answer) : null;
+          if (reveal) setReveal(reveal);
+          else settled();
         },
       });
     },
   };
-  return { changes, reveal, confirmation, cancel: () => setConfirmation(null), clearReveal: () => setReveal(null) };
+  return {
+    changes,
+    reveal,
+    confirmation,
+    cancel: () => {
+      setConfirmation(null);
+      settled();
+    },
+    clearReveal: () => {
+      setReveal(null);
+      settled();
+    },
+  };
 }
 
 export function ManagedList<T extends { id: string }>(props: {
@@ -73,12 +88,15 @@ export function ManagedList<T extends { id: string }>(props: {
   /** Changes made outside `changes` (that panel's): the list loads again when this changes. */
   reloadKey?: string | number;
 }) {
-  const { changes, reveal, confirmation, cancel, clearReveal } = useListChanges();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const { changes, reveal, confirmation, cancel, clearReveal } = useListChanges(() => heading.current?.focus());
   const [open, setOpen] = useState(false);
   const formId = `${props.id}-new`;
   return (
     <section class="managed-list" aria-labelledby={`${props.id}-title`}>
-      <h2 id={`${props.id}-title`}>{props.title}</h2>
+      <h2 id={`${props.id}-title`} tabIndex={-1} ref={heading}>
+        {props.title}
+      </h2>
       {props.intro}
       <button
         type="button"
