@@ -12,6 +12,9 @@ import { navigate, useLocation } from './navigation.js';
 import { hrefOf, matchRoute, NAV, type Route } from './routes.js';
 import { CustomerDetail, Customers } from './screens/customers.js';
 import { Home } from './screens/home.js';
+import { Keys } from './screens/keys.js';
+import { Operators } from './screens/operators.js';
+import { TestClocks } from './screens/test-clocks.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
 import { SignIn } from './screens/sign-in.js';
 import { AcceptInvitation } from './screens/accept-invitation.js';
@@ -32,6 +35,9 @@ function screenOf(route: Route | null) {
   if (route.name === 'home') return { title: 'Home', body: <Home /> };
   if (route.name === 'customers') return { title: 'Customers', body: <Customers /> };
   if (route.name === 'customer') return { title: 'Customer', body: <CustomerDetail id={route.params.id ?? ''} /> };
+  if (route.name === 'keys') return { title: 'Keys', body: <Keys /> };
+  if (route.name === 'operators') return { title: 'Operators', body: <Operators /> };
+  if (route.name === 'test-clocks') return { title: 'Test clocks', body: <TestClocks /> };
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }
