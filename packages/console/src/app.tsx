@@ -15,6 +15,7 @@ import { Home } from './screens/home.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
 import { SignIn } from './screens/sign-in.js';
 import { AcceptInvitation } from './screens/accept-invitation.js';
+import { Audit } from './screens/audit.js';
 import { readCurrentSession, signOut, type OperatorSession } from './session.js';
 
 const ENV_KEY = 'tollgate.console.environment';
@@ -32,6 +33,7 @@ function screenOf(route: Route | null) {
   if (route.name === 'home') return { title: 'Home', body: <Home /> };
   if (route.name === 'customers') return { title: 'Customers', body: <Customers /> };
   if (route.name === 'customer') return { title: 'Customer', body: <CustomerDetail id={route.params.id ?? ''} /> };
+  if (route.name === 'audit') return { title: 'Audit log', body: <Audit /> };
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }
