@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
-import { checkScreen, consoleBrowserSkip, startConsoleBrowser, type ConsoleBrowser } from './helpers/console-browser.js';
+import { checkScreen, consoleBrowserSkip, startConsoleBrowser, WIDE, type ConsoleBrowser } from './helpers/console-browser.js';
 
 const skip = consoleBrowserSkip;
 if (skip) console.log(`console-audit.browser.test.ts: SKIPPED: ${skip}`);
@@ -35,11 +35,11 @@ describe('the console audit log in Chromium', () => {
   };
 
   /** A new admin of the demo workspace, signed in on a fresh page at `path`. */
-  const signedIn = async (path: string) => {
-    const email = `audit-admin-${++n}@example.com`;
+  const signedIn = async (path: string, role: 'admin' | 'viewer' = 'admin') => {
+    const email = `audit-${role}-${++n}@example.com`;
     await createOperator(
       b.t.deps,
-      { workspaceId: b.t.demo!.workspaceId, email, name: 'Auditor', role: 'admin', password: PASSWORD },
+      { workspaceId: b.t.demo!.workspaceId, email, name: 'Auditor', role, password: PASSWORD },
       { actor: { type: 'SYSTEM', id: 'test' }, correlationId: 'test', source: 'system' },
     );
     const p = await b.open(path);
@@ -53,7 +53,8 @@ describe('the console audit log in Chromium', () => {
 
   before(async () => {
     if (skip) return;
-    b = await startConsoleBrowser({ demo: true });
+    // A short retry: the live tail's reconnect comes at once.
+    b = await startConsoleBrowser({ demo: true, config: { auditStreamRetryMs: 200 } });
     await createCustomer('Zebulon <b>Quartz</b>', 'corr-zebulon');
     await createCustomer('Yolanda Quartz', 'corr-yolanda');
   });
@@ -163,8 +164,59 @@ describe('the console audit log in Chromium', () => {
     await item.getByText('corr-xavier').waitFor();
     await checkScreen(p, b.origin, 'audit-live-tail', (pg) => pg.locator('.tail-list li').first().waitFor());
 
+    // The server drops the stream; an event is committed while the page is away (most likely:
+    // the retry is 200 ms); the page reconnects after the stream's retry: with Last-Event-ID and
+    // receives it, once.
+    const resumed = page.waitForRequest((r) => r.url().includes('/api/v1/events/stream') && r.headers()['last-event-id'] !== undefined);
+    b.t.composition.auditFeed.endStreams();
+    await createCustomer('Wanda Resumed', 'corr-wanda');
+    const again = await resumed;
+    assert.match(again.headers()['last-event-id'] ?? '', /^\d+(-\d+)?$/, 'the id: of the last event received');
+    assert.equal(again.headers()['x-tollgate-environment'], 'test');
+    assert.equal(again.headers()['x-tenant-id'], b.t.demo!.workspaceId);
+    await page.locator('.tail-list li').filter({ hasText: 'customer.created' }).nth(1).waitFor();
+    await page.getByText('2 new events; the latest: customer.created.').waitFor();
+    assert.equal(await page.locator('.tail-list li').count(), 2, 'no event twice');
+
+    // Off: the page aborts its request.
+    const aborted = page.waitForEvent('requestfailed', (r) => r.url().includes('/api/v1/events/stream'));
     await toggle.click();
     assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
     await page.getByText('The live tail is off.').waitFor();
+    await aborted;
+
+    // Leaving the screen ends the stream too (at 1280 px, where the navigation shows).
+    await page.setViewportSize(WIDE);
+    await toggle.click();
+    await page.getByText('Live tail on: new events appear below as they happen.').waitFor();
+    const left = page.waitForEvent('requestfailed', (r) => r.url().includes('/api/v1/events/stream'));
+    await page.getByRole('link', { name: 'Customers' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+    await left;
+  });
+
+  it('with no filter, every event a page at a time', opts, async () => {
+    const { page } = await signedIn('/console/audit');
+    await rows(page).first().waitFor();
+    assert.equal(await rows(page).count(), 20, 'the demo and the tests made more than a page');
+    const first = (await rows(page).first().textContent()) ?? '';
+    // The events' pager is the first; the saved searches have their own.
+    const pager = page.locator('.pager').first();
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await pager.getByText('Page 2').waitFor();
+    // The page number changes one render before the rows do: wait for the rows.
+    const firstRow = page.locator('.audit-table tbody tr:first-child');
+    await page.locator('.audit-table tbody tr:first-child', { hasNotText: first }).waitFor();
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await pager.getByText('Page 1').waitFor();
+    await page.locator('.audit-table tbody tr:first-child', { hasText: first }).waitFor();
+    assert.equal(await firstRow.textContent(), first);
+  });
+
+  it('a viewer searches but is offered no save or delete (the server refuses them anyway)', opts, async () => {
+    const { page } = await signedIn('/console/audit?type=customer.created', 'viewer');
+    await page.getByRole('button', { name: 'customer.created' }).first().waitFor();
+    assert.equal(await page.getByLabel('Save this search as').count(), 0);
+    await page.getByRole('heading', { level: 2, name: 'Saved searches' }).waitFor();
   });
 });
