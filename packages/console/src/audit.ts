@@ -101,6 +101,15 @@ export function payloadText(payload: unknown): string {
   return json.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * An event's instant to the second, in UTC ("2026-04-16 09:30:05 UTC"): events of one minute are
+ * told apart. Text that is not an API instant is shown as sent.
+ */
+export function eventTime(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso);
+  return m ? `${m[1]} ${m[2]} UTC` : iso;
+}
+
 /** What the live tail's status line says. */
 export function tailAnnouncement(count: number, latest: string | null): string {
   if (count === 0 || latest === null) return 'Live tail on: new events appear below as they happen.';

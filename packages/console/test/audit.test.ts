@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeFilters, filtersFrom, payloadText, searchOf, tailAnnouncement, type AuditFilters } from '../src/audit.js';
+import { describeFilters, eventTime, filtersFrom, payloadText, searchOf, tailAnnouncement, type AuditFilters } from '../src/audit.js';
 
 describe('filtersFrom and searchOf: the filters to and from the address bar', () => {
   const cases: Array<[string, Array<[string, string]>, AuditFilters, string]> = [
@@ -74,4 +74,13 @@ describe('tailAnnouncement', () => {
     [3, 'api_key.rotated', '3 new events; the latest: api_key.rotated.'],
   ];
   for (const [n, latest, want] of cases) it(want, () => assert.equal(tailAnnouncement(n, latest), want));
+});
+
+describe('eventTime: to the second, in UTC', () => {
+  const cases: Array<[string, string]> = [
+    ['2026-04-16T09:30:05.123Z', '2026-04-16 09:30:05 UTC'],
+    ['2026-04-16T09:30:05Z', '2026-04-16 09:30:05 UTC'],
+    ['not a time', 'not a time'],
+  ];
+  for (const [iso, want] of cases) it(iso, () => assert.equal(eventTime(iso), want));
 });

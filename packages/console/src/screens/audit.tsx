@@ -10,6 +10,7 @@ import { ApiError } from '../api.js';
 import {
   ACTOR_TYPES,
   describeFilters,
+  eventTime,
   FILTER_NAMES,
   filtersFrom,
   payloadText,
@@ -28,7 +29,7 @@ import { ProblemMessage } from '../components/problem-message.js';
 import { ScreenTitle } from '../components/screen-title.js';
 import { useConsole } from '../context.js';
 import { formErrors, problemFrom, type ApiProblem, type FormErrors } from '../errors.js';
-import { formatInstant, NONE } from '../format.js';
+import { NONE } from '../format.js';
 import { runTail, type TailStatus } from '../live-tail.js';
 import { navigate, useLocation } from '../navigation.js';
 import { pageState, type Cursor, type ListPage } from '../paging.js';
@@ -186,7 +187,7 @@ function EventTable(props: { loaded: Loaded<ListPage<AuditEvent>> }) {
                         {e.eventType}
                       </button>
                     </td>
-                    <td>{formatInstant(e.createdAt)}</td>
+                    <td>{eventTime(e.createdAt)}</td>
                     <td>{e.severity}</td>
                     <td>{`${e.actorType} ${e.actorId}`}</td>
                     <td>{e.targetId ?? NONE}</td>
@@ -248,8 +249,7 @@ function EventDetails(props: { event: AuditEvent }) {
 }
 
 function tailStatusText(status: TailStatus | null, count: number, latest: string | null): string {
-  if (status === null) return 'The live tail is off.';
-  if (status.state === 'connecting') return 'Connecting the live tail…';
+  if (status === null || status.state === 'connecting') return 'Connecting the live tail…';
   if (status.state === 'live') return tailAnnouncement(count, latest);
   if (status.state === 'waiting') return `${status.message ?? 'The stream was interrupted.'} Reconnecting in ${Math.ceil(status.ms / 1000)} s.`;
   return 'The live tail stopped.';
@@ -323,7 +323,7 @@ function LiveTail(props: { filters: AuditFilters }) {
               <details>
                 <summary>
                   <span class="tail-type">{e.eventType}</span>{' '}
-                  <span class="muted">{`${formatInstant(e.createdAt)} · ${e.severity} · ${e.actorType} ${e.actorId}`}</span>
+                  <span class="muted">{`${eventTime(e.createdAt)} · ${e.severity} · ${e.actorType} ${e.actorId}`}</span>
                 </summary>
                 <EventDetails event={e} />
               </details>
