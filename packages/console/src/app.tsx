@@ -18,6 +18,7 @@ import { TestClocks } from './screens/test-clocks.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
 import { SignIn } from './screens/sign-in.js';
 import { AcceptInvitation } from './screens/accept-invitation.js';
+import { Audit } from './screens/audit.js';
 import { readCurrentSession, signOut, type OperatorSession } from './session.js';
 
 const ENV_KEY = 'tollgate.console.environment';
@@ -38,6 +39,7 @@ function screenOf(route: Route | null) {
   if (route.name === 'keys') return { title: 'Keys', body: <Keys /> };
   if (route.name === 'operators') return { title: 'Operators', body: <Operators /> };
   if (route.name === 'test-clocks') return { title: 'Test clocks', body: <TestClocks /> };
+  if (route.name === 'audit') return { title: 'Audit log', body: <Audit /> };
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }

@@ -1,13 +1,13 @@
 /**
  * A table over one of the API's lists, a page at a time with Previous and Next (cursor paging,
- * paging.ts). The buttons stay focusable when they cannot be used (aria-disabled), so focus does
- * not fall to the page's start after the last page loads.
+ * paging.ts; the buttons in pager.tsx).
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Query } from '../api.js';
-import { nextCursor, pageState, previousCursor, type Cursor } from '../paging.js';
+import { pageState, type Cursor } from '../paging.js';
 import { useApi } from '../use-api.js';
+import { Pager } from './pager.js';
 import { ProblemMessage } from './problem-message.js';
 
 export interface Column<T> {
@@ -62,20 +62,13 @@ export function PagedTable<T extends { id: string }>(props: {
           </tbody>
         </table>
       </div>
-      <div class="pager">
-        <button type="button" aria-disabled={!state?.hasPrevious} onClick={() => state?.hasPrevious && go(previousCursor(state), -1)}>
-          Previous
-        </button>
-        <span role="status">{loaded.state === 'loading' ? 'Loading…' : `Page ${at.page}`}</span>
-        <button type="button" aria-disabled={!state?.hasNext} onClick={() => state?.hasNext && go(nextCursor(state), 1)}>
-          Next
-        </button>
-        {at.cursor !== null && (
-          <button type="button" class="link-button" onClick={() => setAt({ cursor: null, page: 1 })}>
-            First page
-          </button>
-        )}
-      </div>
+      <Pager
+        state={state}
+        loading={loaded.state === 'loading'}
+        page={at.page}
+        onGo={go}
+        onFirst={at.cursor === null ? undefined : () => setAt({ cursor: null, page: 1 })}
+      />
     </div>
   );
 }
