@@ -13,6 +13,8 @@ import { hrefOf, matchRoute, NAV, type Route } from './routes.js';
 import { CustomerDetail, Customers } from './screens/customers.js';
 import { Home } from './screens/home.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
+import { outboundScreen } from './screens/outbound.js';
+import { webhooksScreen } from './screens/webhooks.js';
 import { SignIn } from './screens/sign-in.js';
 import { AcceptInvitation } from './screens/accept-invitation.js';
 import { readCurrentSession, signOut, type OperatorSession } from './session.js';
@@ -32,6 +34,8 @@ function screenOf(route: Route | null) {
   if (route.name === 'home') return { title: 'Home', body: <Home /> };
   if (route.name === 'customers') return { title: 'Customers', body: <Customers /> };
   if (route.name === 'customer') return { title: 'Customer', body: <CustomerDetail id={route.params.id ?? ''} /> };
+  const area = webhooksScreen(route) ?? outboundScreen(route);
+  if (area) return area;
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }
