@@ -3,9 +3,10 @@
  * server (helpers in helpers/console-browser.ts): a webhook signed as its source requires, posted
  * to the public receiving address, shows in the source's ingestion log, its payload opens and its
  * replay says what came of it; an endpoint made in the page gets its secret once, a test event is
- * delivered to a receiver on 127.0.0.1, and the delivery's replay is sent with the same
- * webhook-id. The sender is driven with drain(): nothing waits on the wall clock. Without Chromium
- * the file is skipped, and says so.
+ * delivered to a receiver on 127.0.0.1, the delivery's replay is sent with the same webhook-id,
+ * and the secret is rotated; a viewer reads both screens and the server refuses a change. The
+ * sender is driven with drain(): nothing waits on the wall clock. Without Chromium the file is
+ * skipped, and says so.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,15 +51,16 @@ async function startReceiver(): Promise<{ server: Server; url: string; ids: stri
 describe('the Webhooks and Outbound screens in Chromium', () => {
   let b: ConsoleBrowser;
   let n = 0;
-  const admin = async () => {
-    const email = `hooks-admin-${++n}@example.com`;
+  const operator = async (role: 'admin' | 'viewer') => {
+    const email = `hooks-${role}-${++n}@example.com`;
     await createOperator(
       b.t.deps,
-      { workspaceId: b.t.demo!.workspaceId, email, name: 'Hooks admin', role: 'admin', password: PASSWORD },
+      { workspaceId: b.t.demo!.workspaceId, email, name: `Hooks ${role}`, role, password: PASSWORD },
       { actor: { type: 'SYSTEM', id: 'test' }, correlationId: 'test', source: 'system' },
     );
     return email;
   };
+  const admin = () => operator('admin');
   before(async () => {
     if (!skip) b = await startConsoleBrowser({ demo: true, webhooks: { sender: true } });
   });
@@ -147,7 +149,7 @@ describe('the Webhooks and Outbound screens in Chromium', () => {
   });
 
   it(
-    'an admin adds an endpoint (secret shown once, with Copy), sees a delivery in its log, its request and answer, replays it, disables and deletes it',
+    'an admin adds an endpoint (secret shown once, with Copy), sees a delivery in its log, its request and answer, replays it, rotates its secret, disables and deletes it',
     opts,
     async () => {
       const receiver = await startReceiver();
@@ -201,6 +203,12 @@ describe('the Webhooks and Outbound screens in Chromium', () => {
 
         await p.page.getByRole('link', { name: 'Back to the endpoint' }).click();
         await heading(p.page, 'Webhook endpoint');
+        await p.page.getByRole('button', { name: 'Rotate secret' }).click();
+        await p.page.getByRole('button', { name: 'Yes, rotate it' }).click();
+        await p.page.getByText(/^The previous secret signs too until 2026-01-16 12:00 UTC\.$/).waitFor();
+        const rotated = await p.page.locator('code.secret').innerText();
+        assert.match(rotated, /^whsec_/);
+        assert.notEqual(rotated, shown, 'a new secret');
         await p.page.getByRole('button', { name: 'Disable' }).click();
         await p.page.getByText('disabled (manual)').waitFor();
         assert.equal(await p.page.getByRole('button', { name: 'Send a test event' }).isDisabled(), true);
@@ -213,4 +221,21 @@ describe('the Webhooks and Outbound screens in Chromium', () => {
       }
     },
   );
+
+  it('a viewer reads sources and endpoints, has no form to add one, and a change is refused by the server in the page', opts, async () => {
+    const p = await b.open('/console/webhooks');
+    await signIn(p.page, await operator('viewer'));
+    await heading(p.page, 'Webhooks');
+    await p.page.getByText('Adding a source takes an admin.').waitFor();
+    assert.equal(await p.page.getByRole('button', { name: 'Add source' }).count(), 0);
+    await p.page.getByRole('link', { name: 'Custom HMAC sender' }).click();
+    await heading(p.page, 'Custom HMAC sender');
+    await p.page.getByLabel('Name').fill('Renamed by a viewer');
+    await p.page.getByRole('button', { name: 'Save settings' }).click();
+    await p.page.getByRole('alert').getByText('Your role is viewer, which may only read; PATCH needs an admin of this workspace.').waitFor();
+    await p.page.getByRole('link', { name: 'Outbound' }).click();
+    await heading(p.page, 'Outbound webhooks');
+    await p.page.getByText('Adding an endpoint takes an admin.').waitFor();
+    assert.equal(await p.page.getByRole('button', { name: 'Add endpoint' }).count(), 0);
+  });
 });

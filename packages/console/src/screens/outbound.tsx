@@ -12,6 +12,7 @@ import { PagedTable, type Column } from '../components/paged-table.js';
 import { Payload } from '../components/payload.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScreenTitle } from '../components/screen-title.js';
+import { useConsole } from '../context.js';
 import { formatInstant, NONE } from '../format.js';
 import { navigate } from '../navigation.js';
 import type { ListPage } from '../paging.js';
@@ -82,7 +83,7 @@ const endpointColumns: Column<Endpoint>[] = [
 const CREATE_INPUTS = ['url', 'eventTypes', 'description'];
 
 /** The signing secret of a new endpoint: the one time the API sends it. */
-function NewSecret(props: { endpoint: Endpoint; secret: string }) {
+function NewSecret(props: { endpoint: Endpoint; secret: string; link?: boolean }) {
   const [copied, setCopied] = useState<string | null>(null);
   const copy = () =>
     navigator.clipboard.writeText(props.secret).then(
@@ -99,7 +100,7 @@ function NewSecret(props: { endpoint: Endpoint; secret: string }) {
       <button type="button" onClick={() => void copy()}>
         Copy secret
       </button>{' '}
-      <Link href={hrefOf('outbound-endpoint', { id: props.endpoint.id })}>Open the endpoint</Link>
+      {props.link && <Link href={hrefOf('outbound-endpoint', { id: props.endpoint.id })}>Open the endpoint</Link>}
       <p role="status">{copied}</p>
     </section>
   );
@@ -110,6 +111,7 @@ export function OutboundEndpoints() {
   const [round, setRound] = useState(0);
   const errors = listFormErrors(action.problem, CREATE_INPUTS);
   const created = action.result;
+  const isAdmin = useConsole().session.operator.role === 'admin';
   async function submit(e: Event) {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -128,7 +130,7 @@ export function OutboundEndpoints() {
     <>
       <ScreenTitle>Outbound webhooks</ScreenTitle>
       <p>Endpoints receive Tollgate's events, signed as Standard Webhooks says. Open one for its delivery log.</p>
-      {created && created.secret && <NewSecret endpoint={created} secret={created.secret} />}
+      {created && created.secret && <NewSecret endpoint={created} secret={created.secret} link />}
       <PagedTable
         key={round}
         path="/api/v1/webhook-endpoints"
@@ -136,26 +138,29 @@ export function OutboundEndpoints() {
         columns={endpointColumns}
         empty="No endpoints in this environment yet."
       />
-      <section class="block" aria-labelledby="new-endpoint">
-        <h2 id="new-endpoint">Add an endpoint</h2>
-        <FormAlert messages={errors.general} />
-        <form class="stacked" onSubmit={(e) => void submit(e)} aria-busy={action.busy ? 'true' : 'false'}>
-          <TextField name="url" label="URL" type="url" hint="https://… where deliveries are POSTed." required spellcheck={false} errors={errors} />
-          <TextField
-            name="eventTypes"
-            label="Event types"
-            hint="Comma-separated: exact types, a category such as invoice.*, or * for every type."
-            defaultValue="*"
-            required
-            spellcheck={false}
-            errors={errors}
-          />
-          <TextField name="description" label="Description (optional)" errors={errors} />
-          <button type="submit" class="primary" disabled={action.busy}>
-            {action.busy ? 'Adding…' : 'Add endpoint'}
-          </button>
-        </form>
-      </section>
+      {!isAdmin && <p class="muted">Adding an endpoint takes an admin.</p>}
+      {isAdmin && (
+        <section class="block" aria-labelledby="new-endpoint">
+          <h2 id="new-endpoint">Add an endpoint</h2>
+          <FormAlert messages={errors.general} />
+          <form class="stacked" onSubmit={(e) => void submit(e)} aria-busy={action.busy ? 'true' : 'false'}>
+            <TextField name="url" label="URL" type="url" hint="https://… where deliveries are POSTed." required spellcheck={false} errors={errors} />
+            <TextField
+              name="eventTypes"
+              label="Event types"
+              hint="Comma-separated: exact types, a category such as invoice.*, or * for every type."
+              defaultValue="*"
+              required
+              spellcheck={false}
+              errors={errors}
+            />
+            <TextField name="description" label="Description (optional)" errors={errors} />
+            <button type="submit" class="primary" disabled={action.busy}>
+              {action.busy ? 'Adding…' : 'Add endpoint'}
+            </button>
+          </form>
+        </section>
+      )}
     </>
   );
 }
@@ -167,6 +172,30 @@ const deliveryColumns = (endpointId: string): Column<Message>[] => [
   { label: 'Last answer', cell: (m) => String(deliveryTo(m.deliveries, endpointId)?.lastResponseStatus ?? NONE) },
   { label: 'Message id', cell: (m) => m.id },
 ];
+
+/** A new signing secret; the current one keeps signing alongside it for the API's grace period. */
+function RotateSecret(props: { endpoint: Endpoint }) {
+  const action = useAction<{ secret: string; previousSecretExpiresAt: string | null }>();
+  const rotated = action.result;
+  return (
+    <>
+      <ConfirmButton
+        label="Rotate secret"
+        question="Make a new signing secret? Deliveries carry signatures with both secrets for 24 hours, then only the new one."
+        confirm="Yes, rotate it"
+        busy={action.busy}
+        onConfirm={() => void action.run((api) => api.post(`${endpointPath(props.endpoint.id)}/rotate-secret`))}
+      />
+      {action.problem && <ProblemMessage problem={action.problem} />}
+      {rotated && (
+        <>
+          <NewSecret endpoint={props.endpoint} secret={rotated.secret} />
+          <p>The previous secret signs too until {formatInstant(rotated.previousSecretExpiresAt)}.</p>
+        </>
+      )}
+    </>
+  );
+}
 
 function EndpointActions(props: { endpoint: Endpoint; onChanged: () => void }) {
   const e = props.endpoint;
@@ -205,6 +234,7 @@ function EndpointActions(props: { endpoint: Endpoint; onChanged: () => void }) {
           onConfirm={() => void action.run((api) => api.delete(endpointPath(e.id))).then((r) => r && navigate(hrefOf('outbound')))}
         />
       </div>
+      <RotateSecret endpoint={e} />
       {action.problem && <ProblemMessage problem={action.problem} />}
       <p role="status">{said}</p>
     </section>

@@ -13,6 +13,7 @@ import { Payload } from '../components/payload.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScreenTitle } from '../components/screen-title.js';
 import { SelectField } from '../components/select-field.js';
+import { useConsole } from '../context.js';
 import { formatInstant, NONE } from '../format.js';
 import { navigate } from '../navigation.js';
 import { hrefOf, type Route } from '../routes.js';
@@ -161,7 +162,7 @@ export function WebhookSources() {
         columns={sourceColumns}
         empty="No webhook sources in this environment yet."
       />
-      <CreateSource />
+      {useConsole().session.operator.role === 'admin' ? <CreateSource /> : <p class="muted">Adding a source takes an admin.</p>}
     </>
   );
 }
