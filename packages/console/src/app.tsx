@@ -16,6 +16,8 @@ import { Keys } from './screens/keys.js';
 import { Operators } from './screens/operators.js';
 import { TestClocks } from './screens/test-clocks.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
+import { outboundScreen } from './screens/outbound.js';
+import { webhooksScreen } from './screens/webhooks.js';
 import { SignIn } from './screens/sign-in.js';
 import { AcceptInvitation } from './screens/accept-invitation.js';
 import { Audit } from './screens/audit.js';
@@ -40,6 +42,8 @@ function screenOf(route: Route | null) {
   if (route.name === 'operators') return { title: 'Operators', body: <Operators /> };
   if (route.name === 'test-clocks') return { title: 'Test clocks', body: <TestClocks /> };
   if (route.name === 'audit') return { title: 'Audit log', body: <Audit /> };
+  const area = webhooksScreen(route) ?? outboundScreen(route);
+  if (area) return area;
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }

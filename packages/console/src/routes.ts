@@ -6,7 +6,22 @@
 export const BASE = '/console';
 
 export type ScreenName =
-  'home' | 'customers' | 'customer' | 'catalog' | 'keys' | 'webhooks' | 'outbound' | 'audit' | 'test-clocks' | 'operators' | 'sign-in' | 'accept';
+  | 'home'
+  | 'customers'
+  | 'customer'
+  | 'catalog'
+  | 'keys'
+  | 'webhooks'
+  | 'webhook-source'
+  | 'webhook-entry'
+  | 'outbound'
+  | 'outbound-endpoint'
+  | 'outbound-delivery'
+  | 'audit'
+  | 'test-clocks'
+  | 'operators'
+  | 'sign-in'
+  | 'accept';
 
 export interface Route {
   name: ScreenName;
@@ -23,7 +38,11 @@ const ROUTES: ReadonlyArray<readonly [ScreenName, string]> = [
   ['catalog', '/catalog'],
   ['keys', '/keys'],
   ['webhooks', '/webhooks'],
+  ['webhook-source', '/webhooks/:id'],
+  ['webhook-entry', '/webhooks/:id/log/:entryId'],
   ['outbound', '/outbound'],
+  ['outbound-endpoint', '/outbound/:id'],
+  ['outbound-delivery', '/outbound/:id/deliveries/:messageId'],
   ['audit', '/audit'],
   ['test-clocks', '/test-clocks'],
   ['operators', '/operators'],
@@ -88,9 +107,19 @@ export function hrefOf(name: ScreenName, params: Record<string, string> = {}): s
   return path === '' ? BASE : `${BASE}/${path}`;
 }
 
+/** Pages under a navigation entry: a customer's page lights up Customers. */
+const SECTION_OF: Partial<Record<ScreenName, ScreenName>> = {
+  customer: 'customers',
+  'webhook-source': 'webhooks',
+  'webhook-entry': 'webhooks',
+  'outbound-endpoint': 'outbound',
+  'outbound-delivery': 'outbound',
+};
+
 /** The navigation entry a route belongs to: a customer's page lights up Customers. */
 export function navSectionOf(route: Route | null): ScreenName | null {
   if (!route) return null;
-  if (route.name === 'customer') return 'customers';
+  const section = SECTION_OF[route.name];
+  if (section) return section;
   return NAV.some((n) => n.name === route.name) ? route.name : null;
 }

@@ -14,6 +14,14 @@ describe('matchRoute: a pathname to the screen it shows', () => {
     ['/console/customers/cus_123', { name: 'customer', params: { id: 'cus_123' } }],
     ['/console/customers/a%2Fb', { name: 'customer', params: { id: 'a/b' } }],
     ['/console/audit', { name: 'audit', params: {} }],
+    ['/console/webhooks', { name: 'webhooks', params: {} }],
+    ['/console/webhooks/wsrc_1', { name: 'webhook-source', params: { id: 'wsrc_1' } }],
+    ['/console/webhooks/wsrc_1/log/whl_2', { name: 'webhook-entry', params: { id: 'wsrc_1', entryId: 'whl_2' } }],
+    ['/console/webhooks/wsrc_1/log', null],
+    ['/console/outbound', { name: 'outbound', params: {} }],
+    ['/console/outbound/we_1', { name: 'outbound-endpoint', params: { id: 'we_1' } }],
+    ['/console/outbound/we_1/deliveries/msg_2', { name: 'outbound-delivery', params: { id: 'we_1', messageId: 'msg_2' } }],
+    ['/console/outbound/we_1/deliveries', null],
     ['/console/test-clocks', { name: 'test-clocks', params: {} }],
     ['/console/operators', { name: 'operators', params: {} }],
     ['/console/customers/cus_1/extra', null],
@@ -33,6 +41,10 @@ describe('hrefOf: the path of a screen, and back', () => {
     [['customers'], '/console/customers'],
     [['customer', { id: 'cus_1' }], '/console/customers/cus_1'],
     [['customer', { id: 'a/b c' }], '/console/customers/a%2Fb%20c'],
+    [['webhook-source', { id: 'wsrc_1' }], '/console/webhooks/wsrc_1'],
+    [['webhook-entry', { id: 'wsrc_1', entryId: 'whl_2' }], '/console/webhooks/wsrc_1/log/whl_2'],
+    [['outbound-endpoint', { id: 'we_1' }], '/console/outbound/we_1'],
+    [['outbound-delivery', { id: 'we_1', messageId: 'msg_2' }], '/console/outbound/we_1/deliveries/msg_2'],
   ];
   for (const [args, want] of cases) {
     it(`${JSON.stringify(args)} -> ${want}, which matches it again`, () => {
@@ -51,6 +63,10 @@ describe('navSectionOf: the navigation entry that is current', () => {
     ['/console', 'home'],
     ['/console/customers/cus_1', 'customers'],
     ['/console/keys', 'keys'],
+    ['/console/webhooks/wsrc_1', 'webhooks'],
+    ['/console/webhooks/wsrc_1/log/whl_2', 'webhooks'],
+    ['/console/outbound/we_1', 'outbound'],
+    ['/console/outbound/we_1/deliveries/msg_2', 'outbound'],
     ['/console/sign-in', null],
     ['/console/nope', null],
   ];
