@@ -119,7 +119,11 @@ export function OutboundEndpoints() {
     const text = (name: string) => formText(data, name).trim();
     const description = text('description');
     const made = await action.run((api) =>
-      api.post('/api/v1/webhook-endpoints', { url: text('url'), eventTypes: splitList(text('eventTypes')), ...(description === '' ? {} : { description }) }),
+      api.post<Endpoint & { secret: string | null }>('/api/v1/webhook-endpoints', {
+        url: text('url'),
+        eventTypes: splitList(text('eventTypes')),
+        ...(description === '' ? {} : { description }),
+      }),
     );
     if (made) {
       form.reset();
@@ -184,7 +188,9 @@ function RotateSecret(props: { endpoint: Endpoint }) {
         question="Make a new signing secret? Deliveries carry signatures with both secrets for 24 hours, then only the new one."
         confirm="Yes, rotate it"
         busy={action.busy}
-        onConfirm={() => void action.run((api) => api.post(`${endpointPath(props.endpoint.id)}/rotate-secret`))}
+        onConfirm={() =>
+          void action.run((api) => api.post<{ secret: string; previousSecretExpiresAt: string | null }>(`${endpointPath(props.endpoint.id)}/rotate-secret`))
+        }
       />
       {action.problem && <ProblemMessage problem={action.problem} />}
       {rotated && (
@@ -330,7 +336,7 @@ export function OutboundDelivery(props: { id: string; messageId: string }) {
   const queued = replay.result ? deliveryTo(replay.result.deliveries, props.id) : null;
   const sendAgain = () =>
     void replay
-      .run((api) => api.post(`/api/v1/webhook-messages/${encodeURIComponent(props.messageId)}/replay`, { endpointId: props.id }))
+      .run((api) => api.post<{ deliveries: Delivery[] }>(`/api/v1/webhook-messages/${encodeURIComponent(props.messageId)}/replay`, { endpointId: props.id }))
       .then((r) => r && setRound(round + 1));
   return (
     <DetailPage
