@@ -6,7 +6,22 @@
 export const BASE = '/console';
 
 export type ScreenName =
-  'home' | 'customers' | 'customer' | 'catalog' | 'keys' | 'webhooks' | 'outbound' | 'audit' | 'test-clocks' | 'operators' | 'sign-in' | 'accept';
+  | 'home'
+  | 'customers'
+  | 'customer'
+  | 'catalog'
+  | 'catalog-rate-plans'
+  | 'catalog-rate-plan'
+  | 'catalog-offerings'
+  | 'catalog-storefronts'
+  | 'keys'
+  | 'webhooks'
+  | 'outbound'
+  | 'audit'
+  | 'test-clocks'
+  | 'operators'
+  | 'sign-in'
+  | 'accept';
 
 export interface Route {
   name: ScreenName;
@@ -21,6 +36,11 @@ const ROUTES: ReadonlyArray<readonly [ScreenName, string]> = [
   ['customers', '/customers'],
   ['customer', '/customers/:id'],
   ['catalog', '/catalog'],
+  ['catalog-rate-plans', '/catalog/rate-plans'],
+  // :id is a plan_… id, or `new` for the create form (no plan id is `new`).
+  ['catalog-rate-plan', '/catalog/rate-plans/:id'],
+  ['catalog-offerings', '/catalog/offerings'],
+  ['catalog-storefronts', '/catalog/storefronts'],
   ['keys', '/keys'],
   ['webhooks', '/webhooks'],
   ['outbound', '/outbound'],
@@ -92,5 +112,6 @@ export function hrefOf(name: ScreenName, params: Record<string, string> = {}): s
 export function navSectionOf(route: Route | null): ScreenName | null {
   if (!route) return null;
   if (route.name === 'customer') return 'customers';
+  if (route.name.startsWith('catalog-')) return 'catalog';
   return NAV.some((n) => n.name === route.name) ? route.name : null;
 }

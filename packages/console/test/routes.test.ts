@@ -14,6 +14,13 @@ describe('matchRoute: a pathname to the screen it shows', () => {
     ['/console/customers/cus_123', { name: 'customer', params: { id: 'cus_123' } }],
     ['/console/customers/a%2Fb', { name: 'customer', params: { id: 'a/b' } }],
     ['/console/audit', { name: 'audit', params: {} }],
+    ['/console/catalog', { name: 'catalog', params: {} }],
+    ['/console/catalog/rate-plans', { name: 'catalog-rate-plans', params: {} }],
+    ['/console/catalog/rate-plans/new', { name: 'catalog-rate-plan', params: { id: 'new' } }],
+    ['/console/catalog/rate-plans/plan_1', { name: 'catalog-rate-plan', params: { id: 'plan_1' } }],
+    ['/console/catalog/offerings', { name: 'catalog-offerings', params: {} }],
+    ['/console/catalog/storefronts', { name: 'catalog-storefronts', params: {} }],
+    ['/console/catalog/nope', null],
     ['/console/test-clocks', { name: 'test-clocks', params: {} }],
     ['/console/operators', { name: 'operators', params: {} }],
     ['/console/customers/cus_1/extra', null],
@@ -33,6 +40,8 @@ describe('hrefOf: the path of a screen, and back', () => {
     [['customers'], '/console/customers'],
     [['customer', { id: 'cus_1' }], '/console/customers/cus_1'],
     [['customer', { id: 'a/b c' }], '/console/customers/a%2Fb%20c'],
+    [['catalog-rate-plan', { id: 'plan_1' }], '/console/catalog/rate-plans/plan_1'],
+    [['catalog-storefronts'], '/console/catalog/storefronts'],
   ];
   for (const [args, want] of cases) {
     it(`${JSON.stringify(args)} -> ${want}, which matches it again`, () => {
@@ -51,6 +60,9 @@ describe('navSectionOf: the navigation entry that is current', () => {
     ['/console', 'home'],
     ['/console/customers/cus_1', 'customers'],
     ['/console/keys', 'keys'],
+    ['/console/catalog', 'catalog'],
+    ['/console/catalog/rate-plans/plan_1', 'catalog'],
+    ['/console/catalog/storefronts', 'catalog'],
     ['/console/sign-in', null],
     ['/console/nope', null],
   ];
