@@ -107,6 +107,18 @@ describe('the console catalog in Chromium', () => {
       const planId = /\((plan_[^)]+)\)/.exec(await created.innerText())?.[1];
       assert.ok(planId, 'the status names the new plan');
 
+      // Editing it again: the stored plan fills the form (currency fixed), and a save is a new version.
+      await subnav(page, 'Rate plans').click();
+      await page.getByRole('link', { name: 'Console Pro' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Rate plan Console Pro' }).waitFor();
+      await preview(page).getByText('$0.0020 / unit after 1,000 free').waitFor();
+      assert.equal(await page.getByLabel('Currency').isDisabled(), true);
+      await checkScreen(p, b.origin, 'catalog-rate-plan-edit', (pg) => preview(pg).getByText('From $0.0050 / unit').waitFor());
+      await page.getByLabel('Free units each period').first().fill('2000');
+      await preview(page).getByText('$0.0020 / unit after 2,000 free').waitFor();
+      await page.getByRole('button', { name: 'Save rate plan' }).click();
+      await page.getByRole('status').filter({ hasText: 'Rate plan Console Pro saved (version 2).' }).waitFor();
+
       // An offering with the plan (the product is the demo's).
       await subnav(page, 'Offerings').click();
       await page.getByRole('heading', { level: 3, name: 'New offering' }).waitFor();
@@ -138,7 +150,7 @@ describe('the console catalog in Chromium', () => {
       const pagePath = await row.getByRole('link').getAttribute('href');
       assert.match(pagePath ?? '', /^\/pricing\/sf_/);
       const html = await (await fetch(b.origin + pagePath!)).text();
-      for (const text of ['Console offering', '$19.00/mo', '$0.0020 / unit after 1,000 free', 'From $0.0050 / unit', 'First 1,000'])
+      for (const text of ['Console offering', '$19.00/mo', '$0.0020 / unit after 2,000 free', 'From $0.0050 / unit', 'First 1,000'])
         assert.ok(html.includes(text), `the pricing page shows ${text}`);
     },
   );
