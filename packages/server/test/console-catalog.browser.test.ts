@@ -29,11 +29,11 @@ const subnav = (page: Page, name: string) => page.getByRole('navigation', { name
 describe('the console catalog in Chromium', () => {
   let b: ConsoleBrowser;
   let n = 0;
-  const admin = async () => {
-    const email = `catalog-admin-${++n}@example.com`;
+  const operator = async (role: 'admin' | 'viewer') => {
+    const email = `catalog-${role}-${++n}@example.com`;
     await createOperator(
       b.t.deps,
-      { workspaceId: b.t.demo!.workspaceId, email, name: 'admin', role: 'admin', password: PASSWORD },
+      { workspaceId: b.t.demo!.workspaceId, email, name: role, role, password: PASSWORD },
       { actor: { type: 'SYSTEM', id: 'test' }, correlationId: 'test', source: 'system' },
     );
     return email;
@@ -49,7 +49,7 @@ describe('the console catalog in Chromium', () => {
     async () => {
       const p = await b.open('/console/catalog');
       const { page } = p;
-      await signIn(page, await admin());
+      await signIn(page, await operator('admin'));
 
       // Metrics: the demo's are listed; a name events could not send is refused next to its field.
       await page.getByRole('heading', { level: 2, name: 'Metrics' }).waitFor();
@@ -154,4 +154,55 @@ describe('the console catalog in Chromium', () => {
         assert.ok(html.includes(text), `the pricing page shows ${text}`);
     },
   );
+
+  it('each of the eight pricing models has its form, and the preview words it as the pricing page does', opts, async () => {
+    const p = await b.open('/console/catalog/rate-plans/new');
+    const { page } = p;
+    await signIn(page, await operator('admin'));
+    await page.getByRole('heading', { level: 2, name: 'New rate plan' }).waitFor();
+    await page.getByLabel('Metric of unit 1').selectOption('api_calls');
+    const field = (label: string) => page.getByLabel(label, { exact: true });
+    // In order: what one model types stays in the draft for the next (the free units, the band).
+    const models: Array<[string, Array<[string, string]>, string]> = [
+      ['PER_UNIT', [['Price per unit', '0.002']], '$0.0020 / unit'],
+      ['FLAT_RATE', [['Fee per period', '49']], '$49.00/mo'],
+      ['PERCENTAGE', [['Percent of transaction value', '2.9']], '2.9% of transaction value'],
+      [
+        'INCLUDED_QUOTA',
+        [
+          ['Overage price per unit (per block with a block size)', '5'],
+          ['Free units each period', '10000'],
+          ['Block size (optional)', '1000'],
+        ],
+        '$5.0000 per 1,000 units after 10,000 free',
+      ],
+      ['GRADUATED', [['Price per unit', '0.01']], 'From $0.0100 / unit after 10,000 free'],
+      ['VOLUME_TIERED', [], 'From $0.0100 / unit after 10,000 free'],
+      ['STAIRCASE', [['Fee for the band', '10']], 'From $10.00/mo'],
+      ['OUTCOME_BASED', [['Price per unit', '0.05']], '$0.0500 / unit after 10,000 free'],
+    ];
+    for (const [model, inputs, headline] of models) {
+      await page.getByLabel('Pricing model of unit 1').selectOption(model);
+      for (const [label, value] of inputs) await field(label).fill(value);
+      await preview(page).getByText(headline, { exact: true }).waitFor();
+      if (model === 'GRADUATED') await preview(page).getByRole('cell', { name: 'All units' }).waitFor();
+      if (model === 'VOLUME_TIERED') await preview(page).getByRole('cell', { name: 'Any quantity' }).waitFor();
+    }
+    // Fields of other models are not offered (the API would refuse them).
+    assert.equal(await field('Block size (optional)').count(), 0);
+    await page.getByRole('button', { name: 'Add a status weight to unit 1' }).click();
+    await field('Status, e.g. ERROR').fill('ERROR');
+    await field('Weight, 0 to 1').fill('0');
+    await preview(page).getByText('ERROR: free').waitFor();
+    await preview(page).getByText('Other statuses bill at full price').waitFor();
+    await checkScreen(p, b.origin, 'catalog-rate-plan-outcome', (pg) => preview(pg).getByText('ERROR: free').waitFor());
+  });
+
+  it('a viewer reads the catalog (the server lets a viewer read) and is offered no form or Publish button', opts, async () => {
+    const p = await b.open('/console/catalog/storefronts');
+    await signIn(p.page, await operator('viewer'));
+    await p.page.getByRole('cell', { name: 'Demo pricing' }).waitFor();
+    assert.equal(await p.page.getByRole('button', { name: /Create|Save|Publish/ }).count(), 0);
+    assert.equal(await p.page.getByRole('heading', { name: 'Storefront draft' }).count(), 0);
+  });
 });
