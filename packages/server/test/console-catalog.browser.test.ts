@@ -121,7 +121,7 @@ describe('the console catalog in Chromium', () => {
 
       // An offering with the plan (the product is the demo's).
       await subnav(page, 'Offerings').click();
-      await page.getByRole('heading', { level: 3, name: 'New offering' }).waitFor();
+      await page.getByRole('heading', { level: 3, name: 'Create or change an offering' }).waitFor();
       await page.getByLabel('Product').selectOption({ label: 'Demo Search API' });
       await page.getByLabel('Name', { exact: true }).fill('Console offering');
       await page.getByLabel('Entry price per period (optional)').fill('19');
@@ -132,6 +132,13 @@ describe('the console catalog in Chromium', () => {
       const offeringId = /\((off_[^)]+)\)/.exec(await offering.innerText())?.[1];
       assert.ok(offeringId);
       await page.getByRole('cell', { name: '$19.00/mo' }).first().waitFor();
+      // The form now holds the stored offering: a change is a PATCH (product, currency and period fixed).
+      assert.equal(await page.getByLabel('Offering', { exact: true }).inputValue(), offeringId);
+      assert.equal(await page.getByLabel('Product').isDisabled(), true);
+      await page.getByLabel('Trial days (optional)').fill('14');
+      await page.getByRole('button', { name: 'Save offering' }).click();
+      await page.getByRole('status').filter({ hasText: 'Offering Console offering saved' }).waitFor();
+      await page.getByRole('row').filter({ hasText: offeringId }).getByRole('cell', { name: '14 days' }).waitFor();
       await checkScreen(p, b.origin, 'catalog-offerings', (pg) => pg.getByRole('cell', { name: '$19.00/mo' }).first().waitFor());
 
       // A storefront: draft, publish, and the public pricing page shows the plan in the preview's words.
@@ -150,7 +157,7 @@ describe('the console catalog in Chromium', () => {
       const pagePath = await row.getByRole('link').getAttribute('href');
       assert.match(pagePath ?? '', /^\/pricing\/sf_/);
       const html = await (await fetch(b.origin + pagePath!)).text();
-      for (const text of ['Console offering', '$19.00/mo', '$0.0020 / unit after 2,000 free', 'From $0.0050 / unit', 'First 1,000'])
+      for (const text of ['Console offering', '$19.00/mo', '14-day free trial', '$0.0020 / unit after 2,000 free', 'From $0.0050 / unit', 'First 1,000'])
         assert.ok(html.includes(text), `the pricing page shows ${text}`);
     },
   );

@@ -48,7 +48,7 @@ export function Offerings() {
   return (
     <>
       <h2>Offerings</h2>
-      {useCanEdit() && <NewOffering onCreated={() => setRound(round + 1)} />}
+      {useCanEdit() && <OfferingForm onSaved={() => setRound(round + 1)} />}
       <PagedTable key={round} path="/api/v1/offerings" caption="Offerings, newest first" columns={columns} empty="No offerings in this environment yet." />
     </>
   );
@@ -56,20 +56,34 @@ export function Offerings() {
 
 const INPUTS = ['productId', 'name', 'currency', 'billingPeriod', 'entryPrice', 'trialDays', ...itemInputs('ratePlanIds', 20)];
 
-function NewOffering(props: { onCreated: () => void }) {
+const blank = {
+  id: '',
+  productId: '',
+  name: '',
+  currency: 'USD',
+  billingPeriod: 'MONTHLY' as BillingPeriod,
+  entryPrice: '',
+  trialDays: '',
+  ratePlanIds: [] as string[],
+};
+
+/** The form of a stored offering: its product, currency and period are shown but fixed. */
+function formOf(o: OfferingRecord): typeof blank {
+  const { id, productId, name, currency, billingPeriod, ratePlanIds } = o;
+  return { id, productId, name, currency, billingPeriod, ratePlanIds, entryPrice: o.entryPrice ?? '', trialDays: o.trialDays > 0 ? String(o.trialDays) : '' };
+}
+
+/** A new offering, or a change to one chosen from the first hundred. */
+function OfferingForm(props: { onSaved: () => void }) {
+  const offerings = useApi((api) => api.list<OfferingRecord>('/api/v1/offerings', null, 100), []);
   const products = useApi((api) => api.list<{ id: string; name: string }>('/api/v1/products', null, 100), []);
   const plans = useApi((api) => api.list<RatePlanRecord>('/api/v1/rate-plans', null, 100), []);
   const { busy, problem, run } = useSubmit();
   const [saved, setSaved] = useState<string | null>(null);
-  const [form, setForm] = useState({
-    productId: '',
-    name: '',
-    currency: 'USD',
-    billingPeriod: 'MONTHLY' as BillingPeriod,
-    entryPrice: '',
-    trialDays: '',
-    ratePlanIds: [] as string[],
-  });
+  const [form, setForm] = useState(blank);
+  const editing = form.id !== '';
+  const stored = offerings.state === 'ok' ? offerings.data.data : [];
+  const which: Choice[] = [{ value: '', label: 'A new offering' }, ...stored.map((o) => ({ value: o.id, label: `${o.name} (${o.id})` }))];
   const set = (patch: Partial<typeof form>) => setForm({ ...form, ...patch });
   const errors = formErrors(problem, INPUTS);
   const productChoices: Choice[] = [
@@ -84,33 +98,50 @@ function NewOffering(props: { onCreated: () => void }) {
   async function submit(e: Event) {
     e.preventDefault();
     setSaved(null);
-    const body = {
-      productId: form.productId,
+    // Empty entry price: usage only (null); empty trial: none (0). A new offering leaves both out.
+    const change = {
       name: form.name.trim(),
-      currency: form.currency.trim(),
-      billingPeriod: form.billingPeriod,
-      ...(form.entryPrice.trim() === '' ? {} : { entryPrice: form.entryPrice.trim() }),
-      ...(form.trialDays.trim() === '' ? {} : { trialDays: quantityOf(form.trialDays) }),
+      entryPrice: form.entryPrice.trim() === '' ? null : form.entryPrice.trim(),
+      trialDays: quantityOf(form.trialDays) ?? 0,
       ratePlanIds: form.ratePlanIds,
     };
-    const created = await run((api) => api.post<OfferingRecord>('/api/v1/offerings', body));
-    if (!created) return;
-    setSaved(`Offering ${created.name} created (${created.id}).`);
-    props.onCreated();
+    const body = { productId: form.productId, currency: form.currency.trim(), billingPeriod: form.billingPeriod, ...change };
+    const id = form.id;
+    const o = await run((api) =>
+      id === '' ? api.post<OfferingRecord>('/api/v1/offerings', body) : api.patch<OfferingRecord>(`/api/v1/offerings/${encodeURIComponent(id)}`, change),
+    );
+    if (!o) return;
+    setSaved(`Offering ${o.name} ${id === '' ? 'created' : 'saved'} (${o.id}).`);
+    setForm(formOf(o));
+    offerings.reload();
+    props.onSaved();
   }
 
   return (
     <form class="panel" onSubmit={(e) => void submit(e)} aria-labelledby="new-offering" aria-busy={busy ? 'true' : 'false'}>
-      <h3 id="new-offering">New offering</h3>
+      <h3 id="new-offering">Create or change an offering</h3>
+      {offerings.state === 'error' && <ProblemMessage problem={offerings.problem} />}
       {products.state === 'error' && <ProblemMessage problem={products.problem} />}
       {plans.state === 'error' && <ProblemMessage problem={plans.problem} />}
       <FormAlert messages={errors.general} />
+      <SelectField
+        name="offering"
+        label="Offering"
+        choices={which}
+        value={form.id}
+        onValue={(id) => {
+          const o = stored.find((x) => x.id === id);
+          setForm(o ? formOf(o) : blank);
+        }}
+        errors={errors}
+      />
       <SelectField
         name="productId"
         label="Product"
         choices={productChoices}
         value={form.productId}
         onValue={(productId) => set({ productId })}
+        disabled={editing}
         errors={errors}
       />
       <TextField name="name" label="Name" value={form.name} onValue={(name) => set({ name })} autoComplete="off" errors={errors} />
@@ -119,6 +150,7 @@ function NewOffering(props: { onCreated: () => void }) {
           currency={form.currency}
           billingPeriod={form.billingPeriod}
           onChange={(patch) => set({ ...patch, ratePlanIds: [] })}
+          fixed={editing}
           errors={errors}
         />
         <TextField
@@ -148,7 +180,7 @@ function NewOffering(props: { onCreated: () => void }) {
         errors={errors}
       />
       <button type="submit" class="primary" disabled={busy}>
-        Create offering
+        {editing ? 'Save offering' : 'Create offering'}
       </button>
       <Saved text={saved} />
     </form>
