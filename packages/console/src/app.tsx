@@ -10,6 +10,7 @@ import { Shell } from './components/shell.js';
 import { Console, type ConsoleContext } from './context.js';
 import { navigate, useLocation } from './navigation.js';
 import { hrefOf, matchRoute, NAV, type Route } from './routes.js';
+import { catalogScreen } from './screens/catalog.js';
 import { CustomerDetail, Customers } from './screens/customers.js';
 import { Home } from './screens/home.js';
 import { Keys } from './screens/keys.js';
@@ -44,6 +45,7 @@ function screenOf(route: Route | null) {
   if (route.name === 'audit') return { title: 'Audit log', body: <Audit /> };
   const area = webhooksScreen(route) ?? outboundScreen(route);
   if (area) return area;
+  if (route.name.startsWith('catalog')) return catalogScreen(route);
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }

@@ -10,6 +10,10 @@ export type ScreenName =
   | 'customers'
   | 'customer'
   | 'catalog'
+  | 'catalog-rate-plans'
+  | 'catalog-rate-plan'
+  | 'catalog-offerings'
+  | 'catalog-storefronts'
   | 'keys'
   | 'webhooks'
   | 'webhook-source'
@@ -36,6 +40,11 @@ const ROUTES: ReadonlyArray<readonly [ScreenName, string]> = [
   ['customers', '/customers'],
   ['customer', '/customers/:id'],
   ['catalog', '/catalog'],
+  ['catalog-rate-plans', '/catalog/rate-plans'],
+  // :id is a plan_… id, or `new` for the create form (no plan id is `new`).
+  ['catalog-rate-plan', '/catalog/rate-plans/:id'],
+  ['catalog-offerings', '/catalog/offerings'],
+  ['catalog-storefronts', '/catalog/storefronts'],
   ['keys', '/keys'],
   ['webhooks', '/webhooks'],
   ['webhook-source', '/webhooks/:id'],
@@ -114,6 +123,10 @@ const SECTION_OF: Partial<Record<ScreenName, ScreenName>> = {
   'webhook-entry': 'webhooks',
   'outbound-endpoint': 'outbound',
   'outbound-delivery': 'outbound',
+  'catalog-rate-plans': 'catalog',
+  'catalog-rate-plan': 'catalog',
+  'catalog-offerings': 'catalog',
+  'catalog-storefronts': 'catalog',
 };
 
 /** The navigation entry a route belongs to: a customer's page lights up Customers. */

@@ -22,6 +22,13 @@ describe('matchRoute: a pathname to the screen it shows', () => {
     ['/console/outbound/we_1', { name: 'outbound-endpoint', params: { id: 'we_1' } }],
     ['/console/outbound/we_1/deliveries/msg_2', { name: 'outbound-delivery', params: { id: 'we_1', messageId: 'msg_2' } }],
     ['/console/outbound/we_1/deliveries', null],
+    ['/console/catalog', { name: 'catalog', params: {} }],
+    ['/console/catalog/rate-plans', { name: 'catalog-rate-plans', params: {} }],
+    ['/console/catalog/rate-plans/new', { name: 'catalog-rate-plan', params: { id: 'new' } }],
+    ['/console/catalog/rate-plans/plan_1', { name: 'catalog-rate-plan', params: { id: 'plan_1' } }],
+    ['/console/catalog/offerings', { name: 'catalog-offerings', params: {} }],
+    ['/console/catalog/storefronts', { name: 'catalog-storefronts', params: {} }],
+    ['/console/catalog/nope', null],
     ['/console/test-clocks', { name: 'test-clocks', params: {} }],
     ['/console/operators', { name: 'operators', params: {} }],
     ['/console/customers/cus_1/extra', null],
@@ -45,6 +52,8 @@ describe('hrefOf: the path of a screen, and back', () => {
     [['webhook-entry', { id: 'wsrc_1', entryId: 'whl_2' }], '/console/webhooks/wsrc_1/log/whl_2'],
     [['outbound-endpoint', { id: 'we_1' }], '/console/outbound/we_1'],
     [['outbound-delivery', { id: 'we_1', messageId: 'msg_2' }], '/console/outbound/we_1/deliveries/msg_2'],
+    [['catalog-rate-plan', { id: 'plan_1' }], '/console/catalog/rate-plans/plan_1'],
+    [['catalog-storefronts'], '/console/catalog/storefronts'],
   ];
   for (const [args, want] of cases) {
     it(`${JSON.stringify(args)} -> ${want}, which matches it again`, () => {
@@ -67,6 +76,9 @@ describe('navSectionOf: the navigation entry that is current', () => {
     ['/console/webhooks/wsrc_1/log/whl_2', 'webhooks'],
     ['/console/outbound/we_1', 'outbound'],
     ['/console/outbound/we_1/deliveries/msg_2', 'outbound'],
+    ['/console/catalog', 'catalog'],
+    ['/console/catalog/rate-plans/plan_1', 'catalog'],
+    ['/console/catalog/storefronts', 'catalog'],
     ['/console/sign-in', null],
     ['/console/nope', null],
   ];

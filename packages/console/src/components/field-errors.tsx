@@ -28,8 +28,13 @@ export function TextField(props: {
   required?: boolean;
   defaultValue?: string;
   spellcheck?: boolean;
+  /** A controlled input (a form that reacts as the operator types): the value and what to do with a new one. */
+  value?: string;
+  onValue?: (value: string) => void;
+  inputMode?: 'decimal' | 'numeric';
+  disabled?: boolean;
 }) {
-  const { name, label, hint, errors, ...input } = props;
+  const { name, label, hint, errors, onValue, ...input } = props;
   const id = `field-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const invalid = (errors.byInput[name]?.length ?? 0) > 0;
   const describedBy = [hint ? `${id}-hint` : null, invalid ? errorIdOf(name) : null].filter(Boolean).join(' ') || undefined;
@@ -48,6 +53,7 @@ export function TextField(props: {
         name={name}
         aria-invalid={invalid ? 'true' : undefined}
         aria-describedby={describedBy}
+        onInput={onValue && ((e) => onValue(e.currentTarget.value))}
       />
       <FieldErrors errors={errors} name={name} />
     </div>

@@ -133,7 +133,7 @@ function NewApiKey(props: { changes: ListChanges; close: () => void }) {
             name="kind"
             label="Kind"
             value={kind}
-            onChange={setKind}
+            onValue={setKind}
             errors={errors}
             choices={[
               { value: 'WORKSPACE', label: 'Workspace key (for your servers)' },
