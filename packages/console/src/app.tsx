@@ -10,7 +10,9 @@ import { Shell } from './components/shell.js';
 import { Console, type ConsoleContext } from './context.js';
 import { navigate, useLocation } from './navigation.js';
 import { hrefOf, matchRoute, NAV, type Route } from './routes.js';
-import { CustomerDetail, Customers } from './screens/customers.js';
+import { Customers } from './screens/customers.js';
+import { CustomerDetail } from './screens/customer-detail.js';
+import { InvoiceDetail } from './screens/invoices.js';
 import { Home } from './screens/home.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
 import { SignIn } from './screens/sign-in.js';
@@ -32,6 +34,7 @@ function screenOf(route: Route | null) {
   if (route.name === 'home') return { title: 'Home', body: <Home /> };
   if (route.name === 'customers') return { title: 'Customers', body: <Customers /> };
   if (route.name === 'customer') return { title: 'Customer', body: <CustomerDetail id={route.params.id ?? ''} /> };
+  if (route.name === 'invoice') return { title: 'Invoice', body: <InvoiceDetail id={route.params.id ?? ''} /> };
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }

@@ -6,7 +6,7 @@
 export const BASE = '/console';
 
 export type ScreenName =
-  'home' | 'customers' | 'customer' | 'catalog' | 'keys' | 'webhooks' | 'outbound' | 'audit' | 'test-clocks' | 'operators' | 'sign-in' | 'accept';
+  'home' | 'customers' | 'customer' | 'invoice' | 'catalog' | 'keys' | 'webhooks' | 'outbound' | 'audit' | 'test-clocks' | 'operators' | 'sign-in' | 'accept';
 
 export interface Route {
   name: ScreenName;
@@ -20,6 +20,7 @@ const ROUTES: ReadonlyArray<readonly [ScreenName, string]> = [
   ['accept', '/accept'],
   ['customers', '/customers'],
   ['customer', '/customers/:id'],
+  ['invoice', '/invoices/:id'],
   ['catalog', '/catalog'],
   ['keys', '/keys'],
   ['webhooks', '/webhooks'],
@@ -88,9 +89,9 @@ export function hrefOf(name: ScreenName, params: Record<string, string> = {}): s
   return path === '' ? BASE : `${BASE}/${path}`;
 }
 
-/** The navigation entry a route belongs to: a customer's page lights up Customers. */
+/** The navigation entry a route belongs to: a customer's page, and an invoice (always some customer's), light up Customers. */
 export function navSectionOf(route: Route | null): ScreenName | null {
   if (!route) return null;
-  if (route.name === 'customer') return 'customers';
+  if (route.name === 'customer' || route.name === 'invoice') return 'customers';
   return NAV.some((n) => n.name === route.name) ? route.name : null;
 }

@@ -13,6 +13,9 @@ describe('matchRoute: a pathname to the screen it shows', () => {
     ['/console//customers', { name: 'customers', params: {} }],
     ['/console/customers/cus_123', { name: 'customer', params: { id: 'cus_123' } }],
     ['/console/customers/a%2Fb', { name: 'customer', params: { id: 'a/b' } }],
+    ['/console/invoices/inv_123', { name: 'invoice', params: { id: 'inv_123' } }],
+    ['/console/invoices', null],
+    ['/console/invoices/inv_1/lines', null],
     ['/console/audit', { name: 'audit', params: {} }],
     ['/console/test-clocks', { name: 'test-clocks', params: {} }],
     ['/console/operators', { name: 'operators', params: {} }],
@@ -33,6 +36,7 @@ describe('hrefOf: the path of a screen, and back', () => {
     [['customers'], '/console/customers'],
     [['customer', { id: 'cus_1' }], '/console/customers/cus_1'],
     [['customer', { id: 'a/b c' }], '/console/customers/a%2Fb%20c'],
+    [['invoice', { id: 'inv_1' }], '/console/invoices/inv_1'],
   ];
   for (const [args, want] of cases) {
     it(`${JSON.stringify(args)} -> ${want}, which matches it again`, () => {
@@ -50,6 +54,7 @@ describe('navSectionOf: the navigation entry that is current', () => {
   const cases: Array<[string, string | null]> = [
     ['/console', 'home'],
     ['/console/customers/cus_1', 'customers'],
+    ['/console/invoices/inv_1', 'customers'],
     ['/console/keys', 'keys'],
     ['/console/sign-in', null],
     ['/console/nope', null],
