@@ -107,52 +107,56 @@ function InvoiceLines(props: { invoice: Invoice }) {
     ['Still owed', i.amountRemaining],
   ];
   return (
-    <div class="table-scroll" role="region" aria-label="Lines and totals" tabIndex={0}>
-      <table class="invoice-lines">
-        <caption>Lines and totals</caption>
-        <thead>
-          <tr>
-            <th scope="col">Description</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Quantity</th>
-            <th scope="col">Free</th>
-            <th scope="col">Billed</th>
-            <th scope="col">Rate</th>
-            <th scope="col" class="num">
-              Amount
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {i.lines.map((l, n) => (
-            <tr key={n}>
-              <td>{l.description}</td>
-              <td>{l.type.replace('_', ' ')}</td>
-              <td>{formatUsage(l.quantity)}</td>
-              <td>{formatUsage(l.freeUnits)}</td>
-              <td>{formatUsage(l.billableQuantity)}</td>
-              <td>{formatLineRate(l.type, l.rate, i.currency)}</td>
-              <td class="num amount">{money(l.amount)}</td>
-            </tr>
-          ))}
-          {i.lines.length === 0 && (
+    <>
+      <div class="table-scroll" role="region" aria-label="Lines" tabIndex={0}>
+        <table>
+          <caption>Lines</caption>
+          <thead>
             <tr>
-              <td colSpan={7}>No lines.</td>
+              <th scope="col">Description</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Free</th>
+              <th scope="col">Billed</th>
+              <th scope="col">Rate</th>
+              <th scope="col" class="num">
+                Amount
+              </th>
             </tr>
-          )}
-        </tbody>
-        <tfoot>
+          </thead>
+          <tbody>
+            {i.lines.map((l, n) => (
+              <tr key={n}>
+                <td>{l.description}</td>
+                <td>{l.type.replace('_', ' ')}</td>
+                <td>{formatUsage(l.quantity)}</td>
+                <td>{formatUsage(l.freeUnits)}</td>
+                <td>{formatUsage(l.billableQuantity)}</td>
+                <td>{formatLineRate(l.type, l.rate, i.currency)}</td>
+                <td class="num amount">{money(l.amount)}</td>
+              </tr>
+            ))}
+            {i.lines.length === 0 && (
+              <tr>
+                <td colSpan={7}>No lines.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {/* Apart from the lines, so the figures stay in view on a phone while the lines scroll sideways. */}
+      <table class="invoice-totals">
+        <caption>Totals</caption>
+        <tbody>
           {totals.map(([label, amount]) => (
             <tr key={label}>
-              <th scope="row" colSpan={6}>
-                {label}
-              </th>
+              <th scope="row">{label}</th>
               <td class="num amount">{money(amount)}</td>
             </tr>
           ))}
-        </tfoot>
+        </tbody>
       </table>
-    </div>
+    </>
   );
 }
 
