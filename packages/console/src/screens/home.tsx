@@ -118,7 +118,7 @@ export function Home() {
         <CountCard title="Subscriptions" path="/api/v1/subscriptions" />
         <LatestInvoices />
       </div>
-      <UsageCharts title="Usage, all customers" />
+      <UsageCharts title="Usage, every customer" />
       <RevenueCharts />
     </>
   );
