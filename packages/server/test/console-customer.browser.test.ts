@@ -35,6 +35,7 @@ describe('the console: a customer, an invoice, the home charts', () => {
   let customerId: string;
   let metric: string;
   let invoice: Invoice;
+  let creditNote: string;
   const now = Date.UTC(2026, 0, 15, 12, 0, 0);
 
   before(async () => {
@@ -68,6 +69,14 @@ describe('the console: a customer, an invoice, the home charts', () => {
       const fin = await api.post(`/api/v1/invoices/${first.id}/finalize`, {});
       assert.equal(fin.status, 200, JSON.stringify(fin.body));
     }
+    const credit = await api.post('/api/v1/credit_notes', {
+      invoiceId: first.id,
+      reason: 'other',
+      memo: 'Goodwill',
+      lines: [{ description: 'Goodwill', amount: '5.00' }],
+    });
+    assert.equal(credit.status, 200, JSON.stringify(credit.body));
+    creditNote = credit.body.number as string;
     invoice = (await api.get(`/api/v1/invoices/${first.id}`)).body as Invoice;
     assert.ok(invoice.number, 'finalized invoices have a number');
   });
@@ -106,7 +115,7 @@ describe('the console: a customer, an invoice, the home charts', () => {
       await page.getByRole('table', { name: 'Subscriptions of Acme Corp' }).getByRole('cell', { name: b.t.demo!.environments.test.subscriptionId }).waitFor();
       await page.getByRole('table', { name: 'Product keys of Acme Corp' }).getByRole('cell', { name: 'Acme production key' }).waitFor();
       await page.getByRole('link', { name: invoice.number! }).waitFor();
-      await page.getByRole('table', { name: 'Credit notes of Acme Corp, newest first' }).getByText('No credit notes.').waitFor();
+      await page.getByRole('table', { name: 'Credit notes of Acme Corp, newest first' }).getByRole('cell', { name: creditNote }).waitFor();
       await checkScreen(p, b.origin, 'customer', (pg) => pg.getByRole('link', { name: invoice.number! }).waitFor());
 
       // The period picker asks the API again.
@@ -128,10 +137,10 @@ describe('the console: a customer, an invoice, the home charts', () => {
     assert.equal(invoice.currency, 'USD');
     const total = page.getByRole('table', { name: 'Totals' }).getByRole('row', { name: /^Total / });
     assert.equal(await total.getByRole('cell').textContent(), money(invoice.total));
-    await page
-      .getByRole('table', { name: `Credit notes of invoice ${invoice.number}` })
-      .getByText('No credit notes.')
-      .waitFor();
+    const credited = page.getByRole('table', { name: 'Totals' }).getByRole('row', { name: /^Credited / });
+    assert.equal(await credited.getByRole('cell').textContent(), '$5.00');
+    const notes = page.getByRole('table', { name: `Credit notes of invoice ${invoice.number}` });
+    await notes.getByRole('row', { name: new RegExp(`^${creditNote} issued other Goodwill \\$5\\.00 `) }).waitFor();
     await checkScreen(p, b.origin, 'invoice', (pg) => pg.getByRole('table', { name: 'Totals' }).waitFor());
   });
 
