@@ -11,7 +11,9 @@ import { Console, type ConsoleContext } from './context.js';
 import { navigate, useLocation } from './navigation.js';
 import { hrefOf, matchRoute, NAV, type Route } from './routes.js';
 import { catalogScreen } from './screens/catalog.js';
-import { CustomerDetail, Customers } from './screens/customers.js';
+import { Customers } from './screens/customers.js';
+import { CustomerDetail } from './screens/customer-detail.js';
+import { InvoiceDetail } from './screens/invoices.js';
 import { Home } from './screens/home.js';
 import { Keys } from './screens/keys.js';
 import { Operators } from './screens/operators.js';
@@ -46,6 +48,7 @@ function screenOf(route: Route | null) {
   const area = webhooksScreen(route) ?? outboundScreen(route);
   if (area) return area;
   if (route.name.startsWith('catalog')) return catalogScreen(route);
+  if (route.name === 'invoice') return { title: 'Invoice', body: <InvoiceDetail id={route.params.id ?? ''} /> };
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
   return { title, body: <Placeholder title={title} /> };
 }

@@ -42,3 +42,18 @@ export function formatInstant(iso: string | null | undefined): string {
 export function formatCount(items: number, hasMore: boolean): string {
   return hasMore ? `${items}+` : String(items);
 }
+
+/** A period from the API's instants, its end exclusive as the API says: "2026-04-01 00:00 UTC to 2026-05-01 00:00 UTC". */
+export function formatPeriod(start: string | null | undefined, end: string | null | undefined): string {
+  return `${formatInstant(start)} to ${formatInstant(end)}`;
+}
+
+/**
+ * An invoice line's rate: a discount line's rate is the percentage off ("20%"), any other line's
+ * is money per unit in the invoice's currency, every digit kept ("$0.0025").
+ */
+export function formatLineRate(type: string, rate: string | null, currency: string): string {
+  if (rate === null || rate === '') return NONE;
+  if (type === 'discount') return isDecimalString(rate) ? `${formatQuantity(rate)}%` : rate;
+  return formatAmount(rate, currency);
+}

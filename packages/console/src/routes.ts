@@ -9,6 +9,7 @@ export type ScreenName =
   | 'home'
   | 'customers'
   | 'customer'
+  | 'invoice'
   | 'catalog'
   | 'catalog-rate-plans'
   | 'catalog-rate-plan'
@@ -39,6 +40,7 @@ const ROUTES: ReadonlyArray<readonly [ScreenName, string]> = [
   ['accept', '/accept'],
   ['customers', '/customers'],
   ['customer', '/customers/:id'],
+  ['invoice', '/invoices/:id'],
   ['catalog', '/catalog'],
   ['catalog-rate-plans', '/catalog/rate-plans'],
   // :id is a plan_… id, or `new` for the create form (no plan id is `new`).
@@ -116,9 +118,10 @@ export function hrefOf(name: ScreenName, params: Record<string, string> = {}): s
   return path === '' ? BASE : `${BASE}/${path}`;
 }
 
-/** Pages under a navigation entry: a customer's page lights up Customers. */
+/** Pages under a navigation entry: a customer's page, and an invoice (always some customer's), light up Customers. */
 const SECTION_OF: Partial<Record<ScreenName, ScreenName>> = {
   customer: 'customers',
+  invoice: 'customers',
   'webhook-source': 'webhooks',
   'webhook-entry': 'webhooks',
   'outbound-endpoint': 'outbound',

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatAmount, formatCount, formatInstant, formatUsage } from '../src/format.js';
+import { formatAmount, formatCount, formatInstant, formatLineRate, formatPeriod, formatUsage } from '../src/format.js';
 
 describe('formatAmount: decimal text from the API, in its currency, never through a float', () => {
   const cases: Array<[string | null, string, string]> = [
@@ -48,4 +48,20 @@ describe('formatUsage: a usage quantity, every digit kept', () => {
     [null, '—'],
   ];
   for (const [q, want] of cases) it(`${String(q)} -> ${want}`, () => assert.equal(formatUsage(q), want));
+});
+
+describe('formatLineRate and formatPeriod: an invoice line and period', () => {
+  const rates: Array<[string, string | null, string, string]> = [
+    ['usage', '0.0025', 'USD', '$0.0025'],
+    ['entry_price', '49', 'USD', '$49.00'],
+    ['usage', '3', 'JPY', '¥3'],
+    ['discount', '20', 'USD', '20%'],
+    ['discount', '12.5', 'USD', '12.5%'],
+    ['usage', null, 'USD', '—'],
+    ['minimum_fee', 'x', 'USD', 'x USD'],
+  ];
+  for (const [type, rate, currency, want] of rates)
+    it(`${type} ${String(rate)} ${currency} -> ${want}`, () => assert.equal(formatLineRate(type, rate, currency), want));
+  it('a period, its end as sent', () =>
+    assert.equal(formatPeriod('2026-04-01T00:00:00.000Z', '2026-05-01T00:00:00.000Z'), '2026-04-01 00:00 UTC to 2026-05-01 00:00 UTC'));
 });

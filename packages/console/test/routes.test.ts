@@ -13,6 +13,9 @@ describe('matchRoute: a pathname to the screen it shows', () => {
     ['/console//customers', { name: 'customers', params: {} }],
     ['/console/customers/cus_123', { name: 'customer', params: { id: 'cus_123' } }],
     ['/console/customers/a%2Fb', { name: 'customer', params: { id: 'a/b' } }],
+    ['/console/invoices/inv_123', { name: 'invoice', params: { id: 'inv_123' } }],
+    ['/console/invoices', null],
+    ['/console/invoices/inv_1/lines', null],
     ['/console/audit', { name: 'audit', params: {} }],
     ['/console/webhooks', { name: 'webhooks', params: {} }],
     ['/console/webhooks/wsrc_1', { name: 'webhook-source', params: { id: 'wsrc_1' } }],
@@ -54,6 +57,7 @@ describe('hrefOf: the path of a screen, and back', () => {
     [['outbound-delivery', { id: 'we_1', messageId: 'msg_2' }], '/console/outbound/we_1/deliveries/msg_2'],
     [['catalog-rate-plan', { id: 'plan_1' }], '/console/catalog/rate-plans/plan_1'],
     [['catalog-storefronts'], '/console/catalog/storefronts'],
+    [['invoice', { id: 'inv_1' }], '/console/invoices/inv_1'],
   ];
   for (const [args, want] of cases) {
     it(`${JSON.stringify(args)} -> ${want}, which matches it again`, () => {
@@ -71,6 +75,7 @@ describe('navSectionOf: the navigation entry that is current', () => {
   const cases: Array<[string, string | null]> = [
     ['/console', 'home'],
     ['/console/customers/cus_1', 'customers'],
+    ['/console/invoices/inv_1', 'customers'],
     ['/console/keys', 'keys'],
     ['/console/webhooks/wsrc_1', 'webhooks'],
     ['/console/webhooks/wsrc_1/log/whl_2', 'webhooks'],

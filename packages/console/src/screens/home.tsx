@@ -1,5 +1,12 @@
-/** Home: a few figures of the environment shown, each card loading on its own. */
+/** Home: a few figures of the environment shown, each card loading on its own; usage and revenue charts of a period. */
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import type { Api } from '../api.js';
+import { BarChart } from '../components/bar-chart.js';
+import { PeriodPicker, UsageCharts } from '../components/usage-charts.js';
+import { daysFrom, periodOf, seriesByKey, type PeriodChoice } from '../chart.js';
+import type { Cursor, ListPage } from '../paging.js';
+import { issuedTotals, readFarEnough, type IssuedInvoice } from '../revenue.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScreenTitle } from '../components/screen-title.js';
 import { Link } from '../components/link.js';
@@ -8,13 +15,9 @@ import { formatAmount, formatCount, formatInstant } from '../format.js';
 import { hrefOf } from '../routes.js';
 import { useApi, type Loaded } from '../use-api.js';
 
-interface Invoice {
+interface Invoice extends IssuedInvoice {
   id: string;
   number: string | null;
-  status: string;
-  currency: string;
-  total: string;
-  createdAt: string;
 }
 
 function Card(props: { title: string; loaded: Loaded<unknown>; children?: ComponentChildren }) {
@@ -50,7 +53,7 @@ function LatestInvoices() {
         <ul class="plain">
           {invoices.map((i) => (
             <li key={i.id}>
-              <span>{i.number ?? 'Draft'}</span> <span class="amount">{formatAmount(i.total, i.currency)}</span>{' '}
+              <Link href={hrefOf('invoice', { id: i.id })}>{i.number ?? 'Draft'}</Link> <span class="amount">{formatAmount(i.total, i.currency)}</span>{' '}
               <span class="muted">
                 {i.status}, {formatInstant(i.createdAt)}
               </span>
@@ -59,6 +62,48 @@ function LatestInvoices() {
         </ul>
       )}
     </Card>
+  );
+}
+
+/** At most this many pages of 100 invoices are read for the revenue chart; beyond, the chart says it is partial. */
+const MAX_PAGES = 10;
+
+/** The newest invoices back to where none older can have been finalized from `fromDay` on (revenue.ts). */
+async function invoicesSince(api: Api, fromDay: string): Promise<{ invoices: Invoice[]; partial: boolean }> {
+  const invoices: Invoice[] = [];
+  let cursor: Cursor = null;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const page: ListPage<Invoice> = await api.list<Invoice>('/api/v1/invoices', cursor, 100);
+    invoices.push(...page.data);
+    const last = page.data[page.data.length - 1];
+    if (!page.hasMore || !last || readFarEnough(page.data, fromDay)) return { invoices, partial: false };
+    cursor = { startingAfter: last.id };
+  }
+  return { invoices, partial: true };
+}
+
+function RevenueCharts() {
+  const [choice, setChoice] = useState<PeriodChoice>('month');
+  const { from, to } = periodOf(choice, Date.now());
+  const loaded = useApi((api) => invoicesSince(api, from), [from]);
+  const groups = loaded.state === 'ok' ? seriesByKey(issuedTotals(loaded.data.invoices), daysFrom(from, to)) : [];
+  return (
+    <section class="usage-charts" aria-labelledby="revenue-h" aria-busy={loaded.state === 'loading' ? 'true' : 'false'}>
+      <h2 id="revenue-h">Revenue</h2>
+      <PeriodPicker value={choice} onChange={setChoice} />
+      <p class="muted">
+        Totals of issued invoices by the UTC day they were finalized, {from} to {to}.
+        {loaded.state === 'ok' && loaded.data.partial && ` From the newest ${loaded.data.invoices.length} invoices only.`}
+      </p>
+      {loaded.state === 'loading' && <p class="muted">Loading…</p>}
+      {loaded.state === 'error' && <ProblemMessage problem={loaded.problem} />}
+      {loaded.state === 'ok' && groups.length === 0 && <p>No invoices issued in this period.</p>}
+      <div class="chart-grid">
+        {groups.map((g) => (
+          <BarChart key={g.key} title={`Revenue in ${g.key} per day`} series={g.series} format={(v) => formatAmount(v, g.key)} valueHeading="Issued" />
+        ))}
+      </div>
+    </section>
   );
 }
 
@@ -73,6 +118,8 @@ export function Home() {
         <CountCard title="Subscriptions" path="/api/v1/subscriptions" />
         <LatestInvoices />
       </div>
+      <UsageCharts title="Usage, every customer" />
+      <RevenueCharts />
     </>
   );
 }

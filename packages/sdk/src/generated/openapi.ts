@@ -584,7 +584,7 @@ export interface paths {
     };
     /**
      * List API keys (never their secrets), newest first
-     * @description Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret.
+     * @description Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret. Filter by kind, status, subscription or customer.
      */
     get: operations['listApiKeys'];
     put?: never;
@@ -7702,6 +7702,8 @@ export interface operations {
         kind?: 'WORKSPACE' | 'PRODUCT';
         status?: 'ACTIVE' | 'ROTATED' | 'REVOKED';
         subscriptionId?: string;
+        /** @description cus_…: one customer's product keys (the console's customer page). */
+        customerId?: string;
       };
       header?: never;
       path?: never;

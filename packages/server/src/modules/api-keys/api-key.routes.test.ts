@@ -205,6 +205,20 @@ describe('GET /api/v1/api-keys', () => {
     }
   });
 
+  it("200 with customerId lists only that customer's product keys", async () => {
+    const { ws, admin } = await tenant();
+    const mine = await t.seed.subscription(ws.test);
+    const key = await t.seed.productKey(ws.test, mine.subscription.id);
+    const other = await t.seed.productKey(ws.test);
+    const res = await admin.get(`/api/v1/api-keys?limit=100&customerId=${mine.customer.id}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.data.map((k: { id: string }) => k.id),
+      [key.id],
+    );
+    assert.ok(!res.body.data.some((k: { id: string }) => k.id === other.id));
+  });
+
   it('200 an sk_test_ admin key never sees live keys', async () => {
     const { ws, admin } = await tenant();
     const res = await admin.get('/api/v1/api-keys?limit=100');

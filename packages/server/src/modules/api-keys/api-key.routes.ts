@@ -46,7 +46,8 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'listApiKeys',
       summary: 'List API keys (never their secrets), newest first',
-      description: "Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret.",
+      description:
+        "Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret. Filter by kind, status, subscription or customer.",
       tags,
       security: bearerSecurity,
       querystring: Type.Object(
@@ -55,6 +56,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
           kind: Type.Optional(Type.Union([Type.Literal('WORKSPACE'), Type.Literal('PRODUCT')])),
           status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('ROTATED'), Type.Literal('REVOKED')])),
           subscriptionId: Type.Optional(Type.String({ maxLength: 100 })),
+          customerId: Type.Optional(Type.String({ maxLength: 100, description: "cus_…: one customer's product keys (the console's customer page)." })),
         },
         { additionalProperties: false },
       ),

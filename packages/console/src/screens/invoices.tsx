@@ -1,0 +1,208 @@
+/**
+ * Invoices and credit notes: the columns every list of them shows (the customer's page, an
+ * invoice's credit notes), and one invoice with its lines, totals and credit notes. Money is
+ * decimal text from the API, worded by format.ts, never added up here: the API's totals are shown.
+ */
+import { Link } from '../components/link.js';
+import { PagedTable, type Column } from '../components/paged-table.js';
+import { ProblemMessage } from '../components/problem-message.js';
+import { ScreenTitle } from '../components/screen-title.js';
+import { formatAmount, formatInstant, formatLineRate, formatPeriod, formatUsage, NONE } from '../format.js';
+import { hrefOf } from '../routes.js';
+import { useApi } from '../use-api.js';
+
+export interface InvoiceLine {
+  type: string;
+  description: string;
+  metricName: string | null;
+  quantity: string | null;
+  freeUnits: string | null;
+  billableQuantity: string | null;
+  rate: string | null;
+  amount: string;
+  periodStart: string;
+  periodEnd: string;
+}
+
+export interface Invoice {
+  id: string;
+  customerId: string;
+  subscriptionId: string | null;
+  billingReason: string;
+  status: string;
+  number: string | null;
+  currency: string;
+  periodStart: string;
+  periodEnd: string;
+  lines: InvoiceLine[];
+  subtotal: string;
+  total: string;
+  creditedTotal: string;
+  amountPaid: string;
+  amountRemaining: string;
+  finalizeAt: string;
+  finalizedAt: string | null;
+  paidAt: string | null;
+  voidedAt: string | null;
+  markedUncollectibleAt: string | null;
+  createdAt: string;
+}
+
+interface CreditNote {
+  id: string;
+  invoiceId: string;
+  number: string;
+  status: string;
+  reason: string;
+  memo: string | null;
+  currency: string;
+  total: string;
+  createdAt: string;
+}
+
+/** An invoice's name: its number, or "Draft" until finalization gives it one. */
+export const invoiceName = (i: Pick<Invoice, 'number'>) => i.number ?? 'Draft';
+
+export const invoiceColumns: Column<Invoice>[] = [
+  { label: 'Number', cell: (i) => <Link href={hrefOf('invoice', { id: i.id })}>{invoiceName(i)}</Link> },
+  { label: 'Status', cell: (i) => i.status },
+  { label: 'Period', cell: (i) => formatPeriod(i.periodStart, i.periodEnd) },
+  { label: 'Total', cell: (i) => <span class="amount">{formatAmount(i.total, i.currency)}</span> },
+  { label: 'Still owed', cell: (i) => formatAmount(i.amountRemaining, i.currency) },
+  { label: 'Created', cell: (i) => formatInstant(i.createdAt) },
+];
+
+const creditNoteColumns = (withInvoice: boolean): Column<CreditNote>[] => [
+  { label: 'Number', cell: (n) => n.number },
+  ...(withInvoice ? [{ label: 'Invoice', cell: (n: CreditNote) => <Link href={hrefOf('invoice', { id: n.invoiceId })}>{n.invoiceId}</Link> }] : []),
+  { label: 'Status', cell: (n) => n.status },
+  { label: 'Reason', cell: (n) => n.reason },
+  { label: 'Memo', cell: (n) => n.memo ?? NONE },
+  { label: 'Total', cell: (n) => <span class="amount">{formatAmount(n.total, n.currency)}</span> },
+  { label: 'Issued', cell: (n) => formatInstant(n.createdAt) },
+];
+
+/** Credit notes, newest first, of a customer (with the invoice each one credits) or of one invoice. */
+export function CreditNotes(props: { caption: string; customerId?: string; invoiceId?: string }) {
+  return (
+    <PagedTable
+      path="/api/v1/credit_notes"
+      query={{ customerId: props.customerId, invoiceId: props.invoiceId }}
+      caption={props.caption}
+      columns={creditNoteColumns(props.invoiceId === undefined)}
+      empty="No credit notes."
+    />
+  );
+}
+
+function InvoiceLines(props: { invoice: Invoice }) {
+  const i = props.invoice;
+  const money = (amount: string) => formatAmount(amount, i.currency);
+  // The API's figures under the lines; each row is one the API returns, nothing summed here.
+  const totals: Array<[string, string]> = [
+    ['Subtotal', i.subtotal],
+    ['Total', i.total],
+    ['Credited', i.creditedTotal],
+    ['Paid', i.amountPaid],
+    ['Still owed', i.amountRemaining],
+  ];
+  return (
+    <>
+      <div class="table-scroll" role="region" aria-label="Lines" tabIndex={0}>
+        <table>
+          <caption>Lines</caption>
+          <thead>
+            <tr>
+              <th scope="col">Description</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Free</th>
+              <th scope="col">Billed</th>
+              <th scope="col">Rate</th>
+              <th scope="col" class="num">
+                Amount
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {i.lines.map((l, n) => (
+              <tr key={n}>
+                <td>{l.description}</td>
+                <td>{l.type.replace('_', ' ')}</td>
+                <td>{formatUsage(l.quantity)}</td>
+                <td>{formatUsage(l.freeUnits)}</td>
+                <td>{formatUsage(l.billableQuantity)}</td>
+                <td>{formatLineRate(l.type, l.rate, i.currency)}</td>
+                <td class="num amount">{money(l.amount)}</td>
+              </tr>
+            ))}
+            {i.lines.length === 0 && (
+              <tr>
+                <td colSpan={7}>No lines.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {/* Apart from the lines, so the figures stay in view on a phone while the lines scroll sideways. */}
+      <table class="invoice-totals">
+        <caption>Totals</caption>
+        <tbody>
+          {totals.map(([label, amount]) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              <td class="num amount">{money(amount)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+export function InvoiceDetail(props: { id: string }) {
+  const loaded = useApi((api) => api.get<Invoice>(`/api/v1/invoices/${encodeURIComponent(props.id)}`), [props.id]);
+  const i = loaded.state === 'ok' ? loaded.data : null;
+  return (
+    <>
+      <ScreenTitle>{i ? `Invoice ${invoiceName(i)}` : 'Invoice'}</ScreenTitle>
+      {loaded.state === 'loading' && <p class="muted">Loading…</p>}
+      {loaded.state === 'error' && <ProblemMessage problem={loaded.problem} />}
+      {i && (
+        <>
+          <p>
+            <Link href={hrefOf('customer', { id: i.customerId })}>The customer's page</Link>
+          </p>
+          <dl class="facts">
+            <dt>Status</dt>
+            <dd>{i.status}</dd>
+            <dt>Total</dt>
+            <dd class="amount">{formatAmount(i.total, i.currency)}</dd>
+            <dt>Customer</dt>
+            <dd>{i.customerId}</dd>
+            <dt>Subscription</dt>
+            <dd>{i.subscriptionId ?? NONE}</dd>
+            <dt>Reason</dt>
+            <dd>{i.billingReason.replace('_', ' ')}</dd>
+            <dt>Period</dt>
+            <dd>{formatPeriod(i.periodStart, i.periodEnd)}</dd>
+            <dt>Created</dt>
+            <dd>{formatInstant(i.createdAt)}</dd>
+            <dt>{i.finalizedAt ? 'Finalized' : 'Finalizes'}</dt>
+            <dd>{formatInstant(i.finalizedAt ?? i.finalizeAt)}</dd>
+            {i.paidAt && <dt>Paid</dt>}
+            {i.paidAt && <dd>{formatInstant(i.paidAt)}</dd>}
+            {i.voidedAt && <dt>Voided</dt>}
+            {i.voidedAt && <dd>{formatInstant(i.voidedAt)}</dd>}
+            {i.markedUncollectibleAt && <dt>Uncollectible</dt>}
+            {i.markedUncollectibleAt && <dd>{formatInstant(i.markedUncollectibleAt)}</dd>}
+          </dl>
+          <h2 class="section">Lines</h2>
+          <InvoiceLines invoice={i} />
+          <h2 class="section">Credit notes</h2>
+          <CreditNotes caption={`Credit notes of invoice ${invoiceName(i)}`} invoiceId={i.id} />
+        </>
+      )}
+    </>
+  );
+}
