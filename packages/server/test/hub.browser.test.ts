@@ -230,7 +230,21 @@ describe('the developer hub in Chromium', () => {
     const at = new Date(b.t.clock.now() - 3_600_000).toISOString();
     const csv = ['metricName,quantity,occurredAt,eventId', `${metric},7,${at},hist-ok-1`, `no_such_metric,3,${at},hist-bad-1`, ''].join('\n');
     await p.page.getByLabel(/^Usage file/).setInputFiles({ name: 'history.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    // The answer is held back until the progress state has been checked: no timing involved.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await p.page.route('**/api/v1/hub/usage/uploads', async (route) => {
+      await held;
+      await route.continue();
+    });
     await p.page.getByRole('button', { name: 'Upload' }).click();
+    await p.page
+      .getByRole('status')
+      .filter({ hasText: /Sending the file|File sent/ })
+      .waitFor();
+    assert.equal(await p.page.locator('progress').count(), 1);
+    await hub(p, 'usage-upload-progress', (page) => page.locator('progress').waitFor());
+    release();
     const report = p.page.getByRole('status').filter({ hasText: 'Upload finished' });
     await report.waitFor();
     assert.match(await report.innerText(), /2 lines read: 1 accepted, 0 duplicates skipped, 1 rejected\./);
