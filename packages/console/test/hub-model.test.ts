@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { accentColors, contrast, expiredText, graceText, hubViewOf, linkTokenOf, remainingText, sellerName } from '../src/hub/model.js';
+import { accentColors, contrast, expiredText, graceText, hubViewOf, linkTokenOf, remainingText, sellerName, subscriptionLabel } from '../src/hub/model.js';
 import { monthsAgo } from '../src/hub/usage.js';
 
 const HEX = 'a'.repeat(64);
@@ -81,4 +81,15 @@ describe('graceText and remainingText', () => {
     assert.equal(monthsAgo(new Date('2026-02-15T12:00:00Z'), 5), '2025-09-01T00:00:00.000Z');
     assert.equal(monthsAgo(new Date('2026-12-31T23:59:59Z'), -1), '2027-01-01T00:00:00.000Z');
   });
+});
+
+describe("subscriptionLabel: the Create key form's choice", () => {
+  const sub = (id: string, productId: string, status = 'ACTIVE') => ({ id, productId, status });
+  const cases: Array<[string, ReturnType<typeof sub>, Array<ReturnType<typeof sub>>, string]> = [
+    ['the only one', sub('sub_1', 'prod_a'), [sub('sub_1', 'prod_a')], 'prod_a (active)'],
+    ['a status in words', sub('sub_1', 'prod_a', 'PAST_DUE'), [sub('sub_1', 'prod_a', 'PAST_DUE')], 'prod_a (past due)'],
+    ['other products', sub('sub_1', 'prod_a'), [sub('sub_1', 'prod_a'), sub('sub_2', 'prod_b')], 'prod_a (active)'],
+    ['the same product twice: the id tells them apart', sub('sub_1', 'prod_a'), [sub('sub_1', 'prod_a'), sub('sub_2', 'prod_a')], 'prod_a (active) · sub_1'],
+  ];
+  for (const [name, one, all, want] of cases) it(name, () => assert.equal(subscriptionLabel(one, all), want));
 });

@@ -4,6 +4,9 @@
  * invoices, usage and subscription (with the upgrade/cancel widget), never customer B's, and the
  * API refuses B's ids; Roll revokes the old key at once and shows the new secret once; a used
  * link and an expired session (the server's frozen clock moved, no sleep) show the expired page.
+ * Create key shows the new secret once and it works; a CSV upload reports its bad line by number
+ * and stores the good one (the operator API counts it), and the daily chart draws it (the page's
+ * clock set to the server's frozen one, so "this month" is the server's).
  * Every view is axe-clean at 1280 and 390 px, screenshots in test-artifacts/hub/. Without
  * Chromium the file is skipped, and says so.
  */
@@ -11,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { Client } from './helpers/seed.js';
+import { findCredentialBySecret } from '../src/modules/authentication/find-credential.js';
 import { checkScreen, consoleBrowserSkip, HUB_ARTIFACTS, startConsoleBrowser, type ConsoleBrowser, type ConsolePage } from './helpers/console-browser.js';
 
 const skip = consoleBrowserSkip;
@@ -174,5 +178,92 @@ describe('the developer hub in Chromium', () => {
     await p.page.reload();
     await p.page.getByText('This link has expired: ask shop.example.com for a new one.').waitFor();
     await hub(p, 'expired-session', (page) => heading(page, 'This link has expired'));
+  });
+
+  it('Create key: the only subscription is chosen, a missing name is said by its field, the secret is shown once and works as a Bearer key', opts, async () => {
+    const p = await b.open(await hubLink(a.customerId));
+    await p.page.getByRole('heading', { level: 2, name: 'Create a key' }).waitFor();
+    const select = p.page.getByLabel('Subscription');
+    await p.page.locator(`#field-subscriptionId option[value="${a.subscriptionId}"]`).waitFor({ state: 'attached' });
+    assert.equal(await select.inputValue(), a.subscriptionId, 'the one subscription is preselected');
+
+    await p.page.getByRole('button', { name: 'Create key' }).click();
+    await p.page.locator('#name-error').waitFor();
+    assert.equal(await p.page.getByLabel('Name').getAttribute('aria-invalid'), 'true');
+    await hub(p, 'keys-create-errors', (page) => page.locator('#name-error').waitFor());
+
+    await p.page.getByLabel('Name').fill('ci runner');
+    await p.page.getByRole('button', { name: 'Create key' }).click();
+    await p.page.getByRole('heading', { level: 2, name: 'Your new key' }).waitFor();
+    const secret = (await p.page.locator('code.secret').innerText()).trim();
+    assert.match(secret, /^sk_test_[0-9a-f]{32}$/);
+    await p.page.getByRole('cell', { name: 'ci runner', exact: true }).waitFor();
+    await hub(p, 'keys-created', (page) => page.locator('code.secret').waitFor());
+
+    const credential = await findCredentialBySecret(b.t.deps, secret);
+    assert.equal(credential?.status, 'ACTIVE');
+    const used = await b.t.app.inject({ method: 'GET', url: '/api/v1/api-keys', headers: { authorization: `Bearer ${secret}` } });
+    assert.notEqual(used.statusCode, 401, 'the new key is accepted as a Bearer key');
+    await p.page.getByRole('button', { name: 'I have copied it' }).click();
+    assert.equal(await p.page.locator('code.secret').count(), 0, 'shown once: gone when dismissed');
+    const listed = await p.page.evaluate<string>(`fetch('/api/v1/hub/keys').then((r) => r.text())`);
+    assert.ok(!listed.includes(secret), 'the list never holds a secret');
+  });
+
+  it('an uploaded CSV reports its bad line by number, stores the good one (the operator API counts it), and the daily chart draws it', opts, async () => {
+    const env = b.t.demo!.environments.test;
+    const metric = env.metricNames[0]!;
+    const today = new Date(b.t.clock.now()).toISOString().slice(0, 10);
+    const daily = async () => {
+      const res = await api.get(`/api/v1/usage/daily?from=${today}&to=${today}&customerId=${a.customerId}&metricName=${metric}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return (res.body.data as Array<{ sum: string }>)[0]?.sum ?? '0';
+    };
+    const before = await daily();
+
+    const p = await b.open(await hubLink(a.customerId));
+    await heading(p.page, 'API keys');
+    // The page's "this month" is the server's: its clock is frozen, so the browser's is set to it.
+    await p.page.clock.setFixedTime(b.t.clock.now());
+    await p.page.goto(`${b.origin}/hub/usage`);
+    await p.page.getByRole('heading', { level: 2, name: 'Upload historical usage' }).waitFor();
+    const at = new Date(b.t.clock.now() - 3_600_000).toISOString();
+    const csv = ['metricName,quantity,occurredAt,eventId', `${metric},7,${at},hist-ok-1`, `no_such_metric,3,${at},hist-bad-1`, ''].join('\n');
+    await p.page.getByLabel(/^Usage file/).setInputFiles({ name: 'history.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    // The answer is held back until the progress state has been checked: no timing involved.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await p.page.route('**/api/v1/hub/usage/uploads', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await p.page.getByRole('button', { name: 'Upload' }).click();
+    await p.page
+      .getByRole('status')
+      .filter({ hasText: /Sending the file|File sent/ })
+      .waitFor();
+    assert.equal(await p.page.locator('progress').count(), 1);
+    await hub(p, 'usage-upload-progress', (page) => page.locator('progress').waitFor());
+    release();
+    const report = p.page.getByRole('status').filter({ hasText: 'Upload finished' });
+    await report.waitFor();
+    assert.match(await report.innerText(), /2 lines read: 1 accepted, 0 duplicates skipped, 1 rejected\./);
+    const row = p.page
+      .getByRole('table', { name: /Rejected lines/ })
+      .getByRole('row')
+      .filter({ has: p.page.getByRole('rowheader', { name: '3' }) });
+    await row.waitFor();
+    assert.match(await row.innerText(), /line 3/);
+    await hub(p, 'usage-upload-report', (page) => page.getByRole('table', { name: /Rejected lines/ }).waitFor());
+
+    assert.equal(Number(await daily()) - Number(before), 7, 'the good line is counted by the operator API');
+
+    // The chart redrew after the upload: today's bar holds the new total.
+    const chart = p.page.getByRole('figure', { name: `${metric} per day` });
+    await chart.getByText('Show the data as a table').click();
+    const cell = chart.getByRole('row').filter({ has: p.page.getByRole('rowheader', { name: today }) });
+    await cell.getByText(await daily()).waitFor();
+    assert.match((await chart.locator('svg').getAttribute('aria-label')) ?? '', new RegExp(`highest ${await daily()}`));
+    await hub(p, 'usage-chart', (page) => page.getByRole('figure', { name: `${metric} per day` }).waitFor());
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Usage per metric and day as small multiples: one bar chart per metric (metrics count different
  * things, so one scale for all would flatten the small ones), over a period the operator picks.
- * For one customer, or for the whole environment when customerId is absent.
+ * For one customer, or for the whole environment when customerId is absent; from another route of
+ * the same shape when `path` says so (the developer hub's /api/v1/hub/usage/daily, its own customer's).
  */
 import { useId, useState } from 'preact/hooks';
 import { daysFrom, periodOf, PERIODS, seriesByKey, type PeriodChoice } from '../chart.js';
@@ -18,12 +19,13 @@ interface UsageDay {
   count: number;
 }
 
-export function UsageCharts(props: { title: string; customerId?: string }) {
+export function UsageCharts(props: { title: string; customerId?: string; path?: string }) {
+  const path = props.path ?? '/api/v1/usage/daily';
   const id = useId();
   const [choice, setChoice] = useState<PeriodChoice>('month');
   // The browser's clock picks "today"; the API counts UTC days, and so does periodOf.
   const { from, to } = periodOf(choice, Date.now());
-  const loaded = useApi((api) => api.get<ListPage<UsageDay>>('/api/v1/usage/daily', { from, to, customerId: props.customerId }), [from, to, props.customerId]);
+  const loaded = useApi((api) => api.get<ListPage<UsageDay>>(path, { from, to, customerId: props.customerId }), [path, from, to, props.customerId]);
   const groups =
     loaded.state === 'ok'
       ? seriesByKey(

@@ -13,7 +13,7 @@ import { problemFrom, type ApiProblem } from '../errors.js';
 import { useLocation } from '../navigation.js';
 import { HubShell } from './shell.js';
 import { expiredText, HUB_VIEWS, hubViewOf, linkTokenOf, sellerName, type HubViewName, type Seller } from './model.js';
-import { openHubSession, readHubSession, signOutOfHub, type HubSession } from './session.js';
+import { HubCsrf, openHubSession, readHubSession, signOutOfHub, type HubSession } from './session.js';
 import { Keys } from './keys.js';
 import { Usage } from './usage.js';
 import { Subscription } from './subscription.js';
@@ -46,7 +46,8 @@ export function HubApp() {
   const location = useLocation();
   const [state, setState] = useState<State>({ state: 'loading' });
   const csrf = useRef<string | null>(null);
-  const api = useMemo(() => createApi({ csrfToken: () => csrf.current }), []);
+  const csrfToken = useMemo(() => () => csrf.current, []);
+  const api = useMemo(() => createApi({ csrfToken }), [csrfToken]);
 
   useEffect(() => {
     const token = linkTokenOf(window.location.hash);
@@ -79,9 +80,11 @@ export function HubApp() {
   const View = view ? VIEWS[view] : null;
   return (
     <HubScope.Provider value={scope}>
-      <HubShell session={state.session} view={view} onSignOut={() => void signOutOfHub(api).finally(() => setState({ state: 'signed-out' }))}>
-        {View ? <View /> : <NoSuchView />}
-      </HubShell>
+      <HubCsrf.Provider value={csrfToken}>
+        <HubShell session={state.session} view={view} onSignOut={() => void signOutOfHub(api).finally(() => setState({ state: 'signed-out' }))}>
+          {View ? <View /> : <NoSuchView />}
+        </HubShell>
+      </HubCsrf.Provider>
     </HubScope.Provider>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * The developer hub's pure rules: which link token the address holds, which view a path shows,
  * whom an expired link sends the customer back to, the seller's accent colour made legible, and
- * how a key's grace period and a quota are worded. Pure, so each is tested with a table of cases.
+ * how a key's grace period, a quota and a subscription to create a key for are worded. Pure, so each is tested with a table of cases.
  */
 import { formatInstant } from '../format.js';
 
@@ -99,4 +99,17 @@ export function graceText(expiresAt: string | null, nowMs: number): string {
 /** Units left: "Unlimited", or the number with thousands separators (never negative, says the API). */
 export function remainingText(remaining: number, unlimited: boolean): string {
   return unlimited ? 'Unlimited' : remaining.toLocaleString('en-US');
+}
+
+/** What the Create key form knows of a subscription. */
+export interface SubscriptionChoice {
+  id: string;
+  productId: string;
+  status: string;
+}
+
+/** "prod_… (active)"; with the subscription's id only when another one is for the same product, so the choice stays short. */
+export function subscriptionLabel(sub: SubscriptionChoice, all: readonly SubscriptionChoice[]): string {
+  const label = `${sub.productId} (${sub.status.toLowerCase().replace(/_/g, ' ')})`;
+  return all.some((o) => o.id !== sub.id && o.productId === sub.productId) ? `${label} · ${sub.id}` : label;
 }

@@ -1,4 +1,5 @@
 /** The developer hub's session (hub-sessions' routes): open the link, read it back, sign out. */
+import { createContext } from 'preact';
 import { ApiError, type Api } from '../api.js';
 
 export interface HubTheme {
@@ -37,3 +38,6 @@ async function orNullOn401(call: () => Promise<HubSession>): Promise<HubSession 
     throw err;
   }
 }
+
+/** The session's CSRF token, for the one request that is not the Api's: the upload, sent by XMLHttpRequest for its progress. */
+export const HubCsrf = createContext<() => string | null>(() => null);

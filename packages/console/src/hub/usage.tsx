@@ -1,13 +1,17 @@
 /**
- * What the customer has left this period (the entitlement check per product they subscribe to)
- * and what they used, per metric and month (the last six months).
+ * What the customer has left this period (the entitlement check per product they subscribe to),
+ * what they used per metric and day (the console's shared charts over the hub's own route) and per
+ * month (the last six months), and the upload of past usage (upload.tsx).
  */
+import { useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScreenTitle } from '../components/screen-title.js';
+import { UsageCharts } from '../components/usage-charts.js';
 import { formatInstant, NONE } from '../format.js';
 import type { ListPage } from '../paging.js';
 import { useApi } from '../use-api.js';
 import { remainingText } from './model.js';
+import { UploadUsage } from './upload.js';
 
 interface Quota {
   productId: string;
@@ -42,11 +46,15 @@ export function monthsAgo(now: Date, back: number): string {
 }
 
 export function Usage() {
+  // An upload that stored usage redraws what shows usage.
+  const [uploads, setUploads] = useState(0);
   return (
     <>
       <ScreenTitle>Usage and quotas</ScreenTitle>
-      <Quotas />
-      <MonthlyUsage />
+      <Quotas key={`q${uploads}`} />
+      <UsageCharts key={`c${uploads}`} title="Usage per day" path="/api/v1/hub/usage/daily" />
+      <MonthlyUsage key={`m${uploads}`} />
+      <UploadUsage onUploaded={() => setUploads((n) => n + 1)} />
     </>
   );
 }
