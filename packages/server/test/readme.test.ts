@@ -120,3 +120,15 @@ describe('README.md: audit events', () => {
     });
   });
 });
+
+describe('README.md: the tour', () => {
+  it('every picture it shows is in the repository, as a PNG', () => {
+    const pictures = [...readme.matchAll(/!\[([^\]]*)\]\(([^)]+)\)/g)].map((m) => ({ alt: m[1] ?? '', path: m[2] ?? '' }));
+    assert.ok(pictures.length >= 8, 'the tour shows the console and the hub');
+    for (const { alt, path } of pictures) {
+      assert.ok(alt.trim().length > 0, `${path} has alternative text`);
+      const bytes = readFileSync(new URL(path, root));
+      assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${path} is a PNG`);
+    }
+  });
+});
