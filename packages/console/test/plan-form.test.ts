@@ -14,7 +14,7 @@ const MODELS: Array<[PricingModel, Partial<UnitDraft>, Record<string, unknown>, 
     'INCLUDED_QUOTA',
     { rate: '5', includedFree: '10000', blockSize: '1000' },
     { rate: '5', includedFree: 10000, blockSize: 1000 },
-    '$5.0000 per 1,000 units after 10,000 free',
+    '$5.00 per 1,000 units after 10,000 free',
   ],
   [
     'GRADUATED',

@@ -258,6 +258,15 @@ export function formatUnitRate(rate: string, currency: string): DisplayText {
   return formatMoney(rate, currency, { minimumFractionDigits: 4, maximumFractionDigits: 6 });
 }
 
+/**
+ * The price of a block of units (INCLUDED_QUOTA with blockSize above 1): money, with two decimals
+ * like a price ("$1.50 per 1,000 units", not "$1.5000"), and more only when the amount needs them
+ * (up to six, as for a rate), so a tiny block price never reads "$0.00".
+ */
+export function formatBlockPrice(amount: string, currency: string): DisplayText {
+  return formatMoney(amount, currency, { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+}
+
 /** The spec's suffixes. A switch, so a new period fails the typecheck instead of reading "undefined". */
 export function periodSuffix(period: BillingPeriod): PeriodSuffix {
   switch (period) {
@@ -397,7 +406,7 @@ function weightRows(weights: Record<string, number> | null): WeightRow[] {
  * - FLAT_RATE: "$49.00/mo"; zero: "Free".
  * - PERCENTAGE: "2.9% of transaction value".
  * - INCLUDED_QUOTA: "$0.0100 / unit after 10,000 free"; blockSize > 1:
- *   "$5.0000 per 1,000 units after 10,000 free" (the rate is per block).
+ *   "$5.00 per 1,000 units after 10,000 free" (the rate is per block: money, formatBlockPrice).
  * - GRADUATED, VOLUME_TIERED: "From $0.0010 / unit" (cheapest band; " after N free" as for
  *   PER_UNIT), plus the tier table.
  * - STAIRCASE: "From $10.00/mo" (see staircaseHeadline for free bands), plus the tier table.
@@ -427,11 +436,10 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
       display.headline = `${formatPercent(unit.rate)} of transaction value`;
       break;
     case 'INCLUDED_QUOTA': {
-      const rate = formatUnitRate(unit.rate, currency);
       const perBlock = unit.blockSize !== null && unit.blockSize > 1;
       display.headline = perBlock
-        ? `${rate} per ${formatQuantity(unit.blockSize as number)} units${afterFree(unit.includedFree)}`
-        : `${rate} / unit${afterFree(unit.includedFree)}`;
+        ? `${formatBlockPrice(unit.rate, currency)} per ${formatQuantity(unit.blockSize as number)} units${afterFree(unit.includedFree)}`
+        : `${formatUnitRate(unit.rate, currency)} / unit${afterFree(unit.includedFree)}`;
       break;
     }
     case 'GRADUATED':

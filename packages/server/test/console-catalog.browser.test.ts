@@ -181,7 +181,7 @@ describe('the console catalog in Chromium', () => {
           ['Free units each period', '10000'],
           ['Block size (optional)', '1000'],
         ],
-        '$5.0000 per 1,000 units after 10,000 free',
+        '$5.00 per 1,000 units after 10,000 free',
       ],
       ['GRADUATED', [['Price per unit', '0.01']], 'From $0.0100 / unit after 10,000 free'],
       ['VOLUME_TIERED', [], 'From $0.0100 / unit after 10,000 free'],

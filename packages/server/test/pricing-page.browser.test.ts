@@ -23,7 +23,6 @@ import {
   describeUnitPricing,
   formatUnitRate,
   rateUnit,
-  sortOfferingsForDisplay,
   type BillingPeriod,
   type Offering,
   type RatePlan,
@@ -111,7 +110,8 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
 
   /** Each card as the display library words it, from the published configuration. */
   function expectedCards() {
-    return sortOfferingsForDisplay(pricing.offerings, pricing.ratePlans).map((o) => {
+    // In the storefront's order, as the page keeps it.
+    return pricing.offerings.map((o) => {
       const d = describeOffering(o, pricing.ratePlans);
       return {
         name: d.name,
@@ -170,12 +170,12 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     assert.equal(response?.status(), 200);
     assert.equal(response?.headers()['content-type'], 'text/html; charset=utf-8');
 
-    // Offerings in display order, each a heading; the same wording the library gives.
-    assert.deepEqual(await page.getByRole('heading', { level: 2 }).allTextContents(), ['Pro', 'Agents', 'Starter']);
+    // Offerings in the storefront's order, each a heading; the same wording the library gives.
+    assert.deepEqual(await page.getByRole('heading', { level: 2 }).allTextContents(), ['Starter', 'Pro', 'Agents']);
     const expected = expectedCards();
     assert.deepEqual(
       expected.map((c) => c.name),
-      ['Pro', 'Agents', 'Starter'],
+      ['Starter', 'Pro', 'Agents'],
     );
     for (const card of expected) {
       assert.deepEqual(
@@ -194,7 +194,7 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     assert.equal(agents.price, '$199.00/mo');
     assert.deepEqual(agents.trial, ['14-day free trial']);
     assert.deepEqual(starter.headlines, ['$0.0020 / unit after 1,000 free', 'From $0.00001 / unit']);
-    assert.deepEqual(pro.headlines, ['$1.5000 per 1,000 units after 100,000 free', 'From $0.000008 / unit', 'Free up to 5 units, then from $40.00/mo']);
+    assert.deepEqual(pro.headlines, ['$1.50 per 1,000 units after 100,000 free', 'From $0.000008 / unit', 'Free up to 5 units, then from $40.00/mo']);
     assert.deepEqual(agents.headlines, ['$0.0500 / unit after 100 free', '2.9% of transaction value', '$25.00/mo']);
     const agentsCard = page.getByRole('region', { name: 'Agents' });
     assert.equal(await agentsCard.locator('.minimum').textContent(), 'Minimum $10.00/mo');
@@ -252,7 +252,7 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
     assert.ok(scrollWidth <= PHONE.width, `scrollWidth ${scrollWidth} <= ${PHONE.width}`);
     const boxes: Array<{ x: number; y: number; width: number; height: number }> = [];
-    for (const name of ['Pro', 'Agents', 'Starter']) {
+    for (const name of ['Starter', 'Pro', 'Agents']) {
       const box = await page.getByRole('region', { name }).boundingBox();
       assert.ok(box);
       assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `${name} fits: ${JSON.stringify(box)}`);
@@ -400,7 +400,7 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
       const p = window.__pricing;
       const res = await fetch('/api/v1/portal/headless/config', { headers: { 'x-storefront-key': ${JSON.stringify(demo.storefrontKey)} } });
       const config = await res.json();
-      return p.sortOfferingsForDisplay(config.offerings, config.ratePlans).map((o) => {
+      return config.offerings.map((o) => {
         const d = p.describeOffering(o, config.ratePlans);
         return { name: d.name, price: d.price, headlines: d.plans.flatMap((plan) => plan.units.map((u) => u.headline)) };
       });

@@ -215,7 +215,7 @@ describe('renderPricingPage', () => {
     assert.ok(html.includes('<li>&lt;b&gt;&quot;lost&quot;&lt;/b&gt;: free</li>'), 'status');
   });
 
-  it('orders offerings as sortOfferingsForDisplay does: cheapest per month first, then the rest as given', () => {
+  it("keeps the storefront's order: the seller's entry plan stays first, whatever the prices", () => {
     const html = render({
       offerings: [
         offering('a', { name: 'Usage' }),
@@ -225,7 +225,7 @@ describe('renderPricingPage', () => {
       ],
       ratePlans: [],
     });
-    assert.deepEqual(headings(html, 2), ['Small', 'Big', 'Usage', 'Once']);
+    assert.deepEqual(headings(html, 2), ['Usage', 'Big', 'Small', 'Once']);
   });
 
   it('is a whole, accessible document: doctype, lang, viewport, title, one h1, a main, labelled sections', () => {
@@ -308,8 +308,8 @@ describe('GET /pricing/:storefrontId', () => {
     assert.equal(res.headers['set-cookie'], undefined);
     assert.ok(res.headers['x-ratelimit-limit'], 'a public route is rate-limited per IP');
     assert.deepEqual(headings(res.body, 1), ['Demo pricing']);
-    assert.deepEqual(headings(res.body, 2), ['Pro', 'Agents', 'Starter']);
-    assert.deepEqual(texts(res.body, 'price'), ['$49.00/mo', '$199.00/mo', 'Usage-based']);
+    assert.deepEqual(headings(res.body, 2), ['Starter', 'Pro', 'Agents']);
+    assert.deepEqual(texts(res.body, 'price'), ['Usage-based', '$49.00/mo', '$199.00/mo']);
     assert.deepEqual(texts(res.body, 'trial'), ['14-day free trial']);
     assert.ok(texts(res.body, 'headline').includes('$0.0020 / unit after 1,000 free'));
     assert.doesNotMatch(res.body, /<script/i);
@@ -319,7 +319,7 @@ describe('GET /pricing/:storefrontId', () => {
     const created = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'pricing-page-live' });
     const res = await get(created.environments.live.pricingPagePath);
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(headings(res.body, 2), ['Pro', 'Agents', 'Starter']);
+    assert.deepEqual(headings(res.body, 2), ['Starter', 'Pro', 'Agents']);
   });
 
   it('304 for a matching If-None-Match (also weak or in a list), with the ETag and no body; 200 for another', async () => {
@@ -374,12 +374,12 @@ describe('GET /pricing/:storefrontId', () => {
     const draftOnly = await get(demo.pricingPagePath);
     assert.equal(draftOnly.statusCode, 200);
     assert.doesNotMatch(draftOnly.body, /Draft only/);
-    assert.deepEqual(headings(draftOnly.body, 2), ['Pro', 'Agents', 'Starter']);
+    assert.deepEqual(headings(draftOnly.body, 2), ['Starter', 'Pro', 'Agents']);
     assert.equal(draftOnly.headers.etag, before.headers.etag);
 
     await publishStorefront(t.deps, ctx, demo.storefrontId);
     const published = await get(demo.pricingPagePath);
-    assert.deepEqual(headings(published.body, 2), ['Draft only', 'Pro']);
+    assert.deepEqual(headings(published.body, 2), ['Pro', 'Draft only']);
     assert.notEqual(published.headers.etag, before.headers.etag);
     const stale = await get(demo.pricingPagePath, { 'if-none-match': before.headers.etag as string });
     assert.equal(stale.statusCode, 200);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describeOffering, sortOfferingsForDisplay, type OfferingDisplay, type RatePlanDisplay, type TierRow, type UnitDisplay } from '@tollgate/pricing';
+import { describeOffering, type OfferingDisplay, type RatePlanDisplay, type TierRow, type UnitDisplay } from '@tollgate/pricing';
 import type { StorefrontView } from './headless-config.js';
 
 /**
@@ -168,12 +168,13 @@ function renderOffering(offering: OfferingDisplay, index: number): string {
 }
 
 /**
- * The page for a storefront's published view: one card per offering, in the display library's
- * order, each with its price, per-month figure, trial, and every unit's wording and tiers.
+ * The page for a storefront's published view: one card per offering, in the storefront's order
+ * (the seller puts the entry plan first; re-sorting by price moved it last), each with its price,
+ * per-month figure, trial, and every unit's wording and tiers.
  */
 export function renderPricingPage(input: { storefrontName: string; view: StorefrontView }): RenderedPage {
   const { storefrontName, view } = input;
-  const offerings = sortOfferingsForDisplay(view.offerings, view.ratePlans).map((o) => describeOffering(o, view.ratePlans));
+  const offerings = view.offerings.map((o) => describeOffering(o, view.ratePlans));
   const content =
     offerings.length === 0
       ? '<p class="empty">No plans are published on this page yet.</p>'
