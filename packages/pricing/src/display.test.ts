@@ -299,6 +299,32 @@ test('describeUnitPricing: non-tiered models have no tier table', () => {
   assert.equal(describeUnitPricing(unit({ pricingModel: 'PER_UNIT', rate: '1' }), 'USD', 'MONTHLY').tiers, null);
 });
 
+test('describeUnitPricing note: each tier table says how it bills; models without a table have no note', () => {
+  const bands = [tier(0, 1000, '0.002'), tier(1000, null, '0.001')];
+  const cases: Array<[string, UnitPricing, string | null]> = [
+    [
+      'GRADUATED: by the tier each unit falls in',
+      unit({ pricingModel: 'GRADUATED', tiers: bands }),
+      'Each unit is billed at the rate of the tier it falls in.',
+    ],
+    [
+      'VOLUME_TIERED: all units at the tier the total reaches',
+      unit({ pricingModel: 'VOLUME_TIERED', tiers: bands }),
+      "All units are billed at the rate of the tier the period's total reaches.",
+    ],
+    [
+      'STAIRCASE: one flat fee',
+      unit({ pricingModel: 'STAIRCASE', tiers: [tier(0, 5, null, '10'), tier(5, null, null, '40')] }),
+      "One flat fee: that of the tier the period's total reaches.",
+    ],
+    ['PER_UNIT: none', unit({ pricingModel: 'PER_UNIT', rate: '1' }), null],
+    ['FLAT_RATE: none', unit({ pricingModel: 'FLAT_RATE', rate: '49' }), null],
+    ['PERCENTAGE: none', unit({ pricingModel: 'PERCENTAGE', rate: '2.9' }), null],
+    ['INCLUDED_QUOTA: none', unit({ pricingModel: 'INCLUDED_QUOTA', rate: '5', blockSize: 1000 }), null],
+  ];
+  for (const [rule, u, note] of cases) assert.equal(describeUnitPricing(u, 'USD', 'MONTHLY').note, note, rule);
+});
+
 /* OUTCOME_BASED weights. */
 test('describeUnitPricing weights: free, half price, full price, a percent; then the other-statuses note', () => {
   const display = describeUnitPricing(

@@ -66,11 +66,22 @@ export interface UnitDisplay {
   tiers: TierRow[] | null;
   /** OUTCOME_BASED: the configured weights; null for other models. */
   weights: WeightRow[] | null;
-  /** OUTCOME_BASED: what happens to statuses without a weight; null for other models. */
+  /**
+   * A sentence under the unit: for OUTCOME_BASED, what happens to statuses without a weight; for
+   * the tier tables, how the table bills (GRADUATED and VOLUME_TIERED tables differ only in their
+   * rows' wording otherwise, TIER_NOTES); null for other models.
+   */
   note: DisplayText | null;
   /** "Minimum $5.00/mo" when the unit has a non-zero minFee; otherwise null. */
   minimum: DisplayText | null;
 }
+
+/** How each tier table bills, in one sentence, so a buyer can tell graduated from volume pricing. */
+export const TIER_NOTES = {
+  GRADUATED: 'Each unit is billed at the rate of the tier it falls in.',
+  VOLUME_TIERED: "All units are billed at the rate of the tier the period's total reaches.",
+  STAIRCASE: "One flat fee: that of the tier the period's total reaches.",
+} as const satisfies Partial<Record<PricingModel, DisplayText>>;
 
 /** A rate plan, ready to render. */
 export interface RatePlanDisplay {
@@ -449,11 +460,13 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
       // Free units come off before the bands (rate.ts, step 3), so they read as for PER_UNIT.
       display.headline = (lowest === null ? 'Tiered pricing' : `From ${formatUnitRate(lowest.toFixed(), currency)} / unit`) + afterFree(unit.includedFree);
       display.tiers = tierRows(unit, currency);
+      display.note = TIER_NOTES[unit.pricingModel];
       break;
     }
     case 'STAIRCASE':
       display.headline = staircaseHeadline(unit, currency, period);
       display.tiers = tierRows(unit, currency);
+      display.note = TIER_NOTES.STAIRCASE;
       break;
     case 'OUTCOME_BASED':
       display.headline = `${formatUnitRate(unit.rate, currency)} / unit${afterFree(unit.includedFree)}`;

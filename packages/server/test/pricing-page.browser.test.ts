@@ -207,6 +207,9 @@ describe('hosted pricing page in headless Chromium', { timeout: 55_000 }, () => 
     const tokens = page.getByRole('region', { name: 'Starter' }).getByRole('table', { name: 'Tokens: price tiers' });
     assert.deepEqual(await tokens.getByRole('columnheader').allTextContents(), ['Units', 'Per unit']);
     assert.deepEqual(await tokens.locator('tbody tr').allInnerTexts(), ['First 100,000\t$0.00002', 'Next 900,000\t$0.000015', 'Over 1,000,000\t$0.00001']);
+    // Under the table, how it bills: graduated, so each unit at the rate of its own tier.
+    const howItBills = await tokens.locator('xpath=following-sibling::*[1]').textContent();
+    assert.equal(howItBills, 'Each unit is billed at the rate of the tier it falls in.');
 
     // The inline style ran (Chromium accepted its CSP hash): a grid of three cards side by side.
     assert.equal(await page.evaluate<string>(`getComputedStyle(document.querySelector('.offerings')).display`), 'grid');

@@ -121,6 +121,7 @@ describe('renderPricingPage', () => {
         '<span class="headline">From $0.0010 / unit</span>',
         '<table>\n<caption>Tokens: price tiers</caption>\n<thead><tr><th scope="col">Units</th><th scope="col">Per unit</th></tr></thead>',
         '<tr><td>First 1,000</td><td>$0.0020</td></tr>\n<tr><td>Over 1,000</td><td>$0.0010</td></tr>',
+        '</table>\n<p class="note">Each unit is billed at the rate of the tier it falls in.</p>',
       ],
       excludes: ['Flat fee'],
     },
@@ -134,6 +135,7 @@ describe('renderPricingPage', () => {
         '<thead><tr><th scope="col">Units</th><th scope="col">Per unit</th><th scope="col">Flat fee</th></tr></thead>',
         '<tr><td>Up to 100</td><td>$0.0100</td><td>$5.00</td></tr>',
         '<tr><td>Over 100</td><td>$0.0050</td><td>—</td></tr>',
+        '</table>\n<p class="note">All units are billed at the rate of the tier the period&#39;s total reaches.</p>',
       ],
     },
     {
