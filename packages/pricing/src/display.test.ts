@@ -14,8 +14,10 @@ import {
   formatPeriodPrice,
   formatQuantity,
   formatUnitRate,
+  metricLabel,
   monthlyEquivalent,
   periodSuffix,
+  pluralUnit,
   sortOfferingsForDisplay,
   type TierRow,
   type WeightRow,
@@ -323,6 +325,95 @@ test('describeUnitPricing note: each tier table says how it bills; models withou
     ['INCLUDED_QUOTA: none', unit({ pricingModel: 'INCLUDED_QUOTA', rate: '5', blockSize: 1000 }), null],
   ];
   for (const [rule, u, note] of cases) assert.equal(describeUnitPricing(u, 'USD', 'MONTHLY').note, note, rule);
+});
+
+/* The metric's name and unit in every line. */
+const pluralRows: Array<[string, string]> = [
+  ['call', 'calls'],
+  ['token', 'tokens'],
+  ['query', 'queries'],
+  ['day', 'days'],
+  ['search', 'searches'],
+  ['box', 'boxes'],
+  ['API call', 'API calls'],
+  ['GB', 'GB'],
+  ['kWh', 'kWh'],
+  ['1k tokens', '1k tokens'],
+  ['GB-month', 'GB-months'],
+];
+for (const [one, other] of pluralRows) {
+  test(`pluralUnit: ${one} -> ${other}`, () => {
+    assert.equal(pluralUnit(one), other);
+  });
+}
+
+test('metricLabel: the display name when set, else metricName made readable, never raw', () => {
+  const cases: Array<[string, string | null | undefined, string]> = [
+    ['api_calls', 'API calls', 'API calls'],
+    ['api_calls', null, 'Api calls'],
+    ['api_calls', undefined, 'Api calls'],
+    ['api_calls', '   ', 'Api calls'],
+    ['llm.tokens:in', null, 'Llm tokens in'],
+  ];
+  for (const [name, displayName, expected] of cases) assert.equal(metricLabel(name, displayName), expected, `${name} / ${String(displayName)}`);
+});
+
+const namedRows: { rule: string; unit: UnitPricing; headline: string; note?: string; firstRange?: string }[] = [
+  {
+    rule: 'PER_UNIT: rate / call after N free',
+    unit: unit({ pricingModel: 'PER_UNIT', rate: '0.002', includedFree: 1000, metricUnit: 'call' }),
+    headline: '$0.0020 / call after 1,000 free',
+  },
+  {
+    rule: 'INCLUDED_QUOTA per block: per 1,000 calls, money with two decimals',
+    unit: unit({ pricingModel: 'INCLUDED_QUOTA', rate: '1.5', blockSize: 1000, metricUnit: 'call' }),
+    headline: '$1.50 per 1,000 calls',
+  },
+  {
+    rule: 'GRADUATED: From rate / token, the note names tokens',
+    unit: unit({ pricingModel: 'GRADUATED', metricUnit: 'token', tiers: [tier(0, 1000, '0.002'), tier(1000, null, '0.001')] }),
+    headline: 'From $0.0010 / token',
+    note: 'Each token is billed at the rate of the tier it falls in.',
+    firstRange: 'First 1,000',
+  },
+  {
+    rule: 'GRADUATED single open band: All queries',
+    unit: unit({ pricingModel: 'GRADUATED', metricUnit: 'query', tiers: [tier(0, null, '0.002')] }),
+    headline: 'From $0.0020 / query',
+    firstRange: 'All queries',
+  },
+  {
+    rule: 'VOLUME_TIERED: all searches at the tier the total reaches',
+    unit: unit({ pricingModel: 'VOLUME_TIERED', metricUnit: 'search', tiers: [tier(0, 1000, '0.002'), tier(1000, null, '0.001')] }),
+    headline: 'From $0.0010 / search',
+    note: "All searches are billed at the rate of the tier the period's total reaches.",
+  },
+  {
+    rule: 'STAIRCASE with a free band names the unit',
+    unit: unit({ pricingModel: 'STAIRCASE', metricUnit: 'seat', tiers: [tier(0, 10, null, '0'), tier(10, null, null, '10')] }),
+    headline: 'Free up to 10 seats, then from $10.00/mo',
+  },
+  {
+    rule: 'OUTCOME_BASED: rate / run',
+    unit: unit({ pricingModel: 'OUTCOME_BASED', rate: '0.05', metricUnit: 'run', outcomeWeights: { SUCCESS: 1 } }),
+    headline: '$0.0500 / run',
+  },
+];
+for (const row of namedRows) {
+  test(`describeUnitPricing with a metric unit: ${row.rule}`, () => {
+    const display = describeUnitPricing(row.unit, 'USD', 'MONTHLY');
+    assert.equal(display.headline, row.headline);
+    if (row.note !== undefined) assert.equal(display.note, row.note);
+    if (row.firstRange !== undefined) assert.equal(display.tiers?.[0]?.range, row.firstRange);
+  });
+}
+
+test('describeUnitPricing: label and unitName come from the metric, with the spec\'s "unit" as fallback', () => {
+  const named = describeUnitPricing(unit({ pricingModel: 'PER_UNIT', rate: '1', metricDisplayName: 'API calls', metricUnit: 'call' }), 'USD', 'MONTHLY');
+  assert.equal(named.label, 'API calls');
+  assert.deepEqual(named.unitName, { one: 'call', other: 'calls' });
+  const bare = describeUnitPricing(unit({ pricingModel: 'PER_UNIT', rate: '1' }), 'USD', 'MONTHLY');
+  assert.deepEqual(bare.unitName, { one: 'unit', other: 'units' });
 });
 
 /* OUTCOME_BASED weights. */

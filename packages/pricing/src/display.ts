@@ -57,10 +57,14 @@ export interface WeightRow {
 /** Everything a surface shows for one billable unit of a rate plan. */
 export interface UnitDisplay {
   metricId: string;
-  /** Not a display label (spec): surfaces may map it to one; kept so they can. */
+  /** Not a display label (spec): surfaces show `label`; kept so they can map it themselves. */
   metricName: string;
+  /** The metric's display name ("API calls"), else metricName made readable ("Api calls"). */
+  label: DisplayText;
+  /** What one unit is called, singular and plural ("call", "calls"); "unit" without a metric unit. */
+  unitName: UnitName;
   pricingModel: PricingModel;
-  /** The one-line price in the spec's wording, e.g. "$0.0020 / unit after 1,000 free". */
+  /** The one-line price in the spec's wording, e.g. "$0.0020 / call after 1,000 free". */
   headline: DisplayText;
   /** GRADUATED, VOLUME_TIERED, STAIRCASE: the tier table; null for other models. */
   tiers: TierRow[] | null;
@@ -76,12 +80,28 @@ export interface UnitDisplay {
   minimum: DisplayText | null;
 }
 
-/** How each tier table bills, in one sentence, so a buyer can tell graduated from volume pricing. */
-export const TIER_NOTES = {
-  GRADUATED: 'Each unit is billed at the rate of the tier it falls in.',
-  VOLUME_TIERED: "All units are billed at the rate of the tier the period's total reaches.",
-  STAIRCASE: "One flat fee: that of the tier the period's total reaches.",
-} as const satisfies Partial<Record<PricingModel, DisplayText>>;
+/** A unit's name in both numbers: "call" / "calls". */
+export interface UnitName {
+  one: DisplayText;
+  other: DisplayText;
+}
+
+/**
+ * How each tier table bills, in one sentence, so a buyer can tell graduated from volume pricing
+ * (their tables differ only in the rows' wording otherwise): "Each call is billed at the rate of
+ * the tier it falls in." against "All calls are billed at the rate of the tier the period's
+ * total reaches."
+ */
+export function tierNote(model: 'GRADUATED' | 'VOLUME_TIERED' | 'STAIRCASE', unit: UnitName): DisplayText {
+  switch (model) {
+    case 'GRADUATED':
+      return `Each ${unit.one} is billed at the rate of the tier it falls in.`;
+    case 'VOLUME_TIERED':
+      return `All ${unit.other} are billed at the rate of the tier the period's total reaches.`;
+    case 'STAIRCASE':
+      return "One flat fee: that of the tier the period's total reaches.";
+  }
+}
 
 /** A rate plan, ready to render. */
 export interface RatePlanDisplay {
@@ -299,6 +319,50 @@ export function formatPeriodPrice(amount: string, currency: string, period: Bill
 }
 
 /* ----------------------------------------------------------------------------------------------
+ * Names
+ * -------------------------------------------------------------------------------------------- */
+
+/**
+ * A metric's label: its display name when the seller set one, else metricName made readable
+ * ("api_calls" -> "Api calls"): the spec says metricName is not a display label, so it is never
+ * shown raw.
+ */
+export function metricLabel(metricName: string, displayName?: string | null): DisplayText {
+  const named = displayName?.trim();
+  if (named) return named;
+  const words = metricName.replace(/[_\-.:]+/g, ' ').trim();
+  if (words === '') return metricName;
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * English plural of a unit's last word, for the few shapes units take: "call" -> "calls",
+ * "query" -> "queries", "search" -> "searches", "API call" -> "API calls", "GB-month" ->
+ * "GB-months". Abbreviations and
+ * anything with a digit or symbol ("GB", "kWh", "1k tokens") are left as written, since adding
+ * an "s" to them is more often wrong than right.
+ */
+export function pluralUnit(singular: string): DisplayText {
+  const text = singular.trim();
+  if (/[^A-Za-z -]/.test(text)) return text;
+  const cut = Math.max(text.lastIndexOf(' '), text.lastIndexOf('-')) + 1;
+  const head = text.slice(0, cut);
+  const word = text.slice(cut);
+  if (!/^[A-Za-z]+$/.test(word) || /[A-Z]/.test(word.slice(1))) return text;
+  if (/[^aeiou]y$/i.test(word)) return `${head}${word.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/i.test(word)) return `${head}${word}es`;
+  return `${head}${word}s`;
+}
+
+const GENERIC_UNIT: UnitName = { one: 'unit', other: 'units' };
+
+/** The unit's name in both numbers; "unit" / "units" when the metric has none (the spec's word). */
+export function unitNameOf(metricUnit?: string | null): UnitName {
+  const one = metricUnit?.trim();
+  return one ? { one, other: pluralUnit(one) } : GENERIC_UNIT;
+}
+
+/* ----------------------------------------------------------------------------------------------
  * Units
  * -------------------------------------------------------------------------------------------- */
 
@@ -308,11 +372,11 @@ function afterFree(includedFree: number): string {
 }
 
 /** The band in words; see TierRow.range for the wording and why. */
-function tierRange(tier: Tier, model: PricingModel): DisplayText {
+function tierRange(tier: Tier, model: PricingModel, unit: UnitName): DisplayText {
   const start = formatQuantity(tier.tierStart);
   const startsAtZero = toDecimal(tier.tierStart, 'tierStart').isZero();
   if (tier.tierEnd === null) {
-    if (startsAtZero) return model === 'GRADUATED' ? 'All units' : 'Any quantity';
+    if (startsAtZero) return model === 'GRADUATED' ? `All ${unit.other}` : 'Any quantity';
     return `Over ${start}`;
   }
   const end = formatQuantity(tier.tierEnd);
@@ -324,9 +388,9 @@ function tierRange(tier: Tier, model: PricingModel): DisplayText {
   return startsAtZero ? `Up to ${end}` : `Over ${start} up to ${end}`;
 }
 
-function tierRows(unit: UnitPricing, currency: string): TierRow[] {
+function tierRows(unit: UnitPricing, currency: string, name: UnitName): TierRow[] {
   return unit.tiers.map((tier) => ({
-    range: tierRange(tier, unit.pricingModel),
+    range: tierRange(tier, unit.pricingModel, name),
     tierStart: tier.tierStart,
     tierEnd: tier.tierEnd,
     unitPrice: unit.pricingModel === 'STAIRCASE' || tier.unitPrice === null ? null : formatUnitRate(tier.unitPrice, currency),
@@ -362,7 +426,7 @@ function lowestTierUnitPrice(unit: UnitPricing): Decimal | null {
  * - a free band later on (unusual): "Free for some quantities, otherwise from $10.00/mo";
  * - every band free: "Free".
  */
-function staircaseHeadline(unit: UnitPricing, currency: string, period: BillingPeriod): DisplayText {
+function staircaseHeadline(unit: UnitPricing, currency: string, period: BillingPeriod, name: UnitName): DisplayText {
   const fees = unit.tiers.map((tier) => (tier.flatFee === null ? null : toDecimal(tier.flatFee, 'flatFee')));
   const paid = cheapest(fees.map((fee) => (fee === null || fee.isZero() ? null : fee.toFixed())));
   const anyFree = fees.some((fee) => fee !== null && fee.isZero());
@@ -373,7 +437,7 @@ function staircaseHeadline(unit: UnitPricing, currency: string, period: BillingP
   while (leadingFree < fees.length && fees[leadingFree]?.isZero()) leadingFree += 1;
   const lastFree = unit.tiers[leadingFree - 1];
   if (lastFree && lastFree.tierEnd !== null) {
-    return `Free up to ${formatQuantity(lastFree.tierEnd)} units, then from ${from}`;
+    return `Free up to ${formatQuantity(lastFree.tierEnd)} ${lastFree.tierEnd === 1 ? name.one : name.other}, then from ${from}`;
   }
   return `Free for some quantities, otherwise from ${from}`;
 }
@@ -412,7 +476,7 @@ function weightRows(weights: Record<string, number> | null): WeightRow[] {
  * The spec's wording for one unit. `currency` is the rate plan's (it applies to every unit), and
  * `period` the plan's billingPeriod (per-period prices and allowances reset on it).
  *
- * Headlines:
+ * Headlines ("unit" is the metric's unit when it has one: "$0.0020 / call"):
  * - PER_UNIT: "$0.0020 / unit", "$0.0020 / unit after 1,000 free".
  * - FLAT_RATE: "$49.00/mo"; zero: "Free".
  * - PERCENTAGE: "2.9% of transaction value".
@@ -425,9 +489,12 @@ function weightRows(weights: Record<string, number> | null): WeightRow[] {
  *   the note "Other statuses bill at full price".
  */
 export function describeUnitPricing(unit: UnitPricing, currency: string, period: BillingPeriod): UnitDisplay {
+  const name = unitNameOf(unit.metricUnit);
   const display: UnitDisplay = {
     metricId: unit.metricId,
     metricName: unit.metricName,
+    label: metricLabel(unit.metricName, unit.metricDisplayName),
+    unitName: name,
     pricingModel: unit.pricingModel,
     headline: '',
     tiers: null,
@@ -438,7 +505,7 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
   };
   switch (unit.pricingModel) {
     case 'PER_UNIT':
-      display.headline = `${formatUnitRate(unit.rate, currency)} / unit${afterFree(unit.includedFree)}`;
+      display.headline = `${formatUnitRate(unit.rate, currency)} / ${name.one}${afterFree(unit.includedFree)}`;
       break;
     case 'FLAT_RATE':
       display.headline = formatPeriodPrice(unit.rate, currency, period);
@@ -449,8 +516,8 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
     case 'INCLUDED_QUOTA': {
       const perBlock = unit.blockSize !== null && unit.blockSize > 1;
       display.headline = perBlock
-        ? `${formatBlockPrice(unit.rate, currency)} per ${formatQuantity(unit.blockSize as number)} units${afterFree(unit.includedFree)}`
-        : `${formatUnitRate(unit.rate, currency)} / unit${afterFree(unit.includedFree)}`;
+        ? `${formatBlockPrice(unit.rate, currency)} per ${formatQuantity(unit.blockSize as number)} ${name.other}${afterFree(unit.includedFree)}`
+        : `${formatUnitRate(unit.rate, currency)} / ${name.one}${afterFree(unit.includedFree)}`;
       break;
     }
     case 'GRADUATED':
@@ -458,18 +525,18 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
       const lowest = lowestTierUnitPrice(unit);
       // No priced band only happens with a catalog that failed validation; say something true.
       // Free units come off before the bands (rate.ts, step 3), so they read as for PER_UNIT.
-      display.headline = (lowest === null ? 'Tiered pricing' : `From ${formatUnitRate(lowest.toFixed(), currency)} / unit`) + afterFree(unit.includedFree);
-      display.tiers = tierRows(unit, currency);
-      display.note = TIER_NOTES[unit.pricingModel];
+      display.headline = (lowest === null ? 'Tiered pricing' : `From ${formatUnitRate(lowest.toFixed(), currency)} / ${name.one}`) + afterFree(unit.includedFree);
+      display.tiers = tierRows(unit, currency, name);
+      display.note = tierNote(unit.pricingModel, name);
       break;
     }
     case 'STAIRCASE':
-      display.headline = staircaseHeadline(unit, currency, period);
-      display.tiers = tierRows(unit, currency);
-      display.note = TIER_NOTES.STAIRCASE;
+      display.headline = staircaseHeadline(unit, currency, period, name);
+      display.tiers = tierRows(unit, currency, name);
+      display.note = tierNote('STAIRCASE', name);
       break;
     case 'OUTCOME_BASED':
-      display.headline = `${formatUnitRate(unit.rate, currency)} / unit${afterFree(unit.includedFree)}`;
+      display.headline = `${formatUnitRate(unit.rate, currency)} / ${name.one}${afterFree(unit.includedFree)}`;
       display.weights = weightRows(unit.outcomeWeights);
       display.note = display.weights.length > 0 ? 'Other statuses bill at full price' : 'Every status bills at full price';
       break;

@@ -47,6 +47,13 @@ export interface UnitPricing {
   tiers: Tier[];
   /** OUTCOME_BASED only: execution status -> weight from 0 to 1; unlisted statuses bill at 1. */
   outcomeWeights: Record<string, number> | null;
+  /**
+   * Display only, from the metric (not in the spec's unit; the headless configuration adds them
+   * as extra fields): its name for people ("API calls") and its unit, singular ("call"). Absent
+   * or null: surfaces fall back to metricName made readable and to "unit".
+   */
+  metricDisplayName?: string | null;
+  metricUnit?: string | null;
 }
 
 /**

@@ -21,6 +21,7 @@ import * as m0017 from './migrations/0017_outbound_webhook_trigger.js';
 import * as m0018 from './migrations/0018_outbound_webhook_due_order.js';
 import * as m0019 from './migrations/0019_operators.js';
 import * as m0020 from './migrations/0020_hub_sessions.js';
+import * as m0021 from './migrations/0021_storefront_display.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -45,6 +46,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0018_outbound_webhook_due_order', m0018],
   ['0019_operators', m0019],
   ['0020_hub_sessions', m0020],
+  ['0021_storefront_display', m0021],
 ];
 
 /**

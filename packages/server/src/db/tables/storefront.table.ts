@@ -10,6 +10,10 @@ export interface StorefrontTable {
   /** 0 until published; +1 on every publish (part of the configuration's etag). */
   publishedVersion: number;
   publishedAt: number | null;
+  /** JSON StorefrontDisplay (calls to action, highlighted offerings, theme) of the draft. */
+  draftDisplay: string;
+  /** JSON StorefrontDisplay as last published; null until then (and for rows older than it). */
+  publishedDisplay: string | null;
   createdAt: number;
   updatedAt: number;
 }

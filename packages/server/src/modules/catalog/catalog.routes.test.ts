@@ -1067,7 +1067,7 @@ describe('POST /api/v1/storefronts', () => {
       object: 'storefront',
       environment: 'test',
       name: 'Website',
-      draft: { offeringIds: [o2.id, o1.id] },
+      draft: { offeringIds: [o2.id, o1.id], offeringDisplay: [], theme: {} },
       published: null,
       hasUnpublishedChanges: true,
       pricingPagePath: `/pricing/${res.body.id}`,
@@ -1079,7 +1079,7 @@ describe('POST /api/v1/storefronts', () => {
 
   it('200 with no offerings: an empty draft', async () => {
     const s = await ok(api.post('/api/v1/storefronts', { name: 'Empty' }));
-    assert.deepEqual(s.draft, { offeringIds: [] });
+    assert.deepEqual(s.draft, { offeringIds: [], offeringDisplay: [], theme: {} });
     assert.equal(s.published, null);
   });
 
@@ -1155,7 +1155,7 @@ describe('PATCH /api/v1/storefronts/:id', () => {
     t.clock.advance(1000);
     const res = await ok(api.patch(`/api/v1/storefronts/${s.id}`, { name: 'Shop 2', offeringIds: [o1.id, o2.id] }));
     assert.equal(res.name, 'Shop 2');
-    assert.deepEqual(res.draft, { offeringIds: [o1.id, o2.id] });
+    assert.deepEqual(res.draft, { offeringIds: [o1.id, o2.id], offeringDisplay: [], theme: {} });
     assert.deepEqual(res.published, published.published);
     assert.deepEqual(res.published.offeringIds, [o1.id]);
     assert.equal(res.hasUnpublishedChanges, true);
@@ -1176,7 +1176,7 @@ describe('PATCH /api/v1/storefronts/:id', () => {
     const s = await ok(api.post('/api/v1/storefronts', { name: 'Shop', offeringIds: [o.id] }));
     await rejects(api.patch(`/api/v1/storefronts/${s.id}`, { offeringIds: ['off_nope'] }), 'body.offeringIds.0');
     await rejects(api.patch(`/api/v1/storefronts/${s.id}`, { offeringIds: [o.id, o.id] }), 'body.offeringIds.1');
-    assert.deepEqual((await ok(api.get(`/api/v1/storefronts/${s.id}`))).draft, { offeringIds: [o.id] });
+    assert.deepEqual((await ok(api.get(`/api/v1/storefronts/${s.id}`))).draft, { offeringIds: [o.id], offeringDisplay: [], theme: {} });
   });
 
   it("404 for another workspace's storefront, which stays unchanged", async () => {
@@ -1211,7 +1211,7 @@ describe('POST /api/v1/storefronts/:id/publish', () => {
     t.clock.advance(1000);
     const first = await api.post(`/api/v1/storefronts/${s.id}/publish`);
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    assert.deepEqual(first.body.published, { offeringIds: [o1.id, o2.id], version: 1, publishedAt: now() });
+    assert.deepEqual(first.body.published, { offeringIds: [o1.id, o2.id], offeringDisplay: [], theme: {}, version: 1, publishedAt: now() });
     assert.deepEqual(first.body.published.offeringIds, first.body.draft.offeringIds);
     assert.equal(first.body.hasUnpublishedChanges, false);
     assert.deepEqual(await ok(api.get(`/api/v1/storefronts/${s.id}`)), first.body);
@@ -1219,8 +1219,8 @@ describe('POST /api/v1/storefronts/:id/publish', () => {
     t.clock.advance(1000);
     await ok(api.patch(`/api/v1/storefronts/${s.id}`, { offeringIds: [o2.id] }));
     const second = await ok(api.post(`/api/v1/storefronts/${s.id}/publish`));
-    assert.deepEqual(second.published, { offeringIds: [o2.id], version: 2, publishedAt: now() });
-    assert.deepEqual(second.draft, { offeringIds: [o2.id] });
+    assert.deepEqual(second.published, { offeringIds: [o2.id], offeringDisplay: [], theme: {}, version: 2, publishedAt: now() });
+    assert.deepEqual(second.draft, { offeringIds: [o2.id], offeringDisplay: [], theme: {} });
     assert.equal(second.hasUnpublishedChanges, false);
   });
 

@@ -2,13 +2,15 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { checkStorefrontOfferings } from './check-storefront-offerings.js';
-import type { CreateStorefrontInput, Storefront } from './storefront.js';
+import { checkStorefrontDisplay, checkStorefrontOfferings } from './check-storefront-offerings.js';
+import { displayFromInput, type CreateStorefrontInput, type Storefront } from './storefront.js';
 import { insertStorefront } from './storefront.repository.js';
 
 /** A new storefront is a draft: storefront keys read nothing until it is published. */
 export async function createStorefront(deps: Deps, ctx: OperationContext, input: CreateStorefrontInput): Promise<Storefront> {
   const offeringIds = input.offeringIds ?? [];
+  const display = displayFromInput(input.offeringDisplay ?? [], input.theme ?? {});
+  checkStorefrontDisplay(display, offeringIds);
   await checkStorefrontOfferings(deps.db, ctx, offeringIds);
   const now = deps.clock.now();
   const storefront: Storefront = {
@@ -17,6 +19,8 @@ export async function createStorefront(deps: Deps, ctx: OperationContext, input:
     name: input.name,
     draftOfferingIds: offeringIds,
     publishedOfferingIds: null,
+    draftDisplay: display,
+    publishedDisplay: null,
     publishedVersion: 0,
     publishedAt: null,
     createdAt: now,

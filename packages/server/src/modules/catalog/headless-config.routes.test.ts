@@ -98,13 +98,15 @@ async function shop(): Promise<Shop> {
 }
 
 describe('GET /api/v1/portal/headless/config', () => {
-  it('200 returns schemaVersion v1, the offerings and every plan they reference, in the spec’s fields only', async () => {
+  it('200 returns schemaVersion v1, the offerings and every plan they reference, in the spec’s fields plus the documented display additions', async () => {
     const s = await shop();
     const res = await s.read();
     assert.equal(res.status, 200);
     const c = res.body;
     assert.equal(c.schemaVersion, 'v1');
-    assert.deepEqual(Object.keys(c).sort(), ['etag', 'offerings', 'ratePlans', 'schemaVersion']);
+    // The spec's four, plus theme (a Tollgate addition, documented in the schema).
+    assert.deepEqual(Object.keys(c).sort(), ['etag', 'offerings', 'ratePlans', 'schemaVersion', 'theme']);
+    assert.deepEqual(c.theme, {});
     assert.deepEqual(c.offerings, [
       {
         id: s.offeringId,
@@ -115,6 +117,8 @@ describe('GET /api/v1/portal/headless/config', () => {
         billingPeriod: 'MONTHLY',
         trialDays: 14,
         ratePlanIds: [s.planId],
+        highlighted: false,
+        callToAction: null,
       },
     ]);
     assert.equal(c.ratePlans.length, 1);
@@ -128,8 +132,10 @@ describe('GET /api/v1/portal/headless/config', () => {
       assert.deepEqual(Object.keys(m).sort(), [
         'blockSize',
         'includedFree',
+        'metricDisplayName',
         'metricId',
         'metricName',
+        'metricUnit',
         'minFee',
         'outcomeWeights',
         'pricingModel',

@@ -72,8 +72,8 @@ export async function headlessConfigRoutes(app: App, deps: Deps, requireOperator
           `Storefront ${storefrontId} has not been published yet: publish it with POST /api/v1/storefronts/${storefrontId}/publish, or read the draft with preview=true.`,
         );
       }
-      const { view, revision } = await readStorefrontView(deps, req.ctx, storefront, preview ? 'draft' : 'published');
-      const config = toHeadlessConfig(storefront.id, revision, view);
+      const { view, revision, display } = await readStorefrontView(deps, req.ctx, storefront, preview ? 'draft' : 'published');
+      const config = toHeadlessConfig(storefront.id, revision, view, display);
       // Shared caches must key on the storefront key (spec); private keeps them out altogether.
       reply.headers({ etag: config.etag, 'cache-control': CACHE_CONTROL, vary: 'X-Storefront-Key' });
       // No payload at all (the schema's null would be serialized as the text 'null').

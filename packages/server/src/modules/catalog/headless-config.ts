@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Offering as PublishedOffering, RatePlan as PublishedRatePlan, UnitPricing } from '@tollgate/pricing';
+import type { MetricLabel } from '../metrics/metric.js';
 import type { Offering } from './offering.js';
 import type { RatePlan } from './rate-plan.js';
+import { CallToActionSchema, EMPTY_STOREFRONT_DISPLAY, StorefrontThemeSchema, type StorefrontDisplay } from './storefront.js';
 
 /**
  * The headless pricing configuration (spec: Headless pricing configuration), built purely from
@@ -18,7 +20,15 @@ export interface StorefrontView {
   ratePlans: PublishedRatePlan[];
 }
 
-export function buildStorefrontView(offerings: readonly Offering[], plans: ReadonlyMap<string, RatePlan>): StorefrontView {
+/**
+ * `labels` gives each unit its metric's display name and unit (display only; a metric not found
+ * reads as having neither).
+ */
+export function buildStorefrontView(
+  offerings: readonly Offering[],
+  plans: ReadonlyMap<string, RatePlan>,
+  labels: ReadonlyMap<string, MetricLabel> = new Map(),
+): StorefrontView {
   const ratePlans: PublishedRatePlan[] = [];
   const seen = new Set<string>();
   for (const o of offerings) {
@@ -32,7 +42,11 @@ export function buildStorefrontView(offerings: readonly Offering[], plans: Reado
         name: p.name,
         currency: p.currency,
         billingPeriod: p.billingPeriod,
-        metrics: p.metrics.map(({ multipliers: _rating, ...unit }) => unit),
+        metrics: p.metrics.map(({ multipliers: _rating, ...unit }) => ({
+          ...unit,
+          metricDisplayName: labels.get(unit.metricId)?.displayName ?? null,
+          metricUnit: labels.get(unit.metricId)?.unit ?? null,
+        })),
       });
     }
   }
@@ -70,6 +84,12 @@ const UnitJson = Type.Object({
   minFee: Type.Union([Type.String(), Type.Null()]),
   tiers: Type.Array(TierJson),
   outcomeWeights: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()]),
+  metricDisplayName: Type.Union([Type.String(), Type.Null()], {
+    description: 'Tollgate addition to the spec\'s fields: the metric\'s name for people ("API calls"); null when it has none.',
+  }),
+  metricUnit: Type.Union([Type.String(), Type.Null()], {
+    description: 'Tollgate addition: what one unit is called, singular ("call"), as in "$0.0020 / call"; null: "unit".',
+  }),
 });
 export const HeadlessConfigSchema = Type.Object(
   {
@@ -85,6 +105,10 @@ export const HeadlessConfigSchema = Type.Object(
         billingPeriod: Type.String({ description: 'MONTHLY, QUARTERLY, ANNUAL or ONE_TIME.' }),
         trialDays: Type.Integer(),
         ratePlanIds: Type.Array(Type.String(), { description: 'Look these up in ratePlans; an id may have no match.' }),
+        highlighted: Type.Boolean({ description: 'Tollgate addition: the seller sets this offering apart ("Most popular").' }),
+        callToAction: Type.Union([CallToActionSchema, Type.Null()], {
+          description: 'Tollgate addition: the button the seller wants on this offering\'s card; null: none.',
+        }),
       }),
     ),
     ratePlans: Type.Array(
@@ -100,6 +124,7 @@ export const HeadlessConfigSchema = Type.Object(
         metrics: Type.Array(UnitJson, { description: 'Every billable unit: render from this.' }),
       }),
     ),
+    theme: Type.Intersect([StorefrontThemeSchema], { description: 'Tollgate addition: the seller\'s look for the hosted page; {} for the default.' }),
   },
   { title: 'HeadlessConfig' },
 );
@@ -116,6 +141,8 @@ function unitJson(u: UnitPricing): Static<typeof UnitJson> {
     minFee: u.minFee,
     tiers: u.tiers.map((t) => ({ tierStart: t.tierStart, tierEnd: t.tierEnd, unitPrice: num(t.unitPrice), flatFee: num(t.flatFee) })),
     outcomeWeights: u.outcomeWeights,
+    metricDisplayName: u.metricDisplayName ?? null,
+    metricUnit: u.metricUnit ?? null,
   };
 }
 
@@ -124,9 +151,19 @@ function unitJson(u: UnitPricing): Static<typeof UnitJson> {
  * it changes when the storefront is published or when anything a client reads changes, and
  * only then (a change to multipliers or overrides, which are not published, keeps it).
  */
-export function toHeadlessConfig(storefrontId: string, revision: string, view: StorefrontView): HeadlessConfig {
+export function toHeadlessConfig(
+  storefrontId: string,
+  revision: string,
+  view: StorefrontView,
+  display: StorefrontDisplay = EMPTY_STOREFRONT_DISPLAY,
+): HeadlessConfig {
+  const settings = new Map(display.offerings.map((d) => [d.offeringId, d]));
   const body = {
-    offerings: view.offerings,
+    offerings: view.offerings.map((o) => ({
+      ...o,
+      highlighted: settings.get(o.id)?.highlighted ?? false,
+      callToAction: settings.get(o.id)?.callToAction ?? null,
+    })),
     ratePlans: view.ratePlans.map((p) => {
       const metrics = p.metrics.map(unitJson);
       const first = metrics[0];
@@ -142,6 +179,7 @@ export function toHeadlessConfig(storefrontId: string, revision: string, view: S
         metrics,
       };
     }),
+    theme: display.theme,
   };
   const digest = createHash('sha256')
     .update(`${storefrontId}\n${revision}\n${JSON.stringify(body)}`)

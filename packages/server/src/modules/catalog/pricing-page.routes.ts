@@ -63,8 +63,8 @@ export async function pricingPageRoutes(app: App, deps: Deps): Promise<void> {
       if (!storefront || storefront.publishedOfferingIds === null) {
         return sendPage(reply, 404, renderPricingPageNotFound(), 'no-store');
       }
-      const { view } = await readStorefrontView(deps, storefront, storefront, 'published');
-      const page = renderPricingPage({ storefrontName: storefront.name, view });
+      const { view, display } = await readStorefrontView(deps, storefront, storefront, 'published');
+      const page = renderPricingPage({ storefrontName: storefront.name, view, display });
       const etag = `"${createHash('sha256').update(page.html, 'utf8').digest('base64url').slice(0, 27)}"`;
       reply.header('etag', etag);
       if (etagMatches(req.headers['if-none-match'], etag)) {

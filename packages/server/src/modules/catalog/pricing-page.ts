@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describeOffering, type OfferingDisplay, type RatePlanDisplay, type TierRow, type UnitDisplay } from '@tollgate/pricing';
 import type { StorefrontView } from './headless-config.js';
+import type { StorefrontDisplay } from './storefront.js';
 
 /**
  * The hosted pricing page (GET /pricing/:storefrontId), rendered on the server from the published
@@ -22,16 +23,6 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 /** Text for HTML content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
-}
-
-/**
- * A label for a metric. The published view carries only metricName, which the spec says is not a
- * display label; "api_calls" reads "Api calls" here until the view carries the metric's name.
- */
-function metricLabel(metricName: string): string {
-  const words = metricName.replace(/[_\-.]+/g, ' ').trim();
-  if (words === '') return metricName;
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** "SUCCESS" -> "Success"; other configured statuses the same way. */
@@ -106,7 +97,8 @@ function renderTierTable(unit: UnitDisplay, label: string, tiers: TierRow[]): st
   const perUnit = tiers.some((row) => row.unitPrice !== null);
   const flat = tiers.some((row) => row.flatFee !== null);
   const feeHeading = unit.pricingModel === 'STAIRCASE' ? 'Price' : 'Flat fee';
-  const head = ['<th scope="col">Units</th>', perUnit ? '<th scope="col">Per unit</th>' : '', flat ? `<th scope="col">${feeHeading}</th>` : ''].join('');
+  const unitsHeading = unit.unitName.other.charAt(0).toUpperCase() + unit.unitName.other.slice(1);
+  const head = [`<th scope="col">${escapeHtml(unitsHeading)}</th>`, perUnit ? '<th scope="col">Per unit</th>' : '', flat ? `<th scope="col">${feeHeading}</th>` : ''].join('');
   const rows = tiers
     .map((row) =>
       [
@@ -124,7 +116,7 @@ function renderTierTable(unit: UnitDisplay, label: string, tiers: TierRow[]): st
 }
 
 function renderUnit(unit: UnitDisplay, id: string): string {
-  const label = metricLabel(unit.metricName);
+  const label = unit.label;
   const parts = ['<li class="unit">', `<span class="metric">${escapeHtml(label)}</span>`, `<span class="headline">${escapeHtml(unit.headline)}</span>`];
   if (unit.minimum !== null) parts.push(`<p class="minimum">${escapeHtml(unit.minimum)}</p>`);
   if (unit.tiers !== null && unit.tiers.length > 0) parts.push(renderTierTable(unit, label, unit.tiers));
@@ -172,7 +164,7 @@ function renderOffering(offering: OfferingDisplay, index: number): string {
  * (the seller puts the entry plan first; re-sorting by price moved it last), each with its price,
  * per-month figure, trial, and every unit's wording and tiers.
  */
-export function renderPricingPage(input: { storefrontName: string; view: StorefrontView }): RenderedPage {
+export function renderPricingPage(input: { storefrontName: string; view: StorefrontView; display?: StorefrontDisplay }): RenderedPage {
   const { storefrontName, view } = input;
   const offerings = view.offerings.map((o) => describeOffering(o, view.ratePlans));
   const content =

@@ -21,6 +21,7 @@ export async function publishStorefront(deps: Deps, ctx: OperationContext, id: s
     const next: Storefront = {
       ...current,
       publishedOfferingIds: [...current.draftOfferingIds],
+      publishedDisplay: current.draftDisplay,
       publishedVersion: current.publishedVersion + 1,
       publishedAt: now,
       updatedAt: now,

@@ -4,7 +4,7 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
-import type { Storefront } from './storefront.js';
+import { EMPTY_STOREFRONT_DISPLAY, type Storefront, type StorefrontDisplay } from './storefront.js';
 import type { StorefrontTable } from '../../db/tables/storefront.table.js';
 
 function toStorefront(r: Selectable<StorefrontTable>): Storefront {
@@ -14,6 +14,8 @@ function toStorefront(r: Selectable<StorefrontTable>): Storefront {
     name: r.name,
     draftOfferingIds: JSON.parse(r.draftOfferingIds) as string[],
     publishedOfferingIds: r.publishedOfferingIds === null ? null : (JSON.parse(r.publishedOfferingIds) as string[]),
+    draftDisplay: r.draftDisplay ? (JSON.parse(r.draftDisplay) as StorefrontDisplay) : EMPTY_STOREFRONT_DISPLAY,
+    publishedDisplay: r.publishedDisplay === null ? null : (JSON.parse(r.publishedDisplay) as StorefrontDisplay),
     publishedVersion: Number(r.publishedVersion),
     publishedAt: r.publishedAt,
     createdAt: r.createdAt,
@@ -28,6 +30,8 @@ function toRow(tenant: Tenant, s: Storefront) {
     environment: tenant.environment,
     draftOfferingIds: JSON.stringify(s.draftOfferingIds),
     publishedOfferingIds: s.publishedOfferingIds === null ? null : JSON.stringify(s.publishedOfferingIds),
+    draftDisplay: JSON.stringify(s.draftDisplay),
+    publishedDisplay: s.publishedDisplay === null ? null : JSON.stringify(s.publishedDisplay),
   };
 }
 

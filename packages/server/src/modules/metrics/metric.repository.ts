@@ -4,7 +4,7 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
-import type { Metric } from './metric.js';
+import type { Metric, MetricLabel } from './metric.js';
 import type { MetricTable } from '../../db/tables/metric.table.js';
 
 function toMetric(r: Selectable<MetricTable>): Metric {
@@ -88,6 +88,18 @@ export async function findMetricsByIdOrName(
     .$call(forTenant(tenant))
     .where((eb) => eb.or([...(ids.length ? [eb('id', 'in', ids)] : []), ...(names.length ? [eb('name', 'in', names)] : [])]))
     .execute();
+}
+
+/** What pricing surfaces call these metrics: display name and unit by metric id (unknown ids are absent). */
+export async function findMetricLabels(db: Db, tenant: Tenant, ids: readonly string[]): Promise<Map<string, MetricLabel>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('metrics')
+    .select(['id', 'displayName', 'unit'])
+    .$call(forTenant(tenant))
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, { displayName: r.displayName, unit: r.unit }]));
 }
 
 /** Which of these exact names are metrics of the tenant (ingestion checks a batch's names with one query). */

@@ -15,6 +15,9 @@ export interface Metric {
   updatedAt: number;
 }
 
+/** What pricing surfaces show for a metric in place of its name. */
+export type MetricLabel = Pick<Metric, 'displayName' | 'unit'>;
+
 // Events must send the name exactly; a narrow alphabet keeps look-alike names (spaces, case
 // variants with odd punctuation) from ever being created.
 export const METRIC_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$';

@@ -6,9 +6,21 @@ import { buildStorefrontView } from '../catalog/headless-config.js';
 import { loadPricedOffering } from '../catalog/load-priced-offering.js';
 import type { RatePlan } from '../catalog/rate-plan.js';
 import type { Subscription } from '../subscriptions/subscription.js';
+import { findMetricLabels } from '../metrics/metric.repository.js';
 import { listChangeCandidates } from './change-candidates.js';
 
-const PublishedUnitSchema = Type.Omit(CatalogUnitSchema, ['toolMultipliers', 'endpointMultipliers'], { title: 'PublishedUnit' });
+const PublishedUnitSchema = Type.Composite(
+  [
+    Type.Omit(CatalogUnitSchema, ['toolMultipliers', 'endpointMultipliers']),
+    Type.Object({
+      metricDisplayName: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], { description: 'The metric\'s name for people ("API calls"); null when it has none.' }),
+      ),
+      metricUnit: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'What one unit is called, singular ("call"); null: "unit".' })),
+    }),
+  ],
+  { title: 'PublishedUnit' },
+);
 
 /**
  * What the widget's step 1 words its prices from: the published configuration of the
@@ -52,9 +64,15 @@ export async function widgetConfig(deps: Deps, tenant: Tenant, sub: Subscription
   const priced = [...(current ? [current] : []), ...(await listChangeCandidates(deps, tenant, sub)).map((c) => c.priced)];
   const plans = new Map<string, RatePlan>();
   for (const p of priced) for (const plan of p.plans) plans.set(plan.id, plan);
+  const labels = await findMetricLabels(
+    deps.db,
+    tenant,
+    [...plans.values()].flatMap((p) => p.metrics.map((m) => m.metricId)),
+  );
   const view = buildStorefrontView(
     priced.map((p) => p.offering),
     plans,
+    labels,
   );
   return { object: 'widget_config', currentOfferingId: sub.offeringId, ...view };
 }
