@@ -98,7 +98,11 @@ function renderTierTable(unit: UnitDisplay, label: string, tiers: TierRow[]): st
   const flat = tiers.some((row) => row.flatFee !== null);
   const feeHeading = unit.pricingModel === 'STAIRCASE' ? 'Price' : 'Flat fee';
   const unitsHeading = unit.unitName.other.charAt(0).toUpperCase() + unit.unitName.other.slice(1);
-  const head = [`<th scope="col">${escapeHtml(unitsHeading)}</th>`, perUnit ? '<th scope="col">Per unit</th>' : '', flat ? `<th scope="col">${feeHeading}</th>` : ''].join('');
+  const head = [
+    `<th scope="col">${escapeHtml(unitsHeading)}</th>`,
+    perUnit ? '<th scope="col">Per unit</th>' : '',
+    flat ? `<th scope="col">${feeHeading}</th>` : '',
+  ].join('');
   const rows = tiers
     .map((row) =>
       [
