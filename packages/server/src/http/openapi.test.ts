@@ -88,7 +88,14 @@ describe('GET /openapi.json', () => {
     const headless = doc.paths['/api/v1/portal/headless/config'].get;
     assert.deepEqual(headless.security, [{ storefrontKey: [] }]);
     assert.ok(headless.responses['304'], 'the 304 is documented');
-    assert.deepEqual(Object.keys(headless.responses['200'].content['application/json'].schema.properties), ['schemaVersion', 'etag', 'offerings', 'ratePlans']);
+    // The spec's four in its order, then Tollgate's documented display addition.
+    assert.deepEqual(Object.keys(headless.responses['200'].content['application/json'].schema.properties), [
+      'schemaVersion',
+      'etag',
+      'offerings',
+      'ratePlans',
+      'theme',
+    ]);
     assert.deepEqual(doc.paths['/v1/widget/session'].get.security, [{ widgetSession: [] }]);
     assert.equal(doc.paths['/v1/widget/{*}'], undefined, 'preflights are not documented as routes');
   });
