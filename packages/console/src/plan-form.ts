@@ -16,6 +16,7 @@ import {
   type PricingModel,
   type RatePlanDisplay,
   type UnitPricing,
+  type UnitName,
   type UnitPricingInput,
 } from '@tollgate/pricing';
 
@@ -150,8 +151,20 @@ export interface Preview {
   issues: FieldError[];
 }
 
-/** The live preview: each complete unit through pricing's rules, the plan through its display wording. */
-export function previewOf(d: PlanDraft): Preview {
+/** What the metrics list says of a metric for people: the preview words its units with these. */
+export interface MetricLabels {
+  name: string;
+  displayName: string | null;
+  unit: string | null;
+}
+
+/**
+ * The live preview: each complete unit through pricing's rules, annotated with its metric's
+ * display name and unit (as the server annotates the page's units), the plan through its display
+ * wording. A metric not in `metrics` (not loaded yet, or none chosen) is worded as pricing words
+ * a unit without them: metricName made readable, "unit".
+ */
+export function previewOf(d: PlanDraft, metrics: readonly MetricLabels[] = []): Preview {
   const currency = d.currency.trim();
   if (!isCurrencyCode(currency)) return { display: null, issues: [{ field: 'currency', message: 'Enter a currency code such as USD to see the preview.' }] };
   const units: CatalogUnitPricing[] = [];
@@ -168,10 +181,16 @@ export function previewOf(d: PlanDraft): Preview {
       return;
     }
     const checked = normaliseUnitPricing({ ...body, metricId: name, metricName: name } as unknown as UnitPricingInput, currency);
-    if (checked.ok) units.push(checked.value);
+    const metric = metrics.find((m) => m.name === u.metricName);
+    if (checked.ok) units.push({ ...checked.value, metricDisplayName: metric?.displayName ?? null, metricUnit: metric?.unit ?? null });
     else issues.push(...prefixFieldErrors(`metrics.${i}`, checked.errors));
   });
   return { display: describeRatePlan({ id: 'preview', name: d.name, currency, billingPeriod: d.billingPeriod, metrics: units }), issues };
+}
+
+/** A tier table's first column: the unit's plural, capitalised ("Calls"), as the pricing page heads it. */
+export function bandsHeading(unitName: UnitName): string {
+  return unitName.other.charAt(0).toUpperCase() + unitName.other.slice(1);
 }
 
 /** A rate plan as the API answers it. */

@@ -1,7 +1,20 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pricingModels, type PricingModel } from '@tollgate/pricing';
-import { draftOf, fieldsOf, newPlan, newUnit, planBody, planInputs, previewOf, quantityOf, unitBody, type UnitDraft } from '../src/plan-form.js';
+import {
+  bandsHeading,
+  draftOf,
+  fieldsOf,
+  newPlan,
+  newUnit,
+  planBody,
+  planInputs,
+  previewOf,
+  quantityOf,
+  unitBody,
+  type MetricLabels,
+  type UnitDraft,
+} from '../src/plan-form.js';
 
 const unit = (model: PricingModel, fields: Partial<UnitDraft>): UnitDraft => ({ ...newUnit('api_calls', model), ...fields });
 
@@ -89,6 +102,41 @@ describe('previewOf: what it cannot word yet', () => {
       ));
   it('a plan with no unit reads "Contact sales", as the pricing page says it', () =>
     assert.equal(previewOf({ ...newPlan(), metrics: [] }).display?.headline, 'Contact sales'));
+});
+
+describe("previewOf: units worded with the metric's display name and unit, as the pricing page words them", () => {
+  const metrics: MetricLabels[] = [
+    { name: 'api_calls', displayName: 'API calls', unit: 'call' },
+    { name: 'search_queries', displayName: null, unit: 'query' },
+    { name: 'seats', displayName: 'Seats', unit: null },
+  ];
+  const graduated = {
+    tiers: [
+      { tierStart: '0', tierEnd: '1000', unitPrice: '0.01', flatFee: '' },
+      { tierStart: '1000', tierEnd: '', unitPrice: '0.005', flatFee: '' },
+    ],
+  };
+  // [metric, model, fields, label, headline, bands heading]
+  const cases: Array<[string, PricingModel, Partial<UnitDraft>, string, string, string]> = [
+    ['api_calls', 'PER_UNIT', { rate: '0.002' }, 'API calls', '$0.0020 / call', 'Calls'],
+    ['api_calls', 'PER_UNIT', { rate: '0.002', includedFree: '1000' }, 'API calls', '$0.0020 / call after 1,000 free', 'Calls'],
+    ['api_calls', 'INCLUDED_QUOTA', { rate: '1.5', blockSize: '1000' }, 'API calls', '$1.50 per 1,000 calls', 'Calls'],
+    ['search_queries', 'GRADUATED', graduated, 'Search queries', 'From $0.0050 / query', 'Queries'],
+    ['seats', 'PER_UNIT', { rate: '0.5' }, 'Seats', '$0.5000 / unit', 'Units'],
+    ['not_listed', 'PER_UNIT', { rate: '0.002' }, 'Not listed', '$0.0020 / unit', 'Units'],
+  ];
+  for (const [metric, model, fields, label, headline, heading] of cases)
+    it(`${metric} ${model}: ${label}, "${headline}", bands headed "${heading}"`, () => {
+      const u = previewOf({ ...newPlan(), metrics: [{ ...unit(model, fields), metricName: metric }] }, metrics).display?.units[0];
+      assert.deepEqual([u?.label, u?.headline, u && bandsHeading(u.unitName)], [label, headline, heading]);
+    });
+  it('without the metrics list (still loading) a unit reads as pricing words it without them', () =>
+    assert.equal(previewOf({ ...newPlan(), metrics: [unit('PER_UNIT', { rate: '0.002' })] }).display?.units[0]?.headline, '$0.0020 / unit'));
+  it("a graduated table's note names the unit", () =>
+    assert.equal(
+      previewOf({ ...newPlan(), metrics: [unit('GRADUATED', graduated)] }, metrics).display?.units[0]?.note,
+      'Each call is billed at the rate of the tier it falls in.',
+    ));
 });
 
 describe('quantityOf: a quantity as typed', () => {

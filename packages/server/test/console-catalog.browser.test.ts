@@ -77,9 +77,9 @@ describe('the console catalog in Chromium', () => {
       await preview(page).getByText('Console Pro').waitFor();
       await page.getByLabel('Metric of unit 1').selectOption('search_queries');
       await page.getByLabel('Price per unit').pressSequentially('0.002');
-      await preview(page).getByText('$0.0020 / unit', { exact: true }).waitFor();
+      await preview(page).getByText('$0.0020 / query', { exact: true }).waitFor();
       await page.getByLabel('Free units each period').pressSequentially('1000');
-      await preview(page).getByText('$0.0020 / unit after 1,000 free').waitFor();
+      await preview(page).getByText('$0.0020 / query after 1,000 free').waitFor();
 
       // A second unit, graduated: the preview shows its bands as the pricing page words them.
       await page.getByRole('button', { name: 'Add a billable unit' }).click();
@@ -89,10 +89,10 @@ describe('the console catalog in Chromium', () => {
       await page.locator('[id="field-metrics-1-tiers-0-unitPrice"]').fill('0.01');
       await page.getByRole('button', { name: 'Add a band to unit 2' }).click();
       await page.locator('[id="field-metrics-1-tiers-1-unitPrice"]').fill('0.005');
-      await preview(page).getByText('From $0.0050 / unit').waitFor();
+      await preview(page).getByText('From $0.0050 / call').waitFor();
       await preview(page).getByRole('cell', { name: 'First 1,000' }).waitFor();
       await preview(page).getByRole('cell', { name: 'Over 1,000' }).waitFor();
-      await checkScreen(p, b.origin, 'catalog-rate-plan-new', (pg) => preview(pg).getByText('From $0.0050 / unit').waitFor());
+      await checkScreen(p, b.origin, 'catalog-rate-plan-new', (pg) => preview(pg).getByText('From $0.0050 / call').waitFor());
 
       // The API's error for a price with too many decimals lands under that price's input.
       await page.locator('[id="field-metrics-1-tiers-1-unitPrice"]').fill('0.0000000000001');
@@ -111,11 +111,11 @@ describe('the console catalog in Chromium', () => {
       await subnav(page, 'Rate plans').click();
       await page.getByRole('link', { name: 'Console Pro' }).click();
       await page.getByRole('heading', { level: 2, name: 'Rate plan Console Pro' }).waitFor();
-      await preview(page).getByText('$0.0020 / unit after 1,000 free').waitFor();
+      await preview(page).getByText('$0.0020 / query after 1,000 free').waitFor();
       assert.equal(await page.getByLabel('Currency').isDisabled(), true);
-      await checkScreen(p, b.origin, 'catalog-rate-plan-edit', (pg) => preview(pg).getByText('From $0.0050 / unit').waitFor());
+      await checkScreen(p, b.origin, 'catalog-rate-plan-edit', (pg) => preview(pg).getByText('From $0.0050 / call').waitFor());
       await page.getByLabel('Free units each period').first().fill('2000');
-      await preview(page).getByText('$0.0020 / unit after 2,000 free').waitFor();
+      await preview(page).getByText('$0.0020 / query after 2,000 free').waitFor();
       await page.getByRole('button', { name: 'Save rate plan' }).click();
       await page.getByRole('status').filter({ hasText: 'Rate plan Console Pro saved (version 2).' }).waitFor();
 
@@ -157,7 +157,7 @@ describe('the console catalog in Chromium', () => {
       const pagePath = await row.getByRole('link').getAttribute('href');
       assert.match(pagePath ?? '', /^\/pricing\/sf_/);
       const html = await (await fetch(b.origin + pagePath!)).text();
-      for (const text of ['Console offering', '$19.00/mo', '14-day free trial', '$0.0020 / unit after 2,000 free', 'From $0.0050 / unit', 'First 1,000'])
+      for (const text of ['Console offering', '$19.00/mo', '14-day free trial', '$0.0020 / query after 2,000 free', 'From $0.0050 / call', 'First 1,000'])
         assert.ok(html.includes(text), `the pricing page shows ${text}`);
     },
   );
@@ -171,7 +171,7 @@ describe('the console catalog in Chromium', () => {
     const field = (label: string) => page.getByLabel(label, { exact: true });
     // In order: what one model types stays in the draft for the next (the free units, the band).
     const models: Array<[string, Array<[string, string]>, string]> = [
-      ['PER_UNIT', [['Price per unit', '0.002']], '$0.0020 / unit'],
+      ['PER_UNIT', [['Price per unit', '0.002']], '$0.0020 / call'],
       ['FLAT_RATE', [['Fee per period', '49']], '$49.00/mo'],
       ['PERCENTAGE', [['Percent of transaction value', '2.9']], '2.9% of transaction value'],
       [
@@ -181,18 +181,18 @@ describe('the console catalog in Chromium', () => {
           ['Free units each period', '10000'],
           ['Block size (optional)', '1000'],
         ],
-        '$5.00 per 1,000 units after 10,000 free',
+        '$5.00 per 1,000 calls after 10,000 free',
       ],
-      ['GRADUATED', [['Price per unit', '0.01']], 'From $0.0100 / unit after 10,000 free'],
-      ['VOLUME_TIERED', [], 'From $0.0100 / unit after 10,000 free'],
+      ['GRADUATED', [['Price per unit', '0.01']], 'From $0.0100 / call after 10,000 free'],
+      ['VOLUME_TIERED', [], 'From $0.0100 / call after 10,000 free'],
       ['STAIRCASE', [['Fee for the band', '10']], 'From $10.00/mo'],
-      ['OUTCOME_BASED', [['Price per unit', '0.05']], '$0.0500 / unit after 10,000 free'],
+      ['OUTCOME_BASED', [['Price per unit', '0.05']], '$0.0500 / call after 10,000 free'],
     ];
     for (const [model, inputs, headline] of models) {
       await page.getByLabel('Pricing model of unit 1').selectOption(model);
       for (const [label, value] of inputs) await field(label).fill(value);
       await preview(page).getByText(headline, { exact: true }).waitFor();
-      if (model === 'GRADUATED') await preview(page).getByRole('cell', { name: 'All units' }).waitFor();
+      if (model === 'GRADUATED') await preview(page).getByRole('cell', { name: 'All calls' }).waitFor();
       if (model === 'VOLUME_TIERED') await preview(page).getByRole('cell', { name: 'Any quantity' }).waitFor();
     }
     // Fields of other models are not offered (the API would refuse them).

@@ -1,9 +1,9 @@
 /**
  * A rate plan as the pricing page words it, from @tollgate/pricing's describeRatePlan (previewOf),
- * beside the form that edits it. Not a live region: it changes with every keystroke, which a
+ * beside the form that edits it, each unit worded with its metric's display name and unit. Not a live region: it changes with every keystroke, which a
  * screen reader would read out over the typing; it sits right after the form instead.
  */
-import type { Preview } from '../plan-form.js';
+import { bandsHeading, type Preview } from '../plan-form.js';
 
 export function PlanPreview(props: { preview: Preview }) {
   const { display, issues } = props.preview;
@@ -16,16 +16,17 @@ export function PlanPreview(props: { preview: Preview }) {
           {display.headline && <p class="preview-headline">{display.headline}</p>}
           {display.units.map((u, i) => (
             <div class="preview-unit" key={`${i}-${u.metricName}`}>
+              {/* The page shows the label only; the metric's name after it tells the seller which metric it is. */}
               <p>
-                <code>{u.metricName}</code>: <span class="preview-headline">{u.headline}</span>
+                <span class="preview-label">{u.label}</span> <code>{u.metricName}</code>: <span class="preview-headline">{u.headline}</span>
               </p>
               {u.tiers && (
-                <div class="table-scroll" role="region" aria-label={`Bands of ${u.metricName}`} tabIndex={0}>
+                <div class="table-scroll" role="region" aria-label={`${u.label}: price tiers`} tabIndex={0}>
                   <table>
-                    <caption>Bands of {u.metricName}</caption>
+                    <caption>{u.label}: price tiers</caption>
                     <thead>
                       <tr>
-                        <th scope="col">Quantity</th>
+                        <th scope="col">{bandsHeading(u.unitName)}</th>
                         <th scope="col">Per unit</th>
                         <th scope="col">Flat fee</th>
                       </tr>

@@ -75,7 +75,7 @@ export function RatePlanEditor(props: { id: string }) {
     if (loaded.state === 'ok' && loaded.data) setDraft(draftOf(loaded.data));
   }, [loaded.state]);
 
-  const names = metrics.state === 'ok' ? metrics.data.data.map((m) => m.name) : [];
+  const list = metrics.state === 'ok' ? metrics.data.data : [];
   return (
     <>
       <h2>{planId === null ? 'New rate plan' : `Rate plan ${draft?.name ?? ''}`}</h2>
@@ -84,11 +84,7 @@ export function RatePlanEditor(props: { id: string }) {
       </p>
       {loaded.state === 'error' && <ProblemMessage problem={loaded.problem} />}
       {metrics.state === 'error' && <ProblemMessage problem={metrics.problem} />}
-      {draft === null ? (
-        <p class="muted">Loading…</p>
-      ) : (
-        <PlanForm draft={draft} setDraft={setDraft} planId={planId} onCreated={setPlanId} metricNames={names} />
-      )}
+      {draft === null ? <p class="muted">Loading…</p> : <PlanForm draft={draft} setDraft={setDraft} planId={planId} onCreated={setPlanId} metrics={list} />}
     </>
   );
 }
@@ -98,7 +94,7 @@ function PlanForm(props: {
   setDraft: (d: PlanDraft) => void;
   planId: string | null;
   onCreated: (id: string) => void;
-  metricNames: string[];
+  metrics: MetricRecord[];
 }) {
   const { draft, setDraft } = props;
   const { busy, problem, run } = useSubmit();
@@ -133,7 +129,7 @@ function PlanForm(props: {
           <CurrencyAndPeriod currency={draft.currency} billingPeriod={draft.billingPeriod} onChange={set} fixed={props.planId !== null} errors={errors} />
         </div>
         {draft.metrics.map((u, i) => (
-          <UnitFields key={i} index={i} unit={u} errors={errors} metricNames={props.metricNames} onChange={(x) => setUnit(i, x)} />
+          <UnitFields key={i} index={i} unit={u} errors={errors} metricNames={props.metrics.map((m) => m.name)} onChange={(x) => setUnit(i, x)} />
         ))}
         <p>
           <button type="button" onClick={() => set({ metrics: [...draft.metrics, newUnit()] })}>
@@ -147,7 +143,7 @@ function PlanForm(props: {
         )}
         <Saved text={saved} />
       </form>
-      <PlanPreview preview={previewOf(draft)} />
+      <PlanPreview preview={previewOf(draft, props.metrics)} />
     </div>
   );
 }
