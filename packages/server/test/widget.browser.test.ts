@@ -21,6 +21,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createTestApp, type TestApp } from './helpers/test-app.js';
+import type { WidgetConfig } from '../../widget/src/api.js';
+import { candidateUnits } from '../../widget/src/present.js';
 import { widgetDemo, type WidgetDemo } from './helpers/widget-demo.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -465,5 +467,42 @@ describe('the upgrade/cancel widget in Chromium', () => {
       (e) => (e.eventType ?? e.event_type) === 'subscription.upgraded',
     );
     assert.equal(upgrades.length, 1, 'one upgrade in the audit log');
+  });
+
+  it("step 1 lists each plan's units in the pricing page's words, as each choice's description, the current plan's too", opts, async () => {
+    const s = await shop({ mode: 'upgrade' }, { width: 390, height: 844 });
+    const w = widget(s.page);
+    await w.getByRole('button', { name: 'Change plan' }).click();
+    const dialog = w.getByRole('dialog', { name: 'Change your plan' });
+    await dialog.waitFor();
+    await waitIdle(s.page);
+    // What a buyer reads, written out: the demo's metrics carry display names and units.
+    await dialog.getByText('API calls: $1.50 per 1,000 calls after 100,000 free', { exact: true }).waitFor();
+    await dialog.getByText('API calls: $0.0020 / call after 1,000 free', { exact: true }).waitFor();
+    await dialog.getByText('Each token is billed at the rate of the tier it falls in.', { exact: true }).waitFor();
+    // Every candidate's units, as the widget's presenter words the configuration it was sent.
+    const from = { origin: shopOrigin };
+    const config = (await s.widget.get('/v1/widget/config', from)).body as WidgetConfig;
+    const candidates = (await s.widget.get('/v1/widget/change-candidates', from)).body.data as Array<{ offeringId: string; name: string }>;
+    assert.ok(candidates.length >= 2, JSON.stringify(candidates));
+    for (const [i, c] of candidates.entries()) {
+      const radio = dialog.getByRole('radio').nth(i);
+      assert.equal(await radio.inputValue(), c.offeringId, 'the choices in the candidates order');
+      const describedBy = await radio.getAttribute('aria-describedby');
+      assert.ok(describedBy, `${c.name}: the radio names its description`);
+      const description = await w.locator(`#${describedBy}`).innerText();
+      const lines = candidateUnits(config, c.offeringId);
+      assert.ok(lines.length > 0, `${c.name} has units`);
+      for (const l of lines) {
+        assert.ok(description.includes(l.text), `${c.name}: "${l.text}" in ${JSON.stringify(description)}`);
+        if (l.note) assert.ok(description.includes(l.note), `${c.name}: "${l.note}"`);
+      }
+    }
+    // A radio's name stays short ("Agents $199.00/mo Upgrade"): the units are its description, not its label.
+    assert.equal(await dialog.getByRole('radio', { name: /:/ }).count(), 0);
+    const width = await s.page.evaluate<number>('document.documentElement.scrollWidth');
+    assert.ok(width <= 390, `step 1 with units is ${width} px wide`);
+    await shot(s.page, 'units-390');
+    await accessible(s.page, 'step 1 with units, 390 px');
   });
 });

@@ -15,6 +15,8 @@ export const messages = {
   stepPreview: 'Step 2 of 3: review',
   stepDone: 'Step 3 of 3: done',
   currentPlan: (name: string, price: string) => `Current plan: ${name} (${price})`,
+  /** Under an annual or quarterly price, as the pricing page words it. */
+  perMonth: (price: string) => `Equivalent to ${price}`,
   noCandidates: 'There is no other plan to change to.',
   kindUPGRADE: 'Upgrade',
   kindDOWNGRADE: 'Downgrade',

@@ -13,6 +13,43 @@ export function candidatePrice(config: WidgetConfig, offeringId: string): string
   return offering ? describeOffering(offering, config.ratePlans).price : '';
 }
 
+/**
+ * The entry price per month ("$40.83/mo" for $490.00/yr), so a buyer compares an annual candidate
+ * with a monthly one on one scale, as the pricing page does (spec: per-period prices are compared
+ * per month). Null when it would only repeat the price (a monthly offering, "Free") or there is
+ * none (usage-only, one-time).
+ */
+export function candidatePerMonth(config: WidgetConfig, offeringId: string): string | null {
+  const offering = config.offerings.find((o) => o.id === offeringId);
+  if (!offering) return null;
+  const display = describeOffering(offering, config.ratePlans);
+  return display.perMonth !== null && display.perMonth !== display.price ? display.perMonth : null;
+}
+
+/** One billable unit of a candidate, as a compact line and the sentences that qualify it. */
+export interface UnitLine {
+  /** "API calls: $0.0020 / call after 1,000 free": the unit's label and headline, as on the page. */
+  text: string;
+  /** How a tier table bills ("Each token is billed at the rate of the tier it falls in."), or null. */
+  note: string | null;
+  /** "Minimum $5.00/mo", or null. */
+  minimum: string | null;
+}
+
+/**
+ * Every unit of an offering's plans, in the pricing page's words. The widget has no room for the
+ * tier tables or outcome weights, so it keeps each unit's headline and, for a tier table, the
+ * sentence that says how it bills; the OUTCOME_BASED note is left out, since without the weights
+ * it lists ("Other statuses bill at full price") it would not say which statuses.
+ */
+export function candidateUnits(config: WidgetConfig, offeringId: string): UnitLine[] {
+  const offering = config.offerings.find((o) => o.id === offeringId);
+  if (!offering) return [];
+  return describeOffering(offering, config.ratePlans).plans.flatMap((plan) =>
+    plan.units.map((u) => ({ text: `${u.label}: ${u.headline}`, note: u.tiers === null ? null : u.note, minimum: u.minimum })),
+  );
+}
+
 export function kindLabel(m: Messages, kind: Candidate['kind']): string {
   return m[`kind${kind}`];
 }

@@ -78,22 +78,52 @@ export const styles = css`
     font-weight: 600;
     margin-bottom: 0.5rem;
   }
-  label.option {
+  .option {
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+    margin-bottom: 0.5rem;
+  }
+  label.option,
+  .option > label {
     display: flex;
     gap: 0.5rem;
     align-items: baseline;
-    border: 1px solid var(--_border);
-    border-radius: var(--_radius);
     padding: 0.5rem 0.75rem;
-    margin-bottom: 0.5rem;
     cursor: pointer;
   }
-  label.option:has(input:checked) {
+  .option:has(input:checked) {
     border-color: var(--_accent);
     box-shadow: 0 0 0 1px var(--_accent);
   }
   .grow {
     flex: 1;
+  }
+  /* An offering's units under its name: smaller and muted, indented past the radio. */
+  .details {
+    padding: 0 0.75rem 0.5rem calc(0.75rem + 1.5em);
+    color: var(--_muted);
+    font-size: 0.85em;
+  }
+  .current .details {
+    padding: 0;
+    margin: -0.5rem 0 0.75rem;
+  }
+  .per-month {
+    margin: 0;
+  }
+  .units {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+  }
+  .units li {
+    margin-top: 0.125rem;
+    overflow-wrap: anywhere;
+    font-variant-numeric: tabular-nums;
+  }
+  .note {
+    display: block;
+    font-size: 0.95em;
   }
   .badge {
     font-size: 0.8em;

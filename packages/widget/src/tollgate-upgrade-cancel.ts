@@ -14,7 +14,7 @@ import {
 } from './api.js';
 import { emit, WIDGET_EVENTS, type WidgetEventName } from './events.js';
 import { messages as english, type Messages } from './messages.js';
-import { amountText, candidatePrice, dateOf, kindLabel, previewLines } from './present.js';
+import { amountText, candidatePerMonth, candidatePrice, candidateUnits, dateOf, kindLabel, previewLines } from './present.js';
 import { styles } from './styles.js';
 
 type Step = 'choose' | 'offer' | 'preview' | 'done';
@@ -371,7 +371,13 @@ export class TollgateUpgradeCancel extends LitElement {
     const m = this.m;
     const sub = this.sub;
     if (!sub) return nothing;
-    const current = sub.offering ? html`<p class="muted">${m.currentPlan(sub.offering.name, sub.offering.priceText)}</p>` : nothing;
+    const currentDetails = sub.offering ? this.details(sub.offering.id, 'current-details') : null;
+    const current = sub.offering
+      ? html`<div class="current">
+          <p class="muted">${m.currentPlan(sub.offering.name, sub.offering.priceText)}</p>
+          ${currentDetails ? html`<div class="details" id=${currentDetails.id}>${currentDetails.content}</div>` : nothing}
+        </div>`
+      : nothing;
     if (this.mode === 'cancel') {
       return html`${current}
         <fieldset>
@@ -390,13 +396,15 @@ export class TollgateUpgradeCancel extends LitElement {
     return html`${current}
       <fieldset>
         <legend class="sr">${m.titleUpgrade}</legend>
-        ${this.candidates.map((c) =>
+        ${this.candidates.map((c, i) =>
           this.option(
             'offering',
             c.offeringId,
             this.selected === c.offeringId,
             html`<span class="grow">${c.name}</span><span>${this.config ? candidatePrice(this.config, c.offeringId) : ''}</span>
               <span class="badge">${kindLabel(m, c.kind)}</span>`,
+            undefined,
+            this.details(c.offeringId, `offering-${i}-details`),
           ),
         )}
       </fieldset>
@@ -407,9 +415,56 @@ export class TollgateUpgradeCancel extends LitElement {
       </div>`;
   }
 
-  /** One radio option; by default picking it chooses the offering or the reason. */
-  private option(name: string, value: string, checked: boolean, label: TemplateResult, onPick = () => this.choose(value)): TemplateResult {
-    return html`<label class="option" part="option"><input type="radio" name=${name} .value=${value} .checked=${checked} @change=${onPick} />${label}</label>`;
+  /**
+   * One radio option; by default picking it chooses the offering or the reason. `details` (an
+   * offering's units) sit in the option's box but outside its <label>: a list may not go inside a
+   * label, and the radio's name stays short ("Pro $49.00/mo Upgrade") with the units as its
+   * description instead.
+   */
+  private option(
+    name: string,
+    value: string,
+    checked: boolean,
+    label: TemplateResult,
+    onPick = () => this.choose(value),
+    details: { id: string; content: TemplateResult } | null = null,
+  ): TemplateResult {
+    const input = html`<input type="radio" name=${name} .value=${value} .checked=${checked} aria-describedby=${details?.id ?? nothing} @change=${onPick} />`;
+    if (!details) return html`<label class="option" part="option">${input}${label}</label>`;
+    return html`<div class="option" part="option">
+      <label>${input}${label}</label>
+      <div class="details" id=${details.id}>${details.content}</div>
+    </div>`;
+  }
+
+  /**
+   * An offering's price per month (when it is not the price itself) and its units, worded as the
+   * pricing page words them (present.ts); null when there is neither, or no configuration yet.
+   */
+  private details(offeringId: string, id: string): { id: string; content: TemplateResult } | null {
+    const config = this.config;
+    if (!config) return null;
+    const perMonth = candidatePerMonth(config, offeringId);
+    const units = candidateUnits(config, offeringId);
+    if (perMonth === null && units.length === 0) return null;
+    return {
+      id,
+      content: html`${perMonth === null ? nothing : html`<p class="per-month">${this.m.perMonth(perMonth)}</p>`}
+      ${
+        units.length === 0
+          ? nothing
+          : html`<ul class="units">
+              ${units.map(
+                (u) =>
+                  html`<li>
+                    ${u.text}${u.note === null ? nothing : html`<span class="note">${u.note}</span>`}${
+                      u.minimum === null ? nothing : html`<span class="note">${u.minimum}</span>`
+                    }
+                  </li>`,
+              )}
+            </ul>`
+      }`,
+    };
   }
 
   private offerStep(): TemplateResult | typeof nothing {

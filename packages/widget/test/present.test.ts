@@ -1,8 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { failureKind, type Preview } from '../src/api.js';
+import type { Offering, UnitPricing } from '@tollgate/pricing';
+import { failureKind, type Preview, type WidgetConfig } from '../src/api.js';
 import { messages } from '../src/messages.js';
-import { previewLines } from '../src/present.js';
+import { candidatePerMonth, candidatePrice, candidateUnits, previewLines, type UnitLine } from '../src/present.js';
 
 const base: Preview = {
   subscriptionVersion: 3,
@@ -87,4 +88,95 @@ describe('failureKind: how the widget words a failed call', () => {
     [403, 'ORIGIN_NOT_ALLOWED', 'other'],
   ];
   for (const [status, code, kind] of cases) it(`${status} ${code} → ${kind}`, () => assert.equal(failureKind(status, code), kind));
+});
+
+describe('candidateUnits and candidatePerMonth: step 1 words each plan as the pricing page does', () => {
+  const unit = (over: Partial<UnitPricing>): UnitPricing => ({
+    metricId: 'm',
+    metricName: 'api_calls',
+    pricingModel: 'PER_UNIT',
+    rate: '0.002',
+    includedFree: 0,
+    blockSize: null,
+    minFee: null,
+    tiers: [],
+    outcomeWeights: null,
+    ...over,
+  });
+  const offering = (id: string, over: Partial<Offering> = {}): Offering => ({
+    id,
+    name: id,
+    billingMode: 'POSTPAID',
+    currency: 'USD',
+    entryPrice: null,
+    billingPeriod: 'MONTHLY',
+    trialDays: 0,
+    ratePlanIds: [`${id}_plan`],
+    ...over,
+  });
+  const config = (units: UnitPricing[], over: Partial<Offering> = {}): WidgetConfig => ({
+    currentOfferingId: null,
+    offerings: [offering('o', over)],
+    ratePlans: [{ id: 'o_plan', name: 'Usage', currency: 'USD', billingPeriod: 'MONTHLY', metrics: units }],
+  });
+  const tiers = [
+    { tierStart: 0, tierEnd: 1000, unitPrice: '0.002', flatFee: null },
+    { tierStart: 1000, tierEnd: null, unitPrice: '0.001', flatFee: null },
+  ];
+
+  const cases: Array<[string, UnitPricing[], UnitLine[]]> = [
+    [
+      'a unit with a display name and a unit: "label: headline"',
+      [unit({ includedFree: 1000, metricDisplayName: 'API calls', metricUnit: 'call' })],
+      [{ text: 'API calls: $0.0020 / call after 1,000 free', note: null, minimum: null }],
+    ],
+    ['a unit without them: metricName made readable, "unit"', [unit({})], [{ text: 'Api calls: $0.0020 / unit', note: null, minimum: null }]],
+    [
+      'a block price as money with two decimals',
+      [unit({ pricingModel: 'INCLUDED_QUOTA', rate: '1.5', blockSize: 1000, includedFree: 5000, metricDisplayName: 'Emails', metricUnit: 'email' })],
+      [{ text: 'Emails: $1.50 per 1,000 emails after 5,000 free', note: null, minimum: null }],
+    ],
+    [
+      'a tier table: the headline and the sentence saying how it bills',
+      [unit({ pricingModel: 'VOLUME_TIERED', rate: '0', tiers, metricDisplayName: 'Searches', metricUnit: 'search' })],
+      [{ text: 'Searches: From $0.0010 / search', note: "All searches are billed at the rate of the tier the period's total reaches.", minimum: null }],
+    ],
+    [
+      'outcome-based: the headline only (its note needs the weights the widget leaves out)',
+      [unit({ pricingModel: 'OUTCOME_BASED', rate: '0.05', outcomeWeights: { ERROR: 0 }, metricUnit: 'run' })],
+      [{ text: 'Api calls: $0.0500 / run', note: null, minimum: null }],
+    ],
+    ['a minimum fee', [unit({ minFee: '5' })], [{ text: 'Api calls: $0.0020 / unit', note: null, minimum: 'Minimum $5.00/mo' }]],
+    ['a plan with no units: none (the price says "Contact sales")', [], []],
+    [
+      'several units, in the plan order',
+      [unit({ pricingModel: 'FLAT_RATE', rate: '0', metricName: 'support' }), unit({ pricingModel: 'PERCENTAGE', rate: '2.9', metricName: 'payment_volume' })],
+      [
+        { text: 'Support: Free', note: null, minimum: null },
+        { text: 'Payment volume: 2.9% of transaction value', note: null, minimum: null },
+      ],
+    ],
+  ];
+  for (const [name, units, expected] of cases) it(name, () => assert.deepEqual(candidateUnits(config(units), 'o'), expected));
+
+  it('an unknown offering has no units and no price', () => {
+    assert.deepEqual(candidateUnits(config([unit({})]), 'nope'), []);
+    assert.equal(candidatePrice(config([unit({})]), 'nope'), '');
+    assert.equal(candidatePerMonth(config([unit({})]), 'nope'), null);
+  });
+
+  const perMonth: Array<[string, Partial<Offering>, string, string | null]> = [
+    ['annual: compared per month', { entryPrice: '490', billingPeriod: 'ANNUAL' }, '$490.00/yr', '$40.83/mo'],
+    ['quarterly', { entryPrice: '90', billingPeriod: 'QUARTERLY' }, '$90.00/qtr', '$30.00/mo'],
+    ['monthly: nothing to add', { entryPrice: '49' }, '$49.00/mo', null],
+    ['free: nothing to add', { entryPrice: '0', billingPeriod: 'ANNUAL' }, 'Free', null],
+    ['usage-only: none', {}, 'Usage-based', null],
+    ['one-time: none', { entryPrice: '49', billingPeriod: 'ONE_TIME' }, '$49.00 one-time', null],
+  ];
+  for (const [name, over, price, month] of perMonth)
+    it(`${name}: ${price}${month === null ? '' : `, ${month}`}`, () => {
+      const c = config([unit({})], over);
+      assert.equal(candidatePrice(c, 'o'), price);
+      assert.equal(candidatePerMonth(c, 'o'), month);
+    });
 });

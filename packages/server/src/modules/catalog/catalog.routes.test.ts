@@ -1270,3 +1270,157 @@ describe('POST /api/v1/storefronts/:id/publish', () => {
     assert.equal((await ok(api.get(`/api/v1/storefronts/${s.id}`))).published, null);
   });
 });
+
+describe('storefront display settings: offeringDisplay and theme', () => {
+  before(async () => {
+    await offeringsFixture();
+    // A fresh rate-limit window (300 requests a minute per tenant, on the test clock): the tests
+    // above this describe use most of the first one.
+    t.clock.advance(60_000);
+  });
+
+  const cta = (label: string, url = 'https://shop.example.com/signup') => ({ label, url });
+  const THEME = { accentColor: '#4f46e5', backgroundColor: '#F5F3FF', fontFamily: 'Inter', logoUrl: 'https://shop.example.com/logo.svg' };
+
+  /** A storefront listing two offerings, published once with no display settings. */
+  async function published() {
+    const o1 = await createOffering(api, { name: 'One' });
+    const o2 = await createOffering(api, { name: 'Two' });
+    const s = await ok(api.post('/api/v1/storefronts', { name: 'Shop', offeringIds: [o1.id, o2.id] }));
+    await ok(api.post(`/api/v1/storefronts/${s.id}/publish`));
+    return { o1: o1.id as string, o2: o2.id as string, id: s.id as string };
+  }
+
+  it('200 PATCH sets them in the draft (defaults filled in), GET reads them back; a display-only change is unpublished until publish, which shows them', async () => {
+    const s = await published();
+    const body = { offeringDisplay: [{ offeringId: s.o2, highlighted: true, callToAction: cta('Start free trial') }, { offeringId: s.o1 }], theme: THEME };
+    const res = await ok(api.patch(`/api/v1/storefronts/${s.id}`, body));
+    const display = {
+      offeringDisplay: [
+        { offeringId: s.o2, highlighted: true, callToAction: cta('Start free trial') },
+        { offeringId: s.o1, highlighted: false, callToAction: null },
+      ],
+      theme: THEME,
+    };
+    assert.deepEqual(res.draft, { offeringIds: [s.o1, s.o2], ...display });
+    assert.deepEqual(res.published.offeringDisplay, [], 'the published page is unchanged');
+    assert.deepEqual(res.published.theme, {});
+    assert.equal(res.hasUnpublishedChanges, true, 'a display-only change is an unpublished change');
+    assert.deepEqual(await ok(api.get(`/api/v1/storefronts/${s.id}`)), res);
+
+    t.clock.advance(1000);
+    const pub = await ok(api.post(`/api/v1/storefronts/${s.id}/publish`));
+    assert.deepEqual(pub.published, { offeringIds: [s.o1, s.o2], ...display, version: 2, publishedAt: now() });
+    assert.equal(pub.hasUnpublishedChanges, false);
+    assert.deepEqual(await ok(api.get(`/api/v1/storefronts/${s.id}`)), pub);
+
+    // The theme alone, changed and changed back.
+    assert.equal((await ok(api.patch(`/api/v1/storefronts/${s.id}`, { theme: { ...THEME, fontFamily: 'Source Sans 3' } }))).hasUnpublishedChanges, true);
+    assert.equal((await ok(api.patch(`/api/v1/storefronts/${s.id}`, { theme: THEME }))).hasUnpublishedChanges, false);
+  });
+
+  it('200 POST takes them too; a theme field sent empty is left out; a data: logo is allowed', async () => {
+    const o = await createOffering(api);
+    const logo = 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=';
+    const s = await ok(
+      api.post('/api/v1/storefronts', {
+        name: 'Shop',
+        offeringIds: [o.id],
+        offeringDisplay: [{ offeringId: o.id, callToAction: cta('Buy', 'http://shop.example.com/buy?o=1') }],
+        theme: { accentColor: '#0f766e', logoUrl: logo },
+      }),
+    );
+    assert.deepEqual(s.draft, {
+      offeringIds: [o.id],
+      offeringDisplay: [{ offeringId: o.id, highlighted: false, callToAction: cta('Buy', 'http://shop.example.com/buy?o=1') }],
+      theme: { accentColor: '#0f766e', logoUrl: logo },
+    });
+  });
+
+  it('200 removing an offering from offeringIds drops its display entry and keeps the others and the theme', async () => {
+    const s = await published();
+    await ok(
+      api.patch(`/api/v1/storefronts/${s.id}`, {
+        offeringDisplay: [
+          { offeringId: s.o1, highlighted: true },
+          { offeringId: s.o2, callToAction: cta('Talk to us') },
+        ],
+        theme: THEME,
+      }),
+    );
+    const res = await ok(api.patch(`/api/v1/storefronts/${s.id}`, { offeringIds: [s.o2] }));
+    assert.deepEqual(res.draft, {
+      offeringIds: [s.o2],
+      offeringDisplay: [{ offeringId: s.o2, highlighted: false, callToAction: cta('Talk to us') }],
+      theme: THEME,
+    });
+    assert.deepEqual(await ok(api.get(`/api/v1/storefronts/${s.id}`)), res);
+  });
+
+  it('400 names body.offeringDisplay.N.offeringId for an offering not on the list and for a second entry of one; the draft stays', async () => {
+    const s = await published();
+    const other = await createOffering(api);
+    const notListed = await rejects(
+      api.patch(`/api/v1/storefronts/${s.id}`, { offeringDisplay: [{ offeringId: other.id, highlighted: true }] }),
+      'body.offeringDisplay.0.offeringId',
+    );
+    assert.match(notListed.message, /not in the storefront's offeringIds/);
+    // Checked against the list sent with it: an offering removed in the same body is not on it.
+    await rejects(
+      api.patch(`/api/v1/storefronts/${s.id}`, { offeringIds: [s.o2], offeringDisplay: [{ offeringId: s.o1 }] }),
+      'body.offeringDisplay.0.offeringId',
+    );
+    const twice = await rejects(
+      api.patch(`/api/v1/storefronts/${s.id}`, { offeringDisplay: [{ offeringId: s.o1 }, { offeringId: s.o1, highlighted: true }] }),
+      'body.offeringDisplay.1.offeringId',
+    );
+    assert.match(twice.message, /two display entries/);
+    await rejects(
+      api.post('/api/v1/storefronts', { name: 'X', offeringIds: [s.o1], offeringDisplay: [{ offeringId: s.o2 }] }),
+      'body.offeringDisplay.0.offeringId',
+    );
+    assert.deepEqual((await ok(api.get(`/api/v1/storefronts/${s.id}`))).draft, { offeringIds: [s.o1, s.o2], offeringDisplay: [], theme: {} });
+  });
+
+  const invalid: Array<[string, Record<string, unknown>, string]> = [
+    ['a colour name', { theme: { accentColor: 'red' } }, 'body.theme.accentColor'],
+    ['a short hex colour', { theme: { accentColor: '#fff' } }, 'body.theme.accentColor'],
+    ['CSS smuggled into a colour', { theme: { backgroundColor: '#ffffff;}body{display:none' } }, 'body.theme.backgroundColor'],
+    ['a font family with quotes', { theme: { fontFamily: 'Inter", serif' } }, 'body.theme.fontFamily'],
+    ['an http logo', { theme: { logoUrl: 'http://shop.example.com/logo.svg' } }, 'body.theme.logoUrl'],
+    ['an https logo over 2,048 characters', { theme: { logoUrl: `https://shop.example.com/${'a'.repeat(2049 - 25)}` } }, 'body.theme.logoUrl'],
+    ['a data: logo of another type', { theme: { logoUrl: 'data:text/html;base64,PGgxPmhpPC9oMT4=' } }, 'body.theme.logoUrl'],
+    [
+      'a javascript: call-to-action URL',
+      { offeringDisplay: [{ offeringId: 'LISTED', callToAction: cta('Go', 'javascript:alert(1)') }] },
+      'body.offeringDisplay.0.callToAction.url',
+    ],
+    [
+      'a call-to-action label over 40 characters',
+      { offeringDisplay: [{ offeringId: 'LISTED', callToAction: cta('x'.repeat(41)) }] },
+      'body.offeringDisplay.0.callToAction.label',
+    ],
+    ['an empty call-to-action label', { offeringDisplay: [{ offeringId: 'LISTED', callToAction: cta('') }] }, 'body.offeringDisplay.0.callToAction.label'],
+  ];
+  let shared: Awaited<ReturnType<typeof published>> | null = null;
+  for (const [what, body, field] of invalid) {
+    it(`400 names ${field} for ${what}`, async () => {
+      // One storefront for every case: a refused body changes nothing, which each case checks.
+      const s = (shared ??= await published());
+      const sent = JSON.parse(JSON.stringify(body).replace('LISTED', s.o1)) as Record<string, unknown>;
+      await rejects(api.patch(`/api/v1/storefronts/${s.id}`, sent), field);
+      assert.deepEqual(
+        (await ok(api.get(`/api/v1/storefronts/${s.id}`))).draft,
+        { offeringIds: [s.o1, s.o2], offeringDisplay: [], theme: {} },
+        'the draft stays',
+      );
+    });
+  }
+
+  it('200 an https logo of exactly 2,048 characters', async () => {
+    const s = await published();
+    const logoUrl = `https://shop.example.com/${'a'.repeat(2048 - 25)}`;
+    assert.equal(logoUrl.length, 2048);
+    assert.equal((await ok(api.patch(`/api/v1/storefronts/${s.id}`, { theme: { logoUrl } }))).draft.theme.logoUrl, logoUrl);
+  });
+});

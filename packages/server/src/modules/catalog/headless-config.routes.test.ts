@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
-import { etagMatches } from './headless-config.js';
+import { etagMatches, toHeadlessConfig, type StorefrontView } from './headless-config.js';
+import type { StorefrontDisplay } from './storefront.js';
 import { createStorefront } from './create-storefront.js';
 import { publishStorefront } from './publish-storefront.js';
 import { createStorefrontKey } from '../storefront-keys/create-storefront-key.js';
@@ -353,4 +354,96 @@ describe('catalog.etagMatches', () => {
     ['a prefix of it', '"ab"', false],
   ];
   for (const [rule, header, expected] of cases) it(rule, () => assert.equal(etagMatches(header, etag), expected));
+});
+
+describe('GET /api/v1/portal/headless/config: display settings and metric labels', () => {
+  const THEME = { accentColor: '#4f46e5', backgroundColor: '#f5f3ff', fontFamily: 'Inter', logoUrl: 'https://shop.example.com/logo.svg' };
+  const CTA = { label: 'Start free trial', url: 'https://shop.example.com/signup?offering=pro' };
+
+  /** The shop with its metrics named for people: tokens "Tokens" / "token", api_calls without. */
+  async function labelledShop(): Promise<Shop> {
+    const s = await shop();
+    const metrics = (await ok(s.admin.get('/api/v1/metrics?limit=100'))).data as Array<{ id: string; name: string }>;
+    const tokens = metrics.find((m) => m.name === 'tokens')!;
+    await ok(s.admin.patch(`/api/v1/metrics/${tokens.id}`, { displayName: 'Tokens', unit: 'token' }));
+    return s;
+  }
+  const preview = (s: Shop) => s.read({ authorization: `Bearer ${s.ws.test.secretKey}` }, '?preview=true');
+  const displayOf = (c: { offerings: Array<{ id: string; highlighted: boolean; callToAction: unknown }>; theme: unknown }) => ({
+    offerings: c.offerings.map((o) => ({ id: o.id, highlighted: o.highlighted, callToAction: o.callToAction })),
+    theme: c.theme,
+  });
+
+  it("200 each unit carries its metric's metricDisplayName and metricUnit, null where the metric has none", async () => {
+    const s = await labelledShop();
+    for (const c of [(await s.read()).body, (await preview(s)).body]) {
+      const units = c.ratePlans[0].metrics.map((m: Record<string, unknown>) => [m.metricName, m.metricDisplayName, m.metricUnit]);
+      assert.deepEqual(units, [
+        ['tokens', 'Tokens', 'token'],
+        ['api_calls', null, null],
+      ]);
+    }
+  });
+
+  it('200 published shows highlighted, callToAction and theme once published; preview=true shows the draft before', async () => {
+    const s = await labelledShop();
+    await ok(
+      s.admin.patch(`/api/v1/storefronts/${s.storefrontId}`, {
+        offeringDisplay: [{ offeringId: s.offeringId, highlighted: true, callToAction: CTA }],
+        theme: THEME,
+      }),
+    );
+    const draft = { offerings: [{ id: s.offeringId, highlighted: true, callToAction: CTA }], theme: THEME };
+    assert.deepEqual(
+      displayOf((await s.read()).body),
+      { offerings: [{ id: s.offeringId, highlighted: false, callToAction: null }], theme: {} },
+      'not yet published',
+    );
+    assert.deepEqual(displayOf((await preview(s)).body), draft);
+    await ok(s.admin.post(`/api/v1/storefronts/${s.storefrontId}/publish`));
+    assert.deepEqual(displayOf((await s.read()).body), draft);
+    assert.deepEqual(displayOf((await preview(s)).body), draft);
+  });
+
+  it('the etag changes when display settings are published, not when they are only drafted', async () => {
+    const s = await labelledShop();
+    const etag = async () => (await s.read()).body.etag as string;
+    await ok(s.admin.post(`/api/v1/storefronts/${s.storefrontId}/publish`));
+    const e0 = await etag();
+    const previewed = (await preview(s)).body.etag;
+    await ok(s.admin.patch(`/api/v1/storefronts/${s.storefrontId}`, { offeringDisplay: [{ offeringId: s.offeringId, callToAction: CTA }] }));
+    assert.equal(await etag(), e0, 'a draft changes nothing that storefront keys read');
+    assert.notEqual((await preview(s)).body.etag, previewed, "the preview's etag follows the draft");
+    await ok(s.admin.post(`/api/v1/storefronts/${s.storefrontId}/publish`));
+    const e1 = await etag();
+    assert.notEqual(e1, e0, 'a call to action');
+    await ok(s.admin.patch(`/api/v1/storefronts/${s.storefrontId}`, { theme: { accentColor: '#0f766e' } }));
+    await ok(s.admin.post(`/api/v1/storefronts/${s.storefrontId}/publish`));
+    const e2 = await etag();
+    assert.notEqual(e2, e1, 'a theme');
+    await ok(s.admin.patch(`/api/v1/storefronts/${s.storefrontId}`, { offeringDisplay: [{ offeringId: s.offeringId, callToAction: CTA, highlighted: true }] }));
+    await ok(s.admin.post(`/api/v1/storefronts/${s.storefrontId}/publish`));
+    assert.notEqual(await etag(), e2, 'a highlight');
+  });
+
+  it('for one revision, each display setting is in the etag (a publish alone changes the revision)', () => {
+    const view: StorefrontView = {
+      offerings: [
+        { id: 'off_1', name: 'Pro', billingMode: 'POSTPAID', currency: 'USD', entryPrice: '49', billingPeriod: 'MONTHLY', trialDays: 0, ratePlanIds: [] },
+      ],
+      ratePlans: [],
+    };
+    const plain = { offeringId: 'off_1', highlighted: false, callToAction: null };
+    const cases: Array<[string, StorefrontDisplay]> = [
+      ['none', { offerings: [], theme: {} }],
+      ['highlighted', { offerings: [{ ...plain, highlighted: true }], theme: {} }],
+      ['a call to action', { offerings: [{ ...plain, callToAction: CTA }], theme: {} }],
+      ['another call-to-action URL', { offerings: [{ ...plain, callToAction: { ...CTA, url: 'https://shop.example.com/other' } }], theme: {} }],
+      ['an accent colour', { offerings: [], theme: { accentColor: '#0f766e' } }],
+      ['a logo', { offerings: [], theme: { logoUrl: THEME.logoUrl } }],
+    ];
+    const etags = cases.map(([, display]) => toHeadlessConfig('sf_1', '3', view, display).etag);
+    assert.equal(new Set(etags).size, cases.length, JSON.stringify(cases.map(([name], i) => [name, etags[i]])));
+    assert.equal(toHeadlessConfig('sf_1', '3', view, cases[1]![1]).etag, etags[1], 'the same settings, the same etag');
+  });
 });
