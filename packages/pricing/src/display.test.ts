@@ -19,6 +19,7 @@ import {
   periodSuffix,
   pluralUnit,
   sortOfferingsForDisplay,
+  statusText,
   type TierRow,
   type WeightRow,
 } from './display.js';
@@ -424,13 +425,23 @@ test('describeUnitPricing weights: free, half price, full price, a percent; then
     'MONTHLY',
   );
   const expected: WeightRow[] = [
-    { status: 'SUCCESS', weight: 1, label: 'full price' },
-    { status: 'PARTIAL', weight: 0.5, label: 'half price' },
-    { status: 'ERROR', weight: 0, label: 'free' },
-    { status: 'TIMEOUT', weight: 0.25, label: '25% of price' },
+    { status: 'SUCCESS', statusText: 'Success', weight: 1, label: 'full price' },
+    { status: 'PARTIAL', statusText: 'Partial', weight: 0.5, label: 'half price' },
+    { status: 'ERROR', statusText: 'Error', weight: 0, label: 'free' },
+    { status: 'TIMEOUT', statusText: 'Timeout', weight: 0.25, label: '25% of price' },
   ];
   assert.deepEqual(display.weights, expected);
   assert.equal(display.note, 'Other statuses bill at full price');
+});
+
+test('statusText: a status code for people', () => {
+  const cases: Array<[string, string]> = [
+    ['SUCCESS', 'Success'],
+    ['RATE_LIMITED', 'Rate limited'],
+    ['tool-error', 'Tool error'],
+    ['__', '__'],
+  ];
+  for (const [code, text] of cases) assert.equal(statusText(code), text, code);
 });
 
 /* Plans and offerings. */

@@ -49,6 +49,8 @@ export interface TierRow {
 /** One OUTCOME_BASED weight, ready to render. */
 export interface WeightRow {
   status: string;
+  /** The status for people: "SUCCESS" -> "Success", "RATE_LIMITED" -> "Rate limited". */
+  statusText: DisplayText;
   weight: number;
   /** "free" (0), "half price" (0.5), "full price" (1), otherwise "25% of price". */
   label: DisplayText;
@@ -442,6 +444,12 @@ function staircaseHeadline(unit: UnitPricing, currency: string, period: BillingP
   return `Free for some quantities, otherwise from ${from}`;
 }
 
+/** "SUCCESS" -> "Success"; other configured statuses the same way. */
+export function statusText(status: string): DisplayText {
+  const words = status.replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return words === '' ? status : words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** 0 -> "free", 0.5 -> "half price", 1 -> "full price", else the percent, to two decimals at most. */
 function weightLabel(weight: number): DisplayText {
   const value = toDecimal(weight, 'outcome weight');
@@ -468,7 +476,7 @@ function weightRows(weights: Record<string, number> | null): WeightRow[] {
   });
   return statuses.map((status) => {
     const weight = weights[status] as number;
-    return { status, weight, label: weightLabel(weight) };
+    return { status, statusText: statusText(status), weight, label: weightLabel(weight) };
   });
 }
 

@@ -24,7 +24,7 @@ import { renderPricingPage } from '../src/modules/catalog/pricing-page.js';
 import type { WidgetConfig } from '../../widget/src/api.js';
 import { messages } from '../../widget/src/messages.js';
 import { candidatePerMonth, candidatePrice, candidateUnits } from '../../widget/src/present.js';
-import { draftOf, previewOf, type PlanDraft, type Preview } from '../../console/src/plan-form.js';
+import { draftOf, previewOf, type Preview } from '../../console/src/plan-form.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -229,13 +229,8 @@ const RULES: Rule[] = [
   { rule: 'a trial', surfaces: ['page'], lines: ['14-day free trial'] },
 ];
 
-/**
- * The outcome weights, status by status. A rule of their own: the page names a status for people
- * ("Success"), while the console's preview still shows the code ("SUCCESS") - the wording of a
- * status is the page's (statusLabel in pricing-page.ts), not yet the display module's.
- */
+/** The outcome weights, status by status, each status named for people ("Success", not "SUCCESS"). */
 const WEIGHTS = ['Success: full price', 'Partial: half price', 'Error: free', 'Timeout: 25% of price'];
-const STATUS_WORDING_PENDING = 'the console preview shows status codes ("SUCCESS: full price"): the status wording is not in the display module yet';
 
 /** What a surface must show for a rule: each string exactly, as one element's text. */
 function expectedOn(surface: Surface, r: Rule): string[] {
@@ -305,21 +300,11 @@ interface MetricLabel {
   unit: string | null;
 }
 
-/**
- * previewOf as the console's catalog screen calls it: with the metrics list's labels. On a
- * branch whose previewOf takes only the draft the labels are not used; `consoleWordsLabels`
- * below says which one this is.
- */
-const consolePreviewOf: (d: PlanDraft, metrics: readonly MetricLabel[]) => Preview = previewOf;
-
 const METRIC_LABELS: MetricLabel[] = RATE_PLANS.flatMap((p) =>
   p.metrics.map((m) => ({ name: m.metricName, displayName: m.metricDisplayName ?? null, unit: m.metricUnit ?? null })),
 );
 
 const texts = new Map<Surface, Set<string>>();
-/** Whether the console's preview words units with their metric's label (see consolePreviewOf). */
-let consoleWordsLabels = false;
-const LABELS_PENDING = 'the console preview does not word units with metric labels yet';
 
 before(async () => {
   const page = renderPricingPage({ storefrontName: 'Every rule', view: { offerings: OFFERINGS, ratePlans: RATE_PLANS } }).html;
@@ -339,12 +324,11 @@ before(async () => {
 
   const PlanPreview = await loadPlanPreview();
   const previews = RATE_PLANS.map((p) => {
-    const preview = consolePreviewOf(draftOf({ ...p, version: 1, updatedAt: '2026-04-01T00:00:00.000Z' }), METRIC_LABELS);
+    const preview = previewOf(draftOf({ ...p, version: 1, updatedAt: '2026-04-01T00:00:00.000Z' }), METRIC_LABELS);
     assert.deepEqual(preview.issues, [], `${p.name}: the console reads the plan back whole`);
     return vnodeHtml(PlanPreview({ preview }));
   });
   texts.set('console', new Set(previews.flatMap(textsOf)));
-  consoleWordsLabels = previews.some((html) => textsOf(html).includes('API calls'));
 });
 
 /* ----------------------------------------------------------------------------------------------
@@ -368,10 +352,7 @@ describe('every display rule reads the same on the pricing page, in the widget a
   for (const r of RULES) {
     describe(r.rule, () => {
       for (const surface of r.surfaces) {
-        it(`${surface}: ${JSON.stringify(expectedOn(surface, r))}`, (t) => {
-          // Until the console's previewOf takes the metrics list's labels (the console branch of
-          // issue 23), its preview words units by metricName and "unit": reported, not failed.
-          if (surface === 'console' && r.unit !== undefined && !consoleWordsLabels) t.todo(LABELS_PENDING);
+        it(`${surface}: ${JSON.stringify(expectedOn(surface, r))}`, () => {
           assertShows(surface, expectedOn(surface, r));
         });
       }
@@ -380,7 +361,7 @@ describe('every display rule reads the same on the pricing page, in the widget a
 
   describe('OUTCOME_BASED weights: each status in words, then its share of the price', () => {
     it(`page: ${JSON.stringify(WEIGHTS)}`, () => assertShows('page', WEIGHTS));
-    it(`console: ${JSON.stringify(WEIGHTS)}`, { todo: STATUS_WORDING_PENDING }, () => assertShows('console', WEIGHTS));
+    it(`console: ${JSON.stringify(WEIGHTS)}`, () => assertShows('console', WEIGHTS));
   });
 
   it('the table covers every pricing model', () => {

@@ -47,7 +47,7 @@ export function PlanPreview(props: { preview: Preview }) {
                 <ul>
                   {u.weights.map((w) => (
                     <li key={w.status}>
-                      {w.status}: {w.label}
+                      {w.statusText}: {w.label}
                     </li>
                   ))}
                 </ul>

@@ -25,12 +25,6 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 }
 
-/** "SUCCESS" -> "Success"; other configured statuses the same way. */
-function statusLabel(status: string): string {
-  const words = status.replace(/[_-]+/g, ' ').trim().toLowerCase();
-  return words === '' ? status : words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 /* Light only, AA contrast or better everywhere (muted text 7.6:1 on white, accent 8.6:1). */
 const CSS = [
   ':root{color-scheme:light;--fg:#111827;--muted:#4b5563;--line:#d9dde3;--bg:#f5f6f8;--card:#fff;--accent:#1e40af;--soft:#eef2ff}',
@@ -128,7 +122,7 @@ function renderUnit(unit: UnitDisplay, id: string): string {
     parts.push(
       `<p class="weights-label" id="${id}-weights">Billed by outcome:</p>`,
       `<ul class="weights" aria-labelledby="${id}-weights">`,
-      ...unit.weights.map((w) => `<li>${escapeHtml(statusLabel(w.status))}: ${escapeHtml(w.label)}</li>`),
+      ...unit.weights.map((w) => `<li>${escapeHtml(w.statusText)}: ${escapeHtml(w.label)}</li>`),
       '</ul>',
     );
   }
