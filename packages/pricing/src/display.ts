@@ -525,7 +525,8 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
       const lowest = lowestTierUnitPrice(unit);
       // No priced band only happens with a catalog that failed validation; say something true.
       // Free units come off before the bands (rate.ts, step 3), so they read as for PER_UNIT.
-      display.headline = (lowest === null ? 'Tiered pricing' : `From ${formatUnitRate(lowest.toFixed(), currency)} / ${name.one}`) + afterFree(unit.includedFree);
+      display.headline =
+        (lowest === null ? 'Tiered pricing' : `From ${formatUnitRate(lowest.toFixed(), currency)} / ${name.one}`) + afterFree(unit.includedFree);
       display.tiers = tierRows(unit, currency, name);
       display.note = tierNote(unit.pricingModel, name);
       break;

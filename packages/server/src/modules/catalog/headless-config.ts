@@ -107,7 +107,7 @@ export const HeadlessConfigSchema = Type.Object(
         ratePlanIds: Type.Array(Type.String(), { description: 'Look these up in ratePlans; an id may have no match.' }),
         highlighted: Type.Boolean({ description: 'Tollgate addition: the seller sets this offering apart ("Most popular").' }),
         callToAction: Type.Union([CallToActionSchema, Type.Null()], {
-          description: 'Tollgate addition: the button the seller wants on this offering\'s card; null: none.',
+          description: "Tollgate addition: the button the seller wants on this offering's card; null: none.",
         }),
       }),
     ),
@@ -124,7 +124,7 @@ export const HeadlessConfigSchema = Type.Object(
         metrics: Type.Array(UnitJson, { description: 'Every billable unit: render from this.' }),
       }),
     ),
-    theme: Type.Intersect([StorefrontThemeSchema], { description: 'Tollgate addition: the seller\'s look for the hosted page; {} for the default.' }),
+    theme: Type.Intersect([StorefrontThemeSchema], { description: "Tollgate addition: the seller's look for the hosted page; {} for the default." }),
   },
   { title: 'HeadlessConfig' },
 );

@@ -11,9 +11,12 @@ import { findStorefrontById } from './storefront.repository.js';
 
 const CACHE_CONTROL = 'public, max-age=60';
 
-/** No script, no fetch, nothing but the page's own inline style; other sites may embed it. */
-export function pricingPageCsp(styleHash: string): string {
-  return `default-src 'none'; style-src ${styleHash}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *`;
+/**
+ * No script, no fetch, nothing but the page's own inline style; images from the page, data: URLs
+ * and the seller's logo origin only; other sites may embed it.
+ */
+export function pricingPageCsp(page: Pick<RenderedPage, 'styleHash' | 'imageOrigin'>): string {
+  return `default-src 'none'; style-src ${page.styleHash}; img-src 'self' data:${page.imageOrigin === null ? '' : ` ${page.imageOrigin}`}; base-uri 'none'; form-action 'none'; frame-ancestors *`;
 }
 
 function sendPage(reply: FastifyReply, status: number, page: RenderedPage, cacheControl: string): FastifyReply {
@@ -22,7 +25,7 @@ function sendPage(reply: FastifyReply, status: number, page: RenderedPage, cache
     .headers({
       'content-type': 'text/html; charset=utf-8',
       'cache-control': cacheControl,
-      'content-security-policy': pricingPageCsp(page.styleHash),
+      'content-security-policy': pricingPageCsp(page),
       'x-content-type-options': 'nosniff',
     })
     .send(page.html);

@@ -77,7 +77,7 @@ export const CallToActionSchema = Type.Object(
 
 export const OfferingDisplaySchema = Type.Object(
   {
-    offeringId: Type.String({ minLength: 1, maxLength: 100, description: 'off_…: one of the storefront\'s offeringIds.' }),
+    offeringId: Type.String({ minLength: 1, maxLength: 100, description: "off_…: one of the storefront's offeringIds." }),
     highlighted: Type.Optional(Type.Boolean({ default: false, description: 'Set the card apart, with a "Most popular" badge.' })),
     callToAction: Type.Optional(Type.Union([CallToActionSchema, Type.Null()], { description: 'A button on the card; null or absent: none.' })),
   },
@@ -89,27 +89,37 @@ export const StorefrontThemeSchema = Type.Object(
     accentColor: Type.Optional(
       Type.String({
         pattern: HEX_COLOR,
-        description: 'Prices, buttons and the highlighted card, as #rrggbb. Text on it is white or near-black, whichever reads (WCAG AA); a colour too light to read on white is used for fills only.',
+        description:
+          'Prices, buttons and the highlighted card, as #rrggbb. Text on it is white or near-black, whichever reads (WCAG AA); a colour too light to read on white is used for fills only.',
       }),
     ),
     backgroundColor: Type.Optional(
-      Type.String({ pattern: HEX_COLOR, description: 'The page behind the cards, as #rrggbb; the title and switch take white or near-black text, whichever reads.' }),
+      Type.String({
+        pattern: HEX_COLOR,
+        description: 'The page behind the cards, as #rrggbb; the title and switch take white or near-black text, whichever reads.',
+      }),
     ),
     fontFamily: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9][A-Za-z0-9 -]{0,62}$',
-        description: 'A font family installed on the buyer\'s device, tried before the system font (the page loads no web fonts): letters, digits, spaces and hyphens.',
+        description:
+          "A font family installed on the buyer's device, tried before the system font (the page loads no web fonts): letters, digits, spaces and hyphens.",
       }),
     ),
     logoUrl: Type.Optional(
       Type.String({
         pattern: '^(https://[^\\s"\'<>]+|data:image/(png|svg\\+xml|webp|jpeg);base64,[A-Za-z0-9+/=]+)$',
         maxLength: 32_768,
-        description: 'Your logo above the title: an https URL (at most 2,048 characters) or a base64 data: URL of a PNG, SVG, WebP or JPEG image (at most 32 KiB).',
+        description:
+          'Your logo above the title: an https URL (at most 2,048 characters) or a base64 data: URL of a PNG, SVG, WebP or JPEG image (at most 32 KiB).',
       }),
     ),
   },
-  { additionalProperties: false, title: 'StorefrontTheme', examples: [{ accentColor: '#4f46e5', backgroundColor: '#f5f3ff', fontFamily: 'Inter', logoUrl: 'https://shop.example.com/logo.svg' }] },
+  {
+    additionalProperties: false,
+    title: 'StorefrontTheme',
+    examples: [{ accentColor: '#4f46e5', backgroundColor: '#f5f3ff', fontFamily: 'Inter', logoUrl: 'https://shop.example.com/logo.svg' }],
+  },
 );
 
 const OfferingDisplayList = Type.Array(OfferingDisplaySchema, {
@@ -191,7 +201,7 @@ export function displayFromInput(
 ): StorefrontDisplay {
   return {
     offerings: offerings.map((o) => ({ offeringId: o.offeringId, highlighted: o.highlighted ?? false, callToAction: o.callToAction ?? null })),
-    theme: Object.fromEntries(Object.entries(theme).filter(([, v]) => typeof v === 'string' && v !== '')) as StorefrontTheme,
+    theme: Object.fromEntries(Object.entries(theme).filter(([, v]) => typeof v === 'string' && v !== '')),
   };
 }
 
