@@ -31,6 +31,40 @@ export const demoSignupUrl = (offeringId: string) => `https://example.com/signup
 export type DemoOfferingKey = 'starter' | 'pro' | 'proAnnual' | 'agents';
 
 /**
+ * Pro's usage, monthly or yearly: the yearly plan has twelve months' free calls and twelve
+ * months' seat fees (its per-period amounts), the same per-unit prices.
+ */
+function proUsage(billingPeriod: 'MONTHLY' | 'ANNUAL') {
+  const annual = billingPeriod === 'ANNUAL';
+  return {
+    name: annual ? 'Pro usage (annual)' : 'Pro usage',
+    currency: 'USD',
+    billingPeriod,
+    metrics: [
+      { metricName: 'api_calls', pricingModel: 'INCLUDED_QUOTA' as const, rate: '1.50', includedFree: annual ? 1200000 : 100000, blockSize: 1000 },
+      {
+        metricName: 'tokens',
+        pricingModel: 'VOLUME_TIERED' as const,
+        tiers: [
+          { tierStart: 0, tierEnd: 1000000, unitPrice: '0.000012' },
+          { tierStart: 1000000, tierEnd: 10000000, unitPrice: '0.00001' },
+          { tierStart: 10000000, tierEnd: null, unitPrice: '0.000008' },
+        ],
+      },
+      {
+        metricName: 'seats',
+        pricingModel: 'STAIRCASE' as const,
+        tiers: [
+          { tierStart: 0, tierEnd: 5, flatFee: '0' },
+          { tierStart: 5, tierEnd: 20, flatFee: annual ? '480' : '40' },
+          { tierStart: 20, tierEnd: null, flatFee: annual ? '1200' : '100' },
+        ],
+      },
+    ],
+  };
+}
+
+/**
  * Four offerings on one product that together use all eight pricing models, in a published
  * storefront that shows off the hosted page: Pro both monthly and annually (so the page has a
  * period switch), highlighted, a button on every card, and a theme. Pro (monthly) is what the demo
@@ -59,59 +93,8 @@ export async function createDemoCatalog(
       },
     ],
   });
-  const proPlan = await createRatePlan(deps, ctx, {
-    name: 'Pro usage',
-    currency: 'USD',
-    billingPeriod: 'MONTHLY',
-    metrics: [
-      { metricName: 'api_calls', pricingModel: 'INCLUDED_QUOTA', rate: '1.50', includedFree: 100000, blockSize: 1000 },
-      {
-        metricName: 'tokens',
-        pricingModel: 'VOLUME_TIERED',
-        tiers: [
-          { tierStart: 0, tierEnd: 1000000, unitPrice: '0.000012' },
-          { tierStart: 1000000, tierEnd: 10000000, unitPrice: '0.00001' },
-          { tierStart: 10000000, tierEnd: null, unitPrice: '0.000008' },
-        ],
-      },
-      {
-        metricName: 'seats',
-        pricingModel: 'STAIRCASE',
-        tiers: [
-          { tierStart: 0, tierEnd: 5, flatFee: '0' },
-          { tierStart: 5, tierEnd: 20, flatFee: '40' },
-          { tierStart: 20, tierEnd: null, flatFee: '100' },
-        ],
-      },
-    ],
-  });
-  // Pro paid yearly: the monthly allowance and the seat fees twelve times over, for 490 a year.
-  const proAnnualPlan = await createRatePlan(deps, ctx, {
-    name: 'Pro usage (annual)',
-    currency: 'USD',
-    billingPeriod: 'ANNUAL',
-    metrics: [
-      { metricName: 'api_calls', pricingModel: 'INCLUDED_QUOTA', rate: '1.50', includedFree: 1200000, blockSize: 1000 },
-      {
-        metricName: 'tokens',
-        pricingModel: 'VOLUME_TIERED',
-        tiers: [
-          { tierStart: 0, tierEnd: 1000000, unitPrice: '0.000012' },
-          { tierStart: 1000000, tierEnd: 10000000, unitPrice: '0.00001' },
-          { tierStart: 10000000, tierEnd: null, unitPrice: '0.000008' },
-        ],
-      },
-      {
-        metricName: 'seats',
-        pricingModel: 'STAIRCASE',
-        tiers: [
-          { tierStart: 0, tierEnd: 5, flatFee: '0' },
-          { tierStart: 5, tierEnd: 20, flatFee: '480' },
-          { tierStart: 20, tierEnd: null, flatFee: '1200' },
-        ],
-      },
-    ],
-  });
+  const proPlan = await createRatePlan(deps, ctx, proUsage('MONTHLY'));
+  const proAnnualPlan = await createRatePlan(deps, ctx, proUsage('ANNUAL'));
   const agentsPlan = await createRatePlan(deps, ctx, {
     name: 'Agent usage',
     currency: 'USD',
