@@ -1646,7 +1646,7 @@ export interface paths {
     };
     /**
      * The hosted pricing page (HTML)
-     * @description A server-rendered HTML page of the storefront's published offerings: for each, its price, trial and every billable unit's wording and tiers, worded by the same display rules a client widget uses. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.
+     * @description A server-rendered HTML page of the storefront's published offerings: for each, its price, trial, the seller's call to action (a link that opens in the whole window) and every billable unit's wording and tiers, worded by the same display rules a client widget uses; highlighted offerings carry a "Most popular" badge. Offerings of the same name in several billing periods get a period switch, with longer periods compared per month. The storefront's theme (colours, font, logo) applies, with text colours chosen for WCAG AA contrast; the CSP allows images from the logo's https origin too. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.
      */
     get: operations['retrievePricingPage'];
     put?: never;
@@ -3008,6 +3008,16 @@ export interface components {
       supportUrl: string | null;
       updatedAt: string | null;
     };
+    /** CallToAction */
+    CallToAction: {
+      /** @description The button's text, e.g. "Start free trial". */
+      label: string;
+      /**
+       * Format: uri
+       * @description Where the button goes: your sign-up or checkout page, with the offering id if you need it. http or https only.
+       */
+      url: string;
+    };
     /** CatalogUnit */
     CatalogUnit: {
       metricId: string;
@@ -3542,6 +3552,10 @@ export interface components {
         trialDays: number;
         /** @description Look these up in ratePlans; an id may have no match. */
         ratePlanIds: string[];
+        /** @description Tollgate addition: the seller sets this offering apart ("Most popular"). */
+        highlighted: boolean;
+        /** @description Tollgate addition: the button the seller wants on this offering's card; null: none. */
+        callToAction: components['schemas']['CallToAction'] | null;
       }[];
       ratePlans: {
         id: string;
@@ -3584,8 +3598,14 @@ export interface components {
           outcomeWeights: {
             [key: string]: number;
           } | null;
+          /** @description Tollgate addition to the spec's fields: the metric's name for people ("API calls"); null when it has none. */
+          metricDisplayName: string | null;
+          /** @description Tollgate addition: what one unit is called, singular ("call"), as in "$0.0020 / call"; null: "unit". */
+          metricUnit: string | null;
         }[];
       }[];
+      /** @description Tollgate addition: the seller's look for the hosted page; {} for the default. */
+      theme: components['schemas']['StorefrontTheme'];
     };
     /**
      * HubQuota
@@ -3888,6 +3908,18 @@ export interface components {
        */
       updatedAt: string;
     };
+    /** OfferingDisplay */
+    OfferingDisplay: {
+      /** @description off_…: one of the storefront's offeringIds. */
+      offeringId: string;
+      /**
+       * @description Set the card apart, with a "Most popular" badge.
+       * @default false
+       */
+      highlighted: boolean;
+      /** @description A button on the card; null or absent: none. */
+      callToAction?: components['schemas']['CallToAction'] | null;
+    };
     /** OfferingList */
     OfferingList: {
       /** @enum {string} */
@@ -3987,6 +4019,10 @@ export interface components {
       outcomeWeights: {
         [key: string]: number;
       } | null;
+      /** @description The metric's name for people ("API calls"); null when it has none. */
+      metricDisplayName?: string | null;
+      /** @description What one unit is called, singular ("call"); null: "unit". */
+      metricUnit?: string | null;
     };
     /** RatePlan */
     RatePlan: {
@@ -4149,10 +4185,22 @@ export interface components {
       /** @description What the next publish shows; ?preview=true reads it. */
       draft: {
         offeringIds: string[];
+        offeringDisplay: {
+          offeringId: string;
+          highlighted: boolean;
+          callToAction: components['schemas']['CallToAction'] | null;
+        }[];
+        theme: components['schemas']['StorefrontTheme'];
       };
       /** @description What storefront keys read; null until the first publish. */
       published: {
         offeringIds: string[];
+        offeringDisplay: {
+          offeringId: string;
+          highlighted: boolean;
+          callToAction: components['schemas']['CallToAction'] | null;
+        }[];
+        theme: components['schemas']['StorefrontTheme'];
         /** @description Increases with every publish. */
         version: number;
         /**
@@ -4212,6 +4260,25 @@ export interface components {
       data: components['schemas']['Storefront'][];
       /** @description More items exist beyond this page in the direction of travel. */
       hasMore: boolean;
+    };
+    /**
+     * StorefrontTheme
+     * @example {
+     *       "accentColor": "#4f46e5",
+     *       "backgroundColor": "#f5f3ff",
+     *       "fontFamily": "Inter",
+     *       "logoUrl": "https://shop.example.com/logo.svg"
+     *     }
+     */
+    StorefrontTheme: {
+      /** @description Prices, buttons and the highlighted card, as #rrggbb. Text on it is white or near-black, whichever reads (WCAG AA); a colour too light to read on white is used for fills only. */
+      accentColor?: string;
+      /** @description The page behind the cards, as #rrggbb; the title and switch take white or near-black text, whichever reads. */
+      backgroundColor?: string;
+      /** @description A font family installed on the buyer's device, tried before the system font (the page loads no web fonts): letters, digits, spaces and hyphens. */
+      fontFamily?: string;
+      /** @description Your logo above the title: an https URL (at most 2,048 characters) or a base64 data: URL of a PNG, SVG, WebP or JPEG image (at most 32 KiB). */
+      logoUrl?: string;
     };
     /** Subscription */
     Subscription: {
@@ -7065,7 +7132,9 @@ export interface operations {
            *                   "flatFee": "flatFee"
            *                 }
            *               ],
-           *               "outcomeWeights": {}
+           *               "outcomeWeights": {},
+           *               "metricDisplayName": "metricDisplayName",
+           *               "metricUnit": "metricUnit"
            *             }
            *           ]
            *         }
@@ -11422,12 +11491,44 @@ export interface operations {
            *           "draft": {
            *             "offeringIds": [
            *               "offeringId"
-           *             ]
+           *             ],
+           *             "offeringDisplay": [
+           *               {
+           *                 "offeringId": "offeringId",
+           *                 "highlighted": true,
+           *                 "callToAction": {
+           *                   "label": "label",
+           *                   "url": "https://example.com/webhooks/tollgate"
+           *                 }
+           *               }
+           *             ],
+           *             "theme": {
+           *               "accentColor": "#4f46e5",
+           *               "backgroundColor": "#f5f3ff",
+           *               "fontFamily": "Inter",
+           *               "logoUrl": "https://shop.example.com/logo.svg"
+           *             }
            *           },
            *           "published": {
            *             "offeringIds": [
            *               "offeringId"
            *             ],
+           *             "offeringDisplay": [
+           *               {
+           *                 "offeringId": "offeringId",
+           *                 "highlighted": true,
+           *                 "callToAction": {
+           *                   "label": "label",
+           *                   "url": "https://example.com/webhooks/tollgate"
+           *                 }
+           *               }
+           *             ],
+           *             "theme": {
+           *               "accentColor": "#4f46e5",
+           *               "backgroundColor": "#f5f3ff",
+           *               "fontFamily": "Inter",
+           *               "logoUrl": "https://shop.example.com/logo.svg"
+           *             },
            *             "version": 1,
            *             "publishedAt": "2026-11-01T00:00:00.000Z"
            *           },
@@ -11467,13 +11568,32 @@ export interface operations {
          *       "name": "Acme Inc.",
          *       "offeringIds": [
          *         "offeringId"
-         *       ]
+         *       ],
+         *       "offeringDisplay": [
+         *         {
+         *           "offeringId": "off_01jd3m5x7c0000000000000000",
+         *           "highlighted": false,
+         *           "callToAction": {
+         *             "label": "label",
+         *             "url": "https://example.com/webhooks/tollgate"
+         *           }
+         *         }
+         *       ],
+         *       "theme": {
+         *         "accentColor": "#4f46e5",
+         *         "backgroundColor": "#f5f3ff",
+         *         "fontFamily": "Inter",
+         *         "logoUrl": "https://shop.example.com/logo.svg"
+         *       }
          *     }
          */
         'application/json': {
           name: string;
           /** @description off_… ids, in display order. */
           offeringIds?: string[];
+          /** @description Per listed offering: a call to action and a highlight. Replaced whole; offerings not named show plainly. */
+          offeringDisplay?: components['schemas']['OfferingDisplay'][];
+          theme?: components['schemas']['StorefrontTheme'];
         };
       };
     };
@@ -11493,12 +11613,44 @@ export interface operations {
            *       "draft": {
            *         "offeringIds": [
            *           "offeringId"
-           *         ]
+           *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         }
            *       },
            *       "published": {
            *         "offeringIds": [
            *           "offeringId"
            *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         },
            *         "version": 1,
            *         "publishedAt": "2026-11-01T00:00:00.000Z"
            *       },
@@ -11545,12 +11697,44 @@ export interface operations {
            *       "draft": {
            *         "offeringIds": [
            *           "offeringId"
-           *         ]
+           *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         }
            *       },
            *       "published": {
            *         "offeringIds": [
            *           "offeringId"
            *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         },
            *         "version": 1,
            *         "publishedAt": "2026-11-01T00:00:00.000Z"
            *       },
@@ -11587,13 +11771,32 @@ export interface operations {
          *       "name": "Acme Inc.",
          *       "offeringIds": [
          *         "offeringId"
-         *       ]
+         *       ],
+         *       "offeringDisplay": [
+         *         {
+         *           "offeringId": "off_01jd3m5x7c0000000000000000",
+         *           "highlighted": false,
+         *           "callToAction": {
+         *             "label": "label",
+         *             "url": "https://example.com/webhooks/tollgate"
+         *           }
+         *         }
+         *       ],
+         *       "theme": {
+         *         "accentColor": "#4f46e5",
+         *         "backgroundColor": "#f5f3ff",
+         *         "fontFamily": "Inter",
+         *         "logoUrl": "https://shop.example.com/logo.svg"
+         *       }
          *     }
          */
         'application/json': {
           name?: string;
           /** @description off_… ids, in display order. */
           offeringIds?: string[];
+          /** @description Per listed offering: a call to action and a highlight. Replaced whole; offerings not named show plainly. */
+          offeringDisplay?: components['schemas']['OfferingDisplay'][];
+          theme?: components['schemas']['StorefrontTheme'];
         };
       };
     };
@@ -11613,12 +11816,44 @@ export interface operations {
            *       "draft": {
            *         "offeringIds": [
            *           "offeringId"
-           *         ]
+           *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         }
            *       },
            *       "published": {
            *         "offeringIds": [
            *           "offeringId"
            *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         },
            *         "version": 1,
            *         "publishedAt": "2026-11-01T00:00:00.000Z"
            *       },
@@ -11665,12 +11900,44 @@ export interface operations {
            *       "draft": {
            *         "offeringIds": [
            *           "offeringId"
-           *         ]
+           *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         }
            *       },
            *       "published": {
            *         "offeringIds": [
            *           "offeringId"
            *         ],
+           *         "offeringDisplay": [
+           *           {
+           *             "offeringId": "offeringId",
+           *             "highlighted": true,
+           *             "callToAction": {
+           *               "label": "label",
+           *               "url": "https://example.com/webhooks/tollgate"
+           *             }
+           *           }
+           *         ],
+           *         "theme": {
+           *           "accentColor": "#4f46e5",
+           *           "backgroundColor": "#f5f3ff",
+           *           "fontFamily": "Inter",
+           *           "logoUrl": "https://shop.example.com/logo.svg"
+           *         },
            *         "version": 1,
            *         "publishedAt": "2026-11-01T00:00:00.000Z"
            *       },
@@ -11729,7 +11996,12 @@ export interface operations {
            *           "trialDays": 1,
            *           "ratePlanIds": [
            *             "ratePlanId"
-           *           ]
+           *           ],
+           *           "highlighted": true,
+           *           "callToAction": {
+           *             "label": "label",
+           *             "url": "https://example.com/webhooks/tollgate"
+           *           }
            *         }
            *       ],
            *       "ratePlans": [
@@ -11766,11 +12038,19 @@ export interface operations {
            *                   "flatFee": 1
            *                 }
            *               ],
-           *               "outcomeWeights": {}
+           *               "outcomeWeights": {},
+           *               "metricDisplayName": "metricDisplayName",
+           *               "metricUnit": "metricUnit"
            *             }
            *           ]
            *         }
-           *       ]
+           *       ],
+           *       "theme": {
+           *         "accentColor": "#4f46e5",
+           *         "backgroundColor": "#f5f3ff",
+           *         "fontFamily": "Inter",
+           *         "logoUrl": "https://shop.example.com/logo.svg"
+           *       }
            *     }
            */
           'application/json': components['schemas']['HeadlessConfig'];
