@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { accentColors, contrast, expiredText, graceText, hubViewOf, linkTokenOf, remainingText, sellerName, subscriptionLabel } from '../src/hub/model.js';
+import { contrast } from '@tollgate/pricing';
+import { accentColors, expiredText, graceText, hubViewOf, linkTokenOf, remainingText, sellerName, subscriptionLabel } from '../src/hub/model.js';
 import { monthsAgo } from '../src/hub/usage.js';
 
 const HEX = 'a'.repeat(64);

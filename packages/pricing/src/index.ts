@@ -8,3 +8,4 @@ export * from './unit-pricing.js';
 export * from './periods.js';
 export * from './proration.js';
 export * from './change-summary.js';
+export * from './contrast.js';

@@ -78,7 +78,7 @@ Try it:
   curl -s -X POST ${address}/api/v1/api-keys/${t.productKeyId}/rotate -H "Authorization: Bearer $TOLLGATE_KEY"
   curl -s ${address}/api/v1/portal/headless/config -H "X-Storefront-Key: ${t.storefrontKey}"
 
-The demo's pricing page (three offerings, all eight pricing models): ${address}${t.pricingPagePath}
+The demo's pricing page (four offerings, all eight pricing models): ${address}${t.pricingPagePath}
 ${profile === 'development' ? `The demo customer's account page with the upgrade/cancel widget: ${address}${WIDGET_DEMO_PATH}\n` : ''}
 Another demo workspace at any time: npx tollgate demo --json
 `;

@@ -157,6 +157,7 @@ describe('the console catalog in Chromium', () => {
       const pagePath = await row.getByRole('link').getAttribute('href');
       assert.match(pagePath ?? '', /^\/pricing\/sf_/);
       const html = await (await fetch(b.origin + pagePath!)).text();
+      // The page words each unit with its metric's unit (search_queries: query; the demo's api_calls: call).
       for (const text of ['Console offering', '$19.00/mo', '14-day free trial', '$0.0020 / query after 2,000 free', 'From $0.0050 / call', 'First 1,000'])
         assert.ok(html.includes(text), `the pricing page shows ${text}`);
     },

@@ -3,6 +3,7 @@
  * whom an expired link sends the customer back to, the seller's accent colour made legible, and
  * how a key's grace period, a quota and a subscription to create a key for are worded. Pure, so each is tested with a table of cases.
  */
+import { contrast } from '@tollgate/pricing';
 import { formatInstant } from '../format.js';
 
 export const HUB_BASE = '/hub';
@@ -49,20 +50,6 @@ export function sellerName(seller: Seller | null): string | null {
 
 export const expiredText = (seller: Seller | null): string =>
   `This link has expired: ask ${sellerName(seller) ?? 'the site that sent you here'} for a new one.`;
-
-/** Relative luminance of #rrggbb (WCAG 2.1). */
-function luminance(hex: string): number {
-  const channel = (i: number) => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-}
-
-export function contrast(a: string, b: string): number {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (hi + 0.05) / (lo + 0.05);
-}
 
 export interface AccentColors {
   /** Button background. */

@@ -1646,7 +1646,7 @@ export interface paths {
     };
     /**
      * The hosted pricing page (HTML)
-     * @description A server-rendered HTML page of the storefront's published offerings: for each, its price, trial and every billable unit's wording and tiers, worded by the same display rules a client widget uses. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.
+     * @description A server-rendered HTML page of the storefront's published offerings: for each, its price, trial, the seller's call to action (a link that opens in the whole window) and every billable unit's wording and tiers, worded by the same display rules a client widget uses; highlighted offerings carry a "Most popular" badge. Offerings of the same name in several billing periods get a period switch, with longer periods compared per month. The storefront's theme (colours, font, logo) applies, with text colours chosen for WCAG AA contrast; the CSP allows images from the logo's https origin too. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.
      */
     get: operations['retrievePricingPage'];
     put?: never;

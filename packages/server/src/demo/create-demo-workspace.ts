@@ -27,7 +27,7 @@ export interface DemoEnvironment {
   productId: string;
   metricNames: string[];
   storefrontKey: string;
-  /** The published demo storefront (three offerings, all eight pricing models). */
+  /** The published demo storefront (four offerings, Pro monthly and annually, all eight pricing models). */
   storefrontId: string;
   /** The hosted pricing page of that storefront: a URL path on this server. */
   pricingPagePath: string;
@@ -47,7 +47,7 @@ export interface DemoWorkspace {
 export const DEMO_METRICS = Object.keys(DEMO_CATALOG_METRICS) as Array<keyof typeof DEMO_CATALOG_METRICS>;
 
 /**
- * A workspace with, per environment: one API product, a published storefront of three offerings,
+ * A workspace with, per environment: one API product, a published storefront of four offerings,
  * one customer subscribed to the Pro offering, every kind of key, and one webhook source per
  * built-in provider.
  */

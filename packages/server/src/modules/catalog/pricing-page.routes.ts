@@ -11,9 +11,12 @@ import { findStorefrontById } from './storefront.repository.js';
 
 const CACHE_CONTROL = 'public, max-age=60';
 
-/** No script, no fetch, nothing but the page's own inline style; other sites may embed it. */
-export function pricingPageCsp(styleHash: string): string {
-  return `default-src 'none'; style-src ${styleHash}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *`;
+/**
+ * No script, no fetch, nothing but the page's own inline style; images from the page, data: URLs
+ * and the seller's logo origin only; other sites may embed it.
+ */
+export function pricingPageCsp(page: Pick<RenderedPage, 'styleHash' | 'imageOrigin'>): string {
+  return `default-src 'none'; style-src ${page.styleHash}; img-src 'self' data:${page.imageOrigin === null ? '' : ` ${page.imageOrigin}`}; base-uri 'none'; form-action 'none'; frame-ancestors *`;
 }
 
 function sendPage(reply: FastifyReply, status: number, page: RenderedPage, cacheControl: string): FastifyReply {
@@ -22,7 +25,7 @@ function sendPage(reply: FastifyReply, status: number, page: RenderedPage, cache
     .headers({
       'content-type': 'text/html; charset=utf-8',
       'cache-control': cacheControl,
-      'content-security-policy': pricingPageCsp(page.styleHash),
+      'content-security-policy': pricingPageCsp(page),
       'x-content-type-options': 'nosniff',
     })
     .send(page.html);
@@ -44,7 +47,7 @@ export async function pricingPageRoutes(app: App, deps: Deps): Promise<void> {
       operationId: 'retrievePricingPage',
       summary: 'The hosted pricing page (HTML)',
       description:
-        "A server-rendered HTML page of the storefront's published offerings: for each, its price, trial and every billable unit's wording and tiers, worded by the same display rules a client widget uses. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.",
+        "A server-rendered HTML page of the storefront's published offerings: for each, its price, trial, the seller's call to action (a link that opens in the whole window) and every billable unit's wording and tiers, worded by the same display rules a client widget uses; highlighted offerings carry a \"Most popular\" badge. Offerings of the same name in several billing periods get a period switch, with longer periods compared per month. The storefront's theme (colours, font, logo) applies, with text colours chosen for WCAG AA contrast; the CSP allows images from the logo's https origin too. Public, no key; rate-limited per IP address. Needs no JavaScript and may be embedded in an iframe on any site. Cached publicly for 60 s; send the ETag back in If-None-Match for a 304. An unknown storefront, or one never published, is a 404 HTML page.",
       tags: ['Headless pricing'],
       security: publicSecurity,
       params: Type.Object({ storefrontId: Type.String({ maxLength: 100, description: 'sf_…' }) }),

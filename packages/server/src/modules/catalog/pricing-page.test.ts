@@ -9,7 +9,9 @@ import { createOffering } from './create-offering.js';
 import { createStorefront } from './create-storefront.js';
 import type { StorefrontView } from './headless-config.js';
 import { renderPricingPage, renderPricingPageNotFound } from './pricing-page.js';
+import { pricingPageCsp } from './pricing-page.routes.js';
 import { publishStorefront } from './publish-storefront.js';
+import type { OfferingDisplaySettings, StorefrontDisplay } from './storefront.js';
 import { updateStorefront } from './update-storefront.js';
 
 /* ----------------------------------------------------------------------------------------------
@@ -238,9 +240,9 @@ describe('renderPricingPage', () => {
     assert.ok(html.includes('<title>Acme pricing</title>'));
     assert.equal(headings(html, 1).length, 1);
     assert.equal(html.match(/<main>/g)?.length, 1);
-    const sections = [...html.matchAll(/<section class="offering" aria-labelledby="([^"]+)">\n<h2 id="([^"]+)">/g)];
+    const sections = [...html.matchAll(/<section class="offering" id="([^"]+)-card" aria-labelledby="([^"]+)">\n<h2 id="([^"]+)">/g)];
     assert.equal(sections.length, 2);
-    for (const m of sections) assert.equal(m[1], m[2]);
+    for (const m of sections) assert.deepEqual([m[1], m[2]], [m[3], m[3]]);
     assert.deepEqual(texts(html, 'price'), ['$9.00/mo', '$19.00/mo']);
   });
 
@@ -275,6 +277,218 @@ describe('renderPricingPage', () => {
 });
 
 /* ----------------------------------------------------------------------------------------------
+ * renderPricingPage: the seller's display settings (calls to action, highlight, theme) and the
+ * period switch
+ * -------------------------------------------------------------------------------------------- */
+
+const settings = (offeringId: string, fields: Partial<OfferingDisplaySettings> = {}): OfferingDisplaySettings => ({
+  offeringId,
+  highlighted: false,
+  callToAction: null,
+  ...fields,
+});
+const renderWith = (view: StorefrontView, display: StorefrontDisplay, storefrontName = 'Acme pricing') => renderPricingPage({ storefrontName, view, display });
+
+/** The markup of one card, by its offering's storefront position (1-based). */
+function card(html: string, n: number): string {
+  const m = html.match(new RegExp(`<section class="[^"]*" id="offering-${n}-card"[\\s\\S]*?</section>`));
+  assert.ok(m, `card ${n}`);
+  return m[0];
+}
+
+describe('renderPricingPage: call to action and highlight', () => {
+  const view: StorefrontView = {
+    offerings: [offering('o1', { name: 'Basic', entryPrice: '9', trialDays: 7, ratePlanIds: ['p1'] }), offering('o2', { name: 'Pro', entryPrice: '49' })],
+    ratePlans: [plan('p1', [unit({ pricingModel: 'PER_UNIT', rate: '0.002' })])],
+  };
+
+  it('a call to action is a real link, styled as a button, under the price and trial, leaving the iframe', () => {
+    const { html } = renderWith(view, {
+      offerings: [settings('o1', { callToAction: { label: 'Start now', url: 'https://shop.example/signup?plan=basic&ref=page' } })],
+      theme: {},
+    });
+    assert.ok(
+      card(html, 1).includes(
+        '<p class="trial">7-day free trial</p>\n<a class="cta" href="https://shop.example/signup?plan=basic&amp;ref=page" target="_top" rel="noopener" aria-describedby="offering-1">Start now</a>\n<div class="plan">',
+      ),
+      card(html, 1),
+    );
+    assert.doesNotMatch(card(html, 2), /class="cta"/, 'no setting: no button');
+    assert.doesNotMatch(html, /<form|<button|<script/i, 'a link needs no form, and no script');
+  });
+
+  it('escapes a hostile label and URL; a URL that is not http(s) is no link at all', () => {
+    const { html } = renderWith(view, {
+      offerings: [
+        settings('o1', { callToAction: { label: `<img src=x onerror=alert(1)> "Go" & 'now'`, url: `https://x.example/"><script>alert(1)</script>` } }),
+        settings('o2', { callToAction: { label: 'Click', url: 'javascript:alert(1)' } }),
+      ],
+      theme: {},
+    });
+    assert.ok(
+      html.includes(
+        `<a class="cta" href="https://x.example/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" target="_top" rel="noopener" aria-describedby="offering-1">&lt;img src=x onerror=alert(1)&gt; &quot;Go&quot; &amp; &#39;now&#39;</a>`,
+      ),
+    );
+    assert.doesNotMatch(html, /<script|<img|javascript:/i);
+    assert.doesNotMatch(card(html, 2), /class="cta"/);
+  });
+
+  it('a highlighted offering says "Most popular" in text, above its name, and has the accent border', () => {
+    const { html } = renderWith(view, { offerings: [settings('o2', { highlighted: true })], theme: {} });
+    assert.ok(
+      card(html, 2).startsWith(
+        '<section class="offering highlighted" id="offering-2-card" aria-labelledby="offering-2">\n<p class="badge">Most popular</p>\n<h2 id="offering-2">Pro</h2>',
+      ),
+    );
+    assert.doesNotMatch(card(html, 1), /badge|highlighted/);
+    assert.match(html, /\.offering\.highlighted\{border:2px solid var\(--accent\)/);
+    assert.deepEqual(texts(html, 'badge'), ['Most popular']);
+  });
+
+  it('keeps the storefront order whatever the settings’ order, and ignores settings for offerings not shown', () => {
+    const { html } = renderWith(view, {
+      offerings: [settings('o2', { highlighted: true }), settings('gone', { highlighted: true }), settings('o1')],
+      theme: {},
+    });
+    assert.deepEqual(headings(html, 2), ['Basic', 'Pro']);
+    assert.equal(texts(html, 'badge').length, 1);
+  });
+});
+
+describe('renderPricingPage: the period switch', () => {
+  const view: StorefrontView = {
+    offerings: [
+      offering('free', { name: 'Free', entryPrice: '0' }),
+      offering('pro-m', { name: 'Pro', entryPrice: '49' }),
+      offering('ent', { name: 'Enterprise' }),
+      offering('pro-a', { name: 'pro', entryPrice: '490', billingPeriod: 'ANNUAL' }),
+    ],
+    ratePlans: [],
+  };
+  const { html } = renderWith(view, { offerings: [], theme: {} });
+  const css = html.match(/<style>([\s\S]*?)<\/style>/)?.[1] as string;
+
+  it('radio inputs in a fieldset with a legend, Monthly checked', () => {
+    assert.ok(
+      html.includes(
+        [
+          '<fieldset class="periods">',
+          '<legend>Billing period</legend>',
+          '<div class="segments">',
+          '<input type="radio" name="period" id="period-monthly" value="monthly" checked><label for="period-monthly">Monthly</label>',
+          '<input type="radio" name="period" id="period-annual" value="annual"><label for="period-annual">Annually</label>',
+          '</div>',
+          '</fieldset>',
+        ].join('\n'),
+      ),
+    );
+  });
+
+  it('the annual card sits at the monthly one’s slot, each in its own view; the others in every view', () => {
+    assert.deepEqual(headings(html, 2), ['Free', 'Pro', 'pro', 'Enterprise']);
+    assert.match(card(html, 1), /^<section class="offering" id/);
+    assert.match(card(html, 2), /^<section class="offering for-monthly" id/);
+    assert.match(card(html, 4), /^<section class="offering for-annual" id/);
+    assert.match(card(html, 3), /^<section class="offering" id/);
+  });
+
+  it('CSS hides the other period’s cards (and summary lines), no script needed', () => {
+    assert.ok(css.includes('main:has(#period-monthly:checked) .for-annual{display:none}'));
+    assert.ok(css.includes('main:has(#period-annual:checked) .for-monthly{display:none}'));
+    assert.doesNotMatch(html, /<script/i);
+    assert.match(css, /\.segments input:focus-visible\+label\{outline:3px solid/, 'a visible focus ring on the chosen label');
+  });
+
+  it('the annual price per month, and what it saves against monthly, rounded down', () => {
+    assert.ok(
+      card(html, 4).includes(
+        '<p class="price">$490.00/yr</p>\n<p class="per-month">Equivalent to $40.83/mo</p>\n<p class="savings">Save 16% against monthly</p>',
+      ),
+      card(html, 4),
+    );
+    assert.equal(texts(html, 'savings').length, 1);
+  });
+
+  it('a summary of every plan for phones: name and price, a link to the card, filtered by period like the cards', () => {
+    assert.ok(
+      html.includes(
+        [
+          '<nav class="summary" aria-label="Plans">',
+          '<ul>',
+          '<li><a href="#offering-1-card"><span class="summary-name">Free</span> <span class="summary-price">Free</span></a></li>',
+          '<li class="for-monthly"><a href="#offering-2-card"><span class="summary-name">Pro</span> <span class="summary-price">$49.00/mo</span></a></li>',
+          '<li class="for-annual"><a href="#offering-4-card"><span class="summary-name">pro</span> <span class="summary-price">$490.00/yr</span></a></li>',
+          '<li><a href="#offering-3-card"><span class="summary-name">Enterprise</span> <span class="summary-price">Contact sales</span></a></li>',
+          '</ul>',
+          '</nav>',
+        ].join('\n'),
+      ),
+    );
+    assert.match(css, /\.summary\{display:none;/);
+    assert.match(css, /@media \(max-width:40rem\)\{[^@]*\.summary\{display:block\}/);
+  });
+
+  it('no groups, no switch and no period rules', () => {
+    const plain = renderWith({ offerings: [offering('a', { name: 'A', entryPrice: '1' })], ratePlans: [] }, { offerings: [], theme: {} }).html;
+    assert.doesNotMatch(plain, /<fieldset|type="radio"|:has\(/);
+  });
+});
+
+describe('renderPricingPage: the seller’s theme, within the CSP', () => {
+  const view: StorefrontView = { offerings: [offering('o1', { entryPrice: '9' })], ratePlans: [] };
+  const styleOf = (html: string) => html.match(/<style>([\s\S]*?)<\/style>/)?.[1] as string;
+
+  it('colours and font as custom properties, and the style hash of that very CSS', () => {
+    const page = renderWith(view, { offerings: [], theme: { accentColor: '#5b21b6', backgroundColor: '#f5f3ff', fontFamily: 'Inter' } });
+    const css = styleOf(page.html);
+    assert.ok(css.startsWith(':root{--accent:#5b21b6;--on-accent:#ffffff;--accent-ink:#5b21b6;--bg:#f5f3ff;--on-bg:#111827;--font:"Inter",system-ui,'));
+    assert.equal(page.styleHash, `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+    const plain = renderWith(view, { offerings: [], theme: {} });
+    assert.notEqual(plain.styleHash, page.styleHash, 'the hash follows the theme');
+    assert.doesNotMatch(css, /@font-face|@import|url\(/, 'no web fonts');
+  });
+
+  it('a logo above the title, named by the storefront; an https logo’s origin, and only it, added to img-src', () => {
+    const page = renderWith(view, { offerings: [], theme: { logoUrl: 'https://cdn.shop.example/logo.svg?v=2&s=1' } }, `Acme & "Co"`);
+    assert.ok(
+      page.html.includes(
+        '<main>\n<img class="logo" src="https://cdn.shop.example/logo.svg?v=2&amp;s=1" alt="Acme &amp; &quot;Co&quot;">\n<h1>Acme &amp; &quot;Co&quot;</h1>',
+      ),
+    );
+    assert.equal(page.imageOrigin, 'https://cdn.shop.example');
+    assert.equal(
+      pricingPageCsp(page),
+      `default-src 'none'; style-src ${page.styleHash}; img-src 'self' data: https://cdn.shop.example; base-uri 'none'; form-action 'none'; frame-ancestors *`,
+    );
+  });
+
+  it('a data: logo needs nothing more than data:', () => {
+    const page = renderWith(view, { offerings: [], theme: { logoUrl: 'data:image/png;base64,iVBORw0KGgo=' } });
+    assert.ok(page.html.includes('<img class="logo" src="data:image/png;base64,iVBORw0KGgo=" alt="Acme pricing">'));
+    assert.equal(page.imageOrigin, null);
+    assert.equal(
+      pricingPageCsp(page),
+      `default-src 'none'; style-src ${page.styleHash}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *`,
+    );
+  });
+
+  it('no logo: no image, and the CSP as strict as ever', () => {
+    const page = renderWith(view, { offerings: [], theme: { logoUrl: 'http://insecure.example/logo.png' } });
+    assert.doesNotMatch(page.html, /<img/);
+    assert.equal(page.imageOrigin, null);
+  });
+
+  it('is deterministic with display settings too', () => {
+    const display: StorefrontDisplay = {
+      offerings: [settings('o1', { highlighted: true, callToAction: { label: 'Go', url: 'https://a.example/' } })],
+      theme: { accentColor: '#123456', logoUrl: 'https://a.example/l.png' },
+    };
+    assert.deepEqual(renderWith(view, display), renderWith(structuredClone(view), structuredClone(display)));
+  });
+});
+
+/* ----------------------------------------------------------------------------------------------
  * GET /pricing/:storefrontId
  * -------------------------------------------------------------------------------------------- */
 
@@ -292,10 +506,10 @@ describe('GET /pricing/:storefrontId', () => {
   after(() => t?.close());
 
   const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
-  const cspFor = (html: string) => {
+  const cspFor = (html: string, imgSrc = "'self' data:") => {
     const css = html.match(/<style>([\s\S]*?)<\/style>/)?.[1] as string;
     const hash = `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
-    return `default-src 'none'; style-src ${hash}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *`;
+    return `default-src 'none'; style-src ${hash}; img-src ${imgSrc}; base-uri 'none'; form-action 'none'; frame-ancestors *`;
   };
 
   it('200 renders the published demo storefront as HTML, with the caching and security headers', async () => {
@@ -310,10 +524,38 @@ describe('GET /pricing/:storefrontId', () => {
     assert.equal(res.headers['set-cookie'], undefined);
     assert.ok(res.headers['x-ratelimit-limit'], 'a public route is rate-limited per IP');
     assert.deepEqual(headings(res.body, 1), ['Demo pricing']);
-    assert.deepEqual(headings(res.body, 2), ['Starter', 'Pro', 'Agents']);
-    assert.deepEqual(texts(res.body, 'price'), ['Usage-based', '$49.00/mo', '$199.00/mo']);
+    // Pro monthly and annually, one slot, one view each; a button on every card; the theme and logo.
+    assert.deepEqual(headings(res.body, 2), ['Starter', 'Pro', 'Pro', 'Agents']);
+    assert.deepEqual(texts(res.body, 'price'), ['Usage-based', '$49.00/mo', '$490.00/yr', '$199.00/mo']);
+    assert.deepEqual(texts(res.body, 'savings'), ['Save 16% against monthly']);
     assert.deepEqual(texts(res.body, 'trial'), ['14-day free trial']);
-    assert.ok(texts(res.body, 'headline').includes('$0.0020 / unit after 1,000 free'));
+    assert.deepEqual(texts(res.body, 'badge'), ['Most popular', 'Most popular']);
+    assert.deepEqual(
+      [...res.body.matchAll(/<a class="cta" href="([^"]+)" target="_top" rel="noopener"[^>]*>([^<]+)<\/a>/g)].map((m) => [
+        m[1]?.replace(/off_\w+/, 'off_…'),
+        m[2],
+      ]),
+      [
+        ['https://example.com/signup?offering=off_…', 'Start for free'],
+        ['https://example.com/signup?offering=off_…', 'Choose Pro'],
+        ['https://example.com/signup?offering=off_…', 'Choose Pro yearly'],
+        ['https://example.com/signup?offering=off_…', 'Start free trial'],
+      ],
+    );
+    assert.ok(res.body.includes(`href="https://example.com/signup?offering=${demo.offeringId}"`), 'the monthly Pro’s button names it');
+    assert.match(res.body, /<input type="radio" name="period" id="period-annual"/);
+    assert.match(res.body, /<img class="logo" src="data:image\/svg\+xml;base64,[^"]+" alt="Demo pricing">/);
+    assert.match(res.body, /--accent:#5b21b6;/);
+    const headlines = texts(res.body, 'headline');
+    for (const h of [
+      '$0.0020 / call after 1,000 free',
+      'From $0.00001 / token',
+      '$1.50 per 1,000 calls after 100,000 free',
+      'Free up to 5 seats, then from $40.00/mo',
+      '$0.0500 / run after 100 free',
+    ]) {
+      assert.ok(headlines.includes(h), h);
+    }
     assert.doesNotMatch(res.body, /<script/i);
   });
 
@@ -321,7 +563,7 @@ describe('GET /pricing/:storefrontId', () => {
     const created = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'pricing-page-live' });
     const res = await get(created.environments.live.pricingPagePath);
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(headings(res.body, 2), ['Starter', 'Pro', 'Agents']);
+    assert.deepEqual(headings(res.body, 2), ['Starter', 'Pro', 'Pro', 'Agents']);
   });
 
   it('304 for a matching If-None-Match (also weak or in a list), with the ETag and no body; 200 for another', async () => {
@@ -376,7 +618,7 @@ describe('GET /pricing/:storefrontId', () => {
     const draftOnly = await get(demo.pricingPagePath);
     assert.equal(draftOnly.statusCode, 200);
     assert.doesNotMatch(draftOnly.body, /Draft only/);
-    assert.deepEqual(headings(draftOnly.body, 2), ['Starter', 'Pro', 'Agents']);
+    assert.deepEqual(headings(draftOnly.body, 2), ['Starter', 'Pro', 'Pro', 'Agents']);
     assert.equal(draftOnly.headers.etag, before.headers.etag);
 
     await publishStorefront(t.deps, ctx, demo.storefrontId);
@@ -396,6 +638,28 @@ describe('GET /pricing/:storefrontId', () => {
     assert.equal(res.statusCode, 200);
     assert.doesNotMatch(res.body, /<script/i);
     assert.deepEqual(headings(res.body, 1), ['&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;Co&#39;']);
+  });
+
+  it("a seller's https logo: its origin, and only it, joins img-src; a hostile button label is escaped end to end", async () => {
+    const evil = `<b onclick="x">Go</b>`;
+    const sf = await createStorefront(t.deps, ctx, {
+      name: 'Themed',
+      offeringIds: [demo.offeringId],
+      offeringDisplay: [{ offeringId: demo.offeringId, highlighted: true, callToAction: { label: evil, url: 'https://shop.example/a?b=1&c=2' } }],
+      theme: { logoUrl: 'https://cdn.shop.example/logo.png', accentColor: '#fde047' },
+    });
+    await publishStorefront(t.deps, ctx, sf.id);
+    const res = await get(`/pricing/${sf.id}`);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-security-policy'], cspFor(res.body, "'self' data: https://cdn.shop.example"));
+    assert.ok(
+      res.body.includes(
+        'href="https://shop.example/a?b=1&amp;c=2" target="_top" rel="noopener" aria-describedby="offering-1">&lt;b onclick=&quot;x&quot;&gt;Go&lt;/b&gt;</a>',
+      ),
+    );
+    assert.doesNotMatch(res.body, /<b /);
+    // A yellow too light for text on white: near-black on it, and the default blue for prices.
+    assert.match(res.body, /--accent:#fde047;--on-accent:#111827;--accent-ink:#1e40af;/);
   });
 
   it('is documented in OpenAPI under Headless pricing, as text/html', async () => {

@@ -121,12 +121,14 @@ describe('candidates and previews', () => {
     const res = await w.api.get(`/api/v1/subscriptions/${sub.id}/change-candidates`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const got = res.body.data.map((c: { name: string; kind: string; priceText: string }) => [c.name, c.kind, c.priceText]);
-    // The demo storefront's Pro (49) and Agents (199) are on the same product too; Starter and Free are usage-only.
+    // The demo storefront's Pro (49 a month, or 490 a year: 40.83 a month) and Agents (199) are on
+    // the same product too; Starter and Free are usage-only.
     assert.deepEqual(got, [
       ['Free', 'DOWNGRADE', 'Usage-based'],
       ['Starter', 'DOWNGRADE', 'Usage-based'],
       ['Twin', 'LATERAL', '$30.00/mo'],
       ['Yearly', 'LATERAL', '$360.00/yr'],
+      ['Pro', 'UPGRADE', '$490.00/yr'],
       ['Pro', 'UPGRADE', '$49.00/mo'],
       ['Plus', 'UPGRADE', '$60.00/mo'],
       ['Agents', 'UPGRADE', '$199.00/mo'],

@@ -50,8 +50,10 @@ describe('the widget session’s reach', () => {
     const candidates = await s.widget.get('/v1/widget/change-candidates', from);
     assert.deepEqual(
       candidates.body.data.map((c: { name: string; kind: string }) => [c.name, c.kind]),
+      // Pro paid yearly is cheaper per month than Pro monthly (40.83 against 49): a downgrade.
       [
         ['Starter', 'DOWNGRADE'],
+        ['Pro', 'DOWNGRADE'],
         ['Agents', 'UPGRADE'],
       ],
     );
@@ -67,7 +69,7 @@ describe('the widget session’s reach', () => {
     assert.equal(config.body.currentOfferingId, offerings[0]!.id, 'the current offering first');
     assert.deepEqual(
       offerings.map((o) => o.name),
-      ['Pro', 'Starter', 'Agents'],
+      ['Pro', 'Starter', 'Pro', 'Agents'],
     );
     const plans = config.body.ratePlans as RatePlan[];
     for (const o of offerings)
