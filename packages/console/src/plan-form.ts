@@ -16,7 +16,6 @@ import {
   type PricingModel,
   type RatePlanDisplay,
   type UnitPricing,
-  type UnitName,
   type UnitPricingInput,
 } from '@tollgate/pricing';
 
@@ -186,11 +185,6 @@ export function previewOf(d: PlanDraft, metrics: readonly MetricLabels[] = []): 
     else issues.push(...prefixFieldErrors(`metrics.${i}`, checked.errors));
   });
   return { display: describeRatePlan({ id: 'preview', name: d.name, currency, billingPeriod: d.billingPeriod, metrics: units }), issues };
-}
-
-/** A tier table's first column: the unit's plural, capitalised ("Calls"), as the pricing page heads it. */
-export function bandsHeading(unitName: UnitName): string {
-  return unitName.other.charAt(0).toUpperCase() + unitName.other.slice(1);
 }
 
 /** A rate plan as the API answers it. */

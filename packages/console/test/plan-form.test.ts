@@ -2,7 +2,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pricingModels, type PricingModel } from '@tollgate/pricing';
 import {
-  bandsHeading,
   draftOf,
   fieldsOf,
   newPlan,
@@ -116,19 +115,20 @@ describe("previewOf: units worded with the metric's display name and unit, as th
       { tierStart: '1000', tierEnd: '', unitPrice: '0.005', flatFee: '' },
     ],
   };
-  // [metric, model, fields, label, headline, bands heading]
-  const cases: Array<[string, PricingModel, Partial<UnitDraft>, string, string, string]> = [
-    ['api_calls', 'PER_UNIT', { rate: '0.002' }, 'API calls', '$0.0020 / call', 'Calls'],
-    ['api_calls', 'PER_UNIT', { rate: '0.002', includedFree: '1000' }, 'API calls', '$0.0020 / call after 1,000 free', 'Calls'],
-    ['api_calls', 'INCLUDED_QUOTA', { rate: '1.5', blockSize: '1000' }, 'API calls', '$1.50 per 1,000 calls', 'Calls'],
+  // [metric, model, fields, label, headline, bands heading (a tier table's first column; none without a table)]
+  const cases: Array<[string, PricingModel, Partial<UnitDraft>, string, string, string | undefined]> = [
+    ['api_calls', 'PER_UNIT', { rate: '0.002' }, 'API calls', '$0.0020 / call', undefined],
+    ['api_calls', 'PER_UNIT', { rate: '0.002', includedFree: '1000' }, 'API calls', '$0.0020 / call after 1,000 free', undefined],
+    ['api_calls', 'INCLUDED_QUOTA', { rate: '1.5', blockSize: '1000' }, 'API calls', '$1.50 per 1,000 calls', undefined],
+    ['api_calls', 'GRADUATED', graduated, 'API calls', 'From $0.0050 / call', 'Calls'],
     ['search_queries', 'GRADUATED', graduated, 'Search queries', 'From $0.0050 / query', 'Queries'],
-    ['seats', 'PER_UNIT', { rate: '0.5' }, 'Seats', '$0.5000 / unit', 'Units'],
-    ['not_listed', 'PER_UNIT', { rate: '0.002' }, 'Not listed', '$0.0020 / unit', 'Units'],
+    ['seats', 'VOLUME_TIERED', graduated, 'Seats', 'From $0.0050 / unit', 'Units'],
+    ['not_listed', 'PER_UNIT', { rate: '0.002' }, 'Not listed', '$0.0020 / unit', undefined],
   ];
   for (const [metric, model, fields, label, headline, heading] of cases)
-    it(`${metric} ${model}: ${label}, "${headline}", bands headed "${heading}"`, () => {
+    it(`${metric} ${model}: ${label}, "${headline}", bands headed ${String(heading)}`, () => {
       const u = previewOf({ ...newPlan(), metrics: [{ ...unit(model, fields), metricName: metric }] }, metrics).display?.units[0];
-      assert.deepEqual([u?.label, u?.headline, u && bandsHeading(u.unitName)], [label, headline, heading]);
+      assert.deepEqual([u?.label, u?.headline, u?.tierHeadings?.range], [label, headline, heading]);
     });
   it('without the metrics list (still loading) a unit reads as pricing words it without them', () =>
     assert.equal(previewOf({ ...newPlan(), metrics: [unit('PER_UNIT', { rate: '0.002' })] }).display?.units[0]?.headline, '$0.0020 / unit'));

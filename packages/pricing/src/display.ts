@@ -70,6 +70,8 @@ export interface UnitDisplay {
   headline: DisplayText;
   /** GRADUATED, VOLUME_TIERED, STAIRCASE: the tier table; null for other models. */
   tiers: TierRow[] | null;
+  /** The tier table's column headings, with the unit's name; null when there is no table. */
+  tierHeadings: TierHeadings | null;
   /** OUTCOME_BASED: the configured weights; null for other models. */
   weights: WeightRow[] | null;
   /**
@@ -80,6 +82,13 @@ export interface UnitDisplay {
   note: DisplayText | null;
   /** "Minimum $5.00/mo" when the unit has a non-zero minFee; otherwise null. */
   minimum: DisplayText | null;
+}
+
+/** A tier table's columns: "Calls", "Per call", and "Flat fee" (STAIRCASE: "Price", its only charge). */
+export interface TierHeadings {
+  range: DisplayText;
+  unitPrice: DisplayText;
+  flatFee: DisplayText;
 }
 
 /** A unit's name in both numbers: "call" / "calls". */
@@ -390,6 +399,14 @@ function tierRange(tier: Tier, model: PricingModel, unit: UnitName): DisplayText
   return startsAtZero ? `Up to ${end}` : `Over ${start} up to ${end}`;
 }
 
+function tierHeadings(model: PricingModel, name: UnitName): TierHeadings {
+  return {
+    range: name.other.charAt(0).toUpperCase() + name.other.slice(1),
+    unitPrice: `Per ${name.one}`,
+    flatFee: model === 'STAIRCASE' ? 'Price' : 'Flat fee',
+  };
+}
+
 function tierRows(unit: UnitPricing, currency: string, name: UnitName): TierRow[] {
   return unit.tiers.map((tier) => ({
     range: tierRange(tier, unit.pricingModel, name),
@@ -506,6 +523,7 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
     pricingModel: unit.pricingModel,
     headline: '',
     tiers: null,
+    tierHeadings: null,
     weights: null,
     note: null,
     minimum:
@@ -536,12 +554,14 @@ export function describeUnitPricing(unit: UnitPricing, currency: string, period:
       display.headline =
         (lowest === null ? 'Tiered pricing' : `From ${formatUnitRate(lowest.toFixed(), currency)} / ${name.one}`) + afterFree(unit.includedFree);
       display.tiers = tierRows(unit, currency, name);
+      display.tierHeadings = tierHeadings(unit.pricingModel, name);
       display.note = tierNote(unit.pricingModel, name);
       break;
     }
     case 'STAIRCASE':
       display.headline = staircaseHeadline(unit, currency, period, name);
       display.tiers = tierRows(unit, currency, name);
+      display.tierHeadings = tierHeadings('STAIRCASE', name);
       display.note = tierNote('STAIRCASE', name);
       break;
     case 'OUTCOME_BASED':

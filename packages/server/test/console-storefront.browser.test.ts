@@ -42,7 +42,11 @@ describe('the console storefront editor and catalog preview in Chromium', () => 
   const getStorefront = async (id: string) => {
     const res = await fetch(`${b.origin}/api/v1/storefronts/${id}`, { headers: { authorization: `Bearer ${b.t.demo!.environments.test.secretKey}` } });
     assert.equal(res.status, 200);
-    return (await res.json()) as { draft: Record<string, unknown>; published: Record<string, unknown> | null; hasUnpublishedChanges: boolean };
+    return (await res.json()) as {
+      draft: { offeringDisplay: Array<{ offeringId: string }> } & Record<string, unknown>;
+      published: Record<string, unknown> | null;
+      hasUnpublishedChanges: boolean;
+    };
   };
   before(async () => {
     if (!skip) b = await startConsoleBrowser({ demo: true });
@@ -63,10 +67,13 @@ describe('the console storefront editor and catalog preview in Chromium', () => 
     assert.equal(await status.getByRole('link').getAttribute('href'), `/pricing/${storefrontId}`);
     assert.equal(await page.getByRole('button', { name: 'Publish the saved draft' }).isDisabled(), true);
 
-    // One fieldset per listed offering, in the storefront's order.
+    // One fieldset per listed offering, in the storefront's order; the two Pro offerings (monthly
+    // and yearly, paired by name on the page) told apart by their price.
     const offerings = page.getByRole('group', { name: 'How each offering shows' });
-    assert.deepEqual(await offerings.locator('fieldset > legend').allInnerTexts(), ['Starter', 'Pro', 'Agents']);
-    const pro = group(page, 'Pro');
+    assert.deepEqual(await offerings.locator('fieldset > legend').allInnerTexts(), ['Starter', 'Pro, $49.00/mo', 'Pro, $490.00/yr', 'Agents']);
+    // The demo's own settings are in the form.
+    assert.equal(await group(page, 'Starter').getByLabel('Button text').inputValue(), 'Start for free');
+    const pro = group(page, 'Pro, $49.00/mo');
     await pro.getByLabel('Button text').fill('Start free trial');
     await pro.getByLabel('Button link').fill('not a url');
     await pro.getByLabel('Highlighted, with a "Most popular" badge').check();
@@ -106,13 +113,12 @@ describe('the console storefront editor and catalog preview in Chromium', () => 
     await status.getByText('Saved draft: Unpublished changes.').waitFor();
     assert.equal(await colourError.count(), 0);
     const saved = await getStorefront(storefrontId);
-    assert.deepEqual(saved.draft.offeringDisplay, [
-      {
-        offeringId: (await proLink.getAttribute('name'))!.split('.')[1],
-        highlighted: true,
-        callToAction: { label: 'Start free trial', url: 'https://shop.example.com/signup?plan=pro' },
-      },
-    ]);
+    const proId = (await proLink.getAttribute('name'))!.split('.')[1];
+    assert.equal(saved.draft.offeringDisplay.length, 4, 'every demo offering keeps its entry');
+    assert.deepEqual(
+      saved.draft.offeringDisplay.find((d) => d.offeringId === proId),
+      { offeringId: proId, highlighted: true, callToAction: { label: 'Start free trial', url: 'https://shop.example.com/signup?plan=pro' } },
+    );
     assert.deepEqual(saved.draft.theme, {
       accentColor: '#4F46E5',
       backgroundColor: '#f5f3ff',
@@ -131,14 +137,16 @@ describe('the console storefront editor and catalog preview in Chromium', () => 
     assert.deepEqual(published.published?.theme, saved.draft.theme);
     const pageRes = await fetch(`${b.origin}/pricing/${storefrontId}`);
     assert.equal(pageRes.status, 200);
-    assert.ok((await pageRes.text()).includes('Pro'), 'the hosted page shows the offering');
+    const html = await pageRes.text();
+    assert.ok(html.includes('href="https://shop.example.com/signup?plan=pro"'), 'the hosted page links the new button');
+    assert.ok(html.includes('>Start free trial</a>'), 'with its text');
 
     // Taken back into the form from the server: what was saved is what the form shows.
     await page.reload();
     await page.getByRole('heading', { level: 3, name: 'Storefront draft' }).waitFor();
     await page.getByLabel('Storefront', { exact: true }).selectOption({ label: 'Demo pricing' });
-    assert.equal(await group(page, 'Pro').getByLabel('Button text').inputValue(), 'Start free trial');
-    assert.equal(await group(page, 'Pro').getByLabel('Highlighted, with a "Most popular" badge').isChecked(), true);
+    assert.equal(await group(page, 'Pro, $49.00/mo').getByLabel('Button text').inputValue(), 'Start free trial');
+    assert.equal(await group(page, 'Pro, $49.00/mo').getByLabel('Highlighted, with a "Most popular" badge').isChecked(), true);
     assert.equal(await group(page, 'Starter').getByLabel('Highlighted, with a "Most popular" badge').isChecked(), false);
     assert.equal(await group(page, 'Accent colour').getByLabel('Code').inputValue(), '#4F46E5');
   });

@@ -294,7 +294,7 @@ describe('hosted pricing page in headless Chromium', { timeout: 180_000 }, () =>
     ]);
     // Tables read well: captioned by the metric's display name, the first column in its unit.
     const tokens = page.getByRole('region', { name: 'Starter' }).getByRole('table', { name: 'Tokens: price tiers' });
-    assert.deepEqual(await tokens.getByRole('columnheader').allTextContents(), ['Tokens', 'Per unit']);
+    assert.deepEqual(await tokens.getByRole('columnheader').allTextContents(), ['Tokens', 'Per token']);
     assert.deepEqual(await tokens.locator('tbody tr').allInnerTexts(), ['First 100,000\t$0.00002', 'Next 900,000\t$0.000015', 'Over 1,000,000\t$0.00001']);
     assert.equal(await tokens.locator('xpath=following-sibling::*[1]').textContent(), 'Each token is billed at the rate of the tier it falls in.');
     const seats = proCard.getByRole('table', { name: 'Seats: price tiers' });

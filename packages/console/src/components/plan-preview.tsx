@@ -3,7 +3,7 @@
  * beside the form that edits it, each unit worded with its metric's display name and unit. Not a live region: it changes with every keystroke, which a
  * screen reader would read out over the typing; it sits right after the form instead.
  */
-import { bandsHeading, type Preview } from '../plan-form.js';
+import type { Preview } from '../plan-form.js';
 
 export function PlanPreview(props: { preview: Preview }) {
   const { display, issues } = props.preview;
@@ -26,9 +26,9 @@ export function PlanPreview(props: { preview: Preview }) {
                     <caption>{u.label}: price tiers</caption>
                     <thead>
                       <tr>
-                        <th scope="col">{bandsHeading(u.unitName)}</th>
-                        <th scope="col">Per unit</th>
-                        <th scope="col">Flat fee</th>
+                        <th scope="col">{u.tierHeadings?.range}</th>
+                        <th scope="col">{u.tierHeadings?.unitPrice}</th>
+                        <th scope="col">{u.tierHeadings?.flatFee}</th>
                       </tr>
                     </thead>
                     <tbody>

@@ -28,7 +28,7 @@ import {
 import { useApi } from '../use-api.js';
 import { useSubmit } from '../use-submit.js';
 import { Saved, useCanEdit } from './catalog-common.js';
-import type { OfferingRecord } from './offerings.js';
+import { entryPriceText, type OfferingRecord } from './offerings.js';
 
 export type { StorefrontRecord } from '../storefront-form.js';
 
@@ -114,6 +114,14 @@ function DraftForm(props: { round: number; onSaved: () => void; onPublish: (s: S
   const which: Choice[] = [{ value: '', label: 'A new storefront' }, ...list.map((s) => ({ value: s.id, label: s.name }))];
   const offeringList = offerings.state === 'ok' ? offerings.data.data : [];
   const offeringChoices: Choice[] = offeringList.map((o) => ({ value: o.id, label: `${o.name} (${o.id})` }));
+  // A monthly and an annual offering share a name (the page's period switch pairs them by it), so
+  // a listed name that repeats is told apart by its price ("Pro, $490.00/yr").
+  const legendOf = (id: string): string => {
+    const o = offeringList.find((x) => x.id === id);
+    if (!o) return id;
+    const twins = form.offeringIds.filter((x) => offeringList.find((y) => y.id === x)?.name === o.name).length;
+    return twins > 1 ? `${o.name}, ${entryPriceText(o)}` : o.name;
+  };
   const set = (patch: Partial<StorefrontDraft>) => setForm({ ...form, ...patch });
   const setDisplay = (id: string, patch: Partial<OfferingDisplayDraft>) =>
     set({ display: { ...form.display, [id]: { ...(form.display[id] ?? emptyOfferingDisplay()), ...patch } } });
@@ -167,7 +175,7 @@ function DraftForm(props: { round: number; onSaved: () => void; onPublish: (s: S
             <OfferingDisplayFields
               key={id}
               offeringId={id}
-              name={offeringList.find((o) => o.id === id)?.name ?? id}
+              name={legendOf(id)}
               value={form.display[id] ?? emptyOfferingDisplay()}
               onChange={(patch) => setDisplay(id, patch)}
               errors={errors}

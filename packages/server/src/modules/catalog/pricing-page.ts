@@ -131,12 +131,11 @@ function document(title: string, css: string, body: string): string {
 function renderTierTable(unit: UnitDisplay, label: string, tiers: TierRow[]): string {
   const perUnit = tiers.some((row) => row.unitPrice !== null);
   const flat = tiers.some((row) => row.flatFee !== null);
-  const feeHeading = unit.pricingModel === 'STAIRCASE' ? 'Price' : 'Flat fee';
-  const unitsHeading = unit.unitName.other.charAt(0).toUpperCase() + unit.unitName.other.slice(1);
+  const headings = unit.tierHeadings ?? { range: 'Units', unitPrice: 'Per unit', flatFee: 'Flat fee' };
   const head = [
-    `<th scope="col">${escapeHtml(unitsHeading)}</th>`,
-    perUnit ? '<th scope="col">Per unit</th>' : '',
-    flat ? `<th scope="col">${feeHeading}</th>` : '',
+    `<th scope="col">${escapeHtml(headings.range)}</th>`,
+    perUnit ? `<th scope="col">${escapeHtml(headings.unitPrice)}</th>` : '',
+    flat ? `<th scope="col">${escapeHtml(headings.flatFee)}</th>` : '',
   ].join('');
   const rows = tiers
     .map((row) =>
