@@ -16,16 +16,20 @@ COPY packages/widget/package.json packages/widget/
 COPY packages/console/package.json packages/console/
 COPY packages/sdk/package.json packages/sdk/
 COPY packages/forwarder/package.json packages/forwarder/
+# npm ci runs the root's `prepare` (the server's build), which finds no sources yet and skips.
+COPY packages/server/scripts packages/server/scripts
 RUN npm ci --no-audit --no-fund
 COPY packages/pricing packages/pricing
 COPY packages/server packages/server
 COPY packages/widget packages/widget
 COPY packages/console packages/console
 COPY packages/sdk packages/sdk
-# The widget's script and the console are served from dist/; without them the server would build
-# them with esbuild, a devDependency that the runtime stage does not have (their routes would
-# answer 503).
-RUN npm run build -w @tollgate/widget \
+# The server runs compiled (packages/server/dist, with source maps; pricing and the SDK are
+# bundled in). The widget's script and the console are served from dist/; without them the server
+# would build them with esbuild, a devDependency that the runtime stage does not have (their routes
+# would answer 503).
+RUN npm run build \
+    && npm run build -w @tollgate/widget \
     && npm run build -w @tollgate/console \
     && npm prune --omit=dev --no-audit --no-fund \
     && rm -rf node_modules/@tollgate/forwarder
@@ -47,18 +51,17 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/packages/pricing/package.json packages/pricing/package.json
-COPY --from=build /app/packages/pricing/src packages/pricing/src
 COPY --from=build /app/packages/widget/package.json packages/widget/package.json
 COPY --from=build /app/packages/widget/dist packages/widget/dist
 COPY --from=build /app/packages/console/package.json packages/console/package.json
 COPY --from=build /app/packages/console/dist packages/console/dist
-# The CLI's API commands (ingest, keys rotate, events tail, invoices list) run the SDK's source
-# (bin/tollgate.js resolves @tollgate/sdk with its tollgate-source condition).
 COPY --from=build /app/packages/sdk/package.json packages/sdk/package.json
-COPY --from=build /app/packages/sdk/src packages/sdk/src
+# The compiled server (the CLI's API commands use the SDK bundled into it); bin/tollgate.js runs
+# dist/ and, finding no sources beside it, never rebuilds (scripts/build.mjs).
 COPY --from=build /app/packages/server/package.json packages/server/package.json
 COPY --from=build /app/packages/server/bin packages/server/bin
-COPY --from=build /app/packages/server/src packages/server/src
+COPY --from=build /app/packages/server/scripts packages/server/scripts
+COPY --from=build /app/packages/server/dist packages/server/dist
 RUN mkdir -p /var/lib/tollgate && chown node:node /var/lib/tollgate
 # The embedded SQLite database (when DATABASE_URL is unset) and the development key file live here.
 VOLUME ["/var/lib/tollgate"]

@@ -1,19 +1,51 @@
 #!/usr/bin/env node
-// Runs every test file with node's test runner (through tsx): once on SQLite, and once more on
-// PostgreSQL (and Redis, when REDIS_URL is set) when TEST_DATABASE_URL is set. Ends with one
-// line that sums both passes: "tests: N passed, N failed, N skipped". --conditions=tollgate-source
-// makes @tollgate/sdk resolve to its TypeScript source (the forwarder imports it by name).
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+// Runs every test file, each in its own node process (through tsx), a few at a time:
+// - a server test that touches storage (its imports reach the test app, the CLI's processes or the
+//   backend's settings) runs on SQLite, and again on PostgreSQL (+ Redis when REDIS_URL is set)
+//   when TEST_DATABASE_URL is set; a pure file, a browser test and a client package's test run
+//   once (onBothBackends says why);
+// - the slowest files start first (durations from the last run, else scripts/test-durations.json),
+//   so the run is not left waiting on one long file at the end;
+// - each file prints one line when it ends (its failures in full), the 20 slowest files are listed
+//   at the end, and the closing line is "tests: N passed, N failed, N skipped".
+// Usage: node scripts/test.mjs [substring…] [--sqlite-only] [--concurrency N] [--list]
+// (--list prints the runs it would make, in order, and runs nothing)
+// --conditions=tollgate-source makes @tollgate/sdk resolve to its TypeScript source (the forwarder
+// imports it by name).
+import { spawn } from 'node:child_process';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const filter = process.argv.slice(2);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  args.splice(i, 1);
+  return true;
+};
+const option = (name) => {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const [, value] = args.splice(i, 2);
+  return value;
+};
+const sqliteOnly = flag('--sqlite-only') ?? false;
+const listOnly = flag('--list') ?? false;
+// Two cores: a file mostly waits on its server, a database or a browser, so three or four at once
+// keep both cores busy without one file starving another (measured in CONTRIBUTING.md).
+const concurrency = Number(option('--concurrency') ?? process.env.TEST_CONCURRENCY ?? Math.max(2, os.availableParallelism() + 1));
+const filter = args;
+/** A bound on a hung file, never a measure: the slowest file takes a minute or two on a busy machine. */
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 10 * 60_000);
 
 function findTests(dir) {
   const out = [];
   for (const name of readdirSync(dir)) {
-    if (name === 'node_modules') continue;
+    if (name === 'node_modules' || name === 'dist') continue;
     const p = path.join(dir, name);
     if (statSync(p).isDirectory()) out.push(...findTests(p));
     else if (name.endsWith('.test.ts')) out.push(p);
@@ -23,41 +55,201 @@ function findTests(dir) {
 
 const files = readdirSync(path.join(root, 'packages'))
   .flatMap((pkg) => findTests(path.join(root, 'packages', pkg)))
+  .map((f) => path.relative(root, f))
   // Filters match the path inside the repository, so a clone in a folder named like one (wt-console) does not match every file.
-  .filter((f) => filter.length === 0 || filter.some((x) => path.relative(root, f).includes(x)))
+  .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)))
   .sort();
 
+// --- Which files touch storage: those whose relative imports reach a file naming the backend. ---
+// The test helpers choose the backend by these (the server's own config reads REDIS_URL too, so
+// that name alone marks nothing).
+const BACKEND_MARK = /TOLLGATE_TEST_BACKEND|TEST_DATABASE_URL/;
+const IMPORT = /(?:from\s+|import\s*\(\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+const reaches = new Map();
+function touchesStorage(file, seen = new Set()) {
+  if (reaches.has(file)) return reaches.get(file);
+  if (seen.has(file)) return false;
+  seen.add(file);
+  let text;
+  try {
+    text = readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return false;
+  }
+  let result = BACKEND_MARK.test(text);
+  for (const m of text.matchAll(IMPORT)) {
+    if (result) break;
+    const target = path.join(path.dirname(file), m[1]);
+    const candidates = [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target];
+    const found = candidates.find((c) => existsSync(path.join(root, c)) && statSync(path.join(root, c)).isFile());
+    if (found && touchesStorage(found, seen)) result = true;
+  }
+  reaches.set(file, result);
+  return result;
+}
+
+/**
+ * Where a second pass means something: the server's own tests that touch storage. A browser test
+ * checks a page, and the SDK's, the forwarder's, the console's and the widget's tests check a
+ * client; they start a server only as a fixture, whose storage the server's tests cover on both
+ * backends, so they run once.
+ */
+function onBothBackends(file) {
+  return file.startsWith('packages/server/') && !file.includes('.browser.') && touchesStorage(file);
+}
+
+const postgres = Boolean(process.env.TEST_DATABASE_URL) && !sqliteOnly;
+const pgLabel = `postgres${process.env.REDIS_URL ? '+redis' : ''}`;
+const jobs = [];
+for (const file of files) {
+  jobs.push({ file, backend: 'sqlite', label: 'sqlite' });
+  if (postgres && onBothBackends(file)) jobs.push({ file, backend: 'postgres', label: pgLabel });
+}
+
+// --- Longest first, by the last run's durations. ---
+const artifacts = path.join(root, 'test-artifacts');
+const lastRun = path.join(artifacts, 'test-durations.json');
+const committed = path.join(root, 'scripts/test-durations.json');
+let known = {};
+for (const f of [committed, lastRun]) {
+  try {
+    Object.assign(known, JSON.parse(readFileSync(f, 'utf8')));
+  } catch {
+    /* none yet */
+  }
+}
+const keyOf = (job) => `${job.label.startsWith('postgres') ? 'postgres' : 'sqlite'} ${job.file}`;
+const estimate = (job) => known[keyOf(job)] ?? known[`sqlite ${job.file}`] ?? (job.file.includes('.browser.') ? 30_000 : 5_000);
+jobs.sort((a, b) => estimate(b) - estimate(a));
+
+if (listOnly) {
+  for (const job of jobs) console.log(`${job.label.padEnd(14)} ${job.file}`);
+  process.exit(0);
+}
+
+// --- Run. ---
+const started = Date.now();
+// Tests that start `tollgate` as a process run packages/server/dist: build it now if the sources
+// changed, once, rather than in every process that starts (bin/tollgate.js would).
+const { ensureBuilt } = await import('../packages/server/scripts/build.mjs');
+await ensureBuilt({ quiet: false });
+const results = [];
 const totals = { pass: 0, fail: 0, skipped: 0 };
+const byLabel = new Map();
+let next = 0;
+let done = 0;
 
-function run(label, env) {
-  console.log(`\n=== ${label}: ${files.length} test files ===`);
-  const r = spawnSync(
-    process.execPath,
-    ['--conditions=tollgate-source', '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=3', ...files],
-    {
-      cwd: root,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-    },
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The files running now: stopped with the runner (Ctrl-C), each with what it started. */
+const running = new Set();
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    for (const child of running) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    process.exit(130);
+  });
+}
+
+function runJob(job) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(
+      process.execPath,
+      ['--conditions=tollgate-source', '--import', 'tsx', `--test-reporter=${path.join(root, 'scripts/test-reporter.mjs')}`, job.file],
+      // Its own process group, so that a hung file is ended with everything it started.
+      { cwd: root, env: { ...process.env, TOLLGATE_TEST_BACKEND: job.backend }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    running.add(child);
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (out += d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code, sig) => {
+      running.delete(child);
+      clearTimeout(timer);
+      const ms = Date.now() - t0;
+      const m = /^##tollgate (\{.*\})$/m.exec(out);
+      const counts = m ? JSON.parse(m[1]) : { pass: 0, fail: 0, skipped: 0 };
+      const body = out.replace(/^##tollgate .*\n?/m, '');
+      // A file that exits non-zero with no failed test (a crash, a hook, a leak) counts as one failure.
+      if (code !== 0 && counts.fail === 0) counts.fail = 1;
+      const failed = counts.fail > 0;
+      resolve({ ...job, ms, counts, failed, body, code, sig, timedOut });
+    });
+  });
+}
+
+function report(r) {
+  done += 1;
+  results.push(r);
+  const t = byLabel.get(r.label) ?? { pass: 0, fail: 0, skipped: 0 };
+  byLabel.set(r.label, t);
+  for (const k of ['pass', 'fail', 'skipped']) {
+    t[k] += r.counts[k] ?? 0;
+    totals[k] += r.counts[k] ?? 0;
+  }
+  const what = `${r.counts.pass} passed${r.counts.fail ? `, ${r.counts.fail} failed` : ''}${r.counts.skipped ? `, ${r.counts.skipped} skipped` : ''}`;
+  const progress = `[${String(done).padStart(String(jobs.length).length)}/${jobs.length}]`;
+  console.log(`${r.failed ? '✖' : '✔'} ${progress} ${r.label.padEnd(14)} ${r.file} (${seconds(r.ms)}): ${what}`);
+  if (r.failed) {
+    if (r.timedOut) console.log(`  ended after ${seconds(FILE_TIMEOUT_MS)}: the file did not finish (TEST_FILE_TIMEOUT_MS)`);
+    else if (r.code !== 0 && !/✖/.test(r.body)) console.log(`  the process exited with ${r.code ?? r.sig}`);
+    console.log(r.body.replace(/\n*$/, ''));
+  } else {
+    // Skips say why, so nothing is skipped silently.
+    for (const line of r.body.split('\n')) if (line.startsWith('  - skipped')) console.log(line);
+  }
+}
+
+console.log(`${files.length} test files, ${jobs.length} runs (${[...new Set(jobs.map((j) => j.label))].join(', ')}), ${concurrency} at a time`);
+if (!postgres) {
+  console.log(
+    sqliteOnly
+      ? 'PostgreSQL pass left out: --sqlite-only'
+      : 'PostgreSQL pass skipped: TEST_DATABASE_URL is not set (CI sets it when PostgreSQL answers on 127.0.0.1:5432).',
   );
-  process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
-  const count = (name) => Number(/^ℹ (\w+) (\d+)$/m.test(r.stdout) ? (r.stdout.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? 0) : 0);
-  const pass = count('pass');
-  const fail = count('fail') + (r.status !== 0 && count('fail') === 0 ? 1 : 0);
-  const skipped = count('skipped');
-  totals.pass += pass;
-  totals.fail += fail;
-  totals.skipped += skipped;
-  console.log(`${label}: ${pass} passed, ${fail} failed, ${skipped} skipped`);
 }
 
-run('SQLite', { TOLLGATE_TEST_BACKEND: 'sqlite' });
-if (process.env.TEST_DATABASE_URL) {
-  run(`PostgreSQL${process.env.REDIS_URL ? ' + Redis' : ''}`, { TOLLGATE_TEST_BACKEND: 'postgres' });
-} else {
-  console.log('\nPostgreSQL pass skipped: TEST_DATABASE_URL is not set (CI sets it when PostgreSQL answers on 127.0.0.1:5432).');
+async function worker() {
+  while (next < jobs.length) {
+    const job = jobs[next++];
+    report(await runJob(job));
+  }
 }
-console.log(`\ntests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
+await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+
+// --- What took longest, and the totals. ---
+const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 20);
+console.log(`\nThe 20 slowest files (of ${results.length} runs, ${seconds(Date.now() - started)} in all):`);
+for (const r of slowest) console.log(`  ${seconds(r.ms).padStart(8)}  ${r.label.padEnd(14)} ${r.file}`);
+if (filter.length === 0) {
+  mkdirSync(artifacts, { recursive: true });
+  const durations = {};
+  for (const r of results) durations[keyOf(r)] = r.ms;
+  writeFileSync(lastRun, `${JSON.stringify(durations, null, 1)}\n`);
+}
+const failedFiles = results.filter((r) => r.failed);
+if (failedFiles.length) {
+  console.log('\nFailed:');
+  for (const r of failedFiles) console.log(`  ✖ ${r.label} ${r.file}`);
+}
+console.log('');
+for (const [label, t] of byLabel) console.log(`${label}: ${t.pass} passed, ${t.fail} failed, ${t.skipped} skipped`);
+console.log(`tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped`);
 process.exit(totals.fail > 0 ? 1 : 0);

@@ -1,11 +1,12 @@
 import Fastify, { LogController } from 'fastify';
 import swagger from '@fastify/swagger';
-import apiReference from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Composition } from './compose.js';
 import { AppError, MAX_REPORTED_ERRORS } from './lib/errors.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
+import { lazySerializerFactory } from './http/lazy-schemas.js';
+import { apiReferenceRoutes } from './http/api-reference.routes.js';
 import { MAX_JSON_DEPTH } from './lib/json-limits.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { healthRoutes } from './http/health.routes.js';
@@ -84,22 +85,6 @@ raw body, authenticates them, and the source decides the workspace and environme
 Every workspace gets 300 requests per minute (shared by its test and live environments) unless
 its limit was raised; public routes are limited per IP address.`;
 
-/**
- * The reference page (/docs) loads nothing from elsewhere: its script and the document come from
- * this server, and the browser is told so. Its inline start-up script and styles need 'unsafe-inline'.
- */
-const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
 export interface BuildAppOptions {
   /** The DNS the outbound webhook SSRF guard resolves endpoint hosts with; tests inject one. */
   webhookResolver?: HostResolver;
@@ -127,6 +112,8 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     // While closing, requests already on a kept-alive connection are served (storage closes only
     // after the server has), rather than answered with Fastify's own 503 outside the envelope.
     return503OnClosing: false,
+    // Response serializers compiled at their first use, once per process (http/lazy-schemas.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -242,25 +229,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(apiReference, {
-    routePrefix: '/docs',
-    logLevel: 'silent',
-    hooks: {
-      onRequest: (_request, reply, done) => {
-        reply.header('content-security-policy', DOCS_CSP);
-        done();
-      },
-    },
-    configuration: {
-      pageTitle: 'Tollgate API reference',
-      metaData: { title: 'Tollgate API reference' },
-      // Everything from this server: the plugin's bundled script, no web fonts, no telemetry.
-      withDefaultFonts: false,
-      telemetry: false,
-      agent: { disabled: true },
-      hideClientButton: true,
-    },
-  });
+  await apiReferenceRoutes(app);
 
   return app;
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import type SQLite from 'better-sqlite3';
 import type { Config } from './lib/config.js';
@@ -29,9 +28,7 @@ import type { HostResolver } from './modules/outbound-webhooks/resolve-destinati
 import { Metrics, type PoolStats } from './lib/metrics.js';
 import { startOtlpTracing, type Tracer } from './lib/tracing.js';
 import { measuredWriter } from './modules/ingest-writer/measured-writer.js';
-
-/** The server's version, as tollgate_build_info and traces name it. */
-export const serverVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { serverVersion } from './version.js';
 
 /** Every module cache: created once per node here, before anything serves. */
 const MODULE_CACHES = [credentialCache, pricedOfferingCache, priceVersionCache, entitlementAnswerCache, deliverySourceCache, customerRefCache, periodEdgeCache];

@@ -126,12 +126,13 @@ describe('Dockerfile', () => {
     assert.equal(Number(r[1]!.split('.')[0]), 20, 'Node 20, what the project supports');
   });
 
-  it('the build stage installs everything, builds the widget and the console and drops the devDependencies', () => {
+  it('the build stage installs everything, builds the server, the widget and the console and drops the devDependencies', () => {
     const runs = build.body
       .filter((i) => i.keyword === 'RUN')
       .map((i) => i.args)
       .join(' && ');
     assert.match(runs, /npm ci\b/);
+    assert.match(runs, /npm run build(?! -w)/, 'the server is compiled (esbuild is a devDependency)');
     assert.match(runs, /npm run build -w @tollgate\/widget/, 'the widget script is built (esbuild is a devDependency)');
     assert.match(runs, /npm run build -w @tollgate\/console/, 'the console is built (esbuild is a devDependency)');
     assert.match(runs, /npm prune --omit=dev|npm ci [^&]*--omit=dev/);
@@ -143,9 +144,9 @@ describe('Dockerfile', () => {
     const sources = copies.map((c) => c.split(/\s+/).filter((w) => !w.startsWith('--'))[0]!);
     for (const needed of [
       '/app/node_modules',
-      '/app/packages/server/src',
+      '/app/packages/server/dist',
       '/app/packages/server/bin',
-      '/app/packages/pricing/src',
+      '/app/packages/server/scripts',
       '/app/packages/widget/dist',
       '/app/packages/console/dist',
       '/app/packages/console/package.json',

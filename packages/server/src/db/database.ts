@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pgModule from 'pg';
 import { CamelCasePlugin, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { decimalAdd } from '../lib/money.js';
@@ -38,6 +39,11 @@ export interface OpenDatabaseOptions {
   databaseUrl: string | null;
   /** SQLite file path, or ':memory:'. */
   sqlitePath?: string;
+  /**
+   * SQLite in memory, opened from a serialized database (better-sqlite3's serialize()) instead of
+   * empty: the suite copies one migrated image into each test app rather than migrating each anew.
+   */
+  sqliteImage?: Buffer;
   dataDir?: string;
   /** PostgreSQL schema to use instead of public (tests isolate themselves this way). */
   pgSchema?: string;
@@ -56,10 +62,19 @@ export interface DatabaseTimeouts {
 
 // bigint columns hold epoch milliseconds, which fit a JS number exactly; node-postgres would
 // otherwise return them as strings.
+/**
+ * node-postgres, loaded when a PostgreSQL database is opened: a node on SQLite never pays the
+ * ~150 ms its modules take to load at a start.
+ */
+let pgLoaded: typeof pgModule | null = null;
+function loadPg(): typeof pgModule {
+  return (pgLoaded ??= createRequire(import.meta.url)('pg') as typeof pgModule);
+}
+
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20) return (value: string) => Number(value);
-    return (pg.types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format);
+    return (loadPg().types.getTypeParser as (oid: number, format?: string) => unknown)(oid, format);
   },
 };
 
@@ -101,7 +116,7 @@ function withStatementCache(sqlite: SQLite.Database) {
  * - a client whose query failed because its connection broke or timed out is destroyed on
  *   release instead of going back to the pool, where it would fail (or hang) the next request.
  */
-function guardedPool(pool: pg.Pool) {
+function guardedPool(pool: pgModule.Pool) {
   pool.on('connect', (client) => client.on('error', () => undefined));
   // An idle client's error (the server restarting, say) must not crash the process either.
   pool.on('error', () => undefined);
@@ -141,7 +156,7 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
   if (opts.databaseUrl) {
     const t = opts.timeouts;
     const options = pgOptions(opts);
-    const pool = new pg.Pool({
+    const pool = new (loadPg().Pool)({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
       types: pgTypes,
@@ -172,7 +187,8 @@ export function openDatabase(opts: OpenDatabaseOptions): OpenedDatabase {
     fs.mkdirSync(dir, { recursive: true });
     file = path.join(dir, 'tollgate.db');
   }
-  const sqlite = new SQLite(file);
+  if (opts.sqliteImage) file = ':memory:';
+  const sqlite = opts.sqliteImage ? new SQLite(opts.sqliteImage) : new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a commit is on disk before we acknowledge it (usage must never be lost).
   sqlite.pragma('synchronous = FULL');

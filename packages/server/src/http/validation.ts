@@ -1,7 +1,8 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { capDetails, MAX_REPORTED_ERRORS, type ErrorDetail } from '../lib/errors.js';
+import { lazyValidator, memoizeBySchema } from './lazy-schemas.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -71,8 +72,14 @@ function guard(schema: unknown): unknown {
   return out;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(boundsFirst(schema));
+const bodyValidators = memoizeBySchema<object, ValidateFunction>();
+const textValidators = memoizeBySchema<object, ValidateFunction>();
+
+/** Compiled on first use and once per schema object (lazy-schemas.ts says why). */
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const [ajv, memo] = httpPart === 'body' ? [bodyAjv, bodyValidators] : [textAjv, textValidators];
+  return lazyValidator(() => memo(schema, () => ajv.compile(boundsFirst(schema))));
+};
 
 const partNames: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 

@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** After a failed command, Redis is left alone this long: requests go on without it at full speed. */
@@ -73,8 +74,10 @@ export class RedisLink {
       // Channels are subscribed on every 'ready' below, with the current list.
       autoResubscribe: false,
     };
-    this.cmd = new Redis(o.url, options);
-    this.sub = new Redis(o.url, options);
+    // Loaded here, when Redis is configured: a node without it does not load ioredis at a start.
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.cmd = new RedisClient(o.url, options);
+    this.sub = new RedisClient(o.url, options);
     let lastError = 0;
     const onError = (err: Error) => {
       // A reconnect loop reports every attempt: one line in ten seconds is enough.

@@ -7,6 +7,9 @@ import type { IngestResult } from '../usage/usage-writer.js';
 import type { IngestWriter, WriterJob } from './ingest-writer.js';
 import type { WriteTurns } from '../../db/write-turns.js';
 
+/** Running from dist/ (scripts/build.mjs's bundle) rather than from the TypeScript sources. */
+const compiled = !import.meta.url.endsWith('.ts');
+
 /** The writer and the batch checker: started together, and started again together. */
 interface Threads {
   writer: Worker;
@@ -57,9 +60,13 @@ export function createSqliteWorkerWriter(
 
   function start(): Threads {
     const { port1, port2 } = new MessageChannel();
-    const spawn = (module: string, port: UsageThreadData['port']) => {
-      const workerData: UsageThreadData = { module: new URL(module, import.meta.url).href, file, busyTimeoutMs: opts.busyTimeoutMs, nice: opts.nice, port };
-      const w = new Worker(new URL('./usage-thread-entry.js', import.meta.url), { workerData, transferList: [port] });
+    const spawn = (name: string, port: UsageThreadData['port']) => {
+      // Compiled (dist/, beside this code's chunk): the thread's own bundle entry, plain JavaScript.
+      // From source: the .ts module, through an entry that registers tsx first (threads do not
+      // inherit the loader).
+      const module = new URL(`./${name}${compiled ? '.js' : '.ts'}`, import.meta.url);
+      const workerData: UsageThreadData = { module: module.href, file, busyTimeoutMs: opts.busyTimeoutMs, nice: opts.nice, port };
+      const w = new Worker(compiled ? module : new URL('./usage-thread-entry.js', import.meta.url), { workerData, transferList: [port] });
       w.on('message', settle);
       w.on('error', (err) => log.error({ err }, 'usage writer thread failed'));
       w.on('exit', (code) => {
@@ -73,7 +80,7 @@ export function createSqliteWorkerWriter(
       });
       return w;
     };
-    const started: Threads = { writer: spawn('./sqlite-usage-writer.worker.ts', port1), checker: spawn('./sqlite-batch-checker.worker.ts', port2) };
+    const started: Threads = { writer: spawn('sqlite-usage-writer.worker', port1), checker: spawn('sqlite-batch-checker.worker', port2) };
     return started;
   }
   // Started on the first write (or by warm()): CLI commands that never ingest do not pay for threads.

@@ -4,6 +4,7 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { addOperator, prepareOperator } from './create-operator.js';
+import { passwordCost } from './password.js';
 import type { AcceptInvitationInput } from './operator.js';
 import { accountOrigin } from './operator-events.js';
 import type { OperatorSessionView } from './operator-session.js';
@@ -27,13 +28,16 @@ export async function acceptInvitation(
     throw new AppError('UNAUTHENTICATED', UNUSABLE, { field: 'body.token' });
   }
   // Before anything is written, so a weak password does not use up the link.
-  const prepared = await prepareOperator({
-    workspaceId: invitation.workspaceId,
-    email: invitation.email,
-    name: input.name,
-    role: invitation.role,
-    password: input.password,
-  });
+  const prepared = await prepareOperator(
+    {
+      workspaceId: invitation.workspaceId,
+      email: invitation.email,
+      name: input.name,
+      role: invitation.role,
+      password: input.password,
+    },
+    passwordCost(deps.config.profile),
+  );
   const operator = await inTransaction(deps.db, async (trx) => {
     const tx = { ...deps, db: trx };
     if (!(await markInvitationAccepted(trx, invitation.workspaceId, invitation.id, deps.clock.now()))) {

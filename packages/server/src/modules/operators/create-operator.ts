@@ -8,7 +8,7 @@ import { findWorkspace } from '../tenancy/workspace.repository.js';
 import { normalizeEmail, type Operator } from './operator.js';
 import { accountOrigin } from './operator-events.js';
 import { findOperatorByEmail, insertOperator } from './operator.repository.js';
-import { hashPassword, passwordProblem } from './password.js';
+import { hashPassword, passwordCost, passwordProblem, type PasswordCost } from './password.js';
 
 export interface CreateOperatorInput {
   workspaceId: string;
@@ -26,7 +26,7 @@ type Origin = { actor: Actor | 'self'; correlationId: string; source: AuditSourc
  * fields in errors the way the caller's input names them (`body.` for the API, `--` for the CLI).
  */
 export async function createOperator(deps: Deps, input: CreateOperatorInput, origin: Origin, fieldPrefix = 'body.'): Promise<Operator> {
-  const prepared = await prepareOperator(input, fieldPrefix);
+  const prepared = await prepareOperator(input, passwordCost(deps.config.profile), fieldPrefix);
   return inTransaction(deps.db, (trx) => addOperator({ ...deps, db: trx }, prepared, origin));
 }
 
@@ -37,12 +37,12 @@ export interface PreparedOperator {
 }
 
 /** Checks the input and hashes the password: tens of milliseconds, so done before a transaction takes the write lock. */
-export async function prepareOperator(input: CreateOperatorInput, fieldPrefix = 'body.'): Promise<PreparedOperator> {
+export async function prepareOperator(input: CreateOperatorInput, cost: PasswordCost, fieldPrefix = 'body.'): Promise<PreparedOperator> {
   const problem = passwordProblem(input.password);
   if (problem) throw new AppError('VALIDATION_FAILED', problem, { field: `${fieldPrefix}password` });
   const name = input.name.trim();
   if (name === '') throw new AppError('VALIDATION_FAILED', 'The name must not be empty.', { field: `${fieldPrefix}name` });
-  return { input: { ...input, email: normalizeEmail(input.email), name }, passwordHash: await hashPassword(input.password), fieldPrefix };
+  return { input: { ...input, email: normalizeEmail(input.email), name }, passwordHash: await hashPassword(input.password, cost), fieldPrefix };
 }
 
 /** Inserts a prepared account, in the caller's transaction. */

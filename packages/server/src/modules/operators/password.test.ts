@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashPassword, passwordProblem, verifyAgainstNothing, verifyPassword } from './password.js';
+import { hashPassword, passwordCost, passwordProblem, verifyAgainstNothing, verifyPassword } from './password.js';
 
 describe('passwordProblem', () => {
   const cases: Array<[string, RegExp | null]> = [
@@ -22,6 +22,25 @@ describe('passwordProblem', () => {
       else assert.match(problem ?? '', expected);
     });
   }
+});
+
+describe('passwordCost', () => {
+  for (const [profile, expected] of [
+    ['production', { logN: 15, r: 8, p: 3 }],
+    ['development', { logN: 15, r: 8, p: 3 }],
+    ['test', { logN: 10, r: 8, p: 1 }],
+  ] as const) {
+    it(`${profile}: N = 2^${expected.logN}, r = ${expected.r}, p = ${expected.p}`, () => {
+      assert.deepEqual(passwordCost(profile), expected);
+    });
+  }
+
+  it("a hash made at the test profile's cost names its parameters and verifies like any other", async () => {
+    const stored = await hashPassword('correct horse battery staple', passwordCost('test'));
+    assert.match(stored, /^scrypt\$10\$8\$1\$/);
+    assert.equal(await verifyPassword('correct horse battery staple', stored), true);
+    assert.equal(await verifyPassword('wrong horse battery staple', stored), false);
+  });
 });
 
 describe('hashPassword / verifyPassword', () => {

@@ -8,9 +8,26 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
 
+/** scrypt's parameters: N = 2^logN, the block size r and the parallelism p. */
+export interface PasswordCost {
+  logN: number;
+  r: number;
+  p: number;
+}
+
 /** N = 2^15, r = 8, p = 3: one of OWASP's equivalent scrypt minimums, 32 MiB of memory per hash. */
-const CURRENT = { logN: 15, r: 8, p: 3 } as const;
+export const PASSWORD_COST: PasswordCost = { logN: 15, r: 8, p: 3 };
+/**
+ * The test profile's (TOLLGATE_PROFILE=test, what the suite's apps run): about 2 ms a hash
+ * instead of 275 ms, which hundreds of sign-ins in the suite paid. Each stored hash names its
+ * parameters, so verification is the same code either way; every other profile uses PASSWORD_COST.
+ */
+export const TEST_PASSWORD_COST: PasswordCost = { logN: 10, r: 8, p: 1 };
 const KEY_LENGTH = 32;
+
+export function passwordCost(profile: 'development' | 'test' | 'production'): PasswordCost {
+  return profile === 'test' ? TEST_PASSWORD_COST : PASSWORD_COST;
+}
 
 function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** logN;
@@ -20,10 +37,10 @@ function derive(password: string, salt: Buffer, logN: number, r: number, p: numb
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, CURRENT.logN, CURRENT.r, CURRENT.p);
-  return `scrypt$${CURRENT.logN}$${CURRENT.r}$${CURRENT.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const key = await derive(password, salt, cost.logN, cost.r, cost.p);
+  return `scrypt$${cost.logN}$${cost.r}$${cost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 const STORED = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9+/=]{16,64})\$([A-Za-z0-9+/=]{16,128})$/;
@@ -43,9 +60,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * Spends the same work as a real verification, for an e-mail that has no account: the answer
  * then takes as long as a wrong password, so timing does not tell which e-mails exist.
  */
-let dummy: Promise<string> | null = null;
-export async function verifyAgainstNothing(password: string): Promise<false> {
-  dummy ??= hashPassword('not a password anyone has');
+const dummies = new Map<PasswordCost, Promise<string>>();
+export async function verifyAgainstNothing(password: string, cost: PasswordCost = PASSWORD_COST): Promise<false> {
+  let dummy = dummies.get(cost);
+  if (!dummy) dummies.set(cost, (dummy = hashPassword('not a password anyone has', cost)));
   await verifyPassword(password, await dummy);
   return false;
 }

@@ -16,7 +16,7 @@ import {
 import { accountOrigin } from './operator-events.js';
 import type { OperatorSessionView } from './operator-session.js';
 import { findOperatorsForSignIn, insertOperatorSession } from './operator.repository.js';
-import { verifyAgainstNothing, verifyPassword } from './password.js';
+import { passwordCost, verifyAgainstNothing, verifyPassword } from './password.js';
 
 export interface SignInRequest {
   ip: string;
@@ -35,12 +35,13 @@ export async function signIn(deps: Deps, input: SignInInput, req: SignInRequest)
   const email = normalizeEmail(input.email);
   const candidates = (await findOperatorsForSignIn(deps.db, email)).filter((o) => input.workspaceId === undefined || o.workspaceId === input.workspaceId);
   await limitAttempts(deps, email, req, candidates.length === 1 ? (candidates[0] as Operator) : null);
+  const cost = passwordCost(deps.config.profile);
   if (candidates.length > 1) {
-    await verifyAgainstNothing(input.password);
+    await verifyAgainstNothing(input.password, cost);
     throw new AppError('VALIDATION_FAILED', `'${email}' is an operator of several workspaces: say which one with workspaceId.`, { field: 'body.workspaceId' });
   }
   const candidate = candidates[0];
-  const ok = candidate ? await verifyPassword(input.password, candidate.passwordHash) : await verifyAgainstNothing(input.password);
+  const ok = candidate ? await verifyPassword(input.password, candidate.passwordHash) : await verifyAgainstNothing(input.password, cost);
   if (!candidate || !ok) {
     await recordFailure(deps, req, email, candidate ?? null, candidate ? 'wrong_password' : 'unknown_email');
     throw new AppError('UNAUTHENTICATED', WRONG, { field: 'body.password' });
