@@ -3,7 +3,7 @@
 # Two stages: the build stage has the compilers better-sqlite3 needs and the devDependencies
 # (esbuild builds the widget's script and the console); the runtime stage gets only what
 # `tollgate serve` runs.
-# Checked by packages/server/test/container-files.test.ts (README, "Run it in containers").
+# Checked by packages/server/test/container-files.test.ts (docs/production.md, "Run it in containers").
 
 FROM node:20.20.2-bookworm AS build
 WORKDIR /app

@@ -10,6 +10,7 @@ import { apiReferenceRoutes } from './http/api-reference.routes.js';
 import { MAX_JSON_DEPTH } from './lib/json-limits.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { healthRoutes } from './http/health.routes.js';
+import { rootRoutes } from './http/root.routes.js';
 import { metricsRoutes, recordHttpMetrics, traceRequests } from './http/metrics.routes.js';
 import { clearBodyDeadline, startBodyDeadline } from './http/slow-clients.js';
 import { checkUrlAndHeaders } from './http/check-url-and-headers.js';
@@ -120,7 +121,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   app.setErrorHandler(errorHandler);
   registerBodyParsers(app);
 
-  // Observability first, so the span and the timings cover every other hook (README, "Metrics and tracing").
+  // Observability first, so the span and the timings cover every other hook (docs/production.md, "Metrics and tracing").
   traceRequests(app, deps);
   app.addHook('onResponse', recordHttpMetrics(deps));
   app.addHook('onRequest', async (request, reply) => {
@@ -184,6 +185,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     throw new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`);
   });
 
+  await rootRoutes(app);
   await healthRoutes(app, deps, usage);
   await metricsRoutes(app, deps);
 

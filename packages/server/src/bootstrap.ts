@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { sql } from 'kysely';
 import type { Config } from './lib/config.js';
+import { describeSystemError } from './lib/system-errors.js';
 import { compose, type Composition } from './compose.js';
 import { openDatabase, type OpenedDatabase } from './db/database.js';
 import { classifyDatabaseError } from './db/errors.js';
@@ -45,7 +46,11 @@ async function openReachable(config: Config, log: Logger | undefined): Promise<O
       const reason = (err as Error).message || String(err);
       const where = opened?.describe ?? 'the database';
       // Only a server can come back by itself; a file that cannot be opened will not.
-      if (!config.databaseUrl || classifyDatabaseError(err) !== 'unavailable') throw new StartupError(`cannot open ${where}: ${reason}`);
+      if (!config.databaseUrl || classifyDatabaseError(err) !== 'unavailable') {
+        // DATA_DIR naming a file, an unwritable folder: said in words rather than as `EEXIST: …, mkdir '…'`.
+        const system = describeSystemError(err);
+        throw new StartupError(system ? `cannot open ${where} (${system.message})` : `cannot open ${where}: ${reason}`);
+      }
       if (Date.now() + backoff > deadline) {
         throw new StartupError(
           `${where} is not reachable (${reason}); gave up after ${attempt} attempts over ${config.databaseStartupRetrySeconds} s (DATABASE_STARTUP_RETRY_SECONDS)`,

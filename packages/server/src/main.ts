@@ -1,5 +1,7 @@
+import { createServer } from 'node:net';
 import type { Config } from './lib/config.js';
 import { buildApp } from './app.js';
+import { warmCompiledSchemas } from './http/lazy-schemas.js';
 import { bootstrap } from './bootstrap.js';
 import { schedulePruning } from './jobs/prune-expired.js';
 import { scheduleAuditRetention } from './jobs/purge-audit-events.js';
@@ -9,8 +11,24 @@ import { createDemoWorkspace, type DemoWorkspace } from './demo/create-demo-work
 import { WIDGET_DEMO_PATH } from './demo/widget-demo-page.js';
 import { createDemoOperator, type DemoOperator } from './demo/create-demo-operator.js';
 
+/**
+ * Fails (EADDRINUSE, EACCES, ENOTFOUND: the CLI says so in a line) when HOST:PORT cannot be
+ * listened on, before anything is migrated or created: the demo workspace's keys are printed once,
+ * after listen, so a start that cannot serve must not seed it. A port taken in between is still
+ * reported by listen itself.
+ */
+async function checkCanListen(config: Config): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ host: config.host, port: config.port }, () => resolve());
+  });
+  await new Promise((resolve) => probe.close(resolve));
+}
+
 /** read config -> open storage -> build app -> listen. */
 export async function serve(config: Config): Promise<void> {
+  await checkCanListen(config);
   const { composition, describe } = await bootstrap(config);
   const { deps } = composition;
   let demo: DemoWorkspace | null = null;
@@ -30,6 +48,9 @@ export async function serve(config: Config): Promise<void> {
   const stopRetention = scheduleAuditRetention(deps);
   const stopBilling = scheduleBilling(deps);
   const address = await app.listen({ host: config.host, port: config.port });
+  // Route schemas compile at their first use (http/lazy-schemas.ts); the rest compile now, in
+  // slices between requests, so a route's first request rarely pays for it.
+  const stopWarming = warmCompiledSchemas((err) => deps.log.error({ err }, 'a route schema does not compile (a bug: please report it)'));
   deps.log.info({ address, storage: describe, profile: config.profile }, `Tollgate listening on ${address}`);
   process.stdout.write(`\nTollgate is running at ${address} (${describe}, ${config.profile} profile).\n`);
   process.stdout.write(`API reference: ${address}/docs   OpenAPI: ${address}/openapi.json\n`);
@@ -43,6 +64,7 @@ export async function serve(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     deps.log.info({ signal }, 'shutting down');
+    stopWarming();
     stopPruning();
     stopRetention();
     stopBilling();

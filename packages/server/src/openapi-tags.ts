@@ -3,7 +3,7 @@
  * operations are for. Every tag a route names must be here (test: http/openapi.test.ts).
  */
 export const openApiTags = [
-  { name: 'System', description: 'Liveness and readiness probes for load balancers and orchestrators. No credential.' },
+  { name: 'System', description: 'Where things are (GET /), and liveness and readiness probes for load balancers and orchestrators. No credential.' },
   { name: 'Workspace', description: 'The workspace and environment a key belongs to.' },
   { name: 'Customers', description: 'Whoever you bill. Customers carry your own externalId and metadata.' },
   { name: 'Products', description: 'What a subscription grants access to; entitlement checks and product keys name one.' },

@@ -9,7 +9,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { backend } from './helpers/test-app.js';
 import { Scratch, call, consoleSignIn, runCli, type ServeProcess } from './helpers/processes.js';
@@ -123,29 +124,61 @@ describe(
           await opened.close();
         }
         assert.notEqual(unknown.status, 0);
-        assert.match(unknown.stderr, /^No workspace ws_doesnotexist\./);
+        assert.match(unknown.stderr, /^tollgate: No workspace ws_doesnotexist\./);
         assert.equal(unknown.stdout, '');
       });
 
-      it('an unknown command exits 2 with the usage on stderr, before touching any database', { timeout: TIMEOUT }, async () => {
-        const tmp = scratch.tempDir();
-        const dataDir = path.join(tmp, 'data');
-        const [typo, sub] = await Promise.all([
-          runCli(['serv'], { DATA_DIR: dataDir }),
-          // Port 9 refuses connections: the usage must come without trying the database.
-          runCli(['workspace', 'frobnicate'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://tollgate@127.0.0.1:9/none' }),
+      it(
+        'a mistyped command exits 2 with the closest command and one line of usage (not the whole help), touching no database',
+        { timeout: TIMEOUT },
+        async () => {
+          const tmp = scratch.tempDir();
+          const dataDir = path.join(tmp, 'data');
+          const [typo, sub, far] = await Promise.all([
+            runCli(['servee'], { DATA_DIR: dataDir }),
+            // Port 9 refuses connections: the usage must come without trying the database.
+            runCli(['workspace', 'frobnicate'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://tollgate@127.0.0.1:9/none' }),
+            runCli(['xyzzy'], { DATA_DIR: dataDir }),
+          ]);
+          for (const r of [typo, sub, far]) {
+            assert.equal(r.status, 2, r.stderr);
+            assert.equal(r.stdout, '');
+            assert.ok(r.stderr.trimEnd().split('\n').length <= 3, `at most 3 lines, got:\n${r.stderr}`);
+            assert.doesNotMatch(r.stderr, /set-rate-limit --id/, 'not the list of commands');
+          }
+          assert.deepEqual(typo.stderr.split('\n'), [
+            'tollgate: unknown command: servee',
+            'Did you mean `tollgate serve`?',
+            'Usage: tollgate <command> [options]; tollgate --help lists the commands',
+            '',
+          ]);
+          assert.deepEqual(sub.stderr.split('\n'), [
+            'tollgate: unknown command: workspace frobnicate',
+            'tollgate workspace takes one of: create, set-rate-limit.',
+            'Usage: tollgate workspace <command> [options]; tollgate help workspace lists them',
+            '',
+          ]);
+          assert.deepEqual(far.stderr.split('\n'), [
+            'tollgate: unknown command: xyzzy',
+            'Usage: tollgate <command> [options]; tollgate --help lists the commands',
+            '',
+          ]);
+          assert.equal(existsSync(dataDir), false, 'a mistyped command creates no SQLite database');
+        },
+      );
+
+      it('a command called wrongly prints one line of what is wrong and its usage line, exit 2', { timeout: TIMEOUT }, async () => {
+        const env = { DATA_DIR: path.join(scratch.tempDir(), 'data') };
+        const [missing, option] = await Promise.all([runCli(['backup'], env), runCli(['backup', 'x.db', '--frob'], env)]);
+        assert.equal(missing.status, 2);
+        assert.deepEqual(missing.stderr.split('\n'), [
+          'tollgate: backup needs FILE, where to write the copy',
+          'Usage: tollgate backup FILE [--force] [--progress]; tollgate help backup says more',
+          '',
         ]);
-        for (const [r, line] of [
-          [typo, 'serv'],
-          [sub, 'workspace frobnicate'],
-        ] as const) {
-          assert.equal(r.status, 2, `${line}: ${r.stderr}`);
-          assert.equal(r.stdout, '');
-          assert.equal(r.stderr.split('\n')[0], `Unknown command: ${line}`);
-          assert.match(r.stderr, /Usage: tollgate <command> \[options\]/);
-          assert.match(r.stderr, /workspace set-rate-limit --id WS_ID/);
-        }
-        assert.equal(existsSync(dataDir), false, 'a mistyped command creates no SQLite database');
+        assert.equal(option.status, 2);
+        assert.match(option.stderr, /^tollgate: backup: Unknown option '--frob'/);
+        assert.equal(option.stderr.trimEnd().split('\n').length, 2, option.stderr);
       });
 
       it('--help prints the usage on stdout and exits 0', { timeout: TIMEOUT }, async () => {
@@ -190,9 +223,12 @@ describe(
           assert.equal(create.status, 0, create.stderr);
           assert.match(create.stdout, /^Usage: tollgate workspace create --name NAME \[--json\]\n/);
           assert.equal(typo.status, 2);
-          assert.deepEqual(typo.stderr.split('\n').slice(0, 2), ['Unknown command: backpu x.db', 'Did you mean: tollgate backup?']);
+          assert.deepEqual(typo.stderr.split('\n').slice(0, 2), ['tollgate: unknown command: backpu x.db', 'Did you mean `tollgate backup`?']);
           assert.equal(subTypo.status, 2);
-          assert.deepEqual(subTypo.stderr.split('\n').slice(0, 2), ['Unknown command: workspace creat --name A', 'Did you mean: tollgate workspace create?']);
+          assert.deepEqual(subTypo.stderr.split('\n').slice(0, 2), [
+            'tollgate: unknown command: workspace creat --name A',
+            'Did you mean `tollgate workspace create`?',
+          ]);
           assert.equal(existsSync(dataDir), false, 'help and typos touch no database');
         },
       );
@@ -510,6 +546,111 @@ describe(
         assert.doesNotMatch(again.stdout, /demo workspace was created/);
         assert.doesNotMatch(again.stdout, /sk_(test|live)_/);
         assert.equal(await workspaceCount(store), 2);
+      });
+    });
+
+    describe('first run: backups into new folders, failures in a line, the banner once listening', { concurrency: 1 }, () => {
+      /** A stack frame line ("    at main (…)"): expected failures print none. */
+      const STACK_FRAME = /^\s+at /m;
+
+      it(
+        'backup FILE creates its missing folders (the key file beside it); restore creates a missing DATA_DIR',
+        { timeout: TIMEOUT, skip: backend === 'postgres' ? 'backup copies the embedded SQLite database (PostgreSQL: pg_dump, see backup.test.ts)' : false },
+        async () => {
+          const tmp = scratch.tempDir();
+          const env = { DATA_DIR: path.join(tmp, 'data') };
+          const migrated = await runCli(['migrate'], env);
+          assert.equal(migrated.status, 0, migrated.stderr);
+          const file = path.join(tmp, 'backups', 'nightly', 'tollgate.db');
+          const backup = await runCli(['backup', file], env);
+          assert.equal(backup.status, 0, backup.stderr);
+          assert.match(backup.stdout, new RegExp(`^Backed up .* to ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+          assert.ok(existsSync(file));
+          assert.ok(existsSync(`${file}.encryption-keys`), 'the development key file beside it');
+
+          const restoredDir = path.join(tmp, 'restored', 'deeper');
+          const restore = await runCli(['restore', file], { DATA_DIR: restoredDir });
+          assert.equal(restore.status, 0, restore.stderr);
+          assert.ok(existsSync(path.join(restoredDir, 'tollgate.db')));
+          assert.ok(existsSync(path.join(restoredDir, 'encryption-keys')));
+
+          // A folder named as FILE, or a file where a folder must be: said in one line.
+          const [folder, blocked] = await Promise.all([runCli(['backup', path.join(tmp, 'backups')], env), runCli(['backup', path.join(file, 'x.db')], env)]);
+          assert.equal(folder.status, 1);
+          assert.match(folder.stderr, /^tollgate: .*backups is a folder; name the file to write/);
+          assert.equal(blocked.status, 1);
+          assert.match(blocked.stderr, /^tollgate: cannot create the folder .*tollgate\.db: a file is in the way\n$/);
+        },
+      );
+
+      it('expected failures print `tollgate: …` (and a hint) without a stack, and exit non-zero', { timeout: TIMEOUT }, async () => {
+        const tmp = scratch.tempDir();
+        const aFile = path.join(tmp, 'a-file');
+        writeFileSync(aFile, 'not a folder');
+        const noData = { DATA_DIR: path.join(tmp, 'none') };
+        const cases: Array<[string, Promise<Awaited<ReturnType<typeof runCli>>>, RegExp]> = [
+          ['backup without a database', runCli(['backup', path.join(tmp, 'b.db')], noData), /^tollgate: No database at .*\nSet DATA_DIR to /],
+          ['restore of a missing file', runCli(['restore', path.join(tmp, 'missing.db')], noData), /^tollgate: No file .*missing\.db\.\n$/],
+          [
+            'DATA_DIR naming a file',
+            runCli(['migrate'], { DATA_DIR: aFile }),
+            /^tollgate: cannot open the database \(cannot create the folder .*a-file: a file is in the way\)\n$/,
+          ],
+          [
+            'an API command with no server there',
+            runCli(['invoices', 'list', '--api-url', 'http://127.0.0.1:9', '--api-key', 'sk_test_x'], noData),
+            /^tollgate: cannot reach Tollgate at http:\/\/127\.0\.0\.1:9: .*\nIs the server running there\?/,
+          ],
+          [
+            'a bad setting',
+            runCli(['migrate'], { ...noData, PORT: 'eighty' }),
+            /^tollgate: PORT must be a whole number, got 'eighty'\nConfiguration comes from the environment/,
+          ],
+          [
+            'ingest of a missing file',
+            runCli(['ingest', path.join(tmp, 'none.ndjson'), '--api-key', 'sk_test_x'], noData),
+            /^tollgate: cannot open .*none\.ndjson: no such file or directory\n/,
+          ],
+        ];
+        for (const [what, run, expected] of cases) {
+          const r = await run;
+          assert.notEqual(r.status, 0, what);
+          assert.match(r.stderr, expected, `${what}:\n${r.stderr}`);
+          assert.doesNotMatch(r.stderr, STACK_FRAME, `${what}: no stack trace`);
+          assert.ok(r.stderr.trimEnd().split('\n').length <= 2, `${what}: a line and a hint at most:\n${r.stderr}`);
+        }
+      });
+
+      it('serve on a port in use says so in a line and creates nothing, so the next start still shows the demo keys', { timeout: TIMEOUT }, async () => {
+        const taken = createServer();
+        await new Promise<void>((resolve) => taken.listen({ host: '127.0.0.1', port: 0 }, resolve));
+        try {
+          const port = (taken.address() as { port: number }).port;
+          const dataDir = path.join(scratch.tempDir(), 'data');
+          const r = await runCli(['serve'], { DATA_DIR: dataDir, PORT: String(port) });
+          assert.equal(r.status, 1, r.stderr);
+          assert.equal(r.stderr, `tollgate: 127.0.0.1:${port} is already in use\nIs another tollgate serve running? Stop it, or set PORT to a free port.\n`);
+          assert.equal(r.stdout, '', 'no banner, no keys');
+          assert.equal(existsSync(dataDir), false, 'no database, so no demo workspace whose keys were never shown');
+        } finally {
+          await new Promise((resolve) => taken.close(resolve));
+        }
+      });
+
+      it('serve prints nothing on stdout before its banner, and the banner only once the address answers (GET / among it)', { timeout: TIMEOUT }, async () => {
+        const server = scratch.spawn({ DATA_DIR: path.join(scratch.tempDir(), 'data'), LOG_LEVEL: 'info' });
+        await server.started();
+        // Logs before listen are JSON lines; nothing that reads like the banner or a key comes before it.
+        const before = server.stdout.slice(0, server.stdout.indexOf('\nTollgate is running at '));
+        for (const line of before.split('\n').filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line), `a log line, not: ${line}`);
+        assert.doesNotMatch(before, /sk_(test|live)_|Tollgate is running/);
+        const root = await fetch(`${server.address}/`);
+        assert.equal(root.status, 200);
+        const body = (await root.json()) as { links: Array<{ href: string }> };
+        assert.ok(body.links.some((l) => l.href === '/docs'));
+        await server.waitFor(/A demo workspace was created/);
+        assert.ok(server.stdout.indexOf('Tollgate is running at') < server.stdout.indexOf('sk_test_'), 'the keys come after the banner');
+        assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr);
       });
     });
   },

@@ -1,6 +1,6 @@
 /**
  * The container files (Dockerfile, compose.yaml, deploy/) are linted and checked here, because no
- * image can be built on these machines (base images cannot be pulled): README, "Run it in
+ * image can be built on these machines (base images cannot be pulled): docs/production.md, "Run it in
  * containers".
  *
  * - Linters: dockerfile-utils (the Dockerfile checks of VS Code's Docker language service) and

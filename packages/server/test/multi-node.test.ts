@@ -3,8 +3,8 @@
  * limit is counted once across both, and a revocation on one node stops the key on the other at
  * once (through the Redis invalidation message), while a rotated key keeps its grace period; and
  * a limit changed with the CLI reaches both running nodes the same way. The last tests reach both
- * nodes through a round-robin balancer, as compose.yaml runs them behind nginx (README, "Run it in
- * containers"), and a client of the balancer sees one service.
+ * nodes through a round-robin balancer, as compose.yaml runs them behind nginx (docs/production.md, "Run it
+ * in containers"), and a client of the balancer sees one service.
  *
  * Runs on the PostgreSQL pass with REDIS_URL set; otherwise every test is skipped with the reason.
  * The servers use the default 'tollgate:' Redis prefix; each run's workspaces are new, so the

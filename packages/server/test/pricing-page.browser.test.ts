@@ -7,8 +7,8 @@
  * gives in Node.
  *
  * Screenshots land in test-artifacts/ at the repository root (git-ignored). With UPDATE_TOUR=1
- * the demo's page is also written to docs/tour/pricing.png and pricing-phone.png (the README's
- * tour), compressed with pngquant when it is installed. Without Chromium the whole file is
+ * the demo's page is also written to docs/tour/pricing.png and pricing-phone.png (shown in
+ * docs/catalog-and-pricing-page.md), compressed with pngquant when it is installed. Without Chromium the whole file is
  * skipped, and says so.
  *
  * Functions passed to page.evaluate are strings on purpose: tsx compiles this file with esbuild's
@@ -527,7 +527,7 @@ describe('hosted pricing page in headless Chromium', { timeout: 180_000 }, () =>
   });
 
   it(
-    'UPDATE_TOUR=1: the demo page for the README (docs/tour/pricing.png at 1280 px, pricing-phone.png at 390 px)',
+    'UPDATE_TOUR=1: the demo page for the docs (docs/tour/pricing.png at 1280 px, pricing-phone.png at 390 px)',
     { ...opts, skip: skip || (process.env.UPDATE_TOUR === '1' ? false : 'set UPDATE_TOUR=1 to write docs/tour/pricing*.png') },
     async () => {
       mkdirSync(tour, { recursive: true });

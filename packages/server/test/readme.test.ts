@@ -1,12 +1,14 @@
 /**
- * The root README says what the code does. Its outbound webhooks section: its event types are the
- * catalog's, its examples are abridged copies of the OpenAPI document's, its retry table is the
- * schedule's and its per-profile defaults are loadConfig's. Its audit section: the table of audit
- * event types is the list recordAudit accepts.
+ * The README and the pages under docs/ say what the code does. docs/webhooks.md's outbound
+ * section: its event types are the catalog's, its examples are abridged copies of the OpenAPI
+ * document's, its retry table is the schedule's and its per-profile defaults are loadConfig's.
+ * docs/audit.md: the table of audit event types is the list recordAudit accepts. The README stays a
+ * front door (at most 400 lines), and every relative link of the README and of docs/ leads to a
+ * file, and to a heading, that exist.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadConfig, type Config } from '../src/lib/config.js';
 import { auditEventTypesByCategory } from '../src/modules/audit/audit-event-types.js';
 import { catalogTypes, eventCatalog } from '../src/modules/outbound-webhooks/event-catalog.js';
@@ -14,13 +16,31 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../src/modules/outbound-webhooks/
 import { webhookExample } from '../src/modules/outbound-webhooks/webhook-docs.js';
 
 const root = new URL('../../../', import.meta.url);
-const readme = readFileSync(new URL('README.md', root), 'utf8');
-const section = (() => {
-  const start = readme.indexOf('\n### Outbound webhooks\n');
-  assert.ok(start >= 0, 'README.md has an "### Outbound webhooks" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end);
-})();
+const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
+const readme = read('README.md');
+const docPages = readdirSync(new URL('docs/', root))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
+
+/** The lines from the heading line `heading` to the next heading (outside code) of the same or a higher level. */
+function sectionOf(text: string, heading: string): string {
+  const lines = text.split('\n');
+  const start = lines.indexOf(heading);
+  assert.ok(start >= 0, `a "${heading}" section`);
+  const higher = new RegExp(`^#{1,${/^#+/.exec(heading)![0].length}} `);
+  let fenced = false;
+  let end = lines.length;
+  for (let i = start + 1; i < lines.length; i++) {
+    if (lines[i]!.startsWith('```')) fenced = !fenced;
+    else if (!fenced && higher.test(lines[i]!)) {
+      end = i;
+      break;
+    }
+  }
+  return lines.slice(start, end).join('\n');
+}
+
+const section = sectionOf(read('docs/webhooks.md'), '## Outbound webhooks');
 
 /** The rows of the markdown table whose header row starts with `| <first> |`, as trimmed cells. */
 function tableRows(first: string): string[][] {
@@ -41,7 +61,7 @@ function tableRows(first: string): string[][] {
 }
 const code = (cell: string) => cell.replace(/^`|`$/g, '');
 
-describe('README.md: outbound webhooks', () => {
+describe('docs/webhooks.md: outbound webhooks', () => {
   it('the event types table lists the catalog, in its order, with its descriptions', () => {
     const rows = tableRows('Type');
     assert.deepEqual(
@@ -97,9 +117,9 @@ describe('README.md: outbound webhooks', () => {
   });
 });
 
-describe('README.md: audit events', () => {
+describe('docs/audit.md: audit events', () => {
   it('the table of audit event types lists every type recordAudit accepts, by category, in order', () => {
-    const lines = readme.split('\n');
+    const lines = read('docs/audit.md').split('\n');
     const at = lines.indexOf('| Category | Event types |');
     assert.ok(at >= 0, 'a table headed "| Category | Event types |"');
     const rows = lines.slice(
@@ -121,14 +141,101 @@ describe('README.md: audit events', () => {
   });
 });
 
-describe('README.md: the tour', () => {
+/** Markdown text without its fenced code blocks and inline code, where nothing is a link. */
+const prose = (text: string) => text.replace(/^```[^]*?^```$/gm, '').replace(/`[^`\n]*`/g, '');
+
+/** The pictures a page shows, as written and as a URL resolved from the page. */
+function picturesOf(page: string) {
+  return [...prose(read(page)).matchAll(/!\[([^\]]*)\]\(([^)]+)\)/g)].map((m) => ({
+    alt: m[1] ?? '',
+    path: m[2] ?? '',
+    url: new URL(m[2] ?? '', new URL(page, root)),
+  }));
+}
+
+function assertPng(alt: string, path: string, url: URL) {
+  assert.ok(alt.trim().length > 0, `${path} has alternative text`);
+  const bytes = readFileSync(url);
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${path} is a PNG`);
+}
+
+describe('docs/console-and-hub.md: the tour', () => {
   it('every picture it shows is in the repository, as a PNG', () => {
-    const pictures = [...readme.matchAll(/!\[([^\]]*)\]\(([^)]+)\)/g)].map((m) => ({ alt: m[1] ?? '', path: m[2] ?? '' }));
+    const pictures = picturesOf('docs/console-and-hub.md');
     assert.ok(pictures.length >= 8, 'the tour shows the console and the hub');
-    for (const { alt, path } of pictures) {
-      assert.ok(alt.trim().length > 0, `${path} has alternative text`);
-      const bytes = readFileSync(new URL(path, root));
-      assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${path} is a PNG`);
+    for (const { alt, path, url } of pictures) assertPng(alt, path, url);
+  });
+
+  it('so is every picture of the README and of the other pages', () => {
+    const pictures = ['README.md', ...docPages].flatMap(picturesOf);
+    assert.ok(pictures.length >= 11, 'the README, the tour and the pricing page show pictures');
+    for (const { alt, path, url } of pictures) assertPng(alt, path, url);
+  });
+});
+
+/** GitHub's anchor of a heading: lower case, punctuation but - and _ dropped, spaces to -. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchors of a Markdown file's headings (outside code), a repeated one suffixed -1, -2… as GitHub does. */
+function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const m of text.replace(/^```[^]*?^```$/gm, '').matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+    const base = anchorOf(m[1]!);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+describe('README.md: a front door', () => {
+  it('has at most 400 lines', () => {
+    const lines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
+    assert.ok(lines <= 400, `README.md has ${lines} lines`);
+  });
+
+  it('links to every page under docs/', () => {
+    const linked = new Set([...prose(readme).matchAll(/\]\((docs\/[^)#]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]));
+    assert.deepEqual(
+      docPages.filter((p) => !linked.has(p)),
+      [],
+    );
+  });
+});
+
+describe('README.md and docs/: links', () => {
+  it("the anchor rule is GitHub's", () => {
+    assert.equal(anchorOf('Try it on one machine: two nodes on PostgreSQL and Redis'), 'try-it-on-one-machine-two-nodes-on-postgresql-and-redis');
+    assert.equal(anchorOf('The upgrade/cancel widget'), 'the-upgradecancel-widget');
+    assert.equal(anchorOf('Idempotency: nothing counted or billed twice'), 'idempotency-nothing-counted-or-billed-twice');
+    assert.equal(anchorOf('`tollgate_build_info` and snake_case'), 'tollgate_build_info-and-snake_case');
+  });
+
+  it('every relative link points to a file that exists, and a #anchor to a heading of it', () => {
+    const problems: string[] = [];
+    for (const page of ['README.md', ...docPages]) {
+      const from = new URL(page, root);
+      for (const m of prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)) {
+        const href = m[1]!;
+        if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue; // https:, mailto:: not ours to check
+        const [path = '', anchor] = href.split('#');
+        const target = path ? new URL(path, from) : from;
+        if (!existsSync(target)) {
+          problems.push(`${page}: ${href} (no such file)`);
+          continue;
+        }
+        if (anchor && target.pathname.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(anchor)) {
+          problems.push(`${page}: ${href} (no such heading)`);
+        }
+      }
     }
+    assert.deepEqual(problems, []);
   });
 });

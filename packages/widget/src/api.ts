@@ -1,6 +1,6 @@
 import type { Offering, RatePlan } from '@tollgate/pricing';
 
-/** The widget backend's answers, as far as the widget reads them (README, "Plan changes and cancellation"). */
+/** The widget backend's answers, as far as the widget reads them (docs/subscriptions-and-billing.md, "Plan changes and cancellation"). */
 export type ApplyAt = 'IMMEDIATE' | 'PERIOD_END';
 export type ChangeKind = 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
 export const CANCEL_REASONS = ['TOO_EXPENSIVE', 'MISSING_FEATURES', 'SWITCHED_SERVICE', 'UNUSED', 'TECHNICAL_ISSUES', 'OTHER'] as const;

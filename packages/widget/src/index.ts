@@ -1,6 +1,6 @@
 /**
- * @tollgate/widget: importing it defines <tollgate-upgrade-cancel> (README, "The upgrade/cancel
- * widget"). The self-contained script build (dist/tollgate-widget.min.js, served by the server at
+ * @tollgate/widget: importing it defines <tollgate-upgrade-cancel> (docs/subscriptions-and-billing.md,
+ * "The upgrade/cancel widget"). The self-contained script build (dist/tollgate-widget.min.js, served by the server at
  * /widget/v1/) is this module with Lit and @tollgate/pricing bundled in.
  */
 export { TollgateUpgradeCancel } from './tollgate-upgrade-cancel.js';

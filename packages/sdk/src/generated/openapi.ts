@@ -3,6 +3,26 @@
  * Do not edit: run `npm run sdk:generate` (CI checks that this file matches the server).
  */
 export interface paths {
+  '/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Where things are: the API reference, the console and the probes
+     * @description Links to this server’s API reference (/docs), OpenAPI document, operator console, developer hub and health probes. JSON, or a small HTML page when Accept prefers text/html (a browser).
+     */
+    get: operations['retrieveServiceIndex'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -5342,6 +5362,76 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  retrieveServiceIndex: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The links, as JSON or as an HTML page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "name": "Tollgate",
+           *       "description": "Usage metering and billing. The API is under /api/v1 and /v1; authenticate with Authorization: Bearer <key>.",
+           *       "links": [
+           *         {
+           *           "rel": "api-reference",
+           *           "href": "/docs",
+           *           "title": "API reference: every endpoint, with examples"
+           *         },
+           *         {
+           *           "rel": "openapi",
+           *           "href": "/openapi.json",
+           *           "title": "The OpenAPI 3.1 document the reference is made from"
+           *         },
+           *         {
+           *           "rel": "console",
+           *           "href": "/console",
+           *           "title": "Operator console: customers, pricing, keys and invoices (sign in)"
+           *         },
+           *         {
+           *           "rel": "hub",
+           *           "href": "/hub",
+           *           "title": "Developer hub: your customers' own page, opened from a hub link your backend mints"
+           *         },
+           *         {
+           *           "rel": "health",
+           *           "href": "/health",
+           *           "title": "Liveness probe: the process is up"
+           *         },
+           *         {
+           *           "rel": "ready",
+           *           "href": "/ready",
+           *           "title": "Readiness probe: the database answers, migrations are applied"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            name: 'Tollgate';
+            description: string;
+            links: {
+              rel: 'api-reference' | 'openapi' | 'console' | 'hub' | 'health' | 'ready';
+              /** @description A path on this server. */
+              href: string;
+              title: string;
+            }[];
+          };
+          /** @example string */
+          'text/html': string;
+        };
+      };
+    };
+  };
   checkHealth: {
     parameters: {
       query?: never;

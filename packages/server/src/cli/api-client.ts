@@ -27,7 +27,9 @@ export function apiClient(target: ApiTarget): Tollgate {
 /** A failed call in a line or a few the user can act on (the key never appears: the SDK does not put it in messages). */
 export function explain(err: unknown, target: ApiTarget): string {
   if (err instanceof TollgateError) {
-    if (err.unreachable) return `cannot reach Tollgate at ${target.url}: ${err.errors[0]?.message ?? err.message}`;
+    if (err.unreachable) {
+      return `cannot reach Tollgate at ${target.url}: ${err.errors[0]?.message ?? err.message}\nIs the server running there? --api-url or TOLLGATE_API_URL says where it is.`;
+    }
     const lines = err.errors.map((e) => `${err.status} ${e.code}: ${e.message}${e.field ? ` (${e.field})` : ''}`);
     return `${lines.join('\n')}${err.requestId ? `\n(request ${err.requestId})` : ''}`;
   }

@@ -4,6 +4,7 @@ import { MAX_BATCH_EVENTS, TollgateError, type UsageEvent } from '@tollgate/sdk'
 import type { CommandContext } from './command.js';
 import { apiClient, apiTarget, calling } from './api-client.js';
 import { tailAuditEvents } from './events-tail.js';
+import { describeFailure } from './failure.js';
 
 interface FileEvent {
   /** Where it is in the file, for messages: "line 12" (NDJSON) or "item 12" (a JSON array), from 1. */
@@ -17,7 +18,7 @@ function readEventFile(file: string): FileEvent[] | string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return `cannot read ${file}: ${(err as Error).message}`;
+    return describeFailure(err)?.message ?? `cannot read ${file}: ${(err as Error).message}`;
   }
   const items: Array<{ at: string; value: unknown }> = [];
   if (text.trimStart().startsWith('[')) {

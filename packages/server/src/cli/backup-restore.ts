@@ -1,4 +1,16 @@
-import { chmodSync, copyFileSync, createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
@@ -7,6 +19,7 @@ import { loadConfig, type Config } from '../lib/config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest, migrations } from '../db/migrate.js';
 import { checkSqliteCopy, fsyncFile, snapshotSqlite, sqliteInUse, sqliteSizeInUse } from '../db/sqlite-backup.js';
+import { CliFailure } from './failure.js';
 import { formatBytes, type Progress } from './progress.js';
 
 const DB_FILE = 'tollgate.db';
@@ -19,13 +32,11 @@ const POSTGRES = `DATABASE_URL selects PostgreSQL: back it up with PostgreSQL's 
   pg_dump -Fc "$DATABASE_URL" -f tollgate.dump                 a snapshot while the service runs
   pg_restore --no-owner -d "$NEW_DATABASE_URL" tollgate.dump    into an empty database
 or continuous WAL archiving (archive_mode, archive_command) with base backups for point-in-time recovery.
-Back up TOLLGATE_ENCRYPTION_KEYS too: webhook signing secrets are sealed with it. (README: Backup and restore.)`;
+Back up TOLLGATE_ENCRYPTION_KEYS too: webhook signing secrets are sealed with it. (docs/cli.md, "Backup and restore".)`;
 
 /** One failure the user can act on: printed alone (no usage), exit 1. */
-class Refusal extends Error {}
-
-function refuse(message: string): never {
-  throw new Refusal(message);
+function refuse(message: string, hint?: string): never {
+  throw new CliFailure(message, { hint });
 }
 
 function keyReminder(config: Config, keyCopy: string | null, restored: boolean): string {
@@ -69,16 +80,24 @@ export async function backup(file: string, force: boolean, progress: Progress): 
   const config = embeddedConfig('backup');
   if (!config) return;
   const source = path.join(config.dataDir, DB_FILE);
-  if (!existsSync(source)) refuse(`No database at ${source} (DATA_DIR is ${config.dataDir}).`);
+  if (!existsSync(source)) refuse(`No database at ${source} (DATA_DIR is ${config.dataDir}).`, 'Set DATA_DIR to the data directory of the server to back up.');
   const target = path.resolve(file);
+  if (existsSync(target) && statSync(target).isDirectory()) refuse(`${target} is a folder; name the file to write, such as ${path.join(target, DB_FILE)}.`);
   const devKey = config.encryptionKeys ? null : path.join(config.dataDir, KEY_FILE);
   const keyCopy = devKey && existsSync(devKey) ? keyCopyOf(target) : null;
   for (const f of [target, keyCopy]) if (f && existsSync(f) && !force) refuse(`${f} already exists; pass --force to replace it.`);
+  // `tollgate backup backups/tollgate.db` on a fresh checkout: the folder is made first. It is checked writable
+  // here, as SQLite would say only "unable to open database" of the copy.
+  await mkdir(path.dirname(target), { recursive: true });
+  accessSync(path.dirname(target), constants.W_OK);
   // Same directory as the target, so the final rename is atomic: FILE is a whole checked copy or absent.
   const partial = `${target}.partial-${process.pid}`;
   try {
     progress.phase(`copying ${source} (${formatBytes(sqliteSizeInUse(source))} in use) to ${target} …`);
-    await snapshotSqlite(source, partial, (p) => progress.update('written', p.written, p.total, 'bytes'));
+    // SQLite's own words (a full disk, a folder it may not write to), without its thread's stack.
+    await snapshotSqlite(source, partial, (p) => progress.update('written', p.written, p.total, 'bytes')).catch((err: unknown) =>
+      refuse(`The copy could not be written (${(err as Error).message}); nothing was written to ${target}.`),
+    );
     progress.end();
     progress.phase('checking the copy (PRAGMA quick_check) …');
     const check = checkSqliteCopy(partial);
@@ -113,6 +132,7 @@ export async function restore(file: string, force: boolean, progress: Progress):
   if (!config) return;
   const backupFile = path.resolve(file);
   if (!existsSync(backupFile)) refuse(`No file ${backupFile}.`);
+  if (statSync(backupFile).isDirectory()) refuse(`${backupFile} is a folder; name the backup file in it.`);
   progress.phase(`checking ${backupFile} (PRAGMA quick_check) …`);
   const check = checkSqliteCopy(backupFile);
   if (check.integrity !== 'ok') refuse(`${backupFile} is not a readable SQLite database (${check.integrity}).`);
@@ -174,15 +194,4 @@ export async function restore(file: string, force: boolean, progress: Progress):
   );
   for (const k of kept) process.stdout.write(`The previous ${k.includes(KEY_FILE) ? 'key file' : 'database'} is kept at ${k}.\n`);
   process.stdout.write(keyReminder(config, keyBackup, true));
-}
-
-/** Runs backup or restore: a refusal is printed alone and exits 1. */
-export async function refusing(work: Promise<void>): Promise<void> {
-  try {
-    await work;
-  } catch (err) {
-    if (!(err instanceof Refusal)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = 1;
-  }
 }

@@ -10,7 +10,7 @@ export interface CommandContext {
   positionals: string[];
   /** Progress on stderr (a terminal, or --progress). */
   progress: Progress;
-  /** Prints `message` and this command's usage on stderr and exits 2: the command was called wrongly. */
+  /** Prints `tollgate: message` and this command's usage line on stderr and exits 2: the command was called wrongly. */
   fail: (message: string) => never;
 }
 
@@ -44,6 +44,9 @@ export function overviewLine(c: Command): string {
   if (left.length < COLUMN) return [left.padEnd(COLUMN) + lines[0], ...rest].join('\n');
   return [left, pad + lines[0], ...rest].join('\n');
 }
+
+/** One line for a command called wrongly: its usage, and where the rest is. */
+export const usageLine = (c: Command) => `Usage: tollgate ${[name(c), c.args].filter(Boolean).join(' ')}; tollgate help ${name(c)} says more`;
 
 /** `tollgate help <command>`: its usage line, what it does and its details. */
 export function commandHelp(c: Command): string {

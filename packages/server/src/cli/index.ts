@@ -4,10 +4,10 @@
  * path, usage, options and run(). Nothing touches storage or the network until the arguments
  * parsed, so a mistyped command creates no database.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../lib/config.js';
-import { closest, commandHelp, name, overviewLine, type Command } from './command.js';
+import { closest, commandHelp, name, overviewLine, usageLine, type Command } from './command.js';
+import { CliFailure, describeFailure } from './failure.js';
 import { createProgress } from './progress.js';
 import { serviceCommands } from './service-commands.js';
 import { workspaceCommands } from './workspace-commands.js';
@@ -16,6 +16,7 @@ import { auditCommands } from './audit-commands.js';
 import { backupCommands } from './backup-commands.js';
 import { apiCommands } from './api-commands.js';
 import { usersCommands } from './users-commands.js';
+import { serverVersion as version } from '../version.js';
 
 export const commands: readonly Command[] = [
   ...serviceCommands,
@@ -27,9 +28,9 @@ export const commands: readonly Command[] = [
   ...apiCommands,
 ];
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
 const HELP_FLAGS = ['--help', '-h'];
+
+const USAGE_LINE = 'Usage: tollgate <command> [options]; tollgate --help lists the commands';
 
 const usage = `Usage: tollgate <command> [options]
 
@@ -38,7 +39,9 @@ ${commands.map(overviewLine).join('\n')}
   help [COMMAND]                          this overview, or one command's usage (also: tollgate COMMAND --help)
   --version                               print the version
 
-Configuration comes from the environment (see the README): DATABASE_URL, DATA_DIR, PORT, …`;
+Configuration comes from the environment (docs/configuration.md): DATABASE_URL, DATA_DIR, PORT, …`;
+
+const CONFIG_HINT = 'Configuration comes from the environment: see docs/configuration.md for every variable.';
 
 function groupHelp(group: string): string {
   const members = commands.filter((c) => c.path[0] === group);
@@ -57,15 +60,19 @@ function suggestion(argv: string[]): string {
   if (groups.includes(first)) {
     const subs = commands.filter((c) => c.path[0] === first).map((c) => c.path[1]!);
     const near = second === undefined ? null : closest(second, subs);
-    return near ? `Did you mean: tollgate ${first} ${near}?` : `tollgate ${first} takes one of: ${subs.join(', ')}.`;
+    return near ? `Did you mean \`tollgate ${first} ${near}\`?` : `tollgate ${first} takes one of: ${subs.join(', ')}.`;
   }
   const near = closest(first, [...groups, 'help']);
-  return near ? `Did you mean: tollgate ${near}?` : '';
+  return near ? `Did you mean \`tollgate ${near}\`?` : '';
 }
 
+/** A mistyped command: what was typed, the closest command and one line of usage (--help has the rest). */
 function unknown(argv: string[]): never {
   const hint = suggestion(argv);
-  exitWith(`Unknown command: ${argv.join(' ')}${hint ? `\n${hint}` : ''}\n\n${usage}`, 2);
+  const [first = ''] = argv;
+  const group = commands.some((c) => c.path[0] === first && c.path.length > 1);
+  const line = group ? `Usage: tollgate ${first} <command> [options]; tollgate help ${first} lists them` : USAGE_LINE;
+  exitWith(`tollgate: unknown command: ${argv.join(' ')}${hint ? `\n${hint}` : ''}\n${line}`, 2);
 }
 
 /** The command argv starts with: the longest path that matches. */
@@ -106,7 +113,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${text}\n`);
     return;
   }
-  const fail = (message: string): never => exitWith(`${message}\n\n${commandHelp(cmd)}`, 2);
+  const fail = (message: string): never => exitWith(`tollgate: ${message}\n${usageLine(cmd)}`, 2);
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
     parsed = parseArgs({
@@ -127,9 +134,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch(async (err) => {
+  if (err instanceof ConfigError) exitWith(`tollgate: ${err.message}\n${CONFIG_HINT}`, 2);
+  const failure = describeFailure(err);
+  if (failure) exitWith(`tollgate: ${failure.message}${failure.hint ? `\n${failure.hint}` : ''}`, err instanceof CliFailure ? err.exitCode : 1);
   // Only a command that opened the database can have thrown it, so bootstrap is loaded by then.
   const { StartupError } = await import('../bootstrap.js');
   if (err instanceof StartupError) exitWith(`tollgate: ${err.message}`, 1);
-  if (err instanceof ConfigError) exitWith(`${err.message}\n\n${usage}`, 2);
-  exitWith(`tollgate: ${(err as Error).stack ?? String(err)}`, 1);
+  exitWith(`tollgate: an unexpected error (a bug: please report it with what follows)\n${(err as Error).stack ?? String(err)}`, 1);
 });

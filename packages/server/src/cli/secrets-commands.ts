@@ -31,7 +31,7 @@ export const secretsCommands: Command[] = [
           process.stdout.write(`${r.reencrypted} of ${r.total} stored secrets re-encrypted with key '${r.currentKeyId}'.\n`);
           if (r.unreadable.length > 0)
             process.stderr.write(
-              `No configured key opens the secrets of: ${r.unreadable.join(', ')}. Add back the key that sealed them, then run this again.\n`,
+              `tollgate: No configured key opens the secrets of: ${r.unreadable.join(', ')}. Add back the key that sealed them, then run this again.\n`,
             );
         }
         if (r.unreadable.length > 0) process.exitCode = 1;

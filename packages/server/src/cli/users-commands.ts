@@ -55,7 +55,7 @@ export const usersCommands: Command[] = [
           if (!(err instanceof AppError)) throw err;
           // The password arrives on stdin, so that is the option to name.
           const field = err.details[0]?.field?.replace(/^--password$/, '--password-stdin');
-          process.stderr.write(`${err.message}${field ? ` (${field})` : ''}\n`);
+          process.stderr.write(`tollgate: ${err.message}${field ? ` (${field})` : ''}\n`);
           process.exitCode = 2;
         }
       });

@@ -46,7 +46,7 @@ export const workspaceCommands: Command[] = [
         const { setWorkspaceRateLimit } = await import('../modules/tenancy/workspace.repository.js');
         const { CREDENTIALS_CHANNEL } = await import('../modules/credentials/credential-cache.js');
         if (!(await setWorkspaceRateLimit(deps.db, id, perMinute, deps.clock.now()))) {
-          process.stderr.write(`No workspace ${id}.\n`);
+          process.stderr.write(`tollgate: No workspace ${id}.\n`);
           process.exitCode = 2;
           return;
         }

@@ -14,7 +14,7 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
  * The demo customer's account page, as a seller would build it: its backend mints a widget
  * session for the subscription on every page load (POST /api/v1/widget_sessions, here the
  * domain call itself) and hands the token to two widgets, one per mode: the upgrade flow in a
- * modal, the cancel flow inline (PERIOD_END first, as the README recommends). The browser events
+ * modal, the cancel flow inline (PERIOD_END first, as docs/subscriptions-and-billing.md recommends). The browser events
  * are listed as they fire. Development profile only, and only for the demo workspace created at
  * this start (main.ts).
  */

@@ -11,7 +11,7 @@ import { transaction } from '../db/transaction.js';
 import { createMetric } from '../modules/metrics/create-metric.js';
 import { emitWebhookEvents } from '../modules/outbound-webhooks/emit-webhook-events.js';
 
-/** The series README's "Metrics and tracing" promises on every node, whatever the database. */
+/** The series docs/production.md's "Metrics and tracing" promises on every node, whatever the database. */
 const SERIES = [
   'tollgate_build_info',
   'tollgate_http_requests_total',

@@ -7,7 +7,7 @@ import { endServerSpan, SpanKind, type Span } from '../lib/tracing.js';
 import type { App } from './types.js';
 
 /**
- * GET /metrics: this node's series in Prometheus's text format (README, "Metrics and tracing").
+ * GET /metrics: this node's series in Prometheus's text format (docs/production.md, "Metrics and tracing").
  * Open like /health unless METRICS_TOKEN is set, then `Authorization: Bearer <token>`, compared
  * in constant time. Not rate limited (a scraper is one address), not in the OpenAPI document
  * (it is not part of the API), and never in a tenant's request summary (it has no credential).

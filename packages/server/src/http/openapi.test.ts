@@ -29,6 +29,7 @@ describe('GET /openapi.json', () => {
   it('documents every route the server serves, with the error envelope on its errors', async () => {
     const doc = inlineRefs((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
     const expected: Array<[string, string]> = [
+      ['get', '/'],
       ['get', '/health'],
       ['get', '/api/v1/workspace'],
       ['post', '/api/v1/customers'],
@@ -136,6 +137,7 @@ describe('operations in the OpenAPI document', () => {
   it('each says how it is authenticated: none on the public routes, a scheme the document defines on the rest', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const publicRoutes = [
+      'paths GET /',
       'paths GET /health',
       'paths GET /ready',
       'paths POST /api/v1/operator_invitations/accept',

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { parseEncryptionKeys, SecretBoxError, type EncryptionKey } from './secret-box.js';
 
 /**
- * Typed configuration from the environment. Every variable is listed in the README's
- * configuration table; keep the two in step.
+ * Typed configuration from the environment. Every variable is listed in docs/configuration.md's
+ * table; keep the two in step.
  */
 export type Profile = 'development' | 'test' | 'production';
 

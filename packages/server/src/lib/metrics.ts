@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * This node's Prometheus series (README, "Metrics and tracing"): one Registry per app, built by the
+ * This node's Prometheus series (docs/production.md, "Metrics and tracing"): one Registry per app, built by the
  * composition root, so tests that build several apps in one process never share a series. Code
  * that records gets typed instruments from here and never imports prom-client.
  *

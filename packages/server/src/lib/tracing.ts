@@ -5,7 +5,7 @@ export type { Span, Tracer };
 export { SpanKind };
 
 /**
- * Optional OpenTelemetry traces (README, "Metrics and tracing"). Off by default: deps.tracer is null
+ * Optional OpenTelemetry traces (docs/production.md, "Metrics and tracing"). Off by default: deps.tracer is null
  * and every traced path costs one null check. With TOLLGATE_TRACING=otlp the composition root
  * loads an SDK here, by a dynamic import, and spans go to OTEL_EXPORTER_OTLP_ENDPOINT. The SDK is
  * not a dependency of the server (it weighs more than the rest of the service's observability):

@@ -1,7 +1,7 @@
 /**
- * Every audit event type the service records, by the README's categories. `recordAudit` takes
+ * Every audit event type the service records, by docs/audit.md's categories. `recordAudit` takes
  * only these, so a new type fails the type check until it is listed here, and test/readme.test.ts
- * keeps the README's table of types equal to this list.
+ * keeps docs/audit.md's table of types equal to this list.
  */
 export const auditEventTypesByCategory = {
   'API requests': ['api.requests_summarized', 'api.request_failed'],

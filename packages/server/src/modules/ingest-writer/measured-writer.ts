@@ -6,7 +6,7 @@ import type { IngestResult } from '../usage/usage-writer.js';
 import type { IngestWriter } from './ingest-writer.js';
 
 /**
- * The writer as the metrics see it (README, "Metrics and tracing"): writes in flight (the queue in
+ * The writer as the metrics see it (docs/production.md, "Metrics and tracing"): writes in flight (the queue in
  * front of the one write connection or the lanes), the time from hand-over to commit, events
  * accepted and batch sizes by source, and a span per write when tracing is on. A replayed
  * idempotent answer stored nothing, so it counts no event.

@@ -152,7 +152,7 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
   webhook_test: { object: 'webhook_test', message: 'A test event from Tollgate.' },
 };
 
-/** An abridged example of a type's body (the README and the OpenAPI document show the full resources). */
+/** An abridged example of a type's body (docs/webhooks.md and the OpenAPI document show the full resources). */
 export function exampleOf(type: CatalogType): { type: CatalogType; timestamp: string; data: { object: Record<string, unknown> } } {
   return { type, timestamp: EXAMPLE_AT, data: { object: exampleObjects[eventCatalog[type].resource] } };
 }

@@ -152,7 +152,7 @@ function checkBody(m: Sent, secrets: readonly string[] = []): void {
 const changedFields = new Map<string, Set<string>>();
 /**
  * Every message any test here writes: its details have exactly the documented fields, in the
- * documented order (event-details.ts: the OpenAPI schema and the README's examples), and the
+ * documented order (event-details.ts: the OpenAPI schema and docs/webhooks.md's examples), and the
  * fields its previousAttributes names are collected for the check at the end.
  */
 function checkDocumented(m: Sent): void {

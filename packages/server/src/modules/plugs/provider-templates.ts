@@ -5,7 +5,7 @@ import type { SignatureScheme } from './signature.js';
  * The built-in provider templates. A template decides how requests are signed, where the
  * provider puts the event type (a body field or a header), and the default event filter and
  * field mappings a new source starts from. Pure data: the operator API reads it, and so does the
- * README's table.
+ * table in docs/webhooks.md.
  */
 export const providers = ['payment', 'messaging', 'email', 'code_hosting', 'chat', 'custom'] as const;
 export type Provider = (typeof providers)[number];

@@ -8,7 +8,7 @@ import { builtOr503 } from '../../http/built-assets.js';
 import { etagMatches } from '../catalog/headless-config.js';
 import { loadWidgetScript, type WidgetScript } from './widget-script.js';
 
-/** Where the widget's script is served (README, "The upgrade/cancel widget"). */
+/** Where the widget's script is served (docs/subscriptions-and-billing.md, "The upgrade/cancel widget"). */
 export const WIDGET_SCRIPT_BASE = '/widget/v1';
 export const WIDGET_SCRIPT_PATH = `${WIDGET_SCRIPT_BASE}/tollgate-widget.js`;
 export const versionedScriptPath = (hash: string) => `${WIDGET_SCRIPT_BASE}/tollgate-widget.${hash}.js`;
