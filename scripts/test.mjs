@@ -236,12 +236,16 @@ await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, wor
 
 // --- What took longest, and the totals. ---
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 20);
-console.log(`\nThe 20 slowest files (of ${results.length} runs, ${seconds(Date.now() - started)} in all):`);
-for (const r of slowest) console.log(`  ${seconds(r.ms).padStart(8)}  ${r.label.padEnd(14)} ${r.file}`);
+const cpu = results.reduce((sum, r) => sum + (r.counts.cpuMs ?? 0), 0);
+console.log(`\nThe 20 slowest files (of ${results.length} runs in ${seconds(Date.now() - started)}, ${seconds(cpu)} of CPU):`);
+console.log(`      time       CPU  pass           file`);
+for (const r of slowest) console.log(`  ${seconds(r.ms).padStart(8)}  ${seconds(r.counts.cpuMs ?? 0).padStart(8)}  ${r.label.padEnd(14)} ${r.file}`);
 if (filter.length === 0) {
   mkdirSync(artifacts, { recursive: true });
   const durations = {};
   for (const r of results) durations[keyOf(r)] = r.ms;
+  // The CPU each file used, for finding what to make cheaper (the list above is by time).
+  writeFileSync(path.join(artifacts, 'test-cpu.json'), `${JSON.stringify(Object.fromEntries(results.map((r) => [keyOf(r), r.counts.cpuMs ?? 0])), null, 1)}\n`);
   writeFileSync(lastRun, `${JSON.stringify(durations, null, 1)}\n`);
 }
 const failedFiles = results.filter((r) => r.failed);

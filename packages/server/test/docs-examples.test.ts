@@ -14,12 +14,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Scratch, type ServeProcess } from './helpers/processes.js';
+import { gitStatus, newEntries, type GitStatus } from './helpers/git-status.js';
 import { backend } from './helpers/test-app.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -475,9 +476,9 @@ interface Run {
  * SIGTERM (the script's trap ends its background commands), and 10 s later the group SIGKILL.
  */
 function runBash(scriptFile: string, env: NodeJS.ProcessEnv, lock: boolean): Promise<Run> {
-  const [cmd, args] = lock ? ['flock', [SDK_DIST_LOCK, 'bash', scriptFile]] : ['bash', [scriptFile]];
+  const [cmd, args]: [string, string[]] = lock ? ['flock', [SDK_DIST_LOCK, 'bash', scriptFile]] : ['bash', [scriptFile]];
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd as string, args as string[], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -512,21 +513,6 @@ const tail = (s: string, n = 6000) => (s.length > n ? `…${s.slice(-n)}` : s);
 const explain = (r: Run) =>
   `exit ${r.code} (signal ${r.signal}${r.timedOut ? `, ended after ${PAGE_BOUND_MS} ms` : ''})\n--- stdout:\n${tail(r.stdout)}\n--- stderr:\n${tail(r.stderr)}`;
 
-/** `git status` with untracked and ignored entries, or why it cannot be had. */
-function gitStatus(): { entries: string[] } | { unavailable: string } {
-  const r = spawnSync('git', ['status', '--porcelain', '--ignored', '--untracked-files=normal'], { cwd: root, encoding: 'utf8' });
-  if (r.error) return { unavailable: `git cannot be run: ${r.error.message}` };
-  if (r.status !== 0) return { unavailable: `git status failed: ${r.stderr.trim()}` };
-  return { entries: r.stdout.split('\n').filter(Boolean) };
-}
-
-/**
- * Ignored build output the docs' own build commands write (`npm run build -w @tollgate/sdk`, the
- * forwarder's, `tollgate`'s rebuild of a stale server) and the lock beside it: a first build in a
- * fresh clone adds these entries, and that is what the commands are for.
- */
-const BUILD_OUTPUT = new Set(['!! packages/sdk/dist/', '!! packages/forwarder/dist/', '!! packages/server/dist/', '!! packages/sdk/.pack.lock']);
-
 describe('the tables of this file', () => {
   it('the tables name blocks that exist: each SKIPPED, CLEANUP and BACKGROUND row matches exactly one block', () => {
     for (const row of [
@@ -544,10 +530,10 @@ describe('the tables of this file', () => {
 // --- The run ---------------------------------------------------------------------------------------
 
 describe(`the docs' shell examples, on a real tollgate serve (${backend})`, () => {
-  const scratch = new Scratch('docs-examples');
+  const scratch = new Scratch('docs_examples');
   let dir = '';
   let server: ServeProcess;
-  let statusBefore: ReturnType<typeof gitStatus>;
+  let statusBefore: GitStatus;
   const serverEnv: Record<string, string> = {};
   const setup = setupBlock();
 
@@ -663,16 +649,8 @@ echo "customers=$(curl -s -o /dev/null -w '%{http_code}' "$TOLLGATE/api/v1/custo
   }
 
   it('leaves git status as it was: no command wrote into the repository, ignored files included', (t) => {
-    const statusAfter = gitStatus();
-    if ('unavailable' in statusBefore || 'unavailable' in statusAfter) {
-      t.skip('unavailable' in statusBefore ? statusBefore.unavailable : (statusAfter as { unavailable: string }).unavailable);
-      return;
-    }
-    const before = new Set(statusBefore.entries);
-    assert.deepEqual(
-      statusAfter.entries.filter((e) => !before.has(e) && !BUILD_OUTPUT.has(e)),
-      [],
-      'entries of git status that appeared while the pages ran',
-    );
+    const appeared = newEntries(statusBefore, gitStatus());
+    if ('unavailable' in appeared) return t.skip(appeared.unavailable);
+    assert.deepEqual(appeared.entries, [], 'entries of git status that appeared while the pages ran (a file edited by hand meanwhile shows here too)');
   });
 });

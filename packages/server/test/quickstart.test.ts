@@ -8,10 +8,11 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gitStatus, newEntries, type GitStatus } from './helpers/git-status.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const script = 'docs/quickstart.sh';
@@ -98,14 +99,6 @@ function runScript(): Promise<Run> {
   });
 }
 
-/** `git status` with untracked and ignored entries, or why it cannot be had (no git, no work tree). */
-function gitStatus(): { entries: string[] } | { unavailable: string } {
-  const r = spawnSync('git', ['status', '--porcelain', '--ignored', '--untracked-files=normal'], { cwd: root, encoding: 'utf8' });
-  if (r.error) return { unavailable: `git cannot be run: ${r.error.message}` };
-  if (r.status !== 0) return { unavailable: `git status failed: ${r.stderr.trim()}` };
-  return { entries: r.stdout.split('\n').filter(Boolean) };
-}
-
 // --- The tests -----------------------------------------------------------------------------------
 
 describe('the quick start (README.md) is docs/quickstart.sh', () => {
@@ -134,8 +127,8 @@ describe('the quick start (README.md) is docs/quickstart.sh', () => {
 
 describe('bash docs/quickstart.sh, on a server of its own (SQLite)', () => {
   let run: Run;
-  let statusBefore: ReturnType<typeof gitStatus>;
-  let statusAfter: ReturnType<typeof gitStatus>;
+  let statusBefore: GitStatus;
+  let statusAfter: GitStatus;
 
   before(
     async () => {
@@ -154,12 +147,10 @@ describe('bash docs/quickstart.sh, on a server of its own (SQLite)', () => {
   });
 
   it('leaves git status as it was: nothing new in the repository, ignored files included', (t) => {
-    if ('unavailable' in statusBefore) return t.skip(statusBefore.unavailable);
-    if ('unavailable' in statusAfter) return t.skip(statusAfter.unavailable);
-    // As sets: an entry that was there before the run is not the run's.
-    const before = new Set(statusBefore.entries);
+    const appeared = newEntries(statusBefore, statusAfter);
+    if ('unavailable' in appeared) return t.skip(appeared.unavailable);
     assert.deepEqual(
-      statusAfter.entries.filter((e) => !before.has(e)),
+      appeared.entries,
       [],
       'entries of git status that appeared during the run (edits someone made to the working tree meanwhile show here too)',
     );
