@@ -14,13 +14,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Scratch, type ServeProcess } from './helpers/processes.js';
 import { gitStatus, newEntries, type GitStatus } from './helpers/git-status.js';
+import { runInOwnGroup, type GroupRun } from './helpers/process-group.js';
 import { backend } from './helpers/test-app.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -463,50 +463,12 @@ function pageScript(setup: string, page: string, run: DocBlock[], dir: string): 
   return { script: parts.join('\n'), backgrounds, lock: run.some((b) => rebuildsSdkDist(b.code)) };
 }
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+type Run = GroupRun;
 
-/**
- * `bash SCRIPT` from the repository root in a process group of its own. A run that hangs gets
- * SIGTERM (the script's trap ends its background commands), and 10 s later the group SIGKILL.
- */
+/** `bash SCRIPT` from the repository root in a process group of its own (helpers/process-group.ts). */
 function runBash(scriptFile: string, env: NodeJS.ProcessEnv, lock: boolean): Promise<Run> {
   const [cmd, args]: [string, string[]] = lock ? ['flock', [SDK_DIST_LOCK, 'bash', scriptFile]] : ['bash', [scriptFile]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const group = (sig: NodeJS.Signals) => {
-      try {
-        if (child.pid) process.kill(-child.pid, sig);
-      } catch {
-        /* already gone */
-      }
-    };
-    let killTimer: NodeJS.Timeout | undefined;
-    const hangTimer = setTimeout(() => {
-      timedOut = true;
-      group('SIGTERM');
-      killTimer = setTimeout(() => group('SIGKILL'), 10_000);
-    }, PAGE_BOUND_MS);
-    child.on('error', (err) => {
-      clearTimeout(hangTimer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(hangTimer);
-      clearTimeout(killTimer);
-      resolve({ code, signal, stdout, stderr, timedOut });
-    });
-  });
+  return runInOwnGroup(cmd, args, env, PAGE_BOUND_MS);
 }
 
 const tail = (s: string, n = 6000) => (s.length > n ? `…${s.slice(-n)}` : s);

@@ -8,11 +8,11 @@
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gitStatus, newEntries, type GitStatus } from './helpers/git-status.js';
+import { runInOwnGroup, type GroupRun } from './helpers/process-group.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const script = 'docs/quickstart.sh';
@@ -53,50 +53,19 @@ function shownScriptLines(): string[] {
 
 // --- One run of the script -----------------------------------------------------------------------
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = GroupRun;
 
 /**
  * `bash docs/quickstart.sh` from the repository root with only PATH, HOME, TMPDIR and LANG: no
  * TOLLGATE_URL or TOLLGATE_KEY, nor the runner's database. Its own process group: a run that hangs
- * gets SIGTERM (the script then stops its server by PID), and 10 s later the group, which holds
- * only what it started, gets SIGKILL.
+ * is ended (the script then stops its server by PID) and fails here.
  */
-function runScript(): Promise<Run> {
+async function runScript(): Promise<Run> {
   const env: NodeJS.ProcessEnv = {};
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG']) if (process.env[k]) env[k] = process.env[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    let killTimer: NodeJS.Timeout | undefined;
-    const hangTimer = setTimeout(() => {
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }, 10_000);
-      reject(new Error(`bash ${script} did not finish in ${RUN_BOUND_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, RUN_BOUND_MS);
-    child.on('error', (err) => {
-      clearTimeout(hangTimer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(hangTimer);
-      clearTimeout(killTimer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  const run = await runInOwnGroup('bash', [script], env, RUN_BOUND_MS);
+  if (run.timedOut) throw new Error(`bash ${script} did not finish in ${RUN_BOUND_MS} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+  return run;
 }
 
 // --- The tests -----------------------------------------------------------------------------------
