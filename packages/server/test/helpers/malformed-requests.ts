@@ -316,6 +316,9 @@ export function malformedRequests(target: OperationTarget, opts: GenerateOptions
   }
   if (mediaTypes.length > 0) {
     for (const [label, payload] of WHOLE_BODIES) add(`body ${label}`, { payload });
+    // Nothing at all: no body, so no Content-Type (a batch like it once reached the writer thread
+    // as undefined and was answered 500).
+    add('no body and no Content-Type', { payload: undefined, contentType: null });
     for (const ct of WRONG_CONTENT_TYPES) {
       if (ct && mediaTypes.includes(ct)) continue;
       add(`Content-Type ${ct ?? 'missing'}`, { contentType: ct, payload: basePayload ?? '{"events":[]}' });

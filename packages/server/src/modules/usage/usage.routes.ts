@@ -68,7 +68,9 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
       },
       handler: async (req) =>
         writeBatchText
-          ? ingestBatchText(deps, writeBatchText, req.ctx, req.body as unknown as string, ingestIdempotency(req))
+          ? // No body at all (and so no Content-Type to parse by) reaches here as undefined: as empty
+            // text it gets the same 400 as an empty JSON body, not a 500 from the checker thread.
+            ingestBatchText(deps, writeBatchText, req.ctx, typeof req.body === 'string' ? req.body : '', ingestIdempotency(req))
           : ingestUsage(deps, writer, req.ctx, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }, ingestIdempotency(req)),
     });
   });
