@@ -8892,7 +8892,7 @@ export interface operations {
            */
           email: string;
           password: string;
-          /** @description ws_…: needed only when the e-mail is an operator of several workspaces. */
+          /** @description ws_…: needed only when the e-mail is an operator of several workspaces with the same password (400 naming this field, and only after the password is checked). */
           workspaceId?: string;
         };
       };

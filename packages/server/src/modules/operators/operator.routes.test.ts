@@ -146,7 +146,44 @@ describe('POST /api/v1/operator_sessions (sign in)', () => {
     assert.ok(bad.body.errors.some((e: { field?: string }) => e.field === 'body.email'));
   });
 
-  it('400 asks which workspace when the e-mail is an operator of several, and signs in to the one named', async () => {
+  it('an e-mail that is an operator of several workspaces gets the same 401 as an unknown one for a wrong password, audited in each', async () => {
+    const [a, b] = [await t.seed.workspace(), await t.seed.workspace()];
+    const email = `two-wrong-${Date.now()}@example.com`;
+    const [opA, opB] = [await operator(a, 'admin', email), await operator(b, 'viewer', email)];
+    const several = await new Browser().signIn(email, 'not the password at all');
+    const unknown = await new Browser().signIn(`nobody-${Date.now()}@example.com`, 'not the password at all');
+    for (const res of [several, unknown]) {
+      assert.equal(res.status, 401);
+      assert.deepEqual(res.body.errors, [{ code: 'UNAUTHENTICATED', message: 'The e-mail or the password is not right.', field: 'body.password' }]);
+    }
+    for (const [ws, op] of [
+      [a, opA],
+      [b, opB],
+    ] as const) {
+      const events = await auditEvents(ws.workspaceId, 'operator.sign_in_failed');
+      assert.deepEqual(
+        events.map((e) => [e.targetId, (JSON.parse(e.payload) as { reason: string }).reason]),
+        [[op.id, 'wrong_password']],
+      );
+    }
+  });
+
+  it('an e-mail of several workspaces whose password fits only one signs in to that one without workspaceId', async () => {
+    const [a, b] = [await t.seed.workspace(), await t.seed.workspace()];
+    const email = `two-passwords-${Date.now()}@example.com`;
+    await operator(a, 'admin', email);
+    await createOperator(
+      t.deps,
+      { workspaceId: b.workspaceId, email, name: 'Ada', role: 'viewer', password: 'another password, long enough' },
+      { actor: { type: 'SYSTEM', id: 'test' }, correlationId: 'c', source: 'system' },
+    );
+    const res = await new Browser().signIn(email, 'another password, long enough');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.workspace.id, b.workspaceId);
+    assert.equal(res.body.operator.role, 'viewer');
+  });
+
+  it('400 asks which workspace when the right password fits several, and signs in to the one named', async () => {
     const [a, b] = [await t.seed.workspace(), await t.seed.workspace()];
     const email = `two-${Date.now()}@example.com`;
     await operator(a, 'admin', email);

@@ -61,7 +61,12 @@ export const SignInBody = Type.Object(
     email: Email,
     password: Password,
     workspaceId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'ws_…: needed only when the e-mail is an operator of several workspaces.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'ws_…: needed only when the e-mail is an operator of several workspaces with the same password (400 naming this field, and only after the password is checked).',
+      }),
     ),
   },
   { additionalProperties: false },

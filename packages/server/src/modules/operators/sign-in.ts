@@ -35,18 +35,27 @@ export async function signIn(deps: Deps, input: SignInInput, req: SignInRequest)
   const email = normalizeEmail(input.email);
   const candidates = (await findOperatorsForSignIn(deps.db, email)).filter((o) => input.workspaceId === undefined || o.workspaceId === input.workspaceId);
   await limitAttempts(deps, email, req, candidates.length === 1 ? (candidates[0] as Operator) : null);
-  const cost = passwordCost(deps.config.profile);
-  if (candidates.length > 1) {
-    await verifyAgainstNothing(input.password, cost);
-    throw new AppError('VALIDATION_FAILED', `'${email}' is an operator of several workspaces: say which one with workspaceId.`, { field: 'body.workspaceId' });
-  }
-  const candidate = candidates[0];
-  const ok = candidate ? await verifyPassword(input.password, candidate.passwordHash) : await verifyAgainstNothing(input.password, cost);
-  if (!candidate || !ok) {
-    await recordFailure(deps, req, email, candidate ?? null, candidate ? 'wrong_password' : 'unknown_email');
+  // The password is checked before anything is said about the e-mail's workspaces: asking
+  // "which workspace?" first would tell anyone which e-mails are operators of several. Each
+  // account has its own hash; they are checked side by side (scrypt runs on libuv's pool), so an
+  // e-mail with several accounts costs about the time of one, like an unknown e-mail.
+  const matches =
+    candidates.length === 0
+      ? await verifyAgainstNothing(input.password, passwordCost(deps.config.profile)).then(() => [])
+      : (await Promise.all(candidates.map(async (c) => ((await verifyPassword(input.password, c.passwordHash)) ? c : null)))).filter((c) => c !== null);
+  if (matches.length === 0) {
+    // Audited in each account's workspace, so each workspace's admins see the attempts.
+    if (candidates.length === 0) await recordFailure(deps, req, email, null, 'unknown_email');
+    for (const c of candidates) await recordFailure(deps, req, email, c, 'wrong_password');
     throw new AppError('UNAUTHENTICATED', WRONG, { field: 'body.password' });
   }
-  const { passwordHash: _hash, ...operator } = candidate;
+  if (matches.length > 1) {
+    // Only someone who knows the password gets here, so naming the ambiguity tells them nothing new.
+    throw new AppError('VALIDATION_FAILED', `'${email}' is an operator of several workspaces with this password: say which one with workspaceId.`, {
+      field: 'body.workspaceId',
+    });
+  }
+  const { passwordHash: _hash, ...operator } = matches[0] as Operator & { passwordHash: string };
   return openSession(deps, operator, req);
 }
 
