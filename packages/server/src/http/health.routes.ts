@@ -4,19 +4,12 @@ import type { Deps } from '../deps.js';
 import { migrations } from '../db/migrate.js';
 import { classifyDatabaseError } from '../db/errors.js';
 import { AppError } from '../lib/errors.js';
+import { within } from '../lib/within.js';
 import type { App } from './types.js';
 import { ErrorEnvelope, publicSecurity } from './schemas.js';
 
 /** /ready gives each check this long: a probe must get an answer, not hang with the database. */
 export const READY_CHECK_TIMEOUT_MS = 2_000;
-
-function within<T>(ms: number, what: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([what, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Liveness and readiness, for load balancers and orchestrators:

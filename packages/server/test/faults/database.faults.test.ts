@@ -50,6 +50,7 @@ describe('PostgreSQL faults', { skip }, () => {
   let proxy: TcpProxy;
   let node: ServeProcess;
   let key: string;
+  let liveKey: string;
   let dataDir: string;
 
   before(async () => {
@@ -59,6 +60,7 @@ describe('PostgreSQL faults', { skip }, () => {
     const demo = await runCli(['demo', '--json'], { DATABASE_URL: db.url, DATA_DIR: dataDir });
     assert.equal(demo.status, 0, demo.stderr);
     key = JSON.parse(demo.stdout).environments.test.secretKey;
+    liveKey = JSON.parse(demo.stdout).environments.live.secretKey;
     const target = new URL(process.env.TEST_DATABASE_URL as string);
     proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
     node = await scratch.serve({
@@ -166,6 +168,36 @@ describe('PostgreSQL faults', { skip }, () => {
     await eventually(
       'answers again',
       () => get(node.address, '/api/v1/customers', key),
+      (x) => x.status === 200,
+    );
+  });
+
+  it('a key not yet cached gets its 503 as soon as a connection would, not after the statement timeout, while the network is frozen', async () => {
+    // Statements may wait a minute here: without its own bound, the key lookup would hold the
+    // request past the hang detector on a connection the freeze left open.
+    const patient = await scratch.serve(
+      {
+        DATABASE_URL: proxy.via(db.url),
+        DATA_DIR: path.join(scratch.tempDir(), 'patient'),
+        SEED_DEMO: 'false',
+        DATABASE_CONNECT_TIMEOUT_MS: '500',
+        DATABASE_QUERY_TIMEOUT_MS: '60000',
+      },
+      'patient',
+    );
+    // An open connection in the pool, which the freeze then leaves hanging.
+    assert.equal((await get(patient.address, '/api/v1/customers', key)).status, 200);
+    proxy.freeze();
+    try {
+      const r = await get(patient.address, '/api/v1/customers', liveKey);
+      assertUnavailable(r);
+      assert.match(r.body.errors[0].message, /not answering/);
+    } finally {
+      await proxy.restore();
+    }
+    await eventually(
+      'the key works once the network thaws',
+      () => get(patient.address, '/api/v1/customers', liveKey),
       (x) => x.status === 200,
     );
   });

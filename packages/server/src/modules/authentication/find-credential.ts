@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../lib/crypto.js';
+import { within } from '../../lib/within.js';
 import type { Deps } from '../../deps.js';
 import type { Credential } from '../../lib/principal.js';
 import { credentialCache } from '../credentials/credential-cache.js';
@@ -35,7 +36,12 @@ export async function findCredentialBySecret(deps: Deps, secret: string): Promis
   const cached = cache.get(hash);
   if (cached !== undefined) return cached;
   const generation = cache.generation;
-  const found = await lookups[parsed.kind](deps.db, hash, workspaceRateLimitOf);
+  // One indexed read: bounded like the wait for a connection, not by the (longer) statement
+  // timeout, so a frozen network to PostgreSQL gets this request its 503 as soon as any other.
+  const bound = deps.config.databaseConnectTimeoutMs;
+  const found = await within(bound, lookups[parsed.kind](deps.db, hash, workspaceRateLimitOf), () =>
+    Object.assign(new Error(`credential lookup: no answer from the database within ${bound} ms (DATABASE_CONNECT_TIMEOUT_MS)`), { code: 'ETIMEDOUT' }),
+  );
   // The prefix names the environment; a row that disagrees is treated as absent.
   const result = found && (parsed.environment === null || found.environment === parsed.environment) ? found : null;
   cache.set(hash, result, generation);
