@@ -6,7 +6,12 @@ export interface GuardInput {
   /** The customer: its cus_ id or your externalId (the check's accessorId). */
   customerId: string;
   productId: string;
-  /** The metric this use counts against; without it every limit of the subscription applies. */
+  /**
+   * The metric this use counts against. Named, it scopes the guard: only this metric's usage
+   * limits refuse (BLOCK) or alert (ALERT); another metric's used-up BLOCK limit does not refuse
+   * this use. Without it, every limit of the subscription applies. Either way the subscription
+   * must be active and a BLOCK spend budget (over all metrics) not spent.
+   */
   metricName?: string;
   /** Units this use will add (default 1): a BLOCK limit refuses a use that would pass it. */
   quantity?: number;
@@ -109,15 +114,14 @@ export class Entitlements {
     }
     const quantity = input.quantity ?? 1;
     const limits: UsageLimitState[] = answer.limits ?? [];
-    const applies = (l: UsageLimitState) => input.metricName === undefined || l.metricName === input.metricName;
-    // Used up on the server (allowed=false for it), or passed by this use.
-    const blocking = limits.find((l) => l.enforcement === 'BLOCK' && (l.used >= l.limit || (applies(l) && l.used + quantity > l.limit)));
+    const scoped = input.metricName === undefined ? limits : limits.filter((l) => l.metricName === input.metricName);
+    // Used up on the server, or passed by this use.
+    const blocking = scoped.find((l) => l.enforcement === 'BLOCK' && (l.used >= l.limit || l.used + quantity > l.limit));
     if (blocking) throw new UsageLimitExceeded(blocking.metricName, blocking.limit, blocking.used, input.customerId, input.productId);
-    if (!answer.allowed) {
-      throw new EntitlementDenied(`Not entitled: ${answer.reason}.`, answer.reason, input.customerId, input.productId);
-    }
-    const alerts = limits
-      .filter((l) => l.enforcement === 'ALERT' && applies(l) && l.used + quantity > l.limit)
+    const denied = refusalBeyondLimits(answer, input.metricName);
+    if (denied) throw new EntitlementDenied(`Not entitled: ${denied}.`, denied, input.customerId, input.productId);
+    const alerts = scoped
+      .filter((l) => l.enforcement === 'ALERT' && l.used + quantity > l.limit)
       .map((l): UsageAlert => ({ customerId: input.customerId, productId: input.productId, metricName: l.metricName, limit: l.limit, used: l.used }));
     for (const alert of alerts) this.opts.onAlert(alert);
     return { allowed: true, check: answer, alerts };
@@ -132,4 +136,17 @@ export class Entitlements {
     this.cache.delete(key);
     this.cache.set(key, { at, answer });
   }
+}
+
+/**
+ * The server's refusal for anything but the scoped limits (checked before), or null. Its one
+ * reason names the first cause only: QUOTA_EXHAUSTED (some BLOCK limit used up) hides whether a
+ * BLOCK budget is spent too, and the answer does not say the budget's enforcement. So under a
+ * named metric, QUOTA_EXHAUSTED is another metric's and allows, unless the budget reads spent
+ * (budgetRemaining 0): that refuses as BUDGET_EXHAUSTED, erring towards the limit.
+ */
+function refusalBeyondLimits(answer: EntitlementCheck, metricName: string | undefined): string | null {
+  if (answer.allowed) return null;
+  if (answer.reason !== 'QUOTA_EXHAUSTED' || metricName === undefined) return answer.reason;
+  return !answer.budgetUnlimited && answer.budgetRemaining <= 0 ? 'BUDGET_EXHAUSTED' : null;
 }

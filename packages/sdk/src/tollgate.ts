@@ -128,11 +128,17 @@ export class Tollgate extends OperatorApi {
     return this.queue.size;
   }
 
+  /**
+   * Sends what is queued and resolves when every batch has ended, with a FlushResult of every
+   * batch that ended since the previous flush() or close() resolved, including those sent by
+   * batchSize, flushIntervalMs or beforeExit: acknowledged ones counted (batches, accepted,
+   * duplicates), failed ones counted and the first 100 listed with their events and error.
+   */
   flush(): Promise<FlushResult> {
     return this.queue.flush();
   }
 
-  /** Sends what is queued and stops: track() afterwards throws. */
+  /** Sends what is queued and stops: track() afterwards throws. Resolves the same FlushResult as flush(). */
   close(): Promise<FlushResult> {
     return this.queue.close();
   }
@@ -142,7 +148,13 @@ export class Tollgate extends OperatorApi {
     return this.entitlements.check(customerId, productId);
   }
 
-  /** Refuses a use the subscription's limits forbid (UsageLimitExceeded, EntitlementDenied); reports ALERT limits. */
+  /**
+   * Refuses a use the subscription forbids; reports ALERT limits it goes past. With metricName,
+   * only that metric's usage limits count: one of its BLOCK limits used up, or passed by
+   * quantity (default 1), throws UsageLimitExceeded; another metric's limits neither refuse nor
+   * alert. Without metricName, every limit does. Either way, no active subscription or a spent
+   * BLOCK budget throws EntitlementDenied (reason NO_ACTIVE_SUBSCRIPTION, BUDGET_EXHAUSTED).
+   */
   guard(input: GuardInput): Promise<GuardResult> {
     return this.entitlements.guard(input);
   }

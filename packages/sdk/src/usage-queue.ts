@@ -30,13 +30,41 @@ export interface QueuedEvent {
   metadata?: Record<string, MetadataValue>;
 }
 
+/** How many failed batches a FlushResult lists; past it they are only counted (failedBatches, failedEvents). */
+export const MAX_REPORTED_FAILURES = 100;
+
+/** A batch given up on: refused by the server (a 4xx), or unanswered after the retries the spec allows. */
+export interface FailedBatch {
+  /** The batch's events as sent (eventIds settled): log them, or track() them again (the server skips an eventId it has). */
+  events: QueuedEvent[];
+  /** The batch's X-Idempotency-Key, the same on every attempt. */
+  idempotencyKey: string;
+  /** error.errors[0].code: UNKNOWN_METRIC and the like (a 400 names each bad event), RATE_LIMITED, NETWORK_ERROR, TIMEOUT, … */
+  code: string;
+  /** error.errors[0].message. */
+  message: string;
+  /** The whole error: status (0 when no answer came), errors[] (a 400 names each bad event by index and field), requestId. */
+  error: TollgateError;
+}
+
+/**
+ * What flush() and close() resolve: every batch that ended (acknowledged or given up on) since
+ * the previous flush() or close() resolved, whatever sent it: batchSize, flushIntervalMs,
+ * beforeExit or this flush. Counts are complete; the list of failures is bounded.
+ */
 export interface FlushResult {
-  /** Batches acknowledged by the server. */
+  /** Batches the server acknowledged (200). */
   batches: number;
+  /** Events the server stored and counted. */
   accepted: number;
+  /** Events the server skipped: their eventId was seen in the last 24 hours (or earlier in the batch). */
   duplicates: number;
-  /** Batches given up on (after the retries the spec allows, or refused with a 4xx): their events and why. */
-  failed: Array<{ error: TollgateError; events: QueuedEvent[] }>;
+  /** The first MAX_REPORTED_FAILURES (100) batches given up on, in the order they failed. */
+  failed: FailedBatch[];
+  /** Every batch given up on, listed or not (failed.length unless more than 100 failed). */
+  failedBatches: number;
+  /** The events of every batch given up on. */
+  failedEvents: number;
 }
 
 export interface UsageQueueOptions {
@@ -85,10 +113,14 @@ interface ProcessLike {
   off(event: 'beforeExit', listener: () => void): unknown;
 }
 
+const emptyResult = (): FlushResult => ({ batches: 0, accepted: 0, duplicates: 0, failed: [], failedBatches: 0, failedEvents: 0 });
+
 /**
  * track() only appends to an array (no I/O, no promise): batches are sealed at batchSize or
  * when the interval fires, and sent one after another. Every event counts against
- * maxQueuedEvents until its batch is acknowledged or given up on.
+ * maxQueuedEvents until its batch is acknowledged or given up on. Every batch's outcome goes
+ * into one running result, whoever sent it; flush() hands it over and starts the next, so a
+ * batch sent by size before flush() is counted by that flush() and never twice.
  */
 export class UsageQueue {
   private current: QueuedEvent[] = [];
@@ -96,13 +128,15 @@ export class UsageQueue {
   private queued = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private draining: Promise<unknown> = Promise.resolve();
+  /** Outcomes since the last flush() resolved. */
+  private result: FlushResult = emptyResult();
   private closed = false;
   /** occurredAt of the last event that took the default: events within one millisecond share the text. */
   private lastMs = Number.NaN;
   private lastIso = '';
   private readonly process: ProcessLike | null;
   private readonly onBeforeExit = () => {
-    if (this.queued > 0) void this.flush();
+    if (this.queued > 0) this.sendInBackground();
   };
 
   constructor(
@@ -125,22 +159,30 @@ export class UsageQueue {
     this.current.push(settleEvent(event, this.nowIso, this.opts.randomUUID));
     this.queued++;
     if (this.current.length >= this.opts.batchSize) {
-      this.seal();
-      void this.flush();
+      this.sendInBackground();
     } else if (this.timer === null) {
       this.timer = setTimeout(() => {
         this.timer = null;
-        void this.flush();
+        this.sendInBackground();
       }, this.opts.flushIntervalMs);
       // Node: a waiting batch must not keep the process alive (beforeExit sends it instead).
       (this.timer as { unref?: () => void }).unref?.();
     }
   }
 
-  /** Sends everything queued so far; resolves when each batch is acknowledged or given up on. */
+  /**
+   * Sends everything queued so far; resolves when each batch is acknowledged or given up on,
+   * with the outcome of every batch that ended since the previous flush() resolved.
+   */
   flush(): Promise<FlushResult> {
     this.seal();
-    const run = this.draining.then(() => this.sendSealed());
+    // Taken inside the chain, after the sends: a later flush() starts from an empty result.
+    const run = this.draining.then(async () => {
+      await this.sendSealed();
+      const result = this.result;
+      this.result = emptyResult();
+      return result;
+    });
     this.draining = run.catch(() => undefined);
     return run;
   }
@@ -161,6 +203,12 @@ export class UsageQueue {
     return this.lastIso;
   };
 
+  /** By size, interval or beforeExit: the outcomes stay in the running result for the next flush(). */
+  private sendInBackground(): void {
+    this.seal();
+    this.draining = this.draining.then(() => this.sendSealed()).catch(() => undefined);
+  }
+
   private seal(): void {
     if (this.timer !== null) {
       clearTimeout(this.timer);
@@ -171,18 +219,17 @@ export class UsageQueue {
     this.current = [];
   }
 
-  private async sendSealed(): Promise<FlushResult> {
-    const result: FlushResult = { batches: 0, accepted: 0, duplicates: 0, failed: [] };
+  private async sendSealed(): Promise<void> {
     for (let batch = this.sealed[0]; batch !== undefined; batch = this.sealed[0]) {
       try {
         const answer = await postBatch(this.http, batch.events, batch.idempotencyKey);
-        result.batches++;
-        result.accepted += answer.accepted;
-        result.duplicates += answer.duplicates;
+        this.result.batches++;
+        this.result.accepted += answer.accepted;
+        this.result.duplicates += answer.duplicates;
       } catch (err) {
         const error =
           err instanceof TollgateError ? err : new TollgateError(String(err), 0, [{ code: 'CLIENT_ERROR', message: String(err) }], null, { cause: err });
-        result.failed.push({ error, events: batch.events });
+        this.recordFailure(batch, error);
         try {
           this.opts.onError(error, batch.events);
         } catch {
@@ -193,6 +240,20 @@ export class UsageQueue {
         this.queued -= batch.events.length;
       }
     }
-    return result;
+  }
+
+  /** Counted always, listed up to MAX_REPORTED_FAILURES: a long outage must not hold every batch in memory. */
+  private recordFailure(batch: Batch, error: TollgateError): void {
+    this.result.failedBatches++;
+    this.result.failedEvents += batch.events.length;
+    if (this.result.failed.length >= MAX_REPORTED_FAILURES) return;
+    const first = error.errors[0];
+    this.result.failed.push({
+      events: batch.events,
+      idempotencyKey: batch.idempotencyKey,
+      code: first?.code ?? 'CLIENT_ERROR',
+      message: first?.message ?? error.message,
+      error,
+    });
   }
 }

@@ -89,6 +89,73 @@ describe('usage-limit guard: BLOCK refuses, ALERT allows and reports', () => {
   });
 });
 
+describe('guard({ metricName }) is scoped to that metric’s limits', () => {
+  const limits = [
+    { metricName: 'api_calls', limit: 5, enforcement: 'BLOCK' as const },
+    { metricName: 'tokens', limit: 5, enforcement: 'BLOCK' as const },
+  ];
+
+  async function setBudget(subscriptionId: string, spendBudget: { amount: string; enforcement: 'BLOCK' | 'ALERT' }) {
+    const res = await env.server.t.seed.client(env.server.key).patch(`/api/v1/subscriptions/${subscriptionId}`, { spendBudget });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  }
+
+  it('allowed when only another metric’s BLOCK limit is used up; refused once its own is; without metricName any used-up limit refuses', async () => {
+    const tg = client({ entitlementCacheTtlMs: 0 });
+    const s = await env.server.subscribed(limits);
+    await use(tg, s.customerId, 5, 'tokens');
+    const ok = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' });
+    assert.equal(ok.allowed, true);
+    assert.deepEqual([ok.check?.allowed, ok.check?.reason], [false, 'QUOTA_EXHAUSTED'], 'the server’s answer covers every metric');
+    const own = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'tokens' }).catch((e: unknown) => e);
+    assert.ok(own instanceof UsageLimitExceeded);
+    assert.equal(own.metricName, 'tokens');
+    const unnamed = await tg.guard({ customerId: s.customerId, productId: s.productId }).catch((e: unknown) => e);
+    assert.ok(unnamed instanceof UsageLimitExceeded);
+    assert.equal(unnamed.metricName, 'tokens');
+
+    await use(tg, s.customerId, 5, 'api_calls');
+    const refused = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' }).catch((e: unknown) => e);
+    assert.ok(refused instanceof UsageLimitExceeded);
+    assert.deepEqual([refused.metricName, refused.limit, refused.used], ['api_calls', 5, 5]);
+  });
+
+  it('another metric’s ALERT limit is not reported under a named metric', async () => {
+    const alerts: UsageAlert[] = [];
+    const tg = client({ entitlementCacheTtlMs: 0, onAlert: (a) => alerts.push(a) });
+    const s = await env.server.subscribed([{ metricName: 'tokens', limit: 1, enforcement: 'ALERT' }]);
+    await use(tg, s.customerId, 3, 'tokens');
+    const result = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' });
+    assert.deepEqual([result.alerts, alerts], [[], []]);
+  });
+
+  it('a spent BLOCK budget refuses every metric: EntitlementDenied BUDGET_EXHAUSTED, also while another metric’s limit is used up', async () => {
+    const tg = client({ entitlementCacheTtlMs: 0 });
+    const s = await env.server.subscribed(limits);
+    // A budget of 0 is spent from the start.
+    await setBudget(s.subscriptionId, { amount: '0', enforcement: 'BLOCK' });
+    const spent = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' }).catch((e: unknown) => e);
+    assert.ok(spent instanceof EntitlementDenied && !(spent instanceof UsageLimitExceeded));
+    assert.equal(spent.reason, 'BUDGET_EXHAUSTED');
+    // Now the server's one reason is QUOTA_EXHAUSTED (tokens): the budget still refuses api_calls.
+    await use(tg, s.customerId, 5, 'tokens');
+    const both = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' }).catch((e: unknown) => e);
+    assert.ok(both instanceof EntitlementDenied && !(both instanceof UsageLimitExceeded));
+    assert.equal(both.reason, 'BUDGET_EXHAUSTED');
+  });
+
+  it('a spent ALERT budget allows, unless another metric’s BLOCK limit is used up: the answer then hides the budget’s enforcement, and the guard refuses', async () => {
+    const tg = client({ entitlementCacheTtlMs: 0 });
+    const s = await env.server.subscribed(limits);
+    await setBudget(s.subscriptionId, { amount: '0', enforcement: 'ALERT' });
+    assert.equal((await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' })).allowed, true);
+    await use(tg, s.customerId, 5, 'tokens');
+    const err = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' }).catch((e: unknown) => e);
+    assert.ok(err instanceof EntitlementDenied);
+    assert.equal(err.reason, 'BUDGET_EXHAUSTED');
+  });
+});
+
 describe('guard when Tollgate is unreachable: failOpen decides (default: open)', () => {
   const nowhere = 'http://127.0.0.1:9'; // the discard port: nothing listens, the connection is refused
 

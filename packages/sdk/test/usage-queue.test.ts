@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { QueueFullError, Tollgate, type FetchLike } from '../src/index.js';
+import { MAX_REPORTED_FAILURES, QueueFullError, Tollgate, type FetchLike } from '../src/index.js';
 import { startRealServer, type RealServer } from './helpers/real-server.js';
 
 let server: RealServer;
@@ -35,6 +35,32 @@ function recording(): { fetch: FetchLike; sent: Sent[] } {
     },
   };
 }
+
+describe('flush() and close() count every batch that ended since the previous result, whoever sent it', () => {
+  it('10,000 track() then flush(): the 10 batches sent by size are counted, 10,000 accepted; close() then reports nothing new', async () => {
+    const { fetch, sent } = recording();
+    const tg = new Tollgate({ apiKey: server.key, baseUrl: server.baseUrl, now: server.now, fetch, flushOnExit: false });
+    const { customerId } = await server.subscribed();
+    for (let i = 0; i < 10_000; i++) tg.track({ customerId, metricName: 'api_calls', quantity: 1 });
+    const result = await tg.flush();
+    assert.deepEqual(result, { batches: 10, accepted: 10_000, duplicates: 0, failed: [], failedBatches: 0, failedEvents: 0 });
+    assert.equal(sent.length, 10);
+    assert.equal(await server.storedEvents(customerId), 10_000);
+    // Counted once: the next result starts after this one.
+    assert.deepEqual(await tg.close(), { batches: 0, accepted: 0, duplicates: 0, failed: [], failedBatches: 0, failedEvents: 0 });
+  });
+
+  it('an event the server already has counts as a duplicate, in the result of the flush() that sent it', async () => {
+    const tg = new Tollgate({ apiKey: server.key, baseUrl: server.baseUrl, now: server.now, flushOnExit: false, batchSize: 2 });
+    const { customerId } = await server.subscribed();
+    tg.track({ customerId, metricName: 'api_calls', quantity: 1, eventId: 'once' });
+    tg.track({ customerId, metricName: 'api_calls', quantity: 1, eventId: 'twice' });
+    const first = await tg.flush();
+    tg.track({ customerId, metricName: 'api_calls', quantity: 1, eventId: 'twice' });
+    const second = await tg.flush();
+    assert.deepEqual([first.batches, first.accepted, first.duplicates, second.batches, second.accepted, second.duplicates], [1, 2, 0, 1, 0, 1]);
+  });
+});
 
 describe('track(): batches of at most 1,000 events, each with its own X-Idempotency-Key', () => {
   it('2,500 events go as 1,000 + 1,000 + 500, three distinct keys, 2,500 distinct eventIds, all stored', async () => {
@@ -81,9 +107,9 @@ describe('track(): batches of at most 1,000 events, each with its own X-Idempote
     } finally {
       mock.timers.reset();
     }
-    // The timer's flush is under way; an explicit flush waits for it and finds nothing left.
+    // The timer's send is under way; an explicit flush waits for it, sends nothing more, and counts it.
     const after = await tg.flush();
-    assert.equal(after.batches, 0);
+    assert.deepEqual([after.batches, after.accepted, after.failedBatches], [1, 2, 0]);
     assert.equal(sent.length, 1);
     assert.equal(sent[0]!.events.length, 2);
   });
@@ -121,6 +147,52 @@ describe('track(): batches of at most 1,000 events, each with its own X-Idempote
     assert.deepEqual(reported, [[400, '1 events[0].metricName']]);
     assert.equal(await server.storedEvents(customerId), 1);
     assert.equal(tg.queuedEvents, 0);
+  });
+
+  it('a batch that fails is listed in flush()’s result: its events, key, code and message; the others counted', async () => {
+    const { fetch, sent } = recording();
+    const tg = new Tollgate({
+      apiKey: server.key,
+      baseUrl: server.baseUrl,
+      now: server.now,
+      fetch,
+      flushOnExit: false,
+      batchSize: 1,
+      onError: () => undefined,
+    });
+    const { customerId } = await server.subscribed();
+    tg.track({ customerId, metricName: 'api_calls', quantity: 1 });
+    tg.track({ customerId, metricName: 'no_such_metric', quantity: 1, eventId: 'bad-1' });
+    tg.track({ customerId, metricName: 'api_calls', quantity: 1 });
+    // batchSize 1: all three went by size; flush() reports them.
+    const result = await tg.flush();
+    assert.deepEqual([result.batches, result.accepted, result.duplicates, result.failedBatches, result.failedEvents], [2, 2, 0, 1, 1]);
+    assert.equal(result.failed.length, 1);
+    const [failure] = result.failed;
+    assert.deepEqual(
+      failure!.events.map((e) => [e.eventId, e.metricName]),
+      [['bad-1', 'no_such_metric']],
+    );
+    assert.equal(failure!.idempotencyKey, sent[1]!.key);
+    assert.equal(failure!.code, failure!.error.errors[0]!.code);
+    assert.equal(failure!.code, 'UNKNOWN_METRIC');
+    assert.match(failure!.message, /no_such_metric/);
+    assert.equal(failure!.error.status, 400);
+    assert.equal(failure!.error.errors[0]!.field, 'events[0].metricName');
+  });
+
+  it('failures are counted in full and listed up to MAX_REPORTED_FAILURES (100)', async () => {
+    const tg = new Tollgate({ apiKey: server.key, baseUrl: server.baseUrl, now: server.now, flushOnExit: false, batchSize: 1, onError: () => undefined });
+    const { customerId } = await server.subscribed();
+    for (let i = 0; i < MAX_REPORTED_FAILURES + 3; i++) tg.track({ customerId, metricName: 'no_such_metric', quantity: 1, eventId: `bad-${i}` });
+    const result = await tg.close();
+    assert.equal(MAX_REPORTED_FAILURES, 100);
+    assert.deepEqual([result.batches, result.failedBatches, result.failedEvents, result.failed.length], [0, 103, 103, 100]);
+    assert.deepEqual(
+      result.failed.slice(-1).map((f) => f.events[0]!.eventId),
+      ['bad-99'],
+      'the first 100, in order',
+    );
   });
 
   it('Node: events still queued when the process runs out of work are sent on beforeExit', async () => {
