@@ -11,6 +11,7 @@ import { MAX_JSON_DEPTH } from './lib/json-limits.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { healthRoutes } from './http/health.routes.js';
 import { rootRoutes } from './http/root.routes.js';
+import { logRequests } from './http/request-log.js';
 import { metricsRoutes, recordHttpMetrics, traceRequests } from './http/metrics.routes.js';
 import { clearBodyDeadline, startBodyDeadline } from './http/slow-clients.js';
 import { checkUrlAndHeaders } from './http/check-url-and-headers.js';
@@ -99,7 +100,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   const app = Fastify({
     logger: false,
     loggerInstance: deps.log,
-    // One line per request would outweigh the usage data; errors are still logged.
+    // Fastify's own two lines per request carry the URL as sent; http/request-log.ts writes one line, with the route's pattern.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustProxy,
@@ -124,6 +125,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   // Observability first, so the span and the timings cover every other hook (docs/production.md, "Metrics and tracing").
   traceRequests(app, deps);
   app.addHook('onResponse', recordHttpMetrics(deps));
+  if (deps.config.requestLog) app.addHook('onResponse', logRequests(deps.log));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -17,6 +17,8 @@ export interface Config {
   dataDir: string;
   redisUrl: string | null;
   logLevel: string;
+  /** One info line per request (method, route pattern, status, duration, request id, workspace). */
+  requestLog: boolean;
   /** Default requests per minute per workspace, per storefront key and per IP. */
   rateLimitPerMinute: number;
   /** How long a verified credential stays in the in-process cache. */
@@ -188,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     redisUrl: env.REDIS_URL ? env.REDIS_URL : null,
     logLevel: env.LOG_LEVEL || 'info',
+    requestLog: bool(env, 'REQUEST_LOG', profile === 'production'),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 300, 1, 10_000_000),
     keyCacheTtlMs: int(env, 'KEY_CACHE_TTL_MS', 10_000, 0, 3_600_000),
     accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
