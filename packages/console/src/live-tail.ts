@@ -64,6 +64,13 @@ export async function runTail(o: TailOptions): Promise<void> {
         const problem = problemFrom(res.status, body);
         if (!transient(res.status)) return o.onStatus({ state: 'stopped', problem });
         message = problem.errors.map((e) => e.message).join(' ');
+        // Over the rate limit or the stream caps, the server says how long to wait.
+        const retryAfter = Number(res.headers.get('retry-after') ?? '');
+        if (Number.isInteger(retryAfter) && retryAfter > 0) {
+          o.onStatus({ state: 'waiting', ms: retryAfter * 1000, message });
+          await wait(retryAfter * 1000, o.signal);
+          continue;
+        }
       } else {
         o.onStatus({ state: 'live' });
         const reader = res.body.getReader();

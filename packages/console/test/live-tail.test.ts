@@ -74,6 +74,21 @@ describe('runTail: the live tail over fetch', () => {
     assert.deepEqual(r.statuses[2], { state: 'waiting', ms: 30000, message: 'Too many streams.' });
   });
 
+  it('a 429 before the stream (rate limit, too many streams): waits Retry-After, says why, then connects again', async () => {
+    const body = JSON.stringify({ success: false, errors: [{ code: 'RATE_LIMITED', message: 'Rate limit exceeded.' }] });
+    const r = await tail([
+      () => new Response(body, { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '42' } }),
+      () => streamed(['id: 1\nevent: audit_event\ndata: {"n":1}\n\n']),
+    ]);
+    assert.deepEqual(r.statuses.slice(0, 3), [
+      { state: 'connecting' },
+      { state: 'waiting', ms: 42000, message: 'Rate limit exceeded.' },
+      { state: 'connecting' },
+    ]);
+    assert.equal(r.waits[0], 42000);
+    assert.deepEqual(r.events, [['{"n":1}', '1']]);
+  });
+
   it('a final refusal (401, 400, 404) stops the tail with the problem', async () => {
     const body = JSON.stringify({ success: false, errors: [{ code: 'UNAUTHENTICATED', message: 'Sign in again.' }] });
     const r = await tail([() => new Response(body, { status: 401, headers: { 'content-type': 'application/json' } })]);

@@ -88,17 +88,26 @@ export async function tailAuditEvents(target: ApiTarget, json: boolean): Promise
     let retryMs = 3_000;
     let announced = false;
     while (!stop.signal.aborted) {
+      // Until the server says otherwise: the stream's retry: field, or a refusal's Retry-After.
+      let waitMs = retryMs;
       try {
         const res = await fetch(`${target.url}/api/v1/events/stream`, {
           headers: { ...auth, 'x-tenant-id': workspace, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
           signal: stop.signal,
         });
+        // Over the rate limit or the stream caps (429), or a node unable to serve now (503): not for good.
+        const retryAfter = Number(res.headers.get('retry-after') ?? '');
+        if ((res.status === 429 || res.status === 503) && Number.isInteger(retryAfter) && retryAfter >= 0) {
+          waitMs = retryAfter * 1000;
+          const reason = await refusal(res);
+          throw new Error(`${reason.errors[0]?.message ?? `the stream answered ${res.status}`}`);
+        }
         if (res.status >= 400 && res.status < 500) throw await refusal(res);
         if (!res.ok || !res.body) throw new Error(`the stream answered ${res.status}`);
         if (!announced) process.stderr.write(`Listening for audit events of ${workspace} on ${target.url} (Ctrl-C to stop)…\n`);
         announced = true;
         for await (const e of readEvents(res.body)) {
-          if (e.retry !== null) retryMs = e.retry;
+          if (e.retry !== null) waitMs = retryMs = e.retry;
           if (e.event === 'stream_error') {
             process.stderr.write(`the stream was closed by the server: ${e.data}\n`);
             continue;
@@ -111,11 +120,11 @@ export async function tailAuditEvents(target: ApiTarget, json: boolean): Promise
       } catch (err) {
         if (stop.signal.aborted) break;
         if (err instanceof TollgateError) throw err;
-        process.stderr.write(`stream interrupted (${(err as Error).message}); reconnecting in ${retryMs / 1000} s…\n`);
+        process.stderr.write(`stream interrupted (${(err as Error).message}); reconnecting in ${waitMs / 1000} s…\n`);
       }
       if (stop.signal.aborted) break;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, retryMs);
+        const t = setTimeout(resolve, waitMs);
         stop.signal.addEventListener('abort', () => {
           clearTimeout(t);
           resolve();

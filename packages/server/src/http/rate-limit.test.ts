@@ -33,6 +33,11 @@ describe('rate limit per workspace (300 requests per minute)', () => {
     assert.equal(first.headers['x-ratelimit-limit'], '300');
     assert.equal(first.headers['x-ratelimit-remaining'], '299');
     assert.equal(second.headers['x-ratelimit-remaining'], '298');
+    // The window's reset, in seconds as Retry-After counts them, and the IETF draft's pair.
+    assert.equal(first.headers['x-ratelimit-reset'], '60');
+    assert.equal(first.headers['ratelimit-policy'], '"tenant";q=300;w=60');
+    assert.equal(first.headers['ratelimit'], '"tenant";r=299;t=60');
+    assert.equal(second.headers['ratelimit'], '"tenant";r=298;t=60');
   });
 
   it('429 on the 301st request within a minute, with the spec headers and body', async () => {
@@ -42,6 +47,8 @@ describe('rate limit per workspace (300 requests per minute)', () => {
     assert.equal(res.headers['retry-after'], '60');
     assert.equal(res.headers['x-ratelimit-limit'], '300');
     assert.equal(res.headers['x-ratelimit-remaining'], '0');
+    assert.equal(res.headers['x-ratelimit-reset'], '60');
+    assert.deepEqual([res.headers['ratelimit-policy'], res.headers['ratelimit']], ['"tenant";q=300;w=60', '"tenant";r=0;t=60']);
     assert.equal(res.body.success, false);
     assert.equal(res.body.errors.length, 1);
     assert.equal(res.body.errors[0].code, 'RATE_LIMITED');
@@ -58,6 +65,8 @@ describe('rate limit per workspace (300 requests per minute)', () => {
     const res = await t.seed.client(ws.test.secretKey).get('/api/v1/workspace');
     assert.equal(res.status, 429);
     assert.equal(res.headers['retry-after'], '15');
+    assert.equal(res.headers['x-ratelimit-reset'], '15');
+    assert.equal(res.headers['ratelimit'], '"tenant";r=0;t=15');
   });
 
   it('200 again once the window has passed', async () => {

@@ -29,12 +29,8 @@ export type AuthRequirement =
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement;
-    /**
-     * false exempts a route from rate limiting (health checks); 'in_stream' counts the request but
-     * lets the route answer an excess itself (the live stream answers inside the stream, since
-     * EventSource clients stop reconnecting for good on a 429).
-     */
-    rateLimited?: boolean | 'in_stream';
+    /** false exempts a route from rate limiting (health checks). */
+    rateLimited?: boolean;
     /** The route reads its body as a stream (uploads): no body deadline, an idle watch instead (http/slow-clients.ts). */
     streamsBody?: boolean;
   }
@@ -43,8 +39,6 @@ declare module 'fastify' {
     /** Set on authenticated routes: the tenant and actor every operation runs as. */
     ctx: OperationContext;
     correlationId: string;
-    /** On an 'in_stream' route: set when the request is over its rate limit. */
-    overRateLimit?: { retryAfterSeconds: number; message: string };
     /** The JSON body as received, for idempotency fingerprints. */
     rawBody?: string;
   }

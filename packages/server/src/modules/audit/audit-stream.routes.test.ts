@@ -275,29 +275,36 @@ async function withLimitedServer(
   }
 }
 
-describe('GET /api/v1/events/stream: limits answered inside the stream', () => {
-  it('over the rate limit: 200, a retry field with the wait, one stream_error RATE_LIMITED, then the end', async () => {
+describe('GET /api/v1/events/stream: limits answered before the stream opens', () => {
+  it('over the rate limit: 429 RATE_LIMITED with Retry-After and the reset headers, no stream', async () => {
     await withLimitedServer({ rateLimitPerMinute: 2 }, async ({ stream }) => {
-      // Two allowed streams stay open; the third is over the limit and ends by itself.
+      // Two allowed streams stay open; the third is over the limit.
       const open = [new AbortController(), new AbortController()];
-      for (const ac of open) await stream(ac.signal);
+      for (const ac of open) assert.equal((await stream(ac.signal)).headers.get('ratelimit-policy'), '"tenant";q=2;w=60');
       const res = await stream();
-      const text = await res.text();
+      const body = (await res.json()) as { success: boolean; errors: Array<{ code: string; message: string }> };
       for (const ac of open) ac.abort();
-      assert.equal(res.status, 200);
-      assert.match(text, /retry: \d{4,}\n/);
-      assert.match(text, /event: stream_error\ndata: \{"success":false,"errors":\[\{"code":"RATE_LIMITED","message":"Rate limit exceeded/);
+      assert.equal(res.status, 429);
+      assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+      assert.equal(res.headers.get('retry-after'), '60');
+      assert.equal(res.headers.get('x-ratelimit-reset'), '60');
+      assert.equal(res.headers.get('ratelimit'), '"tenant";r=0;t=60');
+      assert.equal(body.success, false);
+      assert.equal(body.errors[0]?.code, 'RATE_LIMITED');
+      assert.match(body.errors[0]?.message ?? '', /at most 2 requests per minute per tenant/);
     });
   });
 
-  it('past the per-workspace cap: TOO_MANY_STREAMS in the stream, and room again once one closes', async () => {
+  it('past the per-workspace cap: 429 TOO_MANY_STREAMS with Retry-After, and room again once one closes', async () => {
     await withLimitedServer({ auditStreamMaxPerTenant: 1 }, async ({ t: capped, stream }) => {
       const first = new AbortController();
       await stream(first.signal);
       await until(() => capped.composition.auditFeed.subscriberCount === 1, 'the first stream');
-      const second = await (await stream()).text();
-      assert.match(second, /retry: 1000\n/);
-      assert.match(second, /"code":"TOO_MANY_STREAMS"/);
+      const second = await stream();
+      const body = (await second.json()) as { errors: Array<{ code: string }> };
+      assert.equal(second.status, 429);
+      assert.equal(second.headers.get('retry-after'), '1');
+      assert.equal(body.errors[0]?.code, 'TOO_MANY_STREAMS');
       first.abort();
       await until(() => capped.composition.auditFeed.subscriberCount === 0, 'the first stream to end');
       const third = new AbortController();

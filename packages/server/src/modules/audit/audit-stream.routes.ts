@@ -3,28 +3,25 @@ import type { Deps } from '../../deps.js';
 import { bearerSecurity, ErrorEnvelope } from '../../http/schemas.js';
 import { SseStream } from '../../http/sse.js';
 import type { App } from '../../http/types.js';
-import { AppError, type ErrorCode } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { parseCursor } from './audit-cursor.js';
 import { STREAM_EVENT, type AuditFeed } from './audit-feed.js';
 import { filterErrors } from './audit-filter.js';
 import { AuditFiltersSchema } from './audit-search-preset.js';
 
-/** The event name of a refusal sent inside the stream (not `error`: EventSource uses that name for connection errors). */
-export const STREAM_ERROR_EVENT = 'stream_error';
-
 const error = (description: string) => Type.Object(ErrorEnvelope.properties, { description });
 
 /**
- * GET /api/v1/events/stream: the audit log live, as Server-Sent Events. Everything that can be
- * refused for good (credential, tenant, filters, resume cursor) is refused before the stream
- * opens, with a status; what is only "not now" (rate limit, connection caps) is answered inside
- * an open stream with a retry: field, because EventSource clients give up for good on a non-200.
+ * GET /api/v1/events/stream: the audit log live, as Server-Sent Events. Every refusal is a status
+ * before the stream opens: for good (credential, tenant, filters, resume cursor: 4xx) or "not
+ * now" (the rate limit, the stream caps: 429 with Retry-After), so a client can tell which without
+ * reading a stream first.
  */
 export async function auditStreamRoutes(app: App, deps: Deps, feed: AuditFeed): Promise<void> {
   app.addHook('preClose', async () => feed.close());
 
   app.get('/api/v1/events/stream', {
-    config: { auth: { kind: 'workspace', scope: 'events:read' }, rateLimited: 'in_stream' },
+    config: { auth: { kind: 'workspace', scope: 'events:read' } },
     schema: {
       operationId: 'streamAuditEvents',
       summary: 'Stream audit events live (Server-Sent Events)',
@@ -33,7 +30,7 @@ export async function auditStreamRoutes(app: App, deps: Deps, feed: AuditFeed): 
         `Each event arrives as \`id: <cursor>\`, \`event: ${STREAM_EVENT}\` and \`data: <the audit event as JSON>\`, in commit order, once committed. The cursor is opaque and increases.`,
         'Resume with the `Last-Event-ID` header (EventSource clients send it on reconnect) or the `lastEventId` query parameter: the events after it that match arrive, none missed and none twice, also after a server restart or on another node. Without either, the stream starts with events committed from now on.',
         `The stream opens with \`retry: <ms>\`; a comment (\`: keep-alive\`) every ${Math.round(deps.config.auditStreamHeartbeatMs / 1000)} s keeps proxies from closing it.`,
-        `A client that leaves more than ${deps.config.auditStreamBufferBytes} bytes unread is disconnected and resumes from its last id. Over the rate limit, or past the caps of ${deps.config.auditStreamMaxPerTenant} streams per workspace and ${deps.config.auditStreamMaxConnections} per server, the answer is still 200: the stream carries \`retry: <ms to wait>\` and one \`event: ${STREAM_ERROR_EVENT}\` whose data is the error envelope (code RATE_LIMITED or TOO_MANY_STREAMS), then closes, so clients reconnect later instead of giving up.`,
+        `A client that leaves more than ${deps.config.auditStreamBufferBytes} bytes unread is disconnected and resumes from its last id. Opening a stream counts as one request against the rate limit: over it, the answer is 429 RATE_LIMITED with Retry-After before any stream opens; past the caps of ${deps.config.auditStreamMaxPerTenant} streams per workspace and ${deps.config.auditStreamMaxConnections} per server, 429 TOO_MANY_STREAMS with Retry-After. Wait that long and connect again (a browser's EventSource stops on a non-200, so a client that wants to keep trying reads the stream with fetch, as the console and \`tollgate events tail\` do).`,
       ].join('\n\n'),
       tags: ['Audit events'],
       security: bearerSecurity,
@@ -60,6 +57,7 @@ export async function auditStreamRoutes(app: App, deps: Deps, feed: AuditFeed): 
         403: error("The key lacks the 'events:read' scope."),
         404: error('X-Tenant-Id is not the workspace of the key.'),
         406: error('Accept does not allow text/event-stream.'),
+        429: error('Over the rate limit (RATE_LIMITED) or the live stream caps (TOO_MANY_STREAMS): wait Retry-After seconds, then connect again.'),
       },
     },
     handler: async (req, reply) => {
@@ -90,6 +88,13 @@ export async function auditStreamRoutes(app: App, deps: Deps, feed: AuditFeed): 
         });
       }
 
+      const full = feed.admit(req.ctx.workspaceId);
+      if (full) {
+        // A full server or workspace frees up as streams end: ten retries' wait before the next try.
+        const retryAfter = Math.max(1, Math.ceil((deps.config.auditStreamRetryMs * 10) / 1000));
+        throw new AppError(full.code, full.message, { headers: { 'retry-after': String(retryAfter) } });
+      }
+
       reply.hijack();
       const headers: Record<string, string | number | string[]> = {};
       for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v;
@@ -100,14 +105,6 @@ export async function auditStreamRoutes(app: App, deps: Deps, feed: AuditFeed): 
         headers,
       });
       stream.open();
-      const refuse = (code: ErrorCode, message: string, retryMs: number) => {
-        stream.send({ event: STREAM_ERROR_EVENT, retryMs, data: JSON.stringify({ success: false, errors: [{ code, message }] }) });
-        stream.end('refused');
-      };
-      if (req.overRateLimit) return refuse('RATE_LIMITED', req.overRateLimit.message, req.overRateLimit.retryAfterSeconds * 1000);
-      const full = feed.admit(req.ctx.workspaceId);
-      // A full server or workspace frees up as streams end; wait ten retries before the next try.
-      if (full) return refuse(full.code, full.message, deps.config.auditStreamRetryMs * 10);
       try {
         await feed.subscribe(req.ctx, filter, from, stream);
       } catch (err) {

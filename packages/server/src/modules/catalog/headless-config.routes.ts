@@ -15,7 +15,7 @@ const cors: CorsPolicy = {
   allowOrigin: '*',
   methods: 'GET, OPTIONS',
   headers: 'X-Storefront-Key, If-None-Match, Authorization, Accept',
-  expose: 'ETag, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After',
+  expose: 'ETag, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After',
   maxAgeSeconds: 600,
 };
 

@@ -12,6 +12,7 @@ export const widgetCors: CorsPolicy = {
   allowOrigin: 'echo',
   methods: 'GET, POST',
   headers: 'Authorization, Content-Type, Idempotency-Key, X-Correlation-Id',
-  expose: 'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Idempotent-Replayed',
+  expose:
+    'X-Request-Id, X-Correlation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, Idempotent-Replayed',
   maxAgeSeconds: 600,
 };
