@@ -16,13 +16,16 @@ const fractionDigits = (amount: string) => {
 /**
  * An amount in its currency: at least the currency's minor unit ("$5.00", "¥500", "KWD 1.250"),
  * and every digit the API sent beyond it ("$0.0025"), so the console never rounds what it shows.
- * Text that is not a decimal, or a code pricing does not know, is shown as sent, never guessed at.
+ * A negative amount (a discount, a credit) takes the minus sign U+2212 ("−$5.00"), as the widget
+ * writes a credit, not pricing's ASCII hyphen. Text that is not a decimal, or a code pricing does
+ * not know, is shown as sent, never guessed at.
  */
 export function formatAmount(amount: string | null | undefined, currency: string): string {
   if (amount === null || amount === undefined || amount === '') return NONE;
   if (!isDecimalString(amount) || !isCurrencyCode(currency)) return `${amount} ${currency}`;
   const min = minorUnitDigits(currency);
-  return formatMoney(amount, currency, { minimumFractionDigits: min, maximumFractionDigits: Math.max(min, fractionDigits(amount)) });
+  const text = formatMoney(amount, currency, { minimumFractionDigits: min, maximumFractionDigits: Math.max(min, fractionDigits(amount)) });
+  return text.startsWith('-') ? `\u2212${text.slice(1)}` : text;
 }
 
 /** A usage quantity as pricing writes it ("1,200", "2.5"); text that is not a decimal is shown as sent. */

@@ -7,6 +7,7 @@
 import {
   describeRatePlan,
   isCurrencyCode,
+  metricLabel,
   normaliseUnitPricing,
   prefixFieldErrors,
   PRICE_RULES,
@@ -239,6 +240,48 @@ export const MODEL_LABELS: Record<PricingModel, string> = {
   STAIRCASE: 'Staircase (a fee per band)',
   OUTCOME_BASED: 'Outcome-based',
 };
+
+/** A model's name inside a sentence or after a label: "API calls (included quota, then overage)". */
+export function modelWords(model: PricingModel): string {
+  const label = MODEL_LABELS[model];
+  return label.charAt(0).toLowerCase() + label.slice(1);
+}
+
+/**
+ * A billing period for people, as the pricing page's period switch words it (Monthly, Quarterly,
+ * Annually); ONE_TIME, which the switch never shows, as its price suffix says it ("one-time").
+ */
+export function periodLabel(period: BillingPeriod): string {
+  switch (period) {
+    case 'MONTHLY':
+      return 'Monthly';
+    case 'QUARTERLY':
+      return 'Quarterly';
+    case 'ANNUAL':
+      return 'Annually';
+    case 'ONE_TIME':
+      return 'One-time';
+  }
+}
+
+/**
+ * The metric select's options: each metric by its label, as pricing names it (its display name,
+ * else its name made readable); the value is its name, which the API takes. Two metrics with one
+ * label are told apart by their names. A `selected` metric the list does not hold (a stored plan's
+ * metric beyond the first page loaded) is offered first, so the select can show it.
+ */
+export function metricChoices(metrics: readonly MetricLabels[], selected: string): Array<{ value: string; label: string }> {
+  const listed = selected === '' || metrics.some((m) => m.name === selected) ? metrics : [{ name: selected, displayName: null, unit: null }, ...metrics];
+  const named = listed.map((m) => ({ value: m.name, label: metricLabel(m.name, m.displayName) }));
+  const shared = (label: string) => named.filter((n) => n.label === label).length > 1;
+  return [{ value: '', label: 'Choose a metric' }, ...named.map((n) => (shared(n.label) ? { ...n, label: `${n.label} (${n.value})` } : n))];
+}
+
+/** A plan's units in the list of plans: "API calls (included quota, then overage), Tokens (volume tiers)". */
+export function unitsText(units: ReadonlyArray<Pick<UnitPricing, 'metricName' | 'pricingModel'>>, metrics: readonly MetricLabels[]): string {
+  if (units.length === 0) return 'None: contact sales';
+  return units.map((u) => `${metricLabel(u.metricName, metrics.find((m) => m.name === u.metricName)?.displayName)} (${modelWords(u.pricingModel)})`).join(', ');
+}
 
 /** A unit switched to another model keeps what it typed; a tiered model gets a first band if it has none. */
 export function withModel(u: UnitDraft, pricingModel: PricingModel): UnitDraft {

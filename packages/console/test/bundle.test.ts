@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { ASSET_BASE, bundleConsole, bundleHub, HUB_ASSET_BASE } from '../scripts/bundle.mjs';
 
-const JS_BUDGET = 60_000;
+// 60,000 until issue 38 item 14: invoice lines worded as the pricing page words their units
+// (invoice-lines.ts), the folded lines, the editor's metric and period names, and the stacked
+// tables of the Keys screen took it to about 60,650.
+const JS_BUDGET = 61_000;
 const CSS_BUDGET = 10_000;
 /**
  * The developer hub (src/hub/, a second entry sharing the console's components): a customer's

@@ -6,7 +6,11 @@ describe('formatAmount: decimal text from the API, in its currency, never throug
   const cases: Array<[string | null, string, string]> = [
     ['1234.5', 'USD', '$1,234.50'],
     ['0', 'USD', '$0.00'],
-    ['-5', 'USD', '-$5.00'],
+    // A negative amount (a discount, a credit) takes the minus sign, U+2212, as the widget writes it.
+    ['-5', 'USD', '\u2212$5.00'],
+    ['-0.0025', 'USD', '\u2212$0.0025'],
+    ['-1200', 'JPY', '\u2212¥1,200'],
+    ['-1.25', 'KWD', '\u2212KWD\u00a01.250'],
     ['0.1', 'USD', '$0.10'],
     // Past a float's precision: every digit is kept.
     ['90071992547409.93', 'USD', '$90,071,992,547,409.93'],

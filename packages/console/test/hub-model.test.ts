@@ -1,7 +1,20 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { contrast } from '@tollgate/pricing';
-import { accentColors, expiredText, graceText, hubViewOf, linkTokenOf, remainingText, sellerName, subscriptionLabel } from '../src/hub/model.js';
+import {
+  accentColors,
+  endedKindOf,
+  expiredText,
+  graceText,
+  hubViewOf,
+  linkTokenOf,
+  NO_LINK_TEXT,
+  planTitle,
+  quotaFigure,
+  remainingText,
+  sellerName,
+  subscriptionLabel,
+} from '../src/hub/model.js';
 import { monthsAgo } from '../src/hub/usage.js';
 
 const HEX = 'a'.repeat(64);
@@ -84,13 +97,54 @@ describe('graceText and remainingText', () => {
   });
 });
 
+describe('planTitle: a plan as the hub names it, never by its product id', () => {
+  const cases: Array<[Parameters<typeof planTitle>[0], string]> = [
+    [{ productName: 'Demo Search API', plan: { offeringId: 'off_1', name: 'Pro', priceText: '$49.00/mo' } }, 'Pro (Demo Search API)'],
+    [{ productName: 'Demo Search API', plan: null }, 'Demo Search API'],
+    // A plan named as its product: said once.
+    [{ productName: 'Pro', plan: { offeringId: 'off_1', name: 'Pro', priceText: 'Usage-based' } }, 'Pro'],
+  ];
+  for (const [names, want] of cases) it(want, () => assert.equal(planTitle(names), want));
+});
+
 describe("subscriptionLabel: the Create key form's choice", () => {
-  const sub = (id: string, productId: string, status = 'ACTIVE') => ({ id, productId, status });
+  const pro = { offeringId: 'off_pro', name: 'Pro', priceText: '$49.00/mo' };
+  const sub = (id: string, plan: typeof pro | null, status = 'ACTIVE', productName = 'Search API') => ({ id, productName, plan, status });
   const cases: Array<[string, ReturnType<typeof sub>, Array<ReturnType<typeof sub>>, string]> = [
-    ['the only one', sub('sub_1', 'prod_a'), [sub('sub_1', 'prod_a')], 'prod_a (active)'],
-    ['a status in words', sub('sub_1', 'prod_a', 'PAST_DUE'), [sub('sub_1', 'prod_a', 'PAST_DUE')], 'prod_a (past due)'],
-    ['other products', sub('sub_1', 'prod_a'), [sub('sub_1', 'prod_a'), sub('sub_2', 'prod_b')], 'prod_a (active)'],
-    ['the same product twice: the id tells them apart', sub('sub_1', 'prod_a'), [sub('sub_1', 'prod_a'), sub('sub_2', 'prod_a')], 'prod_a (active) · sub_1'],
+    ['the only one', sub('sub_1', pro), [sub('sub_1', pro)], 'Pro (Search API), active'],
+    ['a status in words', sub('sub_1', pro, 'PAST_DUE'), [sub('sub_1', pro, 'PAST_DUE')], 'Pro (Search API), past due'],
+    ['without a plan: the product', sub('sub_1', null), [sub('sub_1', null)], 'Search API, active'],
+    ['other plans', sub('sub_1', pro), [sub('sub_1', pro), sub('sub_2', null, 'ACTIVE', 'Chat API')], 'Pro (Search API), active'],
+    ['the same plan twice: the id tells them apart', sub('sub_1', pro), [sub('sub_1', pro), sub('sub_2', pro)], 'Pro (Search API), active · sub_1'],
   ];
   for (const [name, one, all, want] of cases) it(name, () => assert.equal(subscriptionLabel(one, all), want));
+});
+
+describe('quotaFigure: what is left, with the metric it is of', () => {
+  const q = (quotaRemaining: number, quotaUnlimited: boolean, quotaMetric: { name: string; label: string } | null) => ({
+    quotaRemaining,
+    quotaUnlimited,
+    quotaMetric,
+  });
+  const cases: Array<[ReturnType<typeof q>, { figure: string; caption: string }]> = [
+    [q(100000, false, { name: 'api_calls', label: 'API calls' }), { figure: '100,000', caption: 'API calls left' }],
+    [q(0, false, { name: 'tokens', label: 'Tokens' }), { figure: '0', caption: 'Tokens left' }],
+    [q(2.5, false, { name: 'gpu_seconds', label: 'Gpu seconds' }), { figure: '2.5', caption: 'Gpu seconds left' }],
+    [q(9007199254740991, true, null), { figure: 'Unlimited', caption: 'no usage limit' }],
+    // No active subscription: nothing left, and no metric to name.
+    [q(0, false, null), { figure: '0', caption: 'left' }],
+  ];
+  for (const [quota, want] of cases) it(`${want.figure} ${want.caption}`, () => assert.deepEqual(quotaFigure(quota), want));
+});
+
+describe('endedKindOf: a hub opened without a link is not an expired link', () => {
+  const seller = { title: 'Acme developers', returnUrl: null };
+  const cases: Array<[string, boolean, typeof seller | null, 'no-link' | 'expired']> = [
+    ['no link, and this tab never had a session: how to get one', false, null, 'no-link'],
+    ['a link that was used or expired', true, null, 'expired'],
+    ['a reload after the session ended in this tab', false, seller, 'expired'],
+    ['a used link in a tab that had a session', true, seller, 'expired'],
+  ];
+  for (const [name, hadLink, remembered, want] of cases) it(name, () => assert.equal(endedKindOf(hadLink, remembered), want));
+  it('the no-link page says how to get a link', () => assert.match(NO_LINK_TEXT, /sign in to your account .* open its developer hub/));
 });

@@ -1,6 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { progressText, readUploadStream, sentPercent, summaryText, truncatedText, uploadTypeOf, type UploadSummary } from '../src/hub/upload-model.js';
+import {
+  problemColumn,
+  problemSentence,
+  progressText,
+  readUploadStream,
+  sentPercent,
+  summaryText,
+  truncatedText,
+  uploadTypeOf,
+  type UploadSummary,
+} from '../src/hub/upload-model.js';
 
 describe('uploadTypeOf: the Content-Type a chosen file is sent as', () => {
   const cases: Array<[string, string, string | null]> = [
@@ -85,4 +95,33 @@ describe('summaryText and truncatedText: the report in words', () => {
       truncatedText({ ...summary, rejected: 1500, errors: Array.from({ length: 1000 }, () => summary.errors[0]!), errorsTruncated: true }),
       'Only the first 1,000 problems are listed below; 1,500 lines were rejected in all.',
     ));
+});
+
+describe('problemColumn and problemSentence: a rejected line in words, not as a path ("line 4.quantity")', () => {
+  const e = (line: number, field: string, message: string) => ({ line, code: 'INVALID_EVENT', field, message });
+  const cases: Array<[ReturnType<typeof e>, string | null, string]> = [
+    [
+      e(4, 'line 4.quantity', 'line 4.quantity must be a decimal number such as 12 or 0.25 (got "abc").'),
+      'quantity',
+      'The quantity must be a decimal number such as 12 or 0.25 (got "abc").',
+    ],
+    [
+      e(3, 'line 3.metricName', "line 3.metricName 'no_such_metric' is not a billable metric of this workspace and environment."),
+      'metricName',
+      "The metricName 'no_such_metric' is not a billable metric of this workspace and environment.",
+    ],
+    [e(6, 'line 6.occurredAt', 'line 6.occurredAt is required.'), 'occurredAt', 'The occurredAt is required.'],
+    [e(7, 'line 7.metadata.region', 'line 7.metadata.region must be a string.'), 'metadata.region', 'The metadata.region must be a string.'],
+    [e(2, 'line 2', 'line 2 has 3 fields; the header has 4.'), null, 'This line has 3 fields; the header has 4.'],
+    [e(5, 'line 5', 'line 5 is not valid JSON: Unexpected token.'), null, 'This line is not valid JSON: Unexpected token.'],
+    // Another line's path in the message, or none: shown as sent, starting with a capital.
+    [e(8, 'line 8.quantity', 'quantity is too large.'), 'quantity', 'Quantity is too large.'],
+    [e(9, 'customerId', 'customerId must be yours.'), 'customerId', 'The customerId must be yours.'],
+  ];
+  for (const [error, column, sentence] of cases) {
+    it(`${error.field} -> ${sentence}`, () => {
+      assert.equal(problemColumn(error), column);
+      assert.equal(problemSentence(error), sentence);
+    });
+  }
 });

@@ -1,16 +1,19 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pricingModels, type PricingModel } from '@tollgate/pricing';
+import { pricingModels, type BillingPeriod, type PricingModel } from '@tollgate/pricing';
 import {
   draftOf,
   fieldsOf,
   newPlan,
   newUnit,
   planBody,
+  metricChoices,
+  periodLabel,
   planInputs,
   previewOf,
   quantityOf,
   unitBody,
+  unitsText,
   type MetricLabels,
   type UnitDraft,
 } from '../src/plan-form.js';
@@ -209,4 +212,47 @@ describe('fieldsOf, planBody, planInputs and draftOf', () => {
       { metricName: 'runs', pricingModel: 'OUTCOME_BASED', rate: '0.5', includedFree: 10, minFee: '1.00', outcomeWeights: { ERROR: 0 } },
     ]);
   });
+});
+
+describe('the editor’s words for people: a period, a metric, a plan’s units, never the API’s codes', () => {
+  // The pricing page's switch says Monthly, Quarterly, Annually; ONE_TIME is its " one-time" suffix.
+  const periods: Array<[BillingPeriod, string]> = [
+    ['MONTHLY', 'Monthly'],
+    ['QUARTERLY', 'Quarterly'],
+    ['ANNUAL', 'Annually'],
+    ['ONE_TIME', 'One-time'],
+  ];
+  for (const [period, want] of periods) it(`${period} -> ${want}`, () => assert.equal(periodLabel(period), want));
+
+  const listed: MetricLabels[] = [
+    { name: 'api_calls', displayName: 'API calls', unit: 'call' },
+    { name: 'search_queries', displayName: null, unit: 'query' },
+    { name: 'calls_v1', displayName: 'Calls', unit: null },
+    { name: 'calls_v2', displayName: 'Calls', unit: null },
+  ];
+  it('a metric is offered by its display name, else its name made readable; a shared label names the metric', () =>
+    assert.deepEqual(metricChoices(listed, ''), [
+      { value: '', label: 'Choose a metric' },
+      { value: 'api_calls', label: 'API calls' },
+      { value: 'search_queries', label: 'Search queries' },
+      { value: 'calls_v1', label: 'Calls (calls_v1)' },
+      { value: 'calls_v2', label: 'Calls (calls_v2)' },
+    ]));
+  it('a stored plan’s metric missing from the list loaded is still offered, first', () =>
+    assert.deepEqual(
+      metricChoices(listed.slice(0, 1), 'agent_runs').map((c) => c.label),
+      ['Choose a metric', 'Agent runs', 'API calls'],
+    ));
+  it('a plan’s units in the list: each metric’s label and its model', () =>
+    assert.equal(
+      unitsText(
+        [
+          { metricName: 'api_calls', pricingModel: 'INCLUDED_QUOTA' },
+          { metricName: 'search_queries', pricingModel: 'GRADUATED' },
+        ],
+        listed,
+      ),
+      'API calls (included quota, then overage), Search queries (graduated tiers)',
+    ));
+  it('a plan with no units reads as the pricing page reads it', () => assert.equal(unitsText([], listed), 'None: contact sales'));
 });

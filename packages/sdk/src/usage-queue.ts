@@ -5,7 +5,13 @@ import type { HttpClient } from './http-client.js';
 /** The spec's batch limit: at most 1,000 events per POST /v1/ingest/batch. */
 export const MAX_BATCH_EVENTS = 1000;
 
-export type MetadataValue = string | number | boolean | null;
+/**
+ * Any JSON value. The server takes metadata nested up to 5 levels (metadata itself the first), 50
+ * keys per object (of at most 40 characters), 50 items per array, strings of at most 500
+ * characters, 256 values and 32,768 characters of keys and strings in all; reports and rating
+ * address a nested value by a dotted path such as request.method.
+ */
+export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [key: string]: MetadataValue };
 
 /** A usage event as track() takes it: occurredAt defaults to now, eventId to a random UUID. */
 export interface UsageEvent {

@@ -51,6 +51,11 @@ describe('operator methods, typed from the served OpenAPI document', () => {
     assert.ok(upgraded.invoiceId, 'an immediate upgrade is invoiced');
     const cancelled = await tg.subscriptions.cancel(sub.id, { reason: 'OTHER', applyAt: 'IMMEDIATE' });
     assert.equal(cancelled.status, 'CANCELLED');
+    // The change result, typed: the subscription under `subscription`, with how it was cancelled.
+    assert.deepEqual(
+      [cancelled.action, cancelled.subscription.status, cancelled.subscription.cancellationDetails?.cancel_channel],
+      ['CANCEL', 'CANCELLED', 'API'],
+    );
   });
 
   it('api keys: create, rotate (the new key once), revoke', async () => {

@@ -12,6 +12,7 @@ import { registerBodyParsers } from './http/body-parsers.js';
 import { healthRoutes } from './http/health.routes.js';
 import { rootRoutes } from './http/root.routes.js';
 import { logRequests } from './http/request-log.js';
+import { AllowedMethods } from './http/method-not-allowed.js';
 import { metricsRoutes, recordHttpMetrics, traceRequests } from './http/metrics.routes.js';
 import { clearBodyDeadline, startBodyDeadline } from './http/slow-clients.js';
 import { checkUrlAndHeaders } from './http/check-url-and-headers.js';
@@ -183,8 +184,20 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     },
   });
 
+  // A path that exists under other methods is a 405 naming them (Allow), not a 404.
+  const allowed = new AllowedMethods();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) allowed.add({ method, url: route.url });
+  });
   app.setNotFoundHandler((request) => {
-    throw new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. See /docs for the API.`);
+    const path = request.url.split('?')[0] ?? '';
+    const methods = allowed.of(path);
+    if (methods.length > 0) {
+      throw new AppError('METHOD_NOT_ALLOWED', `${path} does not take ${request.method}; it takes ${methods.join(', ')}.`, {
+        headers: { allow: methods.join(', ') },
+      });
+    }
+    throw new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}. See /docs for the API.`);
   });
 
   await rootRoutes(app);

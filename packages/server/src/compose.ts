@@ -15,7 +15,7 @@ import { credentialCache } from './modules/credentials/credential-cache.js';
 import { pricedOfferingCache } from './modules/catalog/load-priced-offering.js';
 import { priceVersionCache } from './modules/catalog/price-version.js';
 import { customerRefCache } from './modules/customers/customer-refs.js';
-import { entitlementAnswerCache } from './modules/entitlements/entitlement-answer-cache.js';
+import { entitlementAnswerCache, usageCommitCache, usageCommitted } from './modules/entitlements/entitlement-answer-cache.js';
 import { deliverySourceCache } from './modules/plugs/delivery-source.js';
 import { periodEdgeCache } from './modules/usage/period-usage.js';
 import { AuditFeed } from './modules/audit/audit-feed.js';
@@ -28,10 +28,20 @@ import type { HostResolver } from './modules/outbound-webhooks/resolve-destinati
 import { Metrics, type PoolStats } from './lib/metrics.js';
 import { startOtlpTracing, type Tracer } from './lib/tracing.js';
 import { measuredWriter } from './modules/ingest-writer/measured-writer.js';
+import { onUsageCommitted } from './modules/ingest-writer/on-usage-committed.js';
 import { serverVersion } from './version.js';
 
 /** Every module cache: created once per node here, before anything serves. */
-const MODULE_CACHES = [credentialCache, pricedOfferingCache, priceVersionCache, entitlementAnswerCache, deliverySourceCache, customerRefCache, periodEdgeCache];
+const MODULE_CACHES = [
+  credentialCache,
+  pricedOfferingCache,
+  priceVersionCache,
+  entitlementAnswerCache,
+  usageCommitCache,
+  deliverySourceCache,
+  customerRefCache,
+  periodEdgeCache,
+];
 
 /** How long a starting node waits for Redis before it starts without it. */
 const REDIS_STARTUP_WAIT_MS = 3_000;
@@ -79,12 +89,23 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
   // Our own messages come back too; the origin tag only saves a second clear(). It also names this node to Redis.
   const origin = randomBytes(8).toString('hex');
   const redis = opts.config.redisUrl
-    ? new RedisLink({ url: opts.config.redisUrl, prefix, commandTimeoutMs: opts.config.redisCommandTimeoutMs, nodeId: origin, log })
+    ? new RedisLink({
+        url: opts.config.redisUrl,
+        prefix,
+        commandTimeoutMs: opts.config.redisCommandTimeoutMs,
+        nodeId: origin,
+        log,
+        minNodes: opts.config.redisMinNodes,
+      })
     : null;
   // One registry per app: tests build several apps in one process.
   const metrics = new Metrics({ version: serverVersion, node: opts.config.nodeName, dialect: opts.dialect, processMetrics: true });
   if (opts.poolStats) metrics.watchDatabasePool(opts.poolStats);
-  if (redis) metrics.watchRedis(() => redis.up);
+  if (redis)
+    metrics.watchRedis(
+      () => redis.up,
+      () => redis.nodes,
+    );
   const tracing = opts.tracer === undefined && opts.config.tracing === 'otlp' ? await startOtlpTracing(serverVersion) : null;
   const tracer = opts.tracer ?? tracing?.tracer ?? null;
   const bus = redis ? createRedisBus(redis) : createLocalBus();
@@ -101,7 +122,10 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
     // Shared limits and invalidation from the first request when Redis is there; without it the
     // node starts anyway, degraded, and catches up when Redis comes.
     if (!(await redis.whenUp(REDIS_STARTUP_WAIT_MS)))
-      log.warn('redis not reachable at start: starting in degraded mode (per-node rate limits, short key cache)');
+      log.warn(
+        { nodes: redis.nodes },
+        `redis not reachable at start: starting degraded (each rate limit counted on this node at 1/${redis.nodes}, REDIS_MIN_NODES at least; short key cache)`,
+      );
   }
   let keys = opts.config.encryptionKeys;
   if (!keys) {
@@ -149,7 +173,10 @@ export async function compose(opts: ComposeOptions): Promise<Composition> {
         // commits on several connections share WAL flushes anyway.
         createInProcessUsageWriter(deps, { lanes: 4, jobsPerCommit: 1 })
       : createInProcessUsageWriter(deps, { lanes: 1, jobsPerCommit: 32 });
-  const usage = measuredWriter(writer, deps);
+  const usage = measuredWriter(
+    onUsageCommitted(writer, (tenant, customerIds) => usageCommitted(deps, tenant, customerIds)),
+    deps,
+  );
   const auditFeed = new AuditFeed(deps);
   await auditFeed.listen();
   // Sends what is pending, from before this start too; the node id names it in lanes and attempts.

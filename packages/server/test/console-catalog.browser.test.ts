@@ -73,6 +73,18 @@ describe('the console catalog in Chromium', () => {
       await checkScreen(p, b.origin, 'catalog-rate-plans', (pg) => pg.getByRole('cell', { name: 'Pro usage' }).first().waitFor());
       await page.getByRole('link', { name: 'New rate plan' }).click();
       await page.getByRole('heading', { level: 2, name: 'New rate plan' }).waitFor();
+      // Metrics and periods in words: a metric's display name (else its name made readable), "Monthly".
+      const metricOptions = page.getByLabel('Metric of unit 1').locator('option');
+      await metricOptions.filter({ hasText: 'API calls' }).waitFor({ state: 'attached' });
+      const offered = await metricOptions.allTextContents();
+      assert.ok(offered.includes('API calls') && offered.includes('Search queries'), offered.join(', '));
+      assert.deepEqual(
+        offered.filter((o) => /_/.test(o)),
+        [],
+        'no metric offered by its raw name',
+      );
+      assert.deepEqual(await page.getByLabel('Billing period').locator('option').allTextContents(), ['Monthly', 'Quarterly', 'Annually', 'One-time']);
+      assert.equal(await page.getByLabel('Billing period').inputValue(), 'MONTHLY');
       await page.getByLabel('Name', { exact: true }).fill('Console Pro');
       await preview(page).getByText('Console Pro').waitFor();
       await page.getByLabel('Metric of unit 1').selectOption('search_queries');
@@ -90,6 +102,11 @@ describe('the console catalog in Chromium', () => {
       await page.getByRole('button', { name: 'Add a band to unit 2' }).click();
       await page.locator('[id="field-metrics-1-tiers-1-unitPrice"]').fill('0.005');
       await preview(page).getByText('From $0.0050 / call').waitFor();
+      // Each unit as the pricing page and the widget write it, its label once: not "API calls api_calls: …".
+      assert.deepEqual(await preview(page).locator('.preview-unit > p:first-child').allInnerTexts(), [
+        'Search queries: $0.0020 / query after 1,000 free',
+        'API calls: From $0.0050 / call',
+      ]);
       await preview(page).getByRole('cell', { name: 'First 1,000' }).waitFor();
       await preview(page).getByRole('cell', { name: 'Over 1,000' }).waitFor();
       await checkScreen(p, b.origin, 'catalog-rate-plan-new', (pg) => preview(pg).getByText('From $0.0050 / call').waitFor());
@@ -106,9 +123,17 @@ describe('the console catalog in Chromium', () => {
       await created.waitFor();
       const planId = /\((plan_[^)]+)\)/.exec(await created.innerText())?.[1];
       assert.ok(planId, 'the status names the new plan');
+      // The address is the new plan's, not …/new: a reload opens the plan, not an empty form.
+      assert.equal(new URL(page.url()).pathname, `/console/catalog/rate-plans/${planId}`);
+      await page.reload();
+      await page.getByRole('heading', { level: 2, name: 'Rate plan Console Pro' }).waitFor();
+      await preview(page).getByText('$0.0020 / query after 1,000 free').waitFor();
 
       // Editing it again: the stored plan fills the form (currency fixed), and a save is a new version.
       await subnav(page, 'Rate plans').click();
+      const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Console Pro', exact: true }) });
+      await listed.getByRole('cell', { name: 'Search queries (per unit), API calls (graduated tiers)', exact: true }).waitFor();
+      await listed.getByRole('cell', { name: 'Monthly', exact: true }).waitFor();
       await page.getByRole('link', { name: 'Console Pro' }).click();
       await page.getByRole('heading', { level: 2, name: 'Rate plan Console Pro' }).waitFor();
       await preview(page).getByText('$0.0020 / query after 1,000 free').waitFor();

@@ -2,13 +2,16 @@
  * The console's customer page, invoice page and home charts in a real headless Chromium against
  * a real server (helpers/console-browser.ts): usage sent through the ingest API shows in the
  * customer's chart and its data table, an invoice opens with its lines and total, home charts
- * usage and revenue; each screen axe-clean at 1280 and 390 px. The page's clock is set to the
+ * usage and revenue; a renewal's lines named as the pricing page names its units, those with no
+ * usage folded; each screen axe-clean at 1280 and 390 px. The page's clock is set to the
  * server's frozen clock, so "this month" is the same month on both sides whatever the date.
  * Without Chromium the file is skipped, and says so.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import { boundCredentials } from '../src/modules/authentication/bound-credentials.js';
+import { runBilling } from '../src/modules/billing/run-billing.js';
 import { createOperator } from '../src/modules/operators/create-operator.js';
 import { checkScreen, consoleBrowserSkip, startConsoleBrowser, type ConsoleBrowser, type ConsolePage } from './helpers/console-browser.js';
 
@@ -26,7 +29,7 @@ interface Invoice {
   status: string;
   total: string;
   currency: string;
-  lines: Array<{ description: string }>;
+  lines: Array<{ type: string; description: string; metricName: string | null }>;
 }
 
 describe('the console: a customer, an invoice, the home charts', () => {
@@ -155,5 +158,50 @@ describe('the console: a customer, an invoice, the home charts', () => {
     const today = await revenue.getByRole('row', { name: /^2026-01-15 / }).textContent();
     assert.ok(today && !/\s0(\.00)?$/.test(today), `today's revenue is the finalized invoice's total: ${today}`);
     await checkScreen(p, b.origin, 'home-charts', (pg) => chart(pg, `Revenue in ${invoice.currency} per day`).waitFor());
+  });
+
+  // Last: it moves the server's clock a month on, past what the tests above read as "this month".
+  it('a renewal names each usage line as the pricing page names its unit, and folds the lines with no usage behind one disclosure', opts, async () => {
+    const demo = b.t.demo!.environments.test;
+    const api = b.t.seed.client(demo.secretKey);
+    // The demo subscription's first period runs from 2026-01-15 12:00 for a month: API calls in it, no tokens, no seats.
+    b.t.clock.set(Date.UTC(2026, 0, 20));
+    const sent = await api.post('/v1/ingest/batch', {
+      events: [{ customerId, metricName: 'api_calls', quantity: 123_456, occurredAt: '2026-01-20T00:00:00Z' }],
+    });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    b.t.clock.set(Date.UTC(2026, 1, 15, 12, 5));
+    await runBilling(b.t.deps, boundCredentials, { testClock: null });
+    const list = await api.get(`/api/v1/invoices?subscriptionId=${demo.subscriptionId}&limit=100`);
+    const renewal = (list.body.data as Array<Invoice & { billingReason: string }>).find((i) => i.billingReason === 'subscription_cycle');
+    assert.ok(renewal, JSON.stringify(list.body));
+    // The entry price, then one usage line per unit of the demo's Pro plan: API calls, tokens, seats.
+    assert.deepEqual(
+      renewal.lines.map((l) => [l.type, l.metricName]),
+      [
+        ['entry_price', null],
+        ['usage', 'api_calls'],
+        ['usage', 'tokens'],
+        ['usage', 'seats'],
+      ],
+    );
+
+    const p = await signedIn(`/console/invoices/${renewal.id}`);
+    const { page } = p;
+    const lines = page.getByRole('table', { name: 'Lines' });
+    await lines.getByRole('cell', { name: 'API calls: $1.50 per 1,000 calls after 100,000 free', exact: true }).waitFor();
+    await lines.getByRole('cell', { name: 'Entry price', exact: true }).waitFor();
+    assert.equal(await lines.getByText(/api_calls|INCLUDED_QUOTA|VOLUME_TIERED|STAIRCASE/).count(), 0, 'no code of the API in the lines');
+    // Tokens and seats, with no usage: folded, not gone.
+    const fold = lines.getByRole('button', { name: '2 usage lines with no usage' });
+    assert.equal(await fold.getAttribute('aria-expanded'), 'false');
+    const tokens = lines.getByRole('cell', { name: 'Tokens: From $0.000008 / token', exact: true });
+    assert.equal(await tokens.count(), 0, 'folded lines are out of the page until asked for');
+    await checkScreen(p, b.origin, 'invoice-renewal', () => fold.waitFor());
+    await fold.click();
+    assert.equal(await fold.getAttribute('aria-expanded'), 'true');
+    await tokens.waitFor();
+    await lines.getByRole('cell', { name: 'Seats: Free up to 5 seats, then from $40.00/mo', exact: true }).waitFor();
+    await checkScreen(p, b.origin, 'invoice-renewal-unfolded', () => tokens.waitFor());
   });
 });

@@ -115,6 +115,8 @@ describe('the Webhooks and Outbound screens in Chromium', () => {
 
     await received.first().click();
     await heading(p.page, 'Received webhook');
+    // The entry names its source as it was called when the webhook arrived.
+    await p.page.locator('dd', { hasText: 'Browser test plug' }).waitFor();
     const payload = p.page.getByRole('region', { name: 'Payload' });
     await payload.waitFor();
     const text = await payload.innerText();

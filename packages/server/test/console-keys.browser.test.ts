@@ -10,7 +10,16 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
-import { checkScreen, consoleBrowserSkip, startConsoleBrowser, WIDE, type ConsoleBrowser, type ConsolePage } from './helpers/console-browser.js';
+import {
+  checkScreen,
+  consoleBrowserSkip,
+  contrastOf,
+  NARROW,
+  startConsoleBrowser,
+  WIDE,
+  type ConsoleBrowser,
+  type ConsolePage,
+} from './helpers/console-browser.js';
 
 const skip = consoleBrowserSkip;
 if (skip) console.log(`console-keys.browser.test.ts: SKIPPED: ${skip}`);
@@ -102,7 +111,8 @@ describe('the console’s keys, operators and test clocks in Chromium', () => {
     // The list shows its hint only.
     await page.getByRole('cell', { name: `sk_test_…${secret.slice(-4)}` }).waitFor();
 
-    await confirm(page, 'Roll Deploy key', 'Roll key');
+    // "Roll now", as the developer hub says it: the old key stops at once.
+    await confirm(page, 'Roll Deploy key', 'Roll now');
     await heading(page, 'New key for “Deploy key”', 3);
     await page.getByText('The old key is revoked').waitFor();
     const rolled = (await page.locator('.secret-value').textContent()) ?? '';
@@ -131,6 +141,37 @@ describe('the console’s keys, operators and test clocks in Chromium', () => {
     await page.getByRole('button', { name: 'Done, hide it' }).click();
   });
 
+  it('at 390 px every key’s status and actions are in view in each list, without scrolling it or the page sideways', opts, async () => {
+    const page = await go(admin, 'Keys');
+    const name = 'A key with a long name, as people name keys';
+    await createWorkspaceKey(page, name);
+    await page.getByRole('button', { name: 'Done, hide it' }).click();
+    await page.getByRole('cell', { name, exact: true }).waitFor();
+    await page.setViewportSize(NARROW);
+    let checked = 0;
+    for (const caption of ['API keys, newest first', 'Client credentials, newest first', 'Storefront keys, newest first']) {
+      const table = page.getByRole('table', { name: caption });
+      const headings = await table.getByRole('columnheader').allTextContents();
+      const status = headings.indexOf('Status');
+      const actions = headings.indexOf('Actions');
+      assert.ok(status >= 0 && actions >= 0, `${caption}: ${headings.join(', ')}`);
+      const rows = table.getByRole('row').filter({ has: page.getByRole('cell') });
+      for (let r = 0; r < (await rows.count()); r++) {
+        const cells = rows.nth(r).getByRole('cell');
+        if ((await cells.count()) < headings.length) continue; // the empty list's one cell
+        const where = `${caption}, row ${r + 1}`;
+        const inView = async (what: string, box: { x: number; width: number } | null) =>
+          assert.ok(box && box.x >= 0 && box.x + box.width <= NARROW.width, `${where}: ${what} at ${JSON.stringify(box)}, out of a ${NARROW.width} px window`);
+        await inView('the status', await cells.nth(status).boundingBox());
+        const buttons = cells.nth(actions).getByRole('button');
+        for (let k = 0; k < (await buttons.count()); k++) await inView(`“${await buttons.nth(k).textContent()}”`, await buttons.nth(k).boundingBox());
+        checked += 1;
+      }
+    }
+    assert.ok(checked >= 3, `${checked} rows checked`);
+    assert.ok((await page.evaluate<number>('document.documentElement.scrollWidth')) <= NARROW.width, 'the page is no wider than the window');
+  });
+
   it('a storefront key: its secret once, then revoked after a confirmation', opts, async () => {
     const page = await go(admin, 'Keys');
     await page.getByRole('button', { name: 'New storefront key' }).click();
@@ -147,6 +188,9 @@ describe('the console’s keys, operators and test clocks in Chromium', () => {
     await page.getByRole('button', { name: 'Done, hide it' }).click();
     await page.getByRole('button', { name: 'Revoke Shop' }).click();
     await page.getByText('Revoke “Shop”? It stops working at once.').waitFor();
+    // The confirming button is a danger button: its text must read on its own background (it was red on red).
+    const ratio = await contrastOf(page, 'button.danger');
+    assert.ok(ratio >= 4.5, `the danger button's text on its background: ${ratio.toFixed(2)}:1`);
     await page.getByRole('button', { name: 'Revoke', exact: true }).click();
     const row = page.getByRole('table', { name: 'Storefront keys, newest first' }).getByRole('row', { name: /Shop/ });
     await row.getByRole('cell', { name: 'Revoked' }).waitFor();

@@ -74,7 +74,7 @@ describe('the operator console in Chromium', () => {
     assert.equal(outline, 'solid', 'focus is visible');
   });
 
-  it('a wrong password is refused next to the form; the sixth attempt in 15 minutes is rate-limited, with the wait', opts, async () => {
+  it('a wrong password is refused in the form’s alert; the sixth attempt in 15 minutes is rate-limited, with the wait', opts, async () => {
     const email = await operator('admin');
     const p = await b.open('/console/sign-in');
     await signInShown(p.page);
@@ -84,6 +84,8 @@ describe('the operator console in Chromium', () => {
     await submit();
     const wrong = p.page.getByText('The e-mail or the password is not right.');
     await wrong.first().waitFor();
+    // In the alert region, which a screen reader announces as it fills: not only under a field.
+    assert.equal(await p.page.getByRole('alert').filter({ hasText: 'The e-mail or the password is not right.' }).count(), 1);
     await expectAccessible(p.page, 'sign-in after a 401');
     for (let i = 2; i <= 5; i++) {
       // Waiting for the answer from before the click: a quick one could come before a wait begun after.

@@ -283,9 +283,15 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
   {
     page: 'docs/ingestion-and-checks.md',
     shown: "Give acme's subscription a hard limit",
-    output: '"limits":[{"metricName":"api_calls","limit":1000,"enforcement":"BLOCK","used":1}]',
+    output: '"limits":[{"metricName":"api_calls","limit":1000,"enforcement":"BLOCK","used":1,"source":"SUBSCRIPTION"}]',
   },
   { page: 'docs/ingestion-and-checks.md', shown: 'exact sums', output: '"metricName":"tokens","periodStart"' },
+  {
+    page: 'docs/subscriptions-and-billing.md',
+    shown: 'What applies to it, and where each limit comes from',
+    output:
+      /"data":\[\{"object":"usage_limit","metricName":"tokens","limit":50000,"enforcement":"ALERT","source":"SUBSCRIPTION","ratePlanId":null\},\{"object":"usage_limit","metricName":"api_calls","limit":200000,"enforcement":"BLOCK","source":"RATE_PLAN","ratePlanId":"plan_\w+"\}\]/,
+  },
   { page: 'docs/ingestion-and-checks.md', output: '"sum":"1200","count":1' },
   {
     page: 'docs/ingestion-and-checks.md',
@@ -352,12 +358,12 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
     ? [
         {
           page: 'docs/cli.md',
-          shown: '# Backed up …/data/tollgate.db to …/backups/tollgate.db: 12.4 MiB (13012992 bytes), 21 migrations, integrity ok.',
+          shown: '# Backed up …/data/tollgate.db to …/backups/tollgate.db: 12.4 MiB (13012992 bytes), 25 migrations, integrity ok.',
           output: /^Backed up \/\S+\/data\/tollgate\.db to \/\S+\/backups\/tollgate\.db: [\d.]+ [KMG]?i?B \(\d+ bytes\), \d+ migrations, integrity ok\.$/m,
         },
         {
           page: 'docs/cli.md',
-          shown: '# Restored …/backups/tollgate.db to …/data-restored/tollgate.db: 12.4 MiB, 21 migrations.',
+          shown: '# Restored …/backups/tollgate.db to …/data-restored/tollgate.db: 12.4 MiB, 25 migrations.',
           output: /^Restored \/\S+\/backups\/tollgate\.db to \/\S+\/data-restored\/tollgate\.db: [\d.]+ [KMG]?i?B, \d+ migrations\.$/m,
         },
       ]

@@ -15,7 +15,15 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { Client } from './helpers/seed.js';
 import { findCredentialBySecret } from '../src/modules/authentication/find-credential.js';
-import { checkScreen, consoleBrowserSkip, HUB_ARTIFACTS, startConsoleBrowser, type ConsoleBrowser, type ConsolePage } from './helpers/console-browser.js';
+import {
+  checkScreen,
+  consoleBrowserSkip,
+  contrastOf,
+  HUB_ARTIFACTS,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+  type ConsolePage,
+} from './helpers/console-browser.js';
 
 const skip = consoleBrowserSkip;
 if (skip) console.log(`hub.browser.test.ts: SKIPPED: ${skip}`);
@@ -129,6 +137,49 @@ describe('the developer hub in Chromium', () => {
     assert.deepEqual(refused, [404, 404, 404]);
     const keys = await p.page.evaluate<string[]>(`fetch('/api/v1/hub/keys').then((r) => r.json()).then((l) => l.data.map((k) => k.id))`);
     assert.ok(!keys.includes(bee.keyId));
+  });
+
+  it(
+    'plans are named with their price, never by product id: the key form, the quota card (with the metric of what is left) and the subscription',
+    opts,
+    async () => {
+      const p = await b.open(await hubLink(a.customerId));
+      const noProductId = async (view: string) => assert.doesNotMatch(await p.page.locator('main').innerText(), /prod_/, `${view} shows no product id`);
+      const option = p.page.locator(`#field-subscriptionId option[value="${a.subscriptionId}"]`);
+      await option.waitFor({ state: 'attached' });
+      assert.equal((await option.innerText()).trim(), 'Pro (Demo Search API), active');
+      await p.page.getByRole('cell', { name: a.keyHint }).waitFor();
+      await noProductId('keys');
+
+      await p.page.getByRole('link', { name: 'Usage and quotas' }).click();
+      const card = p.page.locator('.card').filter({ has: p.page.getByRole('heading', { level: 3, name: 'Pro (Demo Search API)' }) });
+      await card.waitFor();
+      assert.match(await card.innerText(), /100,000\s+API calls left · Available/);
+      await noProductId('usage');
+
+      await p.page.getByRole('link', { name: 'Subscription' }).click();
+      const section = p.page.getByRole('region', { name: 'Pro (Demo Search API)' });
+      await section.waitFor();
+      assert.match(await section.innerText(), /Price\s+\$49\.00\/mo/);
+      await noProductId('subscription');
+    },
+  );
+
+  it('the Revoke button reads: its text stands out from its own background (contrast 4.5:1 or more)', opts, async () => {
+    const p = await b.open(await hubLink(a.customerId));
+    const revoke = p.page.getByRole('button', { name: /^Revoke / }).first();
+    await revoke.waitFor();
+    const ratio = await contrastOf(p.page, 'button[aria-label^="Revoke "]');
+    assert.ok(ratio >= 4.5, `Revoke's text on its background: ${ratio.toFixed(2)}:1`);
+  });
+
+  it('/hub opened without a link says how to get one, not that a link expired', opts, async () => {
+    const p = await b.open('/hub');
+    await heading(p.page, 'Open the developer hub from your account');
+    await p.page.getByText(/sign in to your account on the site of the service you use, and open its developer hub/).waitFor();
+    assert.doesNotMatch(await p.page.locator('body').innerText(), /expired/);
+    assert.equal(await p.page.title(), 'Open from your account · Developer hub');
+    await hub(p, 'no-link', (page) => heading(page, 'Open the developer hub from your account'));
   });
 
   it('Roll, after a confirmation, revokes the old key at once (401) and shows the new secret once, with Copy', opts, async () => {
@@ -253,7 +304,9 @@ describe('the developer hub in Chromium', () => {
       .getByRole('row')
       .filter({ has: p.page.getByRole('rowheader', { name: '3' }) });
     await row.waitFor();
-    assert.match(await row.innerText(), /line 3/);
+    // A sentence, not the API's path ("line 3.metricName").
+    assert.match(await row.innerText(), /^3\s+metricName\s+The metricName 'no_such_metric' is not a billable metric of this workspace and environment\./);
+    assert.doesNotMatch(await row.innerText(), /line 3/);
     await hub(p, 'usage-upload-report', (page) => page.getByRole('table', { name: /Rejected lines/ }).waitFor());
 
     assert.equal(Number(await daily()) - Number(before), 7, 'the good line is counted by the operator API');

@@ -49,6 +49,9 @@ const EVENTS = [
   'svc.upgrade-cancel.failed',
 ];
 
+/** What has the focus, through shadow roots: tag, text and name attribute. */
+const DEEP_FOCUS = `(() => { let a = document.activeElement; while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement; return (a?.tagName ?? '') + ' ' + (a?.textContent?.trim() ?? '') + ' ' + (a?.getAttribute?.('name') ?? ''); })()`;
+
 interface Shop extends WidgetDemo {
   page: Page;
 }
@@ -101,7 +104,7 @@ describe('the upgrade/cancel widget in Chromium', () => {
    * subscription as the seller's backend does, and the seller's account page with the widget.
    */
   async function shop(
-    attrs: { mode: 'upgrade' | 'cancel'; renderMode?: 'modal' | 'inline'; defaultApplyAt?: 'IMMEDIATE' | 'PERIOD_END' },
+    attrs: { mode: 'upgrade' | 'cancel'; renderMode?: 'modal' | 'inline'; defaultApplyAt?: 'IMMEDIATE' | 'PERIOD_END'; token?: string },
     viewport = { width: 1024, height: 800 },
   ): Promise<Shop> {
     const demo = await widgetDemo(t, MID, [shopOrigin]);
@@ -110,7 +113,7 @@ describe('the upgrade/cancel widget in Chromium', () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(String(e)));
-    const tag = `<tollgate-upgrade-cancel mode="${attrs.mode}" render-mode="${attrs.renderMode ?? 'modal'}" default-apply-at="${attrs.defaultApplyAt ?? 'IMMEDIATE'}" base-url="${api}" token="${demo.token}"></tollgate-upgrade-cancel>`;
+    const tag = `<tollgate-upgrade-cancel mode="${attrs.mode}" render-mode="${attrs.renderMode ?? 'modal'}" default-apply-at="${attrs.defaultApplyAt ?? 'IMMEDIATE'}" base-url="${api}" token="${attrs.token ?? demo.token}"></tollgate-upgrade-cancel>`;
     const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
       <title>Your account</title><style>body { font-family: Georgia, serif; margin: 1rem; }</style>
       <script>window.__events = []; for (const n of ${JSON.stringify(EVENTS)}) document.addEventListener(n, (e) => window.__events.push({ name: n, detail: e.detail }));</script>
@@ -149,48 +152,68 @@ describe('the upgrade/cancel widget in Chromium', () => {
     );
   }
 
-  it('upgrade IMMEDIATE in the modal: three steps, an invoice for the previewed amount, the events in order', opts, async () => {
-    const s = await shop({ mode: 'upgrade' });
-    const w = widget(s.page);
-    await w.getByRole('button', { name: 'Change plan' }).click();
-    const dialog = w.getByRole('dialog', { name: 'Change your plan' });
-    await dialog.waitFor();
-    await waitIdle(s.page);
-    await shot(s.page, 'upgrade-1-choose');
-    await accessible(s.page, 'upgrade, step 1');
-    // Each price as the pricing page words it.
-    const candidates = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}/change-candidates`)).body.data as Array<{
-      name: string;
-      priceText: string;
-    }>;
-    for (const c of candidates) await dialog.getByText(c.priceText).first().waitFor();
-    await dialog.getByRole('radio', { name: /Agents/ }).check();
-    await dialog.getByRole('button', { name: 'Continue' }).click();
-    await waitIdle(s.page);
-    await dialog.getByText('Charged today').waitFor();
-    await shot(s.page, 'upgrade-2-preview');
-    await accessible(s.page, 'upgrade, step 2');
-    const preview = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.previewed')!.detail;
-    await dialog.getByRole('button', { name: 'Confirm change' }).click();
-    await dialog.getByText('Your plan is now Agents.').waitFor();
-    await shot(s.page, 'upgrade-3-done');
-    await accessible(s.page, 'upgrade, step 3');
-    const completed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.completed')!.detail;
-    assert.equal(completed.action, 'UPGRADE');
-    assert.match(String(completed.invoiceId), /^inv_/);
-    await dialog.getByText(`Invoice ${String(completed.invoiceId)}`).waitFor();
-    const invoice = await s.api.get(`/api/v1/invoices/${String(completed.invoiceId)}`);
-    assert.equal(invoice.status, 200, JSON.stringify(invoice.body));
-    assert.equal(invoice.body.total, preview.invoiceTotal, 'the invoice charges what the preview showed');
-    assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.status, 'ACTIVE');
-    assert.deepEqual(await names(s.page), ['opened', 'selected', 'previewed', 'confirmed', 'completed']);
-    for (const e of await events(s.page)) assert.equal(e.detail.subscriptionId, s.env.subscriptionId, `${e.name} names the subscription`);
-    for (const e of await events(s.page)) assert.doesNotMatch(JSON.stringify(e.detail), /@|Demo|name/i, `${e.name}: no PII in ${JSON.stringify(e.detail)}`);
-    await dialog.getByRole('button', { name: 'Done' }).click();
-    assert.equal(await w.getByRole('dialog').count(), 0, 'closed');
-    assert.equal(await s.page.evaluate<string>(`document.activeElement?.tagName`), 'TOLLGATE-UPGRADE-CANCEL', 'focus is back on the opener');
-    assert.deepEqual((s.page as unknown as { problems: string[] }).problems, []);
-  });
+  /** Font weight of each review line's term and amount, by term. */
+  const lineWeights = (page: Page) =>
+    page.evaluate<Array<[string, string, string]>>(
+      `[...document.querySelector('tollgate-upgrade-cancel').shadowRoot.querySelectorAll('dl dt')].map((dt) => [dt.textContent.trim(), getComputedStyle(dt).fontWeight, getComputedStyle(dt.nextElementSibling).fontWeight])`,
+    );
+
+  it(
+    'upgrade IMMEDIATE in the modal: three steps, "Charged today" stands out, an invoice for the previewed amount shown by its number, the events in order',
+    opts,
+    async () => {
+      const s = await shop({ mode: 'upgrade' });
+      const w = widget(s.page);
+      await w.getByRole('button', { name: 'Change plan' }).click();
+      const dialog = w.getByRole('dialog', { name: 'Change your plan' });
+      await dialog.waitFor();
+      await waitIdle(s.page);
+      await shot(s.page, 'upgrade-1-choose');
+      await accessible(s.page, 'upgrade, step 1');
+      // Each price as the pricing page words it.
+      const candidates = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}/change-candidates`)).body.data as Array<{
+        name: string;
+        priceText: string;
+      }>;
+      for (const c of candidates) await dialog.getByText(c.priceText).first().waitFor();
+      await dialog.getByRole('radio', { name: /Agents/ }).check();
+      await dialog.getByRole('button', { name: 'Continue' }).click();
+      await waitIdle(s.page);
+      await dialog.getByText('Charged today').waitFor();
+      // What the buyer pays today stands out from the lines that make it up.
+      const weights = await lineWeights(s.page);
+      assert.ok(weights.length >= 3, JSON.stringify(weights));
+      for (const [term, dt, dd] of weights) {
+        if (term === 'Charged today') assert.ok(Number(dt) >= 600 && Number(dd) >= 600, `"Charged today" is bold: ${dt}/${dd}`);
+        else assert.ok(Number(dt) < 600 && Number(dd) < 600, `"${term}" is not: ${dt}/${dd}`);
+      }
+      await shot(s.page, 'upgrade-2-preview');
+      await accessible(s.page, 'upgrade, step 2');
+      const preview = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.previewed')!.detail;
+      await dialog.getByRole('button', { name: 'Confirm change' }).click();
+      await dialog.getByText('Your plan is now Agents.').waitFor();
+      await shot(s.page, 'upgrade-3-done');
+      await accessible(s.page, 'upgrade, step 3');
+      const completed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.completed')!.detail;
+      assert.equal(completed.action, 'UPGRADE');
+      assert.match(String(completed.invoiceId), /^inv_/);
+      const invoice = await s.api.get(`/api/v1/invoices/${String(completed.invoiceId)}`);
+      assert.equal(invoice.status, 200, JSON.stringify(invoice.body));
+      // The buyer reads the invoice's number, as on the invoice itself, never its id.
+      assert.match(String(invoice.body.number), /^INV-2026-\d{6}$/);
+      await dialog.getByText(`Invoice ${String(invoice.body.number)}`, { exact: true }).waitFor();
+      assert.doesNotMatch(await w.locator('[part~="result"]').innerText(), /inv_|cn_/);
+      assert.equal(invoice.body.total, preview.invoiceTotal, 'the invoice charges what the preview showed');
+      assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.status, 'ACTIVE');
+      assert.deepEqual(await names(s.page), ['opened', 'selected', 'previewed', 'confirmed', 'completed']);
+      for (const e of await events(s.page)) assert.equal(e.detail.subscriptionId, s.env.subscriptionId, `${e.name} names the subscription`);
+      for (const e of await events(s.page)) assert.doesNotMatch(JSON.stringify(e.detail), /@|Demo|name/i, `${e.name}: no PII in ${JSON.stringify(e.detail)}`);
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      assert.equal(await w.getByRole('dialog').count(), 0, 'closed');
+      assert.equal(await s.page.evaluate<string>(`document.activeElement?.tagName`), 'TOLLGATE-UPGRADE-CANCEL', 'focus is back on the opener');
+      assert.deepEqual((s.page as unknown as { problems: string[] }).problems, []);
+    },
+  );
 
   it('upgrade PERIOD_END inline (default-apply-at PERIOD_END): nothing charged, ACTIVE_PENDING_CHANGE, the scheduled date shown', opts, async () => {
     const s = await shop({ mode: 'upgrade', renderMode: 'inline', defaultApplyAt: 'PERIOD_END' });
@@ -226,7 +249,7 @@ describe('the upgrade/cancel widget in Chromium', () => {
     assert.deepEqual([completed.applyAt, completed.status, completed.invoiceId], ['PERIOD_END', 'ACTIVE_PENDING_CHANGE', null]);
   });
 
-  it('downgrade IMMEDIATE: a credit note, its amount in the result', opts, async () => {
+  it('downgrade IMMEDIATE: a credit note and an invoice, each shown by its number, the credit note with its amount', opts, async () => {
     const s = await shop({ mode: 'upgrade', renderMode: 'inline' });
     const region = widget(s.page).getByRole('region');
     await waitIdle(s.page);
@@ -243,7 +266,12 @@ describe('the upgrade/cancel widget in Chromium', () => {
     const note = await s.api.get(`/api/v1/credit_notes/${String(completed.creditNoteId)}`);
     assert.equal(note.status, 200, JSON.stringify(note.body));
     assert.equal(note.body.total, completed.creditNoteAmount);
-    await region.getByText(new RegExp(`^Credit note ${String(completed.creditNoteId)}: \\$\\d+\\.\\d\\d$`)).waitFor();
+    assert.match(String(note.body.number), /^CN-2026-\d{6}$/);
+    await region.getByText(new RegExp(`^Credit note ${String(note.body.number)}: \\$\\d+\\.\\d\\d$`)).waitFor();
+    const invoice = await s.api.get(`/api/v1/invoices/${String(completed.invoiceId)}`);
+    assert.equal(invoice.status, 200, JSON.stringify(invoice.body));
+    await region.getByText(`Invoice ${String(invoice.body.number)}`, { exact: true }).waitFor();
+    assert.doesNotMatch(await region.locator('[part~="result"]').innerText(), /inv_|cn_/);
     await shot(s.page, 'downgrade-3-done');
   });
 
@@ -323,8 +351,44 @@ describe('the upgrade/cancel widget in Chromium', () => {
     await w.getByRole('button', { name: 'Change plan' }).click();
     await w.getByRole('alert').getByText('This session has expired. Reload the page to start again.').waitFor();
     assert.equal(await w.getByRole('button', { name: 'Try again' }).count(), 0, 'no retry for an expired session');
+    const failed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.failed')!.detail;
+    assert.deepEqual([failed.status, failed.code], [401, 'SESSION_EXPIRED']);
     await shot(s.page, 'expired-session');
     await accessible(s.page, 'expired session');
+  });
+
+  it('a token that is not valid (not a token at all, or well-formed and unknown) says the link is not valid, not that it expired', opts, async () => {
+    for (const [i, token] of ['garbage', `wst_test_${'0'.repeat(64)}`].entries()) {
+      const s = await shop({ mode: 'upgrade', token });
+      const w = widget(s.page);
+      await w.getByRole('button', { name: 'Change plan' }).click();
+      await w.getByRole('alert').getByText('This link is not valid. Reload the page to start again.').waitFor();
+      assert.equal(await w.getByText(/expired/).count(), 0, `${token}: not called expired`);
+      assert.equal(await w.getByRole('button', { name: 'Try again' }).count(), 0, 'no retry: the same token would fail again');
+      const failed = (await events(s.page)).find((e) => e.name === 'svc.upgrade-cancel.failed')!.detail;
+      assert.deepEqual([failed.status, failed.code], [401, 'UNAUTHENTICATED']);
+      if (i === 0) {
+        await shot(s.page, 'invalid-token');
+        await accessible(s.page, 'invalid token');
+      }
+    }
+  });
+
+  it('the first load failing: opened comes first, then failed, as documented; the retry opens nothing again', opts, async () => {
+    const s = await shop({ mode: 'upgrade' });
+    const w = widget(s.page);
+    await s.page.route('**/v1/widget/subscription', (route) => route.abort('connectionrefused'));
+    await w.getByRole('button', { name: 'Change plan' }).click();
+    const alert = w.getByRole('alert');
+    await alert.getByText('We could not reach the billing service. Check your connection and try again.').waitFor();
+    assert.deepEqual(await names(s.page), ['opened', 'failed']);
+    const [opened, failed] = await events(s.page);
+    assert.equal(opened!.detail.subscriptionId, null, 'opened names no subscription: none was loaded');
+    assert.deepEqual([failed!.detail.step, failed!.detail.status, failed!.detail.code], ['choose', 0, 'NETWORK']);
+    await s.page.unroute('**/v1/widget/subscription');
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await w.getByRole('radio', { name: /Agents/ }).waitFor();
+    assert.deepEqual(await names(s.page), ['opened', 'failed']);
   });
 
   it('keyboard only: a whole upgrade in the modal, focus kept inside, Escape closes and returns focus', opts, async () => {
@@ -335,10 +399,7 @@ describe('the upgrade/cancel widget in Chromium', () => {
       for (let i = 0; i < 20 && !pattern.test(await focused()); i++) await k.press('Tab');
       assert.match(await focused(), pattern);
     };
-    const focused = () =>
-      s.page.evaluate<string>(
-        `(() => { let a = document.activeElement; while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement; return (a?.tagName ?? '') + ' ' + (a?.textContent?.trim() ?? '') + ' ' + (a?.getAttribute?.('name') ?? ''); })()`,
-      );
+    const focused = () => s.page.evaluate<string>(DEEP_FOCUS);
     await k.press('Tab');
     assert.match(await focused(), /BUTTON Change plan/);
     await k.press('Enter');
@@ -384,6 +445,56 @@ describe('the upgrade/cancel widget in Chromium', () => {
     await k.press('Enter');
     await widget(s.page).getByText('Your plan is now Agents.').waitFor();
     assert.equal((await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body.offeringId, s.offerings.get('Agents'));
+  });
+
+  it('keyboard only: Tab and Shift+Tab reach the cancel reasons, also after Escape from a reason and opening again', opts, async () => {
+    const s = await shop({ mode: 'cancel' });
+    const k = s.page.keyboard;
+    const focused = () => s.page.evaluate<string>(DEEP_FOCUS);
+    const cycle = async (key: 'Tab' | 'Shift+Tab') => {
+      const seen: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        await k.press(key);
+        seen.push(await focused());
+      }
+      return seen;
+    };
+    await k.press('Tab');
+    await k.press('Enter');
+    await waitIdle(s.page);
+    // With no reason chosen Continue is disabled, so the reasons are the last stop: Shift+Tab wraps to them.
+    const first = await cycle('Shift+Tab');
+    assert.ok(
+      first.some((f) => /INPUT\s+reason/.test(f)),
+      `Shift+Tab reaches the reasons on the first opening: ${first.join(' | ')}`,
+    );
+    // Tab to a reason (the group's first radio, none checked yet), then Escape from it.
+    let guard = 0;
+    while (!/INPUT\s+reason/.test(await focused()) && guard++ < 10) await k.press('Tab');
+    assert.match(await focused(), /INPUT\s+reason/);
+    await k.press('Escape');
+    assert.equal(await widget(s.page).getByRole('dialog').count(), 0);
+    assert.match(await focused(), /BUTTON Cancel subscription/);
+    await k.press('Enter');
+    await waitIdle(s.page);
+    const forward = await cycle('Tab');
+    assert.ok(
+      forward.some((f) => /INPUT\s+reason/.test(f)),
+      `Tab reaches the reasons: ${forward.join(' | ')}`,
+    );
+    const backward = await cycle('Shift+Tab');
+    assert.ok(
+      backward.some((f) => /INPUT\s+reason/.test(f)),
+      `Shift+Tab reaches the reasons: ${backward.join(' | ')}`,
+    );
+    // And the flow goes on from the keyboard: a reason, Continue.
+    guard = 0;
+    while (!/INPUT\s+reason/.test(await focused()) && guard++ < 10) await k.press('Tab');
+    await k.press('Space');
+    assert.equal(await widget(s.page).getByRole('radio', { checked: true }).count(), 1, 'a reason is chosen');
+    guard = 0;
+    while (!/BUTTON Continue/.test(await focused()) && guard++ < 10) await k.press('Tab');
+    assert.match(await focused(), /BUTTON Continue/);
   });
 
   it('readable at 320 px: nothing wider than the screen, every step', opts, async () => {

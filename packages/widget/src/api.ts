@@ -58,7 +58,11 @@ export interface ChangeResult {
   offeringId: string | null;
   offeringName: string | null;
   invoiceId: string | null;
+  /** As printed on the invoice (INV-2026-000123); null while it is a draft; absent from servers before issue 38. */
+  invoiceNumber?: string | null;
   creditNoteId: string | null;
+  /** As printed on the credit note (CN-2026-000007); absent from servers before issue 38. */
+  creditNoteNumber?: string | null;
   creditNoteAmount: string | null;
   scheduledAt: string | null;
   effectiveAt: string | null;
@@ -66,7 +70,7 @@ export interface ChangeResult {
 }
 
 /** What went wrong, in the terms the widget words errors by (messages.ts). */
-export type FailureKind = 'expired' | 'changed' | 'pending' | 'network' | 'other';
+export type FailureKind = 'invalid' | 'expired' | 'changed' | 'pending' | 'network' | 'other';
 
 export class WidgetApiError extends Error {
   constructor(
@@ -79,9 +83,13 @@ export class WidgetApiError extends Error {
   }
 }
 
-/** The kind of a failed answer: the status and the error code of the API's envelope. */
+/**
+ * The kind of a failed answer: the status and the error code of the API's envelope. A 401 is an
+ * expired session only when the server says so (SESSION_EXPIRED: a session it knew); a malformed
+ * or unknown token is not valid, and the server does not say whether it ever existed.
+ */
 export function failureKind(status: number, code: string): FailureKind {
-  if (status === 401) return 'expired';
+  if (status === 401) return code === 'SESSION_EXPIRED' ? 'expired' : 'invalid';
   if (status === 409 && code === 'SUBSCRIPTION_CHANGED') return 'changed';
   if (status === 409 && code === 'CHANGE_PENDING') return 'pending';
   if (status === 0 || status === 429 || status >= 500) return 'network';

@@ -55,9 +55,11 @@ export const messages = {
   statusACTIVE: 'Status: active',
   statusACTIVE_PENDING_CHANGE: 'Status: active, a change is scheduled',
   statusCANCELLED: 'Status: cancelled',
-  invoice: (id: string) => `Invoice ${id}`,
-  creditNote: (id: string, amount: string) => `Credit note ${id}: ${amount}`,
+  /** `name`: the number printed on it (INV-2026-000123), or its id while it has none (a draft). */
+  invoice: (name: string) => `Invoice ${name}`,
+  creditNote: (name: string, amount: string) => `Credit note ${name}: ${amount}`,
   done: 'Done',
+  errorInvalid: 'This link is not valid. Reload the page to start again.',
   errorExpired: 'This session has expired. Reload the page to start again.',
   errorChanged: 'Your subscription changed in the meantime. Here is what it is now; please choose again.',
   errorPending: 'A change is already scheduled for the end of this period.',

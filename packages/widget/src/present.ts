@@ -1,5 +1,5 @@
 import { describeOffering, formatDate, formatPeriodAmount } from '@tollgate/pricing';
-import type { Candidate, Preview, WidgetConfig } from './api.js';
+import type { Candidate, ChangeResult, Preview, WidgetConfig } from './api.js';
 import type { Messages } from './messages.js';
 
 /**
@@ -59,31 +59,48 @@ export const dateOf = (iso: string): string => formatDate(Date.parse(iso));
 export interface PreviewLine {
   label: string;
   amount: string;
+  /** What is charged or credited today: the figure the buyer decides on, which stands out. */
+  total: boolean;
 }
 
 /**
  * The figures of a preview, in order. A cancellation shows none before it is done (the backend
- * sends no credit for it): the credit-note amount appears in the result.
+ * sends no credit for it): the credit-note amount appears in the result. Only the net of today
+ * stands out (`total`): the credit and the charge above it are how it is made up.
  */
 export function previewLines(m: Messages, p: Preview): PreviewLine[] {
   const money = (x: string) => formatPeriodAmount(x.replace(/^-/, ''), p.currency);
   const lines: PreviewLine[] = [];
   if (p.action !== 'CANCEL' && p.applyAt === 'IMMEDIATE') {
-    if (p.credit !== null) lines.push({ label: m.credit, amount: `−${money(p.credit)}` });
-    if (p.debit !== null) lines.push({ label: m.debit, amount: money(p.debit) });
+    if (p.credit !== null) lines.push({ label: m.credit, amount: `−${money(p.credit)}`, total: false });
+    if (p.debit !== null) lines.push({ label: m.debit, amount: money(p.debit), total: false });
     if (p.netChargeToday !== null)
-      lines.push(
-        p.netChargeToday.startsWith('-')
-          ? { label: m.netCreditToday, amount: money(p.netChargeToday) }
-          : { label: m.netToday, amount: money(p.netChargeToday) },
-      );
+      lines.push({ label: p.netChargeToday.startsWith('-') ? m.netCreditToday : m.netToday, amount: money(p.netChargeToday), total: true });
   }
   if (p.applyAt === 'IMMEDIATE' && /[1-9]/.test(p.usageToDate) && !p.usageToDate.startsWith('-'))
-    lines.push({ label: m.usageToDate, amount: money(p.usageToDate) });
+    lines.push({ label: m.usageToDate, amount: money(p.usageToDate), total: false });
   if (p.nextRenewalAt !== null && p.nextRenewalAmount !== null)
-    lines.push({ label: m.nextRenewal(dateOf(p.nextRenewalAt)), amount: money(p.nextRenewalAmount) });
+    lines.push({ label: m.nextRenewal(dateOf(p.nextRenewalAt)), amount: money(p.nextRenewalAmount), total: false });
   return lines;
 }
 
 /** The amount of a credit note as the buyer reads it. */
 export const amountText = (amount: string, currency: string): string => formatPeriodAmount(amount, currency);
+
+/**
+ * The done step's lines for a change or cancellation: what happened, the status, and the invoice
+ * and credit note by the number printed on them, the one a buyer finds in their documents. The id
+ * (inv_…, cn_…) only stands in when there is no number: a draft invoice, or an older server.
+ */
+export function resultLines(m: Messages, r: ChangeResult): string[] {
+  const lines: string[] = [];
+  if (r.action === 'CANCEL') lines.push(r.applyAt === 'PERIOD_END' && r.effectiveAt ? m.doneCancelAt(dateOf(r.effectiveAt)) : m.doneCancelledNow);
+  else if (r.applyAt === 'PERIOD_END' && r.scheduledAt) lines.push(m.doneScheduled(r.offeringName ?? '', dateOf(r.scheduledAt)));
+  else lines.push(m.doneChanged(r.offeringName ?? ''));
+  const status = `status${r.status}`;
+  if (status in m) lines.push(m[status as 'statusACTIVE']);
+  if (r.invoiceId) lines.push(m.invoice(r.invoiceNumber ?? r.invoiceId));
+  if (r.creditNoteId !== null && r.creditNoteAmount !== null)
+    lines.push(m.creditNote(r.creditNoteNumber ?? r.creditNoteId, amountText(r.creditNoteAmount, r.subscription.currency)));
+  return lines;
+}

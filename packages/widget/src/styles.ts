@@ -135,13 +135,22 @@ export const styles = css`
   dl {
     display: grid;
     grid-template-columns: 1fr auto;
-    gap: 0.25rem 1rem;
+    /* The space between a term and its amount is the amount's padding, so a rule above a line runs across. */
+    gap: 0.25rem 0;
     margin: 0 0 0.75rem;
   }
   dd {
     margin: 0;
+    padding-left: 1rem;
     text-align: right;
     font-variant-numeric: tabular-nums;
+  }
+  /* What is charged or credited today: ruled off from the lines that make it up, and bold. */
+  dt.total,
+  dd.total {
+    font-weight: 700;
+    border-top: 1px solid var(--_border);
+    padding-top: 0.25rem;
   }
   .actions {
     display: flex;

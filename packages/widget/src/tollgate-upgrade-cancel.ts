@@ -14,7 +14,7 @@ import {
 } from './api.js';
 import { emit, WIDGET_EVENTS, type WidgetEventName } from './events.js';
 import { messages as english, type Messages } from './messages.js';
-import { amountText, candidatePerMonth, candidatePrice, candidateUnits, dateOf, kindLabel, previewLines } from './present.js';
+import { candidatePerMonth, candidatePrice, candidateUnits, dateOf, kindLabel, previewLines, resultLines } from './present.js';
 import { styles } from './styles.js';
 
 type Step = 'choose' | 'offer' | 'preview' | 'done';
@@ -65,6 +65,11 @@ export class TollgateUpgradeCancel extends LitElement {
   /** Reasons whose accepted offer was announced: the deflection event fires once per accepted offer. */
   private readonly announced = new Set<string>();
   private opener: HTMLElement | null = null;
+  /** While the flow opens, its failures wait for `opened`, which comes first (the documented order). */
+  private heldFailures: Array<Record<string, unknown>> | null = null;
+  /** Suffix of the radio groups' names, new whenever a step is shown (willUpdate says why). */
+  private groups = 0;
+  private shownStep: Step | null = null;
 
   constructor() {
     super();
@@ -93,6 +98,18 @@ export class TollgateUpgradeCancel extends LitElement {
     if (this.inline) void this.start();
   }
 
+  protected override willUpdate(): void {
+    // Chromium drops a radio group's tab stop when, in a shadow root, a group one of whose radios
+    // had the focus is removed and a group of the same name comes back with none checked: Tab and
+    // Shift+Tab then skip it (the reasons after Escape and opening again). A step shown anew
+    // (reopened, or come back to) names its groups anew, so they are new groups to the browser.
+    const shown = this.open || this.inline ? this.step : null;
+    if (shown !== this.shownStep) {
+      this.shownStep = shown;
+      this.groups++;
+    }
+  }
+
   protected override updated(): void {
     // In the dialog, focus stays inside: on its first control when it opens, or when a step change removed the focused one.
     if (this.open && !this.inline) this.focusFirst();
@@ -106,9 +123,14 @@ export class TollgateUpgradeCancel extends LitElement {
     this.preview = null;
     this.offerAccepted = false;
     this.applyAt = this.defaultApplyAt === 'PERIOD_END' ? 'PERIOD_END' : 'IMMEDIATE';
+    this.heldFailures = [];
     await this.load();
-    // After the first load, so the event names the subscription (null when the load failed).
+    const held = this.heldFailures;
+    this.heldFailures = null;
+    // After the first load, so the event names the subscription (null when the load failed), and
+    // before that load's failure: opened always comes first.
     this.fire(WIDGET_EVENTS.opened, {});
+    for (const detail of held) this.fire(WIDGET_EVENTS.failed, detail);
   }
 
   /** Closes the modal, returning focus to the button that opened it. */
@@ -122,6 +144,7 @@ export class TollgateUpgradeCancel extends LitElement {
   }
 
   private fire(name: WidgetEventName, detail: Record<string, unknown>): void {
+    if (name === WIDGET_EVENTS.failed && this.heldFailures) return void this.heldFailures.push(detail);
     emit(this, name, { mode: this.mode, subscriptionId: this.sub?.id ?? null, ...detail });
   }
 
@@ -145,8 +168,11 @@ export class TollgateUpgradeCancel extends LitElement {
         this.notice = this.m.errorChanged;
         return;
       }
-      const text = { expired: this.m.errorExpired, pending: this.m.errorPending, network: this.m.errorNetwork, other: this.m.errorOther }[e.kind];
-      this.error = { text, retry: retryable && e.kind !== 'expired' && e.kind !== 'pending' ? () => void this.run(what, retryable) : null };
+      const m = this.m;
+      const text = { invalid: m.errorInvalid, expired: m.errorExpired, pending: m.errorPending, network: m.errorNetwork, other: m.errorOther }[e.kind];
+      // The same token or the same pending change would fail again: no retry for those.
+      const final = e.kind === 'invalid' || e.kind === 'expired' || e.kind === 'pending';
+      this.error = { text, retry: retryable && !final ? () => void this.run(what, retryable) : null };
     } finally {
       this.busy = false;
       this.requestUpdate();
@@ -315,14 +341,16 @@ export class TollgateUpgradeCancel extends LitElement {
   /**
    * The focus trap: a focusable guard on each side of the dialog sends the focus round to the
    * other end, so Tab and Shift+Tab never leave it (whatever the browser's order within a radio
-   * group, which a keydown handler would have to guess).
+   * group, which a keydown handler would have to guess). The end may be a radio group (the
+   * reasons, while Continue is disabled): a group is one stop, its checked radio, else the radio
+   * at that end, as the browser itself lands on it.
    */
   private wrapTo(edge: 'first' | 'last'): void {
     const items = this.focusable();
-    if (edge === 'first') return void items[0]?.focus();
-    // The last stop of the tab order: a radio group takes one stop, so prefer the last button or link.
-    const stops = items.filter((el) => !(el instanceof HTMLInputElement && el.type === 'radio'));
-    (stops[stops.length - 1] ?? items[items.length - 1])?.focus();
+    const end = edge === 'first' ? items[0] : items[items.length - 1];
+    const isRadio = (el: HTMLElement | undefined): el is HTMLInputElement => el instanceof HTMLInputElement && el.type === 'radio';
+    const checked = isRadio(end) ? items.find((el) => isRadio(el) && el.name === end.name && el.checked) : undefined;
+    (checked ?? end)?.focus();
   }
 
   private focusFirst(): void {
@@ -429,7 +457,14 @@ export class TollgateUpgradeCancel extends LitElement {
     onPick = () => this.choose(value),
     details: { id: string; content: TemplateResult } | null = null,
   ): TemplateResult {
-    const input = html`<input type="radio" name=${name} .value=${value} .checked=${checked} aria-describedby=${details?.id ?? nothing} @change=${onPick} />`;
+    const input = html`<input
+      type="radio"
+      name=${`${name}-${this.groups}`}
+      .value=${value}
+      .checked=${checked}
+      aria-describedby=${details?.id ?? nothing}
+      @change=${onPick}
+    />`;
     if (!details) return html`<label class="option" part="option">${input}${label}</label>`;
     return html`<div class="option" part="option">
       <label>${input}${label}</label>
@@ -500,8 +535,8 @@ export class TollgateUpgradeCancel extends LitElement {
           ? html`<dl>
                 ${previewLines(m, p).map(
                   (l) =>
-                    html`<dt>${l.label}</dt>
-                      <dd>${l.amount}</dd>`,
+                    html`<dt class=${l.total ? 'total' : nothing}>${l.label}</dt>
+                      <dd class=${l.total ? 'total' : nothing}>${l.amount}</dd>`,
                 )}
               </dl>
               <p>${p.summary}</p>`
@@ -525,18 +560,7 @@ export class TollgateUpgradeCancel extends LitElement {
   private done(): TemplateResult {
     const m = this.m;
     const r = this.result;
-    const lines: string[] = [];
-    if (this.offerAccepted) lines.push(m.offerAccepted);
-    else if (r) {
-      if (r.action === 'CANCEL') lines.push(r.applyAt === 'PERIOD_END' && r.effectiveAt ? m.doneCancelAt(dateOf(r.effectiveAt)) : m.doneCancelledNow);
-      else if (r.applyAt === 'PERIOD_END' && r.scheduledAt) lines.push(m.doneScheduled(r.offeringName ?? '', dateOf(r.scheduledAt)));
-      else lines.push(m.doneChanged(r.offeringName ?? ''));
-      const status = `status${r.status}`;
-      if (status in m) lines.push(m[status as 'statusACTIVE']);
-      if (r.invoiceId) lines.push(m.invoice(r.invoiceId));
-      if (r.creditNoteId !== null && r.creditNoteAmount !== null)
-        lines.push(m.creditNote(r.creditNoteId, amountText(r.creditNoteAmount, r.subscription.currency)));
-    }
+    const lines = this.offerAccepted ? [m.offerAccepted] : r ? resultLines(m, r) : [];
     return html`<div part="result" role="status">${lines.map((l) => html`<p>${l}</p>`)}</div>
       ${
         this.inline

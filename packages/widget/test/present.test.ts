@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Offering, UnitPricing } from '@tollgate/pricing';
-import { failureKind, type Preview, type WidgetConfig } from '../src/api.js';
+import { failureKind, type ChangeResult, type Preview, type WidgetConfig } from '../src/api.js';
 import { messages } from '../src/messages.js';
-import { candidatePerMonth, candidatePrice, candidateUnits, previewLines, type UnitLine } from '../src/present.js';
+import { candidatePerMonth, candidatePrice, candidateUnits, previewLines, resultLines, type UnitLine } from '../src/present.js';
 
 const base: Preview = {
   subscriptionVersion: 3,
@@ -75,9 +75,98 @@ describe('previewLines: the figures of a review, worded by @tollgate/pricing', (
   }
 });
 
+describe('previewLines: what is charged or credited today stands out, and only that', () => {
+  const cases: Array<[string, Partial<Preview>, string | null]> = [
+    ['an immediate upgrade: the charge today', {}, 'Charged today'],
+    ['an immediate downgrade: the credit today', { action: 'DOWNGRADE', credit: '24.50', debit: '4.50', netChargeToday: '-20.00' }, 'Credited today'],
+    ['with usage billed now: still the charge today', { usageToDate: '3.20' }, 'Charged today'],
+    ['at the period end: nothing today, nothing stands out', { applyAt: 'PERIOD_END', credit: null, debit: null, netChargeToday: null }, null],
+    [
+      'an immediate cancellation: no net figure',
+      { action: 'CANCEL', credit: null, debit: null, netChargeToday: null, nextRenewalAt: null, nextRenewalAmount: null, usageToDate: '1.00' },
+      null,
+    ],
+  ];
+  for (const [name, change, expected] of cases) {
+    it(name, () => {
+      const totals = previewLines(messages, { ...base, ...change }).filter((l) => l.total);
+      assert.deepEqual(
+        totals.map((l) => l.label),
+        expected === null ? [] : [expected],
+      );
+    });
+  }
+});
+
+describe('resultLines: the done step names the invoice and the credit note by their numbers', () => {
+  const sub = {
+    id: 'sub_1',
+    status: 'ACTIVE',
+    version: 4,
+    currency: 'USD',
+    offering: null,
+    currentPeriodEnd: '2026-05-01T00:00:00.000Z',
+    cancelAtPeriodEnd: false,
+    scheduledChange: null,
+  };
+  const done: ChangeResult = {
+    action: 'UPGRADE',
+    applyAt: 'IMMEDIATE',
+    status: 'ACTIVE',
+    offeringId: 'off_agents',
+    offeringName: 'Agents',
+    invoiceId: 'inv_01',
+    invoiceNumber: 'INV-2026-000003',
+    creditNoteId: null,
+    creditNoteNumber: null,
+    creditNoteAmount: null,
+    scheduledAt: null,
+    effectiveAt: '2026-04-16T00:00:00.000Z',
+    subscription: sub,
+  };
+  const cases: Array<[string, Partial<ChangeResult>, string[]]> = [
+    ['an upgrade: the invoice by its number', {}, ['Your plan is now Agents.', 'Status: active', 'Invoice INV-2026-000003']],
+    [
+      'a downgrade: the credit note by its number, with its amount, and the invoice',
+      { action: 'DOWNGRADE', offeringName: 'Starter', creditNoteId: 'cn_01', creditNoteNumber: 'CN-2026-000001', creditNoteAmount: '20.00' },
+      ['Your plan is now Starter.', 'Status: active', 'Invoice INV-2026-000003', 'Credit note CN-2026-000001: $20.00'],
+    ],
+    [
+      'an invoice without a number yet (a draft): its id, the only name it has',
+      { action: 'CANCEL', status: 'CANCELLED', invoiceNumber: null, creditNoteId: 'cn_01', creditNoteNumber: 'CN-2026-000001', creditNoteAmount: '24.50' },
+      ['Your subscription is cancelled.', 'Status: cancelled', 'Invoice inv_01', 'Credit note CN-2026-000001: $24.50'],
+    ],
+    [
+      'a server that sends no numbers: the ids',
+      { invoiceNumber: undefined, creditNoteId: 'cn_01', creditNoteNumber: undefined, creditNoteAmount: '1.00' },
+      ['Your plan is now Agents.', 'Status: active', 'Invoice inv_01', 'Credit note cn_01: $1.00'],
+    ],
+    [
+      'at the period end: the date, nothing billed',
+      { applyAt: 'PERIOD_END', status: 'ACTIVE_PENDING_CHANGE', invoiceId: null, invoiceNumber: null, scheduledAt: '2026-05-01T00:00:00.000Z' },
+      ['Agents starts on May 1, 2026.', 'Status: active, a change is scheduled'],
+    ],
+    [
+      'a cancellation at the period end: its last day',
+      {
+        action: 'CANCEL',
+        applyAt: 'PERIOD_END',
+        status: 'ACTIVE_PENDING_CHANGE',
+        invoiceId: null,
+        invoiceNumber: null,
+        effectiveAt: '2026-05-01T00:00:00.000Z',
+      },
+      ['Your subscription ends on May 1, 2026.', 'Status: active, a change is scheduled'],
+    ],
+  ];
+  for (const [name, change, expected] of cases) it(name, () => assert.deepEqual(resultLines(messages, { ...done, ...change }), expected));
+});
+
 describe('failureKind: how the widget words a failed call', () => {
   const cases: Array<[number, string, ReturnType<typeof failureKind>]> = [
-    [401, 'UNAUTHENTICATED', 'expired'],
+    [401, 'UNAUTHENTICATED', 'invalid'],
+    [401, 'SESSION_EXPIRED', 'expired'],
+    [401, 'HTTP_401', 'invalid'],
     [409, 'SUBSCRIPTION_CHANGED', 'changed'],
     [409, 'CHANGE_PENDING', 'pending'],
     [409, 'SUBSCRIPTION_NOT_ACTIVE', 'other'],

@@ -87,6 +87,8 @@ export function ManagedList<T extends { id: string }>(props: {
   panel?: ComponentChildren;
   /** Changes made outside `changes` (that panel's): the list loads again when this changes. */
   reloadKey?: string | number;
+  /** On a phone, each row a card (PagedTable's `stacked`): for lists whose rows end in their actions. */
+  stacked?: boolean;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const { changes, reveal, confirmation, cancel, clearReveal } = useListChanges(() => heading.current?.focus());
@@ -126,6 +128,7 @@ export function ManagedList<T extends { id: string }>(props: {
         caption={props.caption}
         columns={props.columns(changes)}
         empty={props.empty}
+        stacked={props.stacked}
       />
     </section>
   );

@@ -1,6 +1,10 @@
 /**
  * A table over one of the API's lists, a page at a time with Previous and Next (cursor paging,
- * paging.ts; the buttons in pager.tsx).
+ * paging.ts; the buttons in pager.tsx). A `stacked` table reads as cards on a phone (styles.css):
+ * each row a card, each cell under its column's name, so nothing of a row (a key's status and
+ * actions) sits off to the side. Its elements then carry their roles explicitly, since a change
+ * of CSS display can take a table's semantics away in some browsers; each cell's column name is
+ * hidden from assistive technology, which has the column header already.
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
@@ -22,6 +26,7 @@ export function PagedTable<T extends { id: string }>(props: {
   empty: string;
   limit?: number;
   query?: Query;
+  stacked?: boolean;
 }) {
   const limit = props.limit ?? 20;
   const [at, setAt] = useState<{ cursor: Cursor; page: number }>({ cursor: null, page: 1 });
@@ -30,33 +35,46 @@ export function PagedTable<T extends { id: string }>(props: {
   const state = loaded.state === 'ok' ? pageState(at.cursor, loaded.data) : null;
   const rows = loaded.state === 'ok' ? loaded.data.data : [];
   const go = (cursor: Cursor, delta: number) => cursor && setAt({ cursor, page: at.page + delta });
+  const stacked = props.stacked === true;
+  const role = <R extends 'table' | 'rowgroup' | 'row' | 'columnheader' | 'cell'>(r: R) => (stacked ? r : undefined);
 
   return (
     <div class="paged-table">
       {loaded.state === 'error' && <ProblemMessage problem={loaded.problem} />}
       <div class="table-scroll" role="region" aria-label={props.caption} tabIndex={0}>
-        <table aria-busy={loaded.state === 'loading' ? 'true' : 'false'}>
+        <table aria-busy={loaded.state === 'loading' ? 'true' : 'false'} class={stacked ? 'stacked' : undefined} role={role('table')}>
           <caption>{props.caption}</caption>
-          <thead>
-            <tr>
+          <thead role={role('rowgroup')}>
+            <tr role={role('row')}>
               {props.columns.map((c) => (
-                <th scope="col" key={c.label}>
+                <th scope="col" key={c.label} role={role('columnheader')}>
                   {c.label}
                 </th>
               ))}
             </tr>
           </thead>
-          <tbody>
+          <tbody role={role('rowgroup')}>
             {rows.map((row) => (
-              <tr key={row.id}>
-                {props.columns.map((c) => (
-                  <td key={c.label}>{c.cell(row)}</td>
-                ))}
+              <tr key={row.id} role={role('row')}>
+                {props.columns.map((c) =>
+                  stacked ? (
+                    <td key={c.label} role="cell">
+                      <span class="cell-label" aria-hidden="true">
+                        {c.label}
+                      </span>
+                      <div class="cell-value">{c.cell(row)}</div>
+                    </td>
+                  ) : (
+                    <td key={c.label}>{c.cell(row)}</td>
+                  ),
+                )}
               </tr>
             ))}
             {loaded.state === 'ok' && rows.length === 0 && (
-              <tr>
-                <td colSpan={props.columns.length}>{props.empty}</td>
+              <tr role={role('row')}>
+                <td colSpan={props.columns.length} role={role('cell')}>
+                  {props.empty}
+                </td>
               </tr>
             )}
           </tbody>

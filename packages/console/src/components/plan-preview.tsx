@@ -1,7 +1,10 @@
 /**
  * A rate plan as the pricing page words it, from @tollgate/pricing's describeRatePlan (previewOf),
- * beside the form that edits it, each unit worded with its metric's display name and unit. Not a live region: it changes with every keystroke, which a
- * screen reader would read out over the typing; it sits right after the form instead.
+ * beside the form that edits it, each unit worded with its metric's display name and unit, and
+ * nothing else: "API calls: $0.0020 / call", as the page and the widget write it (the form's
+ * metric select already says which metric it is). Not a live region: it changes with every
+ * keystroke, which a screen reader would read out over the typing; it sits right after the form
+ * instead.
  */
 import type { Preview } from '../plan-form.js';
 
@@ -16,9 +19,8 @@ export function PlanPreview(props: { preview: Preview }) {
           {display.headline && <p class="preview-headline">{display.headline}</p>}
           {display.units.map((u, i) => (
             <div class="preview-unit" key={`${i}-${u.metricName}`}>
-              {/* The page shows the label only; the metric's name after it tells the seller which metric it is. */}
               <p>
-                <span class="preview-label">{u.label}</span> <code>{u.metricName}</code>: <span class="preview-headline">{u.headline}</span>
+                <span class="preview-label">{u.label}</span>: <span class="preview-headline">{u.headline}</span>
               </p>
               {u.tiers && (
                 <div class="table-scroll" role="region" aria-label={`${u.label}: price tiers`} tabIndex={0}>

@@ -3,7 +3,8 @@
  * seller's backend minted; the page exchanges it for the hub cookie, takes the token out of the
  * address (so a reload, a bookmark or Back reuses the cookie, never the spent link), and shows
  * that customer's keys, usage, subscription and invoices. A used or expired link, or a session
- * that ends (any 401), shows the "link has expired" page.
+ * that ends (any 401), shows the "link has expired" page; /hub opened with no link, in a tab that
+ * never had a session, says where links come from instead.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { createApi } from '../api.js';
@@ -12,7 +13,18 @@ import { HubScope, type ApiScope } from '../context.js';
 import { problemFrom, type ApiProblem } from '../errors.js';
 import { useLocation } from '../navigation.js';
 import { HubShell } from './shell.js';
-import { expiredText, HUB_VIEWS, hubViewOf, linkTokenOf, sellerName, type HubViewName, type Seller } from './model.js';
+import {
+  endedKindOf,
+  expiredText,
+  HUB_VIEWS,
+  hubViewOf,
+  linkTokenOf,
+  NO_LINK_TEXT,
+  NO_LINK_TITLE,
+  sellerName,
+  type HubViewName,
+  type Seller,
+} from './model.js';
 import { HubCsrf, openHubSession, readHubSession, signOutOfHub, type HubSession } from './session.js';
 import { Keys } from './keys.js';
 import { Usage } from './usage.js';
@@ -22,7 +34,12 @@ import { Billing } from './billing.js';
 const SELLER_KEY = 'tollgate.hub.seller';
 
 type State =
-  { state: 'loading' } | { state: 'ok'; session: HubSession } | { state: 'expired' } | { state: 'signed-out' } | { state: 'error'; problem: ApiProblem };
+  | { state: 'loading' }
+  | { state: 'ok'; session: HubSession }
+  | { state: 'expired' }
+  | { state: 'no-link' }
+  | { state: 'signed-out' }
+  | { state: 'error'; problem: ApiProblem };
 
 function remembered(): Seller | null {
   try {
@@ -55,7 +72,7 @@ export function HubApp() {
     if (token) window.history.replaceState(null, '', window.location.pathname + window.location.search);
     (token ? openHubSession(api, token) : readHubSession(api)).then(
       (session) => {
-        if (!session) return setState({ state: 'expired' });
+        if (!session) return setState({ state: endedKindOf(token !== null, remembered()) });
         csrf.current = session.csrfToken;
         remember(session);
         setState({ state: 'ok', session });
@@ -73,6 +90,7 @@ export function HubApp() {
       </main>
     );
   }
+  if (state.state === 'no-link') return <NoLink />;
   if (state.state === 'expired' || state.state === 'signed-out') return <Ended signedOut={state.state === 'signed-out'} />;
 
   const scope: ApiScope = { api, environment: 'test', signedOut: () => setState({ state: 'expired' }) };
@@ -114,6 +132,19 @@ function Ended(props: { signedOut: boolean }) {
           <a href={seller.returnUrl}>Back to {name}</a>
         </p>
       )}
+    </main>
+  );
+}
+
+/** /hub without a link, in a tab that never had a session: not an expired link, so say where links come from. */
+function NoLink() {
+  useEffect(() => {
+    document.title = 'Open from your account · Developer hub';
+  }, []);
+  return (
+    <main id="main" class="hub-message">
+      <h1>{NO_LINK_TITLE}</h1>
+      <p role="alert">{NO_LINK_TEXT}</p>
     </main>
   );
 }

@@ -15,7 +15,7 @@ import { formErrors, problemFrom, type ApiProblem } from '../errors.js';
 import { formatInstant } from '../format.js';
 import type { ListPage } from '../paging.js';
 import { useApi } from '../use-api.js';
-import { graceText, subscriptionLabel, type SubscriptionChoice } from './model.js';
+import { graceText, planTitle, subscriptionLabel, type SubscriptionChoice } from './model.js';
 
 export interface HubKey {
   id: string;
@@ -190,7 +190,7 @@ function CreateKey(props: { onCreated: (secret: Secret) => void }) {
       const body = { name: text('name'), subscriptionId: text('subscriptionId') };
       const created = await api.post<{ id: string; fullToken: string | null; hint: string }>('/api/v1/hub/keys', body);
       const sub = list.find((x) => x.id === body.subscriptionId);
-      props.onCreated({ id: created.id, token: created.fullToken, note: `It is ${body.name}, for ${sub ? sub.productId : body.subscriptionId}.` });
+      props.onCreated({ id: created.id, token: created.fullToken, note: `It is ${body.name}, for ${sub ? planTitle(sub) : 'your subscription'}.` });
       form.current?.reset();
     } catch (err) {
       setProblem(err instanceof ApiError ? err.problem : problemFrom(0, null));

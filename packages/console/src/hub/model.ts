@@ -1,7 +1,8 @@
 /**
  * The developer hub's pure rules: which link token the address holds, which view a path shows,
- * whom an expired link sends the customer back to, the seller's accent colour made legible, and
- * how a key's grace period, a quota and a subscription to create a key for are worded. Pure, so each is tested with a table of cases.
+ * whom an expired link sends the customer back to (and what a hub opened without a link says),
+ * the seller's accent colour made legible, and how a key's grace period, a plan, a quota and a
+ * subscription to create a key for are worded. Pure, so each is tested with a table of cases.
  */
 import { contrast } from '@tollgate/pricing';
 import { formatInstant } from '../format.js';
@@ -51,6 +52,19 @@ export function sellerName(seller: Seller | null): string | null {
 export const expiredText = (seller: Seller | null): string =>
   `This link has expired: ask ${sellerName(seller) ?? 'the site that sent you here'} for a new one.`;
 
+/**
+ * Why there is no session to show: a link that was used or expired, or a session that ended in
+ * this tab ('expired'); or the hub opened with no link at all in a tab that never had a session
+ * ('no-link'), which is not an expired link: the customer needs to be told where links come from.
+ */
+export function endedKindOf(hadLink: boolean, remembered: Seller | null): 'no-link' | 'expired' {
+  return !hadLink && remembered === null ? 'no-link' : 'expired';
+}
+
+export const NO_LINK_TITLE = 'Open the developer hub from your account';
+export const NO_LINK_TEXT =
+  'The developer hub opens from a link made for you: sign in to your account on the site of the service you use, and open its developer hub from there (it may be called API keys or developer settings). Each link works once and for a limited time, so a bookmark of this page cannot sign you in.';
+
 export interface AccentColors {
   /** Button background. */
   accent: string;
@@ -88,15 +102,38 @@ export function remainingText(remaining: number, unlimited: boolean): string {
   return unlimited ? 'Unlimited' : remaining.toLocaleString('en-US');
 }
 
+/** What a quota card shows: the figure, and what it is of ("100,000" "API calls left"). */
+export function quotaFigure(q: { quotaRemaining: number; quotaUnlimited: boolean; quotaMetric: { label: string } | null }): {
+  figure: string;
+  caption: string;
+} {
+  const figure = remainingText(q.quotaRemaining, q.quotaUnlimited);
+  if (q.quotaUnlimited) return { figure, caption: 'no usage limit' };
+  // Without a metric there is no active subscription: the reason beside it says so.
+  return { figure, caption: q.quotaMetric ? `${q.quotaMetric.label} left` : 'left' };
+}
+
+/** A plan as the hub API names it (hub subscriptions' and quotas' `productName` and `plan`). */
+export interface PlanNames {
+  productName: string;
+  plan: { offeringId: string; name: string; priceText: string } | null;
+}
+
+/** "Pro (Demo Search API)": the plan, and the product it is of; the product alone without a plan. Never an id. */
+export function planTitle(p: PlanNames): string {
+  if (!p.plan) return p.productName;
+  return p.plan.name === p.productName ? p.plan.name : `${p.plan.name} (${p.productName})`;
+}
+
 /** What the Create key form knows of a subscription. */
-export interface SubscriptionChoice {
+export interface SubscriptionChoice extends PlanNames {
   id: string;
-  productId: string;
   status: string;
 }
 
-/** "prod_… (active)"; with the subscription's id only when another one is for the same product, so the choice stays short. */
+/** "Pro (Demo Search API), active"; with the subscription's id only when another one has the same plan, so the choice stays short. */
 export function subscriptionLabel(sub: SubscriptionChoice, all: readonly SubscriptionChoice[]): string {
-  const label = `${sub.productId} (${sub.status.toLowerCase().replace(/_/g, ' ')})`;
-  return all.some((o) => o.id !== sub.id && o.productId === sub.productId) ? `${label} · ${sub.id}` : label;
+  const title = planTitle(sub);
+  const label = `${title}, ${sub.status.toLowerCase().replace(/_/g, ' ')}`;
+  return all.some((o) => o.id !== sub.id && planTitle(o) === title) ? `${label} · ${sub.id}` : label;
 }

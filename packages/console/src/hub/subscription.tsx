@@ -13,8 +13,9 @@ import { problemFrom, type ApiProblem } from '../errors.js';
 import { formatInstant } from '../format.js';
 import type { ListPage } from '../paging.js';
 import { useApi } from '../use-api.js';
+import { planTitle, type PlanNames } from './model.js';
 
-interface HubSubscription {
+interface HubSubscription extends PlanNames {
   id: string;
   productId: string;
   status: string;
@@ -57,8 +58,14 @@ export function Subscription() {
       {loaded.state === 'ok' &&
         loaded.data.data.map((s) => (
           <section class="card hub-section" key={s.id} aria-labelledby={`sub-${s.id}`}>
-            <h2 id={`sub-${s.id}`}>{s.productId}</h2>
+            <h2 id={`sub-${s.id}`}>{planTitle(s)}</h2>
             <dl class="facts">
+              {s.plan && (
+                <>
+                  <dt>Price</dt>
+                  <dd>{s.plan.priceText}</dd>
+                </>
+              )}
               <dt>Status</dt>
               <dd>{s.cancelAtPeriodEnd ? `${s.status}, ends at the end of this period` : s.status}</dd>
               <dt>Billed</dt>

@@ -1,8 +1,8 @@
 /**
  * The historical upload's pure rules (POST /api/v1/hub/usage/uploads): which Content-Type a
  * chosen file is sent as, what the streamed answer (NDJSON: progress lines, then the summary or an
- * error envelope) says so far, and how progress and the report are worded. Pure, so each is
- * tested with a table of cases (test/hub-upload.test.ts).
+ * error envelope) says so far, and how progress and the report (each rejected line's problem as a
+ * sentence) are worded. Pure, so each is tested with a table of cases (test/hub-upload.test.ts).
  */
 
 export type UploadType = 'text/csv' | 'application/x-ndjson';
@@ -105,4 +105,28 @@ export const summaryText = (s: UploadSummary): string => `${plural(s.lines, 'lin
 export function truncatedText(s: UploadSummary): string | null {
   if (!s.errorsTruncated) return null;
   return `Only the first ${plural(s.errors.length, 'problem')} are listed below; ${plural(s.rejected, 'line was', 'lines were')} rejected in all.`;
+}
+
+/** "line 4.quantity" -> "quantity"; "line 4" -> "" (the whole line); a field without the line's path stays. */
+const columnPath = (field: string): string => field.replace(/^line \d+(\.|$)/, '');
+
+/** The column (CSV) or field (NDJSON) a rejected line's problem is in: "quantity", "metadata.region"; null for the whole line. */
+export function problemColumn(e: UploadLineError): string | null {
+  const column = columnPath(e.field);
+  return column === '' ? null : column;
+}
+
+/**
+ * The server's message as a sentence, without its path: "line 4.quantity must be a decimal
+ * number…" reads "The quantity must be a decimal number…", and "line 2 has 3 fields…" reads "This
+ * line has 3 fields…". A message that does not start with its field's path is shown as sent, with
+ * a capital first letter.
+ */
+export function problemSentence(e: UploadLineError): string {
+  if (e.field !== '' && e.message.startsWith(`${e.field} `)) {
+    const rest = e.message.slice(e.field.length + 1);
+    const column = problemColumn(e);
+    return column === null ? `This line ${rest}` : `The ${column} ${rest}`;
+  }
+  return e.message.charAt(0).toUpperCase() + e.message.slice(1);
 }

@@ -11,6 +11,8 @@ import { useApiScope } from '../context.js';
 import { problemFrom, type ApiProblem, type FormErrors } from '../errors.js';
 import { HubCsrf } from './session.js';
 import {
+  problemColumn,
+  problemSentence,
   progressText,
   readUploadStream,
   summaryText,
@@ -174,15 +176,16 @@ function Report(props: { summary: UploadSummary }) {
               </tr>
             </thead>
             <tbody>
-              {s.errors.map((e, i) => (
-                <tr key={`${e.line}-${i}`}>
-                  <th scope="row">{e.line}</th>
-                  <td>
-                    <code>{e.field}</code>
-                  </td>
-                  <td>{e.message}</td>
-                </tr>
-              ))}
+              {s.errors.map((e, i) => {
+                const column = problemColumn(e);
+                return (
+                  <tr key={`${e.line}-${i}`}>
+                    <th scope="row">{e.line}</th>
+                    <td>{column === null ? 'the whole line' : <code>{column}</code>}</td>
+                    <td>{problemSentence(e)}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

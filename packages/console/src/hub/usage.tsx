@@ -10,10 +10,10 @@ import { UsageCharts } from '../components/usage-charts.js';
 import { formatInstant, NONE } from '../format.js';
 import type { ListPage } from '../paging.js';
 import { useApi } from '../use-api.js';
-import { remainingText } from './model.js';
+import { planTitle, quotaFigure, type PlanNames } from './model.js';
 import { UploadUsage } from './upload.js';
 
-interface Quota {
+interface Quota extends PlanNames {
   productId: string;
   allowed: boolean;
   reason: string;
@@ -22,7 +22,9 @@ interface Quota {
   budgetRemainingAmount: string | null;
   budgetUnlimited: boolean;
   periodEnd: string | null;
-  limits: Array<{ metricName: string; limit: number; enforcement: 'BLOCK' | 'ALERT'; used: number }>;
+  limits: Array<{ metricName: string; label: string; limit: number; enforcement: 'BLOCK' | 'ALERT'; used: number }>;
+  /** The metric quotaRemaining is of, by its label. */
+  quotaMetric: { name: string; label: string } | null;
 }
 
 interface UsageRow {
@@ -69,27 +71,30 @@ function Quotas() {
       {loaded.state === 'ok' && loaded.data.data.length === 0 && <p>You have no active subscription, so no quota.</p>}
       <div class="cards">
         {loaded.state === 'ok' &&
-          loaded.data.data.map((q) => (
-            <div class="card" key={q.productId}>
-              <h3>{q.productId}</h3>
-              <p class="figure">{remainingText(q.quotaRemaining, q.quotaUnlimited)}</p>
-              <p>
-                units left · {REASONS[q.reason] ?? q.reason}
-                {q.periodEnd && <> · until {formatInstant(q.periodEnd)}</>}
-              </p>
-              {!q.budgetUnlimited && <p>Budget left: {q.budgetRemainingAmount ?? NONE}</p>}
-              {q.limits.length > 0 && (
-                <ul class="plain">
-                  {q.limits.map((l) => (
-                    <li key={l.metricName}>
-                      {l.metricName}: {l.used.toLocaleString('en-US')} of {l.limit.toLocaleString('en-US')} used (
-                      {l.enforcement === 'BLOCK' ? 'refused beyond' : 'warned beyond'})
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </div>
-          ))}
+          loaded.data.data.map((q) => {
+            const { figure, caption } = quotaFigure(q);
+            return (
+              <div class="card" key={q.productId}>
+                <h3>{planTitle(q)}</h3>
+                <p class="figure">{figure}</p>
+                <p>
+                  {caption} · {REASONS[q.reason] ?? q.reason}
+                  {q.periodEnd && <> · until {formatInstant(q.periodEnd)}</>}
+                </p>
+                {!q.budgetUnlimited && <p>Budget left: {q.budgetRemainingAmount ?? NONE}</p>}
+                {q.limits.length > 0 && (
+                  <ul class="plain">
+                    {q.limits.map((l) => (
+                      <li key={l.metricName}>
+                        {l.label}: {l.used.toLocaleString('en-US')} of {l.limit.toLocaleString('en-US')} used (
+                        {l.enforcement === 'BLOCK' ? 'refused beyond' : 'warned beyond'})
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            );
+          })}
       </div>
     </section>
   );

@@ -4,6 +4,7 @@ import { SelectField } from '../components/choice-fields.js';
 import { TextField } from '../components/field-errors.js';
 import { useConsole } from '../context.js';
 import type { FormErrors } from '../errors.js';
+import { periodLabel } from '../plan-form.js';
 
 /** Whether to show the editing forms: admins only (the server refuses anyone else anyway). */
 export function useCanEdit(): boolean {
@@ -19,7 +20,8 @@ export function Saved(props: { text: string | null }) {
   );
 }
 
-const PERIODS = billingPeriods.map((p) => ({ value: p, label: p }));
+/** Each period in words (Monthly, not MONTHLY); the value sent is the API's code. */
+const PERIODS = billingPeriods.map((p) => ({ value: p, label: periodLabel(p) }));
 
 /** A plan's or an offering's currency and billing period: both fixed once the record exists. */
 export function CurrencyAndPeriod(props: {

@@ -2,27 +2,20 @@
  * Invoices and credit notes: the columns every list of them shows (the customer's page, an
  * invoice's credit notes), and one invoice with its lines, totals and credit notes. Money is
  * decimal text from the API, worded by format.ts, never added up here: the API's totals are shown.
+ * A line is named as the pricing page names its unit (invoice-lines.ts); usage lines with no usage
+ * fold behind one disclosure.
  */
+import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
 import { PagedTable, type Column } from '../components/paged-table.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScreenTitle } from '../components/screen-title.js';
 import { formatAmount, formatInstant, formatLineRate, formatPeriod, formatUsage, NONE } from '../format.js';
+import { foldedLinesText, isZeroUsageLine, lineDescription, ratePlanIdsOf, type InvoiceLine, type LineContext } from '../invoice-lines.js';
+import type { RatePlanRecord } from '../plan-form.js';
 import { hrefOf } from '../routes.js';
 import { useApi } from '../use-api.js';
-
-export interface InvoiceLine {
-  type: string;
-  description: string;
-  metricName: string | null;
-  quantity: string | null;
-  freeUnits: string | null;
-  billableQuantity: string | null;
-  rate: string | null;
-  amount: string;
-  periodStart: string;
-  periodEnd: string;
-}
+import type { MetricRecord } from './metrics.js';
 
 export interface Invoice {
   id: string;
@@ -95,9 +88,51 @@ export function CreditNotes(props: { caption: string; customerId?: string; invoi
   );
 }
 
+/**
+ * What the lines are worded with: the metrics' display names (the first hundred metrics) and the
+ * plans the lines name. Until they arrive, or if one cannot be read, a line reads as its metric
+ * and model, which needs neither.
+ */
+function useLineContext(i: Invoice): LineContext {
+  const ids = ratePlanIdsOf(i.lines);
+  const metrics = useApi((api) => api.list<MetricRecord>('/api/v1/metrics', null, 100), []);
+  const plans = useApi(
+    (api) => Promise.all(ids.map((id) => api.get<RatePlanRecord>(`/api/v1/rate-plans/${encodeURIComponent(id)}`).catch(() => null))),
+    [ids.join(' ')],
+  );
+  return {
+    currency: i.currency,
+    metrics: metrics.state === 'ok' ? metrics.data.data : [],
+    plans: plans.state === 'ok' ? plans.data.filter((p) => p !== null) : [],
+  };
+}
+
+function LineRow(props: { line: InvoiceLine; context: LineContext }) {
+  const { line: l, context } = props;
+  return (
+    <tr>
+      <td>
+        <span class="line-description">{lineDescription(l, context)}</span>
+      </td>
+      <td>{l.type.replace('_', ' ')}</td>
+      <td>{formatUsage(l.quantity)}</td>
+      <td>{formatUsage(l.freeUnits)}</td>
+      <td>{formatUsage(l.billableQuantity)}</td>
+      <td>{formatLineRate(l.type, l.rate, context.currency)}</td>
+      <td class="num amount">{formatAmount(l.amount, context.currency)}</td>
+    </tr>
+  );
+}
+
 function InvoiceLines(props: { invoice: Invoice }) {
   const i = props.invoice;
   const money = (amount: string) => formatAmount(amount, i.currency);
+  const context = useLineContext(i);
+  const [unfolded, setUnfolded] = useState(false);
+  // Folded, not dropped: the lines keep their order, the ones with no usage after the disclosure.
+  const numbered = i.lines.map((line, n) => ({ line, n }));
+  const shown = numbered.filter((x) => !isZeroUsageLine(x.line));
+  const folded = numbered.filter((x) => isZeroUsageLine(x.line));
   // The API's figures under the lines; each row is one the API returns, nothing summed here.
   const totals: Array<[string, string]> = [
     ['Subtotal', i.subtotal],
@@ -125,16 +160,8 @@ function InvoiceLines(props: { invoice: Invoice }) {
             </tr>
           </thead>
           <tbody>
-            {i.lines.map((l, n) => (
-              <tr key={n}>
-                <td>{l.description}</td>
-                <td>{l.type.replace('_', ' ')}</td>
-                <td>{formatUsage(l.quantity)}</td>
-                <td>{formatUsage(l.freeUnits)}</td>
-                <td>{formatUsage(l.billableQuantity)}</td>
-                <td>{formatLineRate(l.type, l.rate, i.currency)}</td>
-                <td class="num amount">{money(l.amount)}</td>
-              </tr>
+            {shown.map((x) => (
+              <LineRow key={x.n} line={x.line} context={context} />
             ))}
             {i.lines.length === 0 && (
               <tr>
@@ -142,6 +169,24 @@ function InvoiceLines(props: { invoice: Invoice }) {
               </tr>
             )}
           </tbody>
+          {folded.length > 0 && (
+            <tbody>
+              <tr>
+                <td colSpan={7}>
+                  <button type="button" class="link-button" aria-expanded={unfolded} aria-controls="folded-lines" onClick={() => setUnfolded(!unfolded)}>
+                    {foldedLinesText(folded.length)}
+                  </button>
+                </td>
+              </tr>
+            </tbody>
+          )}
+          {folded.length > 0 && (
+            <tbody id="folded-lines" hidden={!unfolded}>
+              {folded.map((x) => (
+                <LineRow key={x.n} line={x.line} context={context} />
+              ))}
+            </tbody>
+          )}
         </table>
       </div>
       {/* Apart from the lines, so the figures stay in view on a phone while the lines scroll sideways. */}

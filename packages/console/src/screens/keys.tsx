@@ -2,7 +2,8 @@
  * Keys of the environment shown: API keys (workspace and product), client credentials and
  * storefront keys. A secret appears once, in the answer that made it; the lists show hints only.
  * Each kind offers only what its API supports: API keys rotate (the old one works 5 more minutes),
- * roll (the old one is revoked at once) and revoke; the others revoke.
+ * roll (the old one is revoked at once) and revoke; the others revoke. On a phone each list's
+ * rows stack as cards, so a key's status and its actions are in view.
  */
 import { useState } from 'preact/hooks';
 import { CheckboxGroup, SelectField } from '../components/choice-fields.js';
@@ -64,7 +65,8 @@ const ACTION_WORDS: Record<KeyAction, { label: string; question: (name: string) 
   roll: {
     label: 'Roll',
     question: (n) => `Roll “${n}”? The old key stops working at once (for a key that leaked); you get a new one now.`,
-    confirm: 'Roll key',
+    // The developer hub's word for it too: what differs from a rotation is that it is at once.
+    confirm: 'Roll now',
   },
   revoke: { label: 'Revoke', question: (n) => `Revoke “${n}”? It stops working at once. This cannot be undone.`, confirm: 'Revoke' },
 };
@@ -245,6 +247,7 @@ export function Keys() {
         caption="API keys, newest first"
         columns={apiKeyColumns}
         empty="No API keys in this environment yet."
+        stacked
       />
       <ManagedList<ClientCredential>
         id="client-credentials"
@@ -256,6 +259,7 @@ export function Keys() {
         caption="Client credentials, newest first"
         columns={credentialColumns}
         empty="No client credentials in this environment yet."
+        stacked
       />
       <ManagedList<StorefrontKey>
         id="storefront-keys"
@@ -267,6 +271,7 @@ export function Keys() {
         caption="Storefront keys, newest first"
         columns={storefrontColumns}
         empty="No storefront keys in this environment yet."
+        stacked
       />
     </>
   );

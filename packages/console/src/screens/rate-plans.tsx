@@ -1,6 +1,8 @@
 /**
- * Rate plans: the list, and the editor (a new plan at /catalog/rate-plans/new) with a form per
- * pricing model and, beside it, the pricing page's wording for the plan as it is typed.
+ * Rate plans: the list, and the editor (a new plan at /catalog/rate-plans/new, which takes the
+ * plan's own address once created) with a form per pricing model and, beside it, the pricing
+ * page's wording for the plan as it is typed. Metrics and periods read as people read them, not
+ * as the API's codes.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { pricingModels, type PricingModel } from '@tollgate/pricing';
@@ -12,19 +14,24 @@ import { PlanPreview } from '../components/plan-preview.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { formErrors, type FormErrors } from '../errors.js';
 import { formatInstant } from '../format.js';
+import { navigate } from '../navigation.js';
 import { hrefOf } from '../routes.js';
 import {
   draftOf,
   emptyTier,
   fieldsOf,
+  metricChoices,
   MODEL_LABELS,
   newPlan,
   newUnit,
+  periodLabel,
   planBody,
   planInputs,
   previewOf,
   rateLabelOf,
+  unitsText,
   withModel,
+  type MetricLabels,
   type PlanDraft,
   type RatePlanRecord,
   type TierDraft,
@@ -35,16 +42,19 @@ import { useSubmit } from '../use-submit.js';
 import { CurrencyAndPeriod, Saved, useCanEdit } from './catalog-common.js';
 import type { MetricRecord } from './metrics.js';
 
-const columns: Column<RatePlanRecord>[] = [
+const columnsWith = (metrics: readonly MetricLabels[]): Column<RatePlanRecord>[] => [
   { label: 'Name', cell: (p) => <Link href={hrefOf('catalog-rate-plan', { id: p.id })}>{p.name}</Link> },
   { label: 'Currency', cell: (p) => p.currency },
-  { label: 'Period', cell: (p) => p.billingPeriod },
-  { label: 'Units', cell: (p) => p.metrics.map((m) => `${m.metricName} (${MODEL_LABELS[m.pricingModel]})`).join(', ') || 'None: contact sales' },
+  { label: 'Period', cell: (p) => periodLabel(p.billingPeriod) },
+  { label: 'Units', cell: (p) => unitsText(p.metrics, metrics) },
   { label: 'Version', cell: (p) => p.version },
   { label: 'Updated', cell: (p) => formatInstant(p.updatedAt) },
 ];
 
 export function RatePlans() {
+  // The metrics name the units; until they arrive, a unit reads as its name made readable.
+  const metrics = useApi((api) => api.list<MetricRecord>('/api/v1/metrics', null, 100), []);
+  const columns = columnsWith(metrics.state === 'ok' ? metrics.data.data : []);
   return (
     <>
       <h2>Rate plans</h2>
@@ -117,6 +127,9 @@ function PlanForm(props: {
     );
     if (!plan) return;
     props.onCreated(plan.id);
+    // The new plan's own address, in place of …/new: a reload or a bookmark opens this plan, and
+    // Back goes where it went before the form. The form and its message stay (same screen).
+    if (id === null) navigate(hrefOf('catalog-rate-plan', { id: plan.id }), { replace: true });
     setSaved(id === null ? `Rate plan ${plan.name} created (${plan.id}).` : `Rate plan ${plan.name} saved (version ${plan.version}).`);
   }
 
@@ -129,7 +142,7 @@ function PlanForm(props: {
           <CurrencyAndPeriod currency={draft.currency} billingPeriod={draft.billingPeriod} onChange={set} fixed={props.planId !== null} errors={errors} />
         </div>
         {draft.metrics.map((u, i) => (
-          <UnitFields key={i} index={i} unit={u} errors={errors} metricNames={props.metrics.map((m) => m.name)} onChange={(x) => setUnit(i, x)} />
+          <UnitFields key={i} index={i} unit={u} errors={errors} metrics={props.metrics} onChange={(x) => setUnit(i, x)} />
         ))}
         <p>
           <button type="button" onClick={() => set({ metrics: [...draft.metrics, newUnit()] })}>
@@ -148,13 +161,11 @@ function PlanForm(props: {
   );
 }
 
-function UnitFields(props: { index: number; unit: UnitDraft; errors: FormErrors; metricNames: string[]; onChange: (u: UnitDraft | null) => void }) {
+function UnitFields(props: { index: number; unit: UnitDraft; errors: FormErrors; metrics: readonly MetricLabels[]; onChange: (u: UnitDraft | null) => void }) {
   const { unit: u, errors } = props;
   const at = `metrics.${props.index}`;
   const f = fieldsOf(u.pricingModel);
   const set = (patch: Partial<UnitDraft>) => props.onChange({ ...u, ...patch });
-  const names = u.metricName === '' || props.metricNames.includes(u.metricName) ? props.metricNames : [u.metricName, ...props.metricNames];
-  const metricChoices: Choice[] = [{ value: '', label: 'Choose a metric' }, ...names.map((n) => ({ value: n, label: n }))];
   const setTier = (j: number, t: TierDraft | null) => set({ tiers: t === null ? u.tiers.filter((_, k) => k !== j) : u.tiers.map((x, k) => (k === j ? t : x)) });
   const n = props.index + 1;
   return (
@@ -164,7 +175,7 @@ function UnitFields(props: { index: number; unit: UnitDraft; errors: FormErrors;
         <SelectField
           name={`${at}.metricName`}
           label={`Metric of unit ${n}`}
-          choices={metricChoices}
+          choices={metricChoices(props.metrics, u.metricName)}
           value={u.metricName}
           onValue={(metricName) => set({ metricName })}
           errors={errors}

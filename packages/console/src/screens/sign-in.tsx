@@ -1,6 +1,7 @@
 /**
  * Sign in with e-mail and password (and a workspace id when the e-mail belongs to several; a link
- * may carry it as ?workspace=). The API's 401 and 429 are shown in its words, 429 with the wait.
+ * may carry it as ?workspace=). The API's 401 and 429 are shown in its words, 429 with the wait,
+ * both in the form's alert region, which a screen reader announces as it fills.
  */
 import { useState } from 'preact/hooks';
 import { ApiError, type Api } from '../api.js';
@@ -13,7 +14,9 @@ const INPUTS = ['email', 'password', 'workspaceId'] as const;
 export function SignIn(props: { api: Api; workspace: string; onSignedIn: (session: OperatorSession) => void; notice?: string | null }) {
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
-  const errors = formErrors(problem, INPUTS);
+  // The 401 names the password field, but it is about the e-mail and the password together (it
+  // never says which is wrong): the alert region says it, not a message under one field.
+  const errors = formErrors(problem, problem?.status === 401 ? [] : INPUTS);
   const general = [...errors.general, ...(problem?.retryAfterSeconds != null && problem.status === 429 ? [retryText(problem.retryAfterSeconds)] : [])];
 
   async function submit(e: Event) {

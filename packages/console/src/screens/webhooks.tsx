@@ -52,6 +52,8 @@ interface Outcome {
 interface LogEntry {
   id: string;
   sourceId: string;
+  /** The source's name when the request arrived. */
+  sourceDisplayName: string;
   receivedAt: string;
   status: string;
   verification: string;
@@ -384,6 +386,8 @@ export function WebhookEntry(props: { id: string; entryId: string }) {
         <>
           <p>{ingestionOutcome(e)}</p>
           <dl class="facts">
+            <dt>Source</dt>
+            <dd>{e.sourceDisplayName}</dd>
             <dt>Received</dt>
             <dd>{formatInstant(e.receivedAt)}</dd>
             <dt>Signature</dt>

@@ -116,7 +116,7 @@ export interface paths {
     };
     /**
      * Retrieve a customer
-     * @description One customer by its id (cus_…), in the key's environment.
+     * @description One customer of the key's environment, named by its cus_ id or by the externalId you gave it (an id match wins); the answer carries its cus_ id. 404 on path.id when it names nobody here.
      */
     get: operations['retrieveCustomer'];
     put?: never;
@@ -126,7 +126,7 @@ export interface paths {
     head?: never;
     /**
      * Update a customer
-     * @description Fields present replace the stored ones; null clears a field; absent fields are kept.
+     * @description Fields present replace the stored ones; null clears a field; absent fields are kept. The customer is named by its cus_ id or by the externalId you gave it (an id match wins); the answer carries its cus_ id. 404 on path.id when it names nobody here.
      */
     patch: operations['updateCustomer'];
     trace?: never;
@@ -194,7 +194,7 @@ export interface paths {
     put?: never;
     /**
      * Create a billable metric
-     * @description A billable metric names a kind of usage (its events carry the metric's name) and its unit; rate plans price it.
+     * @description A billable metric names a kind of usage (its events carry the metric's name) and its unit; rate plans price it. dimensionPaths says where in the events' metadata rating finds the execution status, tool and endpoint (default: the top-level keys of those names; a nested value by a dotted path such as call.tool), fixed once created.
      */
     post: operations['createMetric'];
     delete?: never;
@@ -222,7 +222,7 @@ export interface paths {
     head?: never;
     /**
      * Update a billable metric
-     * @description displayName, description and unit can change; name is fixed because stored usage refers to it.
+     * @description displayName, description and unit can change; name is fixed because stored usage refers to it, and dimensionPaths because usage is summed by the values at those paths as it arrives (create another metric to read other paths).
      */
     patch: operations['updateMetric'];
     trace?: never;
@@ -236,7 +236,7 @@ export interface paths {
     };
     /**
      * List subscriptions, newest first
-     * @description Subscriptions of the key's environment, newest first, with cursor pagination; filter by customer, product or status.
+     * @description Subscriptions of the key's environment, newest first, with cursor pagination; filter by customer (its cus_ id or your externalId), product or status.
      */
     get: operations['listSubscriptions'];
     put?: never;
@@ -270,9 +270,29 @@ export interface paths {
     head?: never;
     /**
      * Change a subscription’s limits, spend budget, unit prices or metadata
-     * @description Fields present replace the stored ones; the version increases. usageLimits and unitPrices must name existing metrics exactly. Until the pricing catalog lands, these are what GET /v1/entitlements/check decides with.
+     * @description Fields present replace the stored ones; the version increases. usageLimits and unitPrices must name existing metrics exactly. usageLimits (replaced whole) override the offering’s rate plan defaults metric by metric: {"metricName": "api_calls", "limit": null} removes that metric’s default, [] goes back to the defaults. What applies: GET …/subscriptions/{id}/usage-limits; GET /v1/entitlements/check enforces it and spendBudget.
      */
     patch: operations['updateSubscription'];
+    trace?: never;
+  };
+  '/api/v1/subscriptions/{id}/usage-limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the usage limits that apply to a subscription
+     * @description Per metric, the subscription’s own usageLimits entry if it has one, else the default of the offering’s rate plan that prices the metric (as the plan is now: a change to a plan’s limits applies at once), each with its source (SUBSCRIPTION, or RATE_PLAN and ratePlanId). An entry with limit null removes its metric’s default and lists nothing. What GET /v1/entitlements/check enforces; its answer lists them with the period’s usage.
+     */
+    get: operations['listSubscriptionUsageLimits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/api/v1/subscriptions/{id}/change-candidates': {
@@ -326,7 +346,7 @@ export interface paths {
     put?: never;
     /**
      * Change the offering (upgrade, downgrade or lateral), now or at the period end
-     * @description IMMEDIATE (default): prorated by the second; a net charge is invoiced (finalized at once, invoiceId), a net credit is a credit note (creditNoteId) plus an invoice for the rest of the period and the usage so far; entitlements change at once. PERIOD_END: nothing billed now, status ACTIVE_PENDING_CHANGE, scheduledAt = the period end; the renewal applies it (POST …/withdraw-change withdraws it). Requires Idempotency-Key.
+     * @description IMMEDIATE (default): prorated by the second; a net charge is invoiced (finalized at once, invoiceId), a net credit is a credit note (creditNoteId) plus an invoice for the rest of the period and the usage so far; entitlements change at once. PERIOD_END: nothing billed now, status ACTIVE_PENDING_CHANGE, scheduledAt = the period end; the renewal applies it (POST …/withdraw-change withdraws it). Usage limits: the new offering’s rate plan defaults apply, with the usageLimits of this request as the subscription’s own (none when left out: the old ones never carry over). Requires Idempotency-Key.
      */
     post: operations['upgradeSubscription'];
     delete?: never;
@@ -346,7 +366,7 @@ export interface paths {
     put?: never;
     /**
      * Cancel a subscription, now or at the period end
-     * @description IMMEDIATE (default): the unused time of what was paid for the period is credited on a credit note, the usage so far is billed on a last invoice (a draft, finalized after the grace period), and every product key and client credential bound to it is revoked in the same transaction, on every node at once. PERIOD_END: status ACTIVE_PENDING_CHANGE and cancelAtPeriodEnd; the renewal cancels it at the period end and revokes the keys then. The body is optional: a reason (one of six), applyAt, expectedVersion, a comment.
+     * @description IMMEDIATE (default): the unused time of what was paid for the period is credited on a credit note, the usage so far is billed on a last invoice (a draft, finalized after the grace period), and every product key and client credential bound to it is revoked in the same transaction, on every node at once. PERIOD_END: status ACTIVE_PENDING_CHANGE and cancelAtPeriodEnd; the renewal cancels it at the period end and revokes the keys then. The body is optional: a reason (one of six), applyAt, expectedVersion, a comment. The subscription keeps how it was asked for in cancellationDetails (reason, cancel_channel API, comment, requestedAt). Answers with the change result, as POST …/upgrade and the widget do: creditNoteId and creditNoteAmount (IMMEDIATE, when anything paid is unused), invoiceId (the last usage invoice), effectiveAt, and the subscription after the cancellation under `subscription` (earlier releases answered with the bare subscription: its fields are now under `subscription`; status and offeringId are also at the top).
      */
     post: operations['cancelSubscription'];
     delete?: never;
@@ -466,7 +486,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a change (upgrade, downgrade or lateral)
-     * @description Step 3. Header Idempotency-Key required: a double click changes and charges once. Send the preview’s subscriptionVersion as expectedVersion: a subscription changed since gets 409 SUBSCRIPTION_CHANGED.
+     * @description Step 3. Header Idempotency-Key required: a double click changes and charges once. Send the preview’s subscriptionVersion as expectedVersion: a subscription changed since gets 409 SUBSCRIPTION_CHANGED. The result names the invoice and the credit note by id and by the number printed on them (invoiceNumber, creditNoteNumber), which is what the buyer is shown.
      */
     post: operations['upgradeWidgetSubscription'];
     delete?: never;
@@ -486,7 +506,7 @@ export interface paths {
     put?: never;
     /**
      * Confirm a cancellation
-     * @description Now (the unused time on a credit note, keys revoked at once) or at the period end (keys kept until then). Stamped cancel_channel EMBED. Header Idempotency-Key recommended.
+     * @description Now (the unused time on a credit note, keys revoked at once) or at the period end (keys kept until then). Stamped cancel_channel EMBED. Header Idempotency-Key recommended. The result carries creditNoteNumber, and invoiceNumber once the last usage invoice is finalized (null while it is a draft).
      */
     post: operations['cancelWidgetSubscription'];
     delete?: never;
@@ -604,7 +624,7 @@ export interface paths {
     };
     /**
      * List API keys (never their secrets), newest first
-     * @description Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret. Filter by kind, status, subscription or customer.
+     * @description Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret. Filter by kind, status, subscription or customer (its cus_ id or your externalId).
      */
     get: operations['listApiKeys'];
     put?: never;
@@ -1010,7 +1030,7 @@ export interface paths {
     put?: never;
     /**
      * Mint a developer hub session for one customer
-     * @description Call it from your backend when your customer asks for their developer hub, and send their browser to `url`: a single-use link that signs it in to the hub (`/hub`) for this one customer, until the session expires (default 3,600 s) or you revoke it. The hub shows the customer's keys, usage, quotas, invoices, credit notes and subscriptions, themed with `theme`, with a link back to `returnUrl`. The link is shown once (only its SHA-256 is stored). 404 for a customer of another workspace or environment.
+     * @description Call it from your backend when your customer asks for their developer hub, and send their browser to `url`: a single-use link that signs it in to the hub (`/hub`) for this one customer, until the session expires (default 3,600 s) or you revoke it. The hub shows the customer's keys, usage, quotas, invoices, credit notes and subscriptions, themed with `theme`, with a link back to `returnUrl`. The link is shown once (only its SHA-256 is stored). `customerId` is the customer's cus_ id or your externalId for it, as in usage events. 404 for a customer of another workspace or environment, or an id or externalId that names nobody.
      */
     post: operations['createHubSession'];
     delete?: never;
@@ -1160,7 +1180,7 @@ export interface paths {
     };
     /**
      * The customer's subscriptions, newest first
-     * @description The hub session's customer's subscriptions, cancelled ones included.
+     * @description The hub session's customer's subscriptions, cancelled ones included, each with its product's name (`productName`) and its plan's name and price (`plan`), so the hub never shows a bare id.
      */
     get: operations['listHubSubscriptions'];
     put?: never;
@@ -1260,7 +1280,7 @@ export interface paths {
     };
     /**
      * What the customer has left this period, per product
-     * @description For each product the hub session’s customer holds a live subscription to: the entitlement check’s answer (allowed, quota and budget remaining, each usage limit with the period’s usage so far). Read-only.
+     * @description For each product the hub session’s customer holds a live subscription to: the entitlement check’s answer (allowed, quota and budget remaining, each usage limit with the period’s usage so far), with the product’s and plan’s names (`productName`, `plan`), the metric the remaining quota is of (`quotaMetric`) and each limit’s metric label. Read-only.
      */
     get: operations['listHubQuotas'];
     put?: never;
@@ -1282,7 +1302,7 @@ export interface paths {
     put?: never;
     /**
      * Ingest a batch of 1 to 1,000 usage events
-     * @description All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.
+     * @description All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity or events[3].metadata.request.headers, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted. metadata is any JSON object within documented bounds (see UsageEvent.metadata).
      */
     post: operations['ingestBatch'];
     delete?: never;
@@ -1340,7 +1360,7 @@ export interface paths {
     };
     /**
      * Usage per customer, metric and month (sum and count)
-     * @description From the per-month totals that ingestion keeps up to date; with groupBy, split by one metadata key, read from the events of the months on the page through an index by workspace and time (a page costs the events of the workspace in those months, whatever other workspaces hold). Sums are exact decimals. Rows are ordered by month, customer, metric and group value (null first); page with startingAfter.
+     * @description From the per-month totals that ingestion keeps up to date; with groupBy, split by the value at a dotted metadata path (request.method), and with filterBy and filterValue, only the events whose value at a path is filterValue: both read from the events of the months on the page through an index by workspace and time (a page costs the events of the workspace in those months, whatever other workspaces hold). Sums are exact decimals. Rows are ordered by month, customer, metric and group value (null first); page with startingAfter.
      */
     get: operations['retrieveUsage'];
     put?: never;
@@ -1384,7 +1404,7 @@ export interface paths {
      * Upload historical usage: NDJSON or CSV, any size, with a per-line report
      * @description For historical and bulk usage, which the spec sends as a file rather than through the ingestion API. The key (admin scope) decides the workspace and environment.
      *
-     *     **Formats.** `application/x-ndjson`: one usage event per line, with the same fields as the ingestion API (customerId, metricName, quantity, occurredAt, optional metadata object and eventId); blank lines are skipped. `text/csv` (RFC 4180 quoting, UTF-8): a header row naming the columns customerId, metricName, quantity and occurredAt, optionally eventId, and `metadata.<key>` columns whose cells become metadata string values; quantity is read strictly as a decimal number (such as 12 or 0.25); empty cells are left out (an empty metadata cell adds no key). A CSV header without a required column, or with an unknown one, is a 400 and nothing is stored. Any other Content-Type is a 415.
+     *     **Formats.** `application/x-ndjson`: one usage event per line, with the same fields as the ingestion API (customerId, metricName, quantity, occurredAt, optional metadata object, nested or not, and eventId); blank lines are skipped. `text/csv` (RFC 4180 quoting, UTF-8): a header row naming the columns customerId, metricName, quantity and occurredAt, optionally eventId, and `metadata.<key>` columns whose cells become top-level metadata string values (a dot in the key is part of the key, as before: CSV metadata does not nest, NDJSON metadata may); quantity is read strictly as a decimal number (such as 12 or 0.25); empty cells are left out (an empty metadata cell adds no key). A CSV header without a required column, or with an unknown one, is a 400 and nothing is stored. Any other Content-Type is a 415.
      *
      *     **Partially accepted.** Unlike an API batch (all or nothing), an upload stores its good lines and reports its bad ones. Lines are checked by the same rules as the API, except that events of any age are accepted (never more than 5 minutes in the future). They are processed in chunks of 1,000 lines; each chunk is committed before the next is read, so if the connection breaks, the chunks before it stay stored.
      *
@@ -1436,7 +1456,7 @@ export interface paths {
      *
      *     **The customer is the session's.** customerId may be left out (a CSV needs no customerId column): the line is the session's customer's. A line that names the customer by id or externalId is taken; a line that names anyone else is rejected (INVALID_EVENT on `line N.customerId`), in the same words whether that customer exists or not.
      *
-     *     **Formats.** `application/x-ndjson`: one usage event per line, with the same fields as the ingestion API (customerId, metricName, quantity, occurredAt, optional metadata object and eventId); blank lines are skipped. `text/csv` (RFC 4180 quoting, UTF-8): a header row naming the columns customerId, metricName, quantity and occurredAt, optionally eventId, and `metadata.<key>` columns whose cells become metadata string values; quantity is read strictly as a decimal number (such as 12 or 0.25); empty cells are left out (an empty metadata cell adds no key). A CSV header without a required column, or with an unknown one, is a 400 and nothing is stored. Any other Content-Type is a 415.
+     *     **Formats.** `application/x-ndjson`: one usage event per line, with the same fields as the ingestion API (customerId, metricName, quantity, occurredAt, optional metadata object, nested or not, and eventId); blank lines are skipped. `text/csv` (RFC 4180 quoting, UTF-8): a header row naming the columns customerId, metricName, quantity and occurredAt, optionally eventId, and `metadata.<key>` columns whose cells become top-level metadata string values (a dot in the key is part of the key, as before: CSV metadata does not nest, NDJSON metadata may); quantity is read strictly as a decimal number (such as 12 or 0.25); empty cells are left out (an empty metadata cell adds no key). A CSV header without a required column, or with an unknown one, is a 400 and nothing is stored. Any other Content-Type is a 415.
      *
      *     **Partially accepted.** Unlike an API batch (all or nothing), an upload stores its good lines and reports its bad ones. Lines are checked by the same rules as the API, except that events of any age are accepted (never more than 5 minutes in the future). They are processed in chunks of 1,000 lines; each chunk is committed before the next is read, so if the connection breaks, the chunks before it stay stored.
      *
@@ -1462,7 +1482,7 @@ export interface paths {
     };
     /**
      * May this customer use this product now?
-     * @description Read-only: never decrements or writes anything. Answers may be reused for up to ENTITLEMENT_CACHE_TTL_MS (250 ms by default). accessorId is the customer (its cus_ id or your externalId). Decided by the customer’s active subscription to the product: allowed is false without one, when a BLOCK usage limit is used up, or when a BLOCK spend budget is spent. quotaRemaining is the tightest usage limit’s remainder in the current period; budgetRemaining is the spend budget minus the period’s charges so far (usage times the subscription’s unitPrices until the pricing catalog rates usage). No limit or no budget reads as 9007199254740991 with quotaUnlimited or budgetUnlimited true.
+     * @description Read-only: never decrements or writes anything. Answers may be reused for up to ENTITLEMENT_CACHE_TTL_MS (250 ms by default), except that usage this node has acknowledged (a batch, an event, an upload) counts in its next check at once. accessorId is the customer (its cus_ id or your externalId). Decided by the customer’s active subscription to the product: allowed is false without one, when a BLOCK usage limit is used up, or when a BLOCK spend budget is spent. quotaRemaining is the tightest usage limit’s remainder in the current period; budgetRemaining is the spend budget minus the period’s charges so far (usage times the subscription’s unitPrices until the pricing catalog rates usage). No limit or no budget reads as 9007199254740991 with quotaUnlimited or budgetUnlimited true.
      */
     get: operations['checkEntitlement'];
     put?: never;
@@ -1766,7 +1786,7 @@ export interface paths {
     };
     /**
      * List invoices, newest first
-     * @description Invoices of the key's environment, newest first, with cursor pagination; filter by customer, subscription, status or period.
+     * @description Invoices of the key's environment, newest first, with cursor pagination; filter by customer (its cus_ id or your externalId), subscription, status or period.
      */
     get: operations['listInvoices'];
     put?: never;
@@ -1786,7 +1806,7 @@ export interface paths {
     };
     /**
      * List a customer's invoices, newest first
-     * @description One customer's invoices, newest first, with cursor pagination.
+     * @description One customer's invoices, newest first, with cursor pagination. The customer is named by its cus_ id or by the externalId you gave it (an id match wins); 404 on path.id when it names nobody here.
      */
     get: operations['listCustomerInvoices'];
     put?: never;
@@ -1906,7 +1926,7 @@ export interface paths {
     };
     /**
      * List credit notes, newest first
-     * @description Credit notes of the key's environment, newest first, with cursor pagination; filter by invoice or customer.
+     * @description Credit notes of the key's environment, newest first, with cursor pagination; filter by invoice or customer (its cus_ id or your externalId).
      */
     get: operations['listCreditNotes'];
     put?: never;
@@ -2114,7 +2134,7 @@ export interface paths {
     };
     /**
      * List received webhooks, newest first
-     * @description Every request that reached a source: verified or not, accepted, duplicate, discarded or rejected, with the reason. Bodies are left out of the list; retrieve an entry for its raw body. Entries are kept WEBHOOK_LOG_RETENTION_DAYS days (30 by default).
+     * @description Every request that reached a source: verified or not, accepted, duplicate, discarded or rejected, with the reason, and the source's id and its displayName as it was when the request arrived (sourceDisplayName; a later rename does not change it). Bodies are left out of the list; retrieve an entry for its raw body. Entries are kept WEBHOOK_LOG_RETENTION_DAYS days (30 by default).
      */
     get: operations['listReceivedWebhooks'];
     put?: never;
@@ -2134,7 +2154,7 @@ export interface paths {
     };
     /**
      * Retrieve a received webhook with its raw body
-     * @description One received webhook with its headers, raw body, verification result and what became of each event.
+     * @description One received webhook with its source's id and the source's displayName when it arrived, its headers, raw body, verification result and what became of each event.
      */
     get: operations['retrieveReceivedWebhook'];
     put?: never;
@@ -2156,7 +2176,7 @@ export interface paths {
     put?: never;
     /**
      * Replay a received webhook
-     * @description Maps the stored body again with the source's current filter and mappings, without verifying again, so only entries that passed verification can be replayed (409 otherwise). Deduplication still applies: an event stored before comes back as a duplicate. Returns the new log entry, whose replayOf names this one.
+     * @description Maps the stored body again with the source's current filter and mappings, without verifying again, so only entries that passed verification can be replayed (409 otherwise). Deduplication still applies: an event stored before comes back as a duplicate. Returns the new log entry, whose replayOf names this one and whose sourceDisplayName is the source's current name.
      */
     post: operations['replayReceivedWebhook'];
     delete?: never;
@@ -2394,7 +2414,7 @@ export interface paths {
      *
      *     The stream opens with `retry: <ms>`; a comment (`: keep-alive`) every 15 s keeps proxies from closing it.
      *
-     *     A client that leaves more than 1048576 bytes unread is disconnected and resumes from its last id. Over the rate limit, or past the caps of 100 streams per workspace and 10000 per server, the answer is still 200: the stream carries `retry: <ms to wait>` and one `event: stream_error` whose data is the error envelope (code RATE_LIMITED or TOO_MANY_STREAMS), then closes, so clients reconnect later instead of giving up.
+     *     A client that leaves more than 1048576 bytes unread is disconnected and resumes from its last id. Opening a stream counts as one request against the rate limit: over it, the answer is 429 RATE_LIMITED with Retry-After before any stream opens; past the caps of 100 streams per workspace and 10000 per server, 429 TOO_MANY_STREAMS with Retry-After. Wait that long and connect again (a browser's EventSource stops on a non-200, so a client that wants to keep trying reads the stream with fetch, as the console and `tollgate events tail` do).
      */
     get: operations['streamAuditEvents'];
     put?: never;
@@ -3174,8 +3194,12 @@ export interface components {
       offeringName: string | null;
       /** @description inv_…: the IMMEDIATE change’s invoice (finalized), or the last usage invoice of an immediate cancellation. */
       invoiceId: string | null;
+      /** @description The invoice’s number, as printed on it (e.g. INV-2026-000123): what a buyer knows it by. null when there is no invoice, or while it is a draft (an immediate cancellation’s last usage invoice, numbered when finalized). */
+      invoiceNumber: string | null;
       /** @description cn_…: IMMEDIATE downgrade or cancellation, when anything paid is unused. */
       creditNoteId: string | null;
+      /** @description The credit note’s number, as printed on it (e.g. CN-2026-000007); null when there is none. */
+      creditNoteNumber: string | null;
       creditNoteAmount: string | null;
       scheduledAt: string | null;
       effectiveAt: string | null;
@@ -3283,6 +3307,7 @@ export interface components {
       expiresAt: string;
       returnUrl: string | null;
       theme: components['schemas']['HubTheme'];
+      /** @description cus_…, also when the session was minted with the externalId. */
       customerId: string;
       openedAt: string | null;
       /**
@@ -3496,6 +3521,28 @@ export interface components {
       /** @enum {boolean} */
       deleted: true;
     };
+    /** EffectiveUsageLimit */
+    EffectiveUsageLimit: {
+      /** @enum {string} */
+      object: 'usage_limit';
+      metricName: string;
+      /** @description Units per billing period. */
+      limit: number;
+      /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+      enforcement: 'BLOCK' | 'ALERT';
+      /** @description SUBSCRIPTION: the subscription's own usageLimits entry; RATE_PLAN: the default of ratePlanId. */
+      source: 'SUBSCRIPTION' | 'RATE_PLAN';
+      /** @description plan_…: whose default it is; null for SUBSCRIPTION. */
+      ratePlanId: string | null;
+    };
+    /** EffectiveUsageLimitList */
+    EffectiveUsageLimitList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['EffectiveUsageLimit'][];
+      /** @description More items exist beyond this page in the direction of travel. */
+      hasMore: boolean;
+    };
     /** EndpointSecret */
     EndpointSecret: {
       /** @enum {string} */
@@ -3523,7 +3570,7 @@ export interface components {
       budgetUnlimited: boolean;
       /** @description Exact decimal, in the subscription currency; null without a budget. */
       budgetRemainingAmount: string | null;
-      /** @description The deciding subscription’s own usage limits with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits. */
+      /** @description The usage limits that apply to the deciding subscription (its own usageLimits entry for a metric, else its offering’s rate plan default: the subscription’s effectiveUsageLimits) with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits. */
       limits: {
         metricName: string;
         /** @description Units per billing period. */
@@ -3531,6 +3578,8 @@ export interface components {
         enforcement: 'BLOCK' | 'ALERT';
         /** @description Usage of the metric in the current period so far. */
         used: number;
+        /** @description SUBSCRIPTION: the subscription's own usageLimits entry; RATE_PLAN: its offering's rate plan default. */
+        source: 'SUBSCRIPTION' | 'RATE_PLAN';
       }[];
     };
     /**
@@ -3628,13 +3677,29 @@ export interface components {
       theme: components['schemas']['StorefrontTheme'];
     };
     /**
+     * HubPlan
+     * @description The plan (offering) a subscription is on, by name and price.
+     */
+    HubPlan: {
+      /** @description off_… */
+      offeringId: string;
+      /** @description The offering’s name, as your pricing page shows it. */
+      name: string;
+      /** @description The price of the current period, worded as the pricing page words it (`$49.00/mo`, `Usage-based`, `Free`): the prices the period is rated with, even if the offering changed since. */
+      priceText: string;
+    };
+    /**
      * HubQuota
-     * @description The entitlement check’s answer for one product the customer subscribes to: what is left this period.
+     * @description The entitlement check’s answer for one product the customer subscribes to (what is left this period), with the deciding subscription’s product and plan by name and each metric’s label.
      */
     HubQuota: {
       /** @enum {string} */
       object: 'quota';
       productId: string;
+      /** @description The product’s name (productId is its id). */
+      productName: string;
+      /** @description The plan subscribed to; null for a subscription priced by its own unitPrices. */
+      plan: components['schemas']['HubPlan'] | null;
       allowed: boolean;
       /** @description Units left in the current period under the tightest usage limit, never below 0; 9007199254740991 (Number.MAX_SAFE_INTEGER) when the subscription has no limit. */
       quotaRemaining: number;
@@ -3650,7 +3715,7 @@ export interface components {
       budgetUnlimited: boolean;
       /** @description Exact decimal, in the subscription currency; null without a budget. */
       budgetRemainingAmount: string | null;
-      /** @description The deciding subscription’s own usage limits with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits. */
+      /** @description The usage limits that apply to the deciding subscription (its own usageLimits entry for a metric, else its offering’s rate plan default: the subscription’s effectiveUsageLimits) with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits. */
       limits: {
         metricName: string;
         /** @description Units per billing period. */
@@ -3658,7 +3723,17 @@ export interface components {
         enforcement: 'BLOCK' | 'ALERT';
         /** @description Usage of the metric in the current period so far. */
         used: number;
+        /** @description SUBSCRIPTION: the subscription's own usageLimits entry; RATE_PLAN: its offering's rate plan default. */
+        source: 'SUBSCRIPTION' | 'RATE_PLAN';
+        /** @description The metric’s display name, else its name made readable (`api_calls`: `Api calls`). */
+        label: string;
       }[];
+      /** @description The metric quotaRemaining is of: the one whose usage limit or free allowance leaves the least. null when the quota is unlimited or there is no active subscription. */
+      quotaMetric: {
+        name: string;
+        /** @description The metric’s display name, else its name made readable (`api_calls`: `Api calls`). */
+        label: string;
+      } | null;
     };
     /** HubSession */
     HubSession: {
@@ -3673,6 +3748,7 @@ export interface components {
       expiresAt: string;
       returnUrl: string | null;
       theme: components['schemas']['HubTheme'];
+      /** @description cus_…, also when the session was minted with the externalId. */
       customerId: string;
       openedAt: string | null;
       /**
@@ -3702,6 +3778,153 @@ export interface components {
       };
       /** @description Send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE of the hub routes. */
       csrfToken: string;
+    };
+    /**
+     * HubSubscription
+     * @description A subscription as the developer hub shows it: with its product’s and plan’s names and the plan’s price.
+     */
+    HubSubscription: {
+      /** @description sub_… */
+      id: string;
+      /** @enum {string} */
+      object: 'subscription';
+      /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
+      environment: 'test' | 'live';
+      customerId: string;
+      productId: string;
+      /** @description off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices. */
+      offeringId: string | null;
+      trialEndsAt: string | null;
+      status: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'CANCELLED';
+      billingPeriod: 'MONTHLY' | 'QUARTERLY' | 'ANNUAL';
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      currentPeriodStart: string;
+      /**
+       * Format: date-time
+       * @description Exclusive end of the current period.
+       */
+      currentPeriodEnd: string;
+      /** @description Increases with every change to the subscription. */
+      version: number;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      startedAt: string;
+      cancelledAt: string | null;
+      /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+      metadata: {
+        [key: string]: string;
+      };
+      /** @description ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused. */
+      currency: string;
+      /** @description The subscription's own per-period limits, at most one per metric (any metric of the environment). Each replaces the default its offering's rate plans give that metric; {metricName, limit: null} removes that default. A plan change drops them unless the change sends its own. What applies: GET …/subscriptions/{id}/usage-limits. */
+      usageLimits: {
+        /** @description The metric, exactly as usage events name it. */
+        metricName: string;
+        /** @description Units per billing period; null: no limit on this metric, whatever the rate plan says. */
+        limit: number | null;
+        /** @description Required with a limit, left out with null. BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+        enforcement?: 'BLOCK' | 'ALERT';
+      }[];
+      spendBudget: {
+        /** @description A non-negative decimal string, e.g. "49.90". */
+        amount: string;
+        /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+        enforcement: 'BLOCK' | 'ALERT';
+      } | null;
+      /** @description For a subscription without an offering: price per unit of each metric, in the subscription currency (rated as PER_UNIT). Not allowed with an offering, whose rate plans price usage. */
+      unitPrices: {
+        [key: string]: string;
+      };
+      /**
+       * Format: date-time
+       * @description Where period boundaries are counted from: the start, or the end of the trial.
+       */
+      billingCycleAnchor: string;
+      /** @description anniversary (default): each period starts on the day and time the subscription started (or its trial ended); a January 31 anchor renews on the last day of shorter months and returns to the 31st. calendar: periods start on the 1st of the month (quarters in January, April, July, October; years on January 1), and a first partial period is prorated. */
+      periodAlignment: 'anniversary' | 'calendar';
+      /** @description true: the subscription is cancelled at currentPeriodEnd, and its keys revoked then. */
+      cancelAtPeriodEnd: boolean;
+      /** @description A change the renewal job applies at currentPeriodEnd. */
+      scheduledChange: {
+        /** @description The offering the next period is on. */
+        offeringId: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        requestedAt: string;
+        kind?: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
+        /** @description API, or EMBED when the widget scheduled it. */
+        channel?: 'API' | 'EMBED';
+        /** @description The subscription's own limits from the change on: they replace usageLimits then ([]: the new offering's defaults only). */
+        usageLimits?: {
+          /** @description The metric, exactly as usage events name it. */
+          metricName: string;
+          /** @description Units per billing period; null: no limit on this metric, whatever the rate plan says. */
+          limit: number | null;
+          /** @description Required with a limit, left out with null. BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+          enforcement?: 'BLOCK' | 'ALERT';
+        }[];
+      } | null;
+      /** @description clock_…: the test clock whose time this subscription lives in (its customer's). */
+      testClockId: string | null;
+      /** @description pv_…: the prices of the current period. An edit of the offering or its rate plans applies from the next period. */
+      priceVersionId: string | null;
+      /** @description true: renewals keep this price version instead of taking the offering’s current prices. */
+      priceVersionPinned: boolean;
+      /** @description A retention discount: each renewal invoice carries a negative discount line of percentOff of its other lines, until periodsLeft reaches 0 (then null). */
+      discount: {
+        /** @description Decimal text, e.g. "20". */
+        percentOff: string;
+        /** @description How many renewal invoices it was granted for. */
+        periods: number;
+        /** @description How many renewal invoices it still applies to. */
+        periodsLeft: number;
+        /** @enum {string} */
+        source: 'retention_offer';
+        /** @description roa_…: the accepted retention offer. */
+        acceptanceId: string;
+      } | null;
+      /** @description How the cancellation was asked for: the reason, cancel_channel (EMBED from the widget, API otherwise), the comment and when (requestedAt, in the subscription’s time). Set by a cancellation now or at the period end and kept once cancelled; null when none was asked for, or after a scheduled one is withdrawn. */
+      cancellationDetails: {
+        /** @description One of the six cancel reasons, or null when none was given. */
+        reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
+        /** @description EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd). */
+        cancel_channel: 'API' | 'EMBED';
+        comment: string | null;
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        requestedAt: string;
+      } | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      updatedAt: string;
+      /** @description The product’s name (productId is its id). */
+      productName: string;
+      /** @description The plan subscribed to; null for a subscription priced by its own unitPrices. */
+      plan: components['schemas']['HubPlan'] | null;
+    };
+    /** HubSubscriptionList */
+    HubSubscriptionList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['HubSubscription'][];
+      /** @description More items exist beyond this page in the direction of travel. */
+      hasMore: boolean;
     };
     /**
      * HubTheme
@@ -3865,6 +4088,12 @@ export interface components {
       description: string | null;
       /** @description A label such as "request" or "token". */
       unit: string | null;
+      /** @description Where rating reads each dimension in the metadata of this metric’s events: a dotted path to a string value (anything else counts as absent). Fixed once the metric is created: hourly usage is summed by these values as it arrives. */
+      dimensionPaths: {
+        executionStatus: string;
+        tool: string;
+        endpoint: string;
+      };
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -4059,6 +4288,15 @@ export interface components {
       billingPeriod: 'MONTHLY' | 'QUARTERLY' | 'ANNUAL' | 'ONE_TIME';
       /** @description Every billable unit on the plan, with the rating-only multipliers. */
       metrics: components['schemas']['CatalogUnit'][];
+      /** @description Default per-period usage limits of every subscription to an offering with this plan, each on one of its units. A subscription’s own usageLimits entry for a metric replaces the default (limit null: no limit). Not published in the headless configuration. */
+      usageLimits: {
+        /** @description The metric, exactly as usage events name it. */
+        metricName: string;
+        /** @description Units per billing period. */
+        limit: number;
+        /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+        enforcement: 'BLOCK' | 'ALERT';
+      }[];
       /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
       metadata: {
         [key: string]: string;
@@ -4339,13 +4577,14 @@ export interface components {
       };
       /** @description ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused. */
       currency: string;
-      /** @description Per-period limits; quotaRemaining in entitlement checks is the smallest remainder among them. */
+      /** @description The subscription's own per-period limits, at most one per metric (any metric of the environment). Each replaces the default its offering's rate plans give that metric; {metricName, limit: null} removes that default. A plan change drops them unless the change sends its own. What applies: GET …/subscriptions/{id}/usage-limits. */
       usageLimits: {
+        /** @description The metric, exactly as usage events name it. */
         metricName: string;
-        /** @description Units per billing period. */
-        limit: number;
-        /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
-        enforcement: 'BLOCK' | 'ALERT';
+        /** @description Units per billing period; null: no limit on this metric, whatever the rate plan says. */
+        limit: number | null;
+        /** @description Required with a limit, left out with null. BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+        enforcement?: 'BLOCK' | 'ALERT';
       }[];
       spendBudget: {
         /** @description A non-negative decimal string, e.g. "49.90". */
@@ -4378,6 +4617,15 @@ export interface components {
         kind?: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
         /** @description API, or EMBED when the widget scheduled it. */
         channel?: 'API' | 'EMBED';
+        /** @description The subscription's own limits from the change on: they replace usageLimits then ([]: the new offering's defaults only). */
+        usageLimits?: {
+          /** @description The metric, exactly as usage events name it. */
+          metricName: string;
+          /** @description Units per billing period; null: no limit on this metric, whatever the rate plan says. */
+          limit: number | null;
+          /** @description Required with a limit, left out with null. BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+          enforcement?: 'BLOCK' | 'ALERT';
+        }[];
       } | null;
       /** @description clock_…: the test clock whose time this subscription lives in (its customer's). */
       testClockId: string | null;
@@ -4397,6 +4645,19 @@ export interface components {
         source: 'retention_offer';
         /** @description roa_…: the accepted retention offer. */
         acceptanceId: string;
+      } | null;
+      /** @description How the cancellation was asked for: the reason, cancel_channel (EMBED from the widget, API otherwise), the comment and when (requestedAt, in the subscription’s time). Set by a cancellation now or at the period end and kept once cancelled; null when none was asked for, or after a scheduled one is withdrawn. */
+      cancellationDetails: {
+        /** @description One of the six cancel reasons, or null when none was given. */
+        reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
+        /** @description EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd). */
+        cancel_channel: 'API' | 'EMBED';
+        comment: string | null;
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        requestedAt: string;
       } | null;
       /**
        * Format: date-time
@@ -4529,9 +4790,9 @@ export interface components {
        * @description ISO 8601 with a time zone (Z or ±hh:mm). Decides the billing period. At most 5 minutes in the future and 35 days in the past.
        */
       occurredAt: string;
-      /** @description Free-form properties: up to 50 keys of at most 40 characters; values are strings (at most 500 characters), numbers, booleans or null. */
+      /** @description Free-form properties: any JSON object. Bounds, each refused with 400 INVALID_METADATA naming the path (events[3].metadata.request.headers): objects and arrays at most 5 levels deep (metadata itself is the first); at most 50 keys per object, of at most 40 characters; at most 50 items per array; strings of at most 500 characters; finite numbers; at most 256 values in all (an object or an array counts as one) and 32,768 characters of keys and strings in all. Reports (groupBy, filterBy) and rating dimensions address a nested value by a dotted path such as request.method: each segment an object key of [A-Za-z0-9_-]; a key with another character, such as a dot, and array items cannot be addressed. */
       metadata?: {
-        [key: string]: string | number | boolean | null;
+        [key: string]: unknown;
       };
       /** @description Your id for this event: an event with an id seen in the last 24 hours is a duplicate and is skipped, so retries are safe without X-Idempotency-Key. */
       eventId?: string;
@@ -4750,7 +5011,10 @@ export interface components {
       object: 'webhook_log_entry';
       /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
       environment: 'test' | 'live';
+      /** @description The webhook source (wsrc_…) the request was sent to. */
       sourceId: string;
+      /** @description The source's displayName when the request arrived, kept as it was: renaming the source changes later entries only (webhook.rejected records the same name). Entries from before names were kept show the name the source had at the upgrade. */
+      sourceDisplayName: string;
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -4802,7 +5066,10 @@ export interface components {
       object: 'webhook_log_entry';
       /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
       environment: 'test' | 'live';
+      /** @description The webhook source (wsrc_…) the request was sent to. */
       sourceId: string;
+      /** @description The source's displayName when the request arrived, kept as it was: renaming the source changes later entries only (webhook.rejected records the same name). Entries from before names were kept show the name the source had at the upgrade. */
+      sourceDisplayName: string;
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -4945,6 +5212,7 @@ export interface components {
       /** @description Decided by the key: sk_test_ keys see test data only, sk_live_ keys live data only. */
       environment: 'test' | 'live';
       provider: 'payment' | 'messaging' | 'email' | 'code_hosting' | 'chat' | 'custom';
+      /** @description Label in the ingestion log and audit trail (their sourceDisplayName, as it was when each was written). */
       displayName: string;
       /** @description The billable metric (mtr_…) that receives the extracted quantity. */
       metricId: string;
@@ -5051,8 +5319,12 @@ export interface components {
       offeringName: string | null;
       /** @description inv_…: the IMMEDIATE change’s invoice (finalized), or the last usage invoice of an immediate cancellation. */
       invoiceId: string | null;
+      /** @description The invoice’s number, as printed on it (e.g. INV-2026-000123): what a buyer knows it by. null when there is no invoice, or while it is a draft (an immediate cancellation’s last usage invoice, numbered when finalized). */
+      invoiceNumber: string | null;
       /** @description cn_…: IMMEDIATE downgrade or cancellation, when anything paid is unused. */
       creditNoteId: string | null;
+      /** @description The credit note’s number, as printed on it (e.g. CN-2026-000007); null when there is none. */
+      creditNoteNumber: string | null;
       creditNoteAmount: string | null;
       scheduledAt: string | null;
       effectiveAt: string | null;
@@ -5174,7 +5446,7 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
-    /** @description Missing, unknown, revoked or expired credential. */
+    /** @description Missing, unknown, revoked or expired credential (UNAUTHENTICATED); a widget session that has expired or was revoked: SESSION_EXPIRED. */
     Unauthorized: {
       headers: {
         [name: string]: unknown;
@@ -5699,6 +5971,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
         id: string;
       };
       cookie?: never;
@@ -5741,6 +6014,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
         id: string;
       };
       cookie?: never;
@@ -6050,6 +6324,11 @@ export interface operations {
            *           "displayName": "Acme Inc.",
            *           "description": "Pro plan",
            *           "unit": "unit",
+           *           "dimensionPaths": {
+           *             "executionStatus": "executionStatus",
+           *             "tool": "tool",
+           *             "endpoint": "endpoint"
+           *           },
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T00:00:00.000Z"
            *         }
@@ -6084,7 +6363,12 @@ export interface operations {
          *       "name": "USD",
          *       "displayName": "Acme Inc.",
          *       "description": "Pro plan",
-         *       "unit": "unit"
+         *       "unit": "unit",
+         *       "dimensionPaths": {
+         *         "executionStatus": "USD",
+         *         "tool": "USD",
+         *         "endpoint": "USD"
+         *       }
          *     }
          */
         'application/json': {
@@ -6093,6 +6377,15 @@ export interface operations {
           displayName?: string;
           description?: string;
           unit?: string;
+          /** @description Where rating reads each dimension in the metadata of this metric’s events: a dotted path to a string value (anything else counts as absent). Fixed once the metric is created: hourly usage is summed by these values as it arrives. A dimension left out keeps its default. */
+          dimensionPaths?: {
+            /** @description The dotted path of metadata holding the execution status that OUTCOME_BASED weights price by (default executionStatus): 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots, such as call.executionStatus. */
+            executionStatus?: string;
+            /** @description The dotted path of metadata holding the tool that tool multipliers price by (default tool): 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots, such as call.tool. */
+            tool?: string;
+            /** @description The dotted path of metadata holding the endpoint that endpoint multipliers price by (default endpoint): 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots, such as call.endpoint. */
+            endpoint?: string;
+          };
         };
       };
     };
@@ -6112,6 +6405,11 @@ export interface operations {
            *       "displayName": "Acme Inc.",
            *       "description": "Pro plan",
            *       "unit": "unit",
+           *       "dimensionPaths": {
+           *         "executionStatus": "executionStatus",
+           *         "tool": "tool",
+           *         "endpoint": "endpoint"
+           *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -6154,6 +6452,11 @@ export interface operations {
            *       "displayName": "Acme Inc.",
            *       "description": "Pro plan",
            *       "unit": "unit",
+           *       "dimensionPaths": {
+           *         "executionStatus": "executionStatus",
+           *         "tool": "tool",
+           *         "endpoint": "endpoint"
+           *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -6210,6 +6513,11 @@ export interface operations {
            *       "displayName": "Acme Inc.",
            *       "description": "Pro plan",
            *       "unit": "unit",
+           *       "dimensionPaths": {
+           *         "executionStatus": "executionStatus",
+           *         "tool": "tool",
+           *         "endpoint": "endpoint"
+           *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -6234,6 +6542,7 @@ export interface operations {
         startingAfter?: string;
         /** @description Cursor: the id of the first item of the next page, to page back. */
         endingBefore?: string;
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). */
         customerId?: string;
         productId?: string;
         status?: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'CANCELLED';
@@ -6290,7 +6599,14 @@ export interface operations {
            *             "offeringId": "offeringId",
            *             "requestedAt": "2026-11-01T00:00:00.000Z",
            *             "kind": "UPGRADE",
-           *             "channel": "API"
+           *             "channel": "API",
+           *             "usageLimits": [
+           *               {
+           *                 "metricName": "metricName",
+           *                 "limit": 1,
+           *                 "enforcement": "BLOCK"
+           *               }
+           *             ]
            *           },
            *           "testClockId": "testClockId",
            *           "priceVersionId": "priceVersionId",
@@ -6301,6 +6617,12 @@ export interface operations {
            *             "periodsLeft": 1,
            *             "source": "retention_offer",
            *             "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *           },
+           *           "cancellationDetails": {
+           *             "reason": "TOO_EXPENSIVE",
+           *             "cancel_channel": "API",
+           *             "comment": "comment",
+           *             "requestedAt": "2026-11-01T00:00:00.000Z"
            *           },
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T00:00:00.000Z"
@@ -6356,6 +6678,7 @@ export interface operations {
          *     }
          */
         'application/json': {
+          /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). The subscription names it by its cus_ id. */
           customerId: string;
           /** @description off_…: subscribe to an offering; productId, billingPeriod and currency then come from it (send them only if they agree). */
           offeringId?: string;
@@ -6373,13 +6696,14 @@ export interface operations {
           };
           /** @description ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused. */
           currency?: string;
-          /** @description Per-period limits; quotaRemaining in entitlement checks is the smallest remainder among them. */
+          /** @description The subscription's own per-period limits, at most one per metric (any metric of the environment). Each replaces the default its offering's rate plans give that metric; {metricName, limit: null} removes that default. A plan change drops them unless the change sends its own. What applies: GET …/subscriptions/{id}/usage-limits. */
           usageLimits?: {
+            /** @description The metric, exactly as usage events name it. */
             metricName: string;
-            /** @description Units per billing period. */
-            limit: number;
-            /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
-            enforcement: 'BLOCK' | 'ALERT';
+            /** @description Units per billing period; null: no limit on this metric, whatever the rate plan says. */
+            limit: number | null;
+            /** @description Required with a limit, left out with null. BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+            enforcement?: 'BLOCK' | 'ALERT';
           }[];
           /** @description null: no budget (unlimited). */
           spendBudget?: {
@@ -6439,7 +6763,14 @@ export interface operations {
            *         "offeringId": "offeringId",
            *         "requestedAt": "2026-11-01T00:00:00.000Z",
            *         "kind": "UPGRADE",
-           *         "channel": "API"
+           *         "channel": "API",
+           *         "usageLimits": [
+           *           {
+           *             "metricName": "metricName",
+           *             "limit": 1,
+           *             "enforcement": "BLOCK"
+           *           }
+           *         ]
            *       },
            *       "testClockId": "testClockId",
            *       "priceVersionId": "priceVersionId",
@@ -6450,6 +6781,12 @@ export interface operations {
            *         "periodsLeft": 1,
            *         "source": "retention_offer",
            *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "cancellationDetails": {
+           *         "reason": "TOO_EXPENSIVE",
+           *         "cancel_channel": "API",
+           *         "comment": "comment",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
@@ -6521,7 +6858,14 @@ export interface operations {
            *         "offeringId": "offeringId",
            *         "requestedAt": "2026-11-01T00:00:00.000Z",
            *         "kind": "UPGRADE",
-           *         "channel": "API"
+           *         "channel": "API",
+           *         "usageLimits": [
+           *           {
+           *             "metricName": "metricName",
+           *             "limit": 1,
+           *             "enforcement": "BLOCK"
+           *           }
+           *         ]
            *       },
            *       "testClockId": "testClockId",
            *       "priceVersionId": "priceVersionId",
@@ -6532,6 +6876,12 @@ export interface operations {
            *         "periodsLeft": 1,
            *         "source": "retention_offer",
            *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "cancellationDetails": {
+           *         "reason": "TOO_EXPENSIVE",
+           *         "cancel_channel": "API",
+           *         "comment": "comment",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
@@ -6589,13 +6939,14 @@ export interface operations {
           priceVersionPinned?: boolean;
           /** @description ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused. */
           currency?: string;
-          /** @description Per-period limits; quotaRemaining in entitlement checks is the smallest remainder among them. */
+          /** @description The subscription's own per-period limits, at most one per metric (any metric of the environment). Each replaces the default its offering's rate plans give that metric; {metricName, limit: null} removes that default. A plan change drops them unless the change sends its own. What applies: GET …/subscriptions/{id}/usage-limits. */
           usageLimits?: {
+            /** @description The metric, exactly as usage events name it. */
             metricName: string;
-            /** @description Units per billing period. */
-            limit: number;
-            /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
-            enforcement: 'BLOCK' | 'ALERT';
+            /** @description Units per billing period; null: no limit on this metric, whatever the rate plan says. */
+            limit: number | null;
+            /** @description Required with a limit, left out with null. BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+            enforcement?: 'BLOCK' | 'ALERT';
           }[];
           /** @description null: no budget (unlimited). */
           spendBudget?: {
@@ -6655,7 +7006,14 @@ export interface operations {
            *         "offeringId": "offeringId",
            *         "requestedAt": "2026-11-01T00:00:00.000Z",
            *         "kind": "UPGRADE",
-           *         "channel": "API"
+           *         "channel": "API",
+           *         "usageLimits": [
+           *           {
+           *             "metricName": "metricName",
+           *             "limit": 1,
+           *             "enforcement": "BLOCK"
+           *           }
+           *         ]
            *       },
            *       "testClockId": "testClockId",
            *       "priceVersionId": "priceVersionId",
@@ -6666,6 +7024,12 @@ export interface operations {
            *         "periodsLeft": 1,
            *         "source": "retention_offer",
            *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "cancellationDetails": {
+           *         "reason": "TOO_EXPENSIVE",
+           *         "cancel_channel": "API",
+           *         "comment": "comment",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
@@ -6679,6 +7043,50 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listSubscriptionUsageLimits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "usage_limit",
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK",
+           *           "source": "SUBSCRIPTION",
+           *           "ratePlanId": "ratePlanId"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['EffectiveUsageLimitList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };
@@ -6830,7 +7238,14 @@ export interface operations {
          * @example {
          *       "offeringId": "off_01jd3m5x7c0000000000000000",
          *       "applyAt": "IMMEDIATE",
-         *       "expectedVersion": 1
+         *       "expectedVersion": 1,
+         *       "usageLimits": [
+         *         {
+         *           "metricName": "metricName",
+         *           "limit": 1,
+         *           "enforcement": "BLOCK"
+         *         }
+         *       ]
          *     }
          */
         'application/json': {
@@ -6840,6 +7255,15 @@ export interface operations {
           applyAt?: 'IMMEDIATE' | 'PERIOD_END';
           /** @description The subscription's version from the preview (subscriptionVersion): if it changed since, 409 SUBSCRIPTION_CHANGED instead of a change. */
           expectedVersion?: number;
+          /** @description The subscription's own limits on the new offering (as PATCH …/subscriptions/{id} takes them), replacing its usageLimits when the change takes effect (IMMEDIATE: now; PERIOD_END: at the renewal). Left out: none, so the new offering's rate plan defaults apply as they are; the old overrides never carry over. */
+          usageLimits?: {
+            /** @description The metric, exactly as usage events name it. */
+            metricName: string;
+            /** @description Units per billing period; null: no limit on this metric, whatever the rate plan says. */
+            limit: number | null;
+            /** @description Required with a limit, left out with null. BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+            enforcement?: 'BLOCK' | 'ALERT';
+          }[];
         };
       };
     };
@@ -6861,7 +7285,9 @@ export interface operations {
            *       "offeringId": "offeringId",
            *       "offeringName": "offeringName",
            *       "invoiceId": "invoiceId",
+           *       "invoiceNumber": "invoiceNumber",
            *       "creditNoteId": "creditNoteId",
+           *       "creditNoteNumber": "creditNoteNumber",
            *       "creditNoteAmount": "creditNoteAmount",
            *       "scheduledAt": "2026-11-01T00:00:00.000Z",
            *       "effectiveAt": "2026-11-01T00:00:00.000Z",
@@ -6901,7 +7327,14 @@ export interface operations {
            *           "offeringId": "offeringId",
            *           "requestedAt": "2026-11-01T00:00:00.000Z",
            *           "kind": "UPGRADE",
-           *           "channel": "API"
+           *           "channel": "API",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "metricName",
+           *               "limit": 1,
+           *               "enforcement": "BLOCK"
+           *             }
+           *           ]
            *         },
            *         "testClockId": "testClockId",
            *         "priceVersionId": "priceVersionId",
@@ -6912,6 +7345,12 @@ export interface operations {
            *           "periodsLeft": 1,
            *           "source": "retention_offer",
            *           "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *         },
+           *         "cancellationDetails": {
+           *           "reason": "TOO_EXPENSIVE",
+           *           "cancel_channel": "API",
+           *           "comment": "comment",
+           *           "requestedAt": "2026-11-01T00:00:00.000Z"
            *         },
            *         "createdAt": "2026-11-01T00:00:00.000Z",
            *         "updatedAt": "2026-11-01T00:00:00.000Z"
@@ -6959,7 +7398,7 @@ export interface operations {
           applyAt?: 'IMMEDIATE' | 'PERIOD_END';
           /** @description The subscription's version from the preview (subscriptionVersion): if it changed since, 409 SUBSCRIPTION_CHANGED instead of a change. */
           expectedVersion?: number;
-          /** @description The buyer's own words; kept in the audit event. */
+          /** @description Free text, e.g. the buyer's own words; kept on the subscription (cancellationDetails.comment) and in the audit event. */
           comment?: string;
         };
       };
@@ -6973,58 +7412,88 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "id": "sub_01jd3m5x7c0000000000000000",
-           *       "object": "subscription",
-           *       "environment": "test",
-           *       "customerId": "customerId",
-           *       "productId": "productId",
+           *       "object": "subscription_change",
+           *       "subscriptionId": "subscriptionId",
+           *       "action": "UPGRADE",
+           *       "applyAt": "IMMEDIATE",
+           *       "channel": "API",
+           *       "status": "status",
            *       "offeringId": "offeringId",
-           *       "trialEndsAt": "2026-11-01T00:00:00.000Z",
-           *       "status": "ACTIVE",
-           *       "billingPeriod": "MONTHLY",
-           *       "currentPeriodStart": "2026-11-01T00:00:00.000Z",
-           *       "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
-           *       "version": 1,
-           *       "startedAt": "2026-11-01T00:00:00.000Z",
-           *       "cancelledAt": "2026-11-01T00:00:00.000Z",
-           *       "metadata": {},
-           *       "currency": "USD",
-           *       "usageLimits": [
-           *         {
-           *           "metricName": "metricName",
-           *           "limit": 1,
-           *           "enforcement": "BLOCK"
-           *         }
-           *       ],
-           *       "spendBudget": {
-           *         "amount": "10.00",
-           *         "enforcement": "BLOCK"
-           *       },
-           *       "unitPrices": {},
-           *       "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
-           *       "periodAlignment": "anniversary",
-           *       "cancelAtPeriodEnd": true,
-           *       "scheduledChange": {
+           *       "offeringName": "offeringName",
+           *       "invoiceId": "invoiceId",
+           *       "invoiceNumber": "invoiceNumber",
+           *       "creditNoteId": "creditNoteId",
+           *       "creditNoteNumber": "creditNoteNumber",
+           *       "creditNoteAmount": "creditNoteAmount",
+           *       "scheduledAt": "2026-11-01T00:00:00.000Z",
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "subscription": {
+           *         "id": "sub_01jd3m5x7c0000000000000000",
+           *         "object": "subscription",
+           *         "environment": "test",
+           *         "customerId": "customerId",
+           *         "productId": "productId",
            *         "offeringId": "offeringId",
-           *         "requestedAt": "2026-11-01T00:00:00.000Z",
-           *         "kind": "UPGRADE",
-           *         "channel": "API"
-           *       },
-           *       "testClockId": "testClockId",
-           *       "priceVersionId": "priceVersionId",
-           *       "priceVersionPinned": true,
-           *       "discount": {
-           *         "percentOff": "percentOff",
-           *         "periods": 1,
-           *         "periodsLeft": 1,
-           *         "source": "retention_offer",
-           *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
-           *       },
-           *       "createdAt": "2026-11-01T00:00:00.000Z",
-           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         "trialEndsAt": "2026-11-01T00:00:00.000Z",
+           *         "status": "ACTIVE",
+           *         "billingPeriod": "MONTHLY",
+           *         "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+           *         "currentPeriodEnd": "2026-11-01T00:00:00.000Z",
+           *         "version": 1,
+           *         "startedAt": "2026-11-01T00:00:00.000Z",
+           *         "cancelledAt": "2026-11-01T00:00:00.000Z",
+           *         "metadata": {},
+           *         "currency": "USD",
+           *         "usageLimits": [
+           *           {
+           *             "metricName": "metricName",
+           *             "limit": 1,
+           *             "enforcement": "BLOCK"
+           *           }
+           *         ],
+           *         "spendBudget": {
+           *           "amount": "10.00",
+           *           "enforcement": "BLOCK"
+           *         },
+           *         "unitPrices": {},
+           *         "billingCycleAnchor": "2026-11-01T00:00:00.000Z",
+           *         "periodAlignment": "anniversary",
+           *         "cancelAtPeriodEnd": true,
+           *         "scheduledChange": {
+           *           "offeringId": "offeringId",
+           *           "requestedAt": "2026-11-01T00:00:00.000Z",
+           *           "kind": "UPGRADE",
+           *           "channel": "API",
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "metricName",
+           *               "limit": 1,
+           *               "enforcement": "BLOCK"
+           *             }
+           *           ]
+           *         },
+           *         "testClockId": "testClockId",
+           *         "priceVersionId": "priceVersionId",
+           *         "priceVersionPinned": true,
+           *         "discount": {
+           *           "percentOff": "percentOff",
+           *           "periods": 1,
+           *           "periodsLeft": 1,
+           *           "source": "retention_offer",
+           *           "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *         },
+           *         "cancellationDetails": {
+           *           "reason": "TOO_EXPENSIVE",
+           *           "cancel_channel": "API",
+           *           "comment": "comment",
+           *           "requestedAt": "2026-11-01T00:00:00.000Z"
+           *         },
+           *         "createdAt": "2026-11-01T00:00:00.000Z",
+           *         "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       }
            *     }
            */
-          'application/json': components['schemas']['Subscription'];
+          'application/json': components['schemas']['ChangeResult'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -7090,7 +7559,14 @@ export interface operations {
            *         "offeringId": "offeringId",
            *         "requestedAt": "2026-11-01T00:00:00.000Z",
            *         "kind": "UPGRADE",
-           *         "channel": "API"
+           *         "channel": "API",
+           *         "usageLimits": [
+           *           {
+           *             "metricName": "metricName",
+           *             "limit": 1,
+           *             "enforcement": "BLOCK"
+           *           }
+           *         ]
            *       },
            *       "testClockId": "testClockId",
            *       "priceVersionId": "priceVersionId",
@@ -7101,6 +7577,12 @@ export interface operations {
            *         "periodsLeft": 1,
            *         "source": "retention_offer",
            *         "acceptanceId": "roa_01jd3m5x7c0000000000000000"
+           *       },
+           *       "cancellationDetails": {
+           *         "reason": "TOO_EXPENSIVE",
+           *         "cancel_channel": "API",
+           *         "comment": "comment",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
@@ -7414,7 +7896,9 @@ export interface operations {
            *       "offeringId": "offeringId",
            *       "offeringName": "offeringName",
            *       "invoiceId": "invoiceId",
+           *       "invoiceNumber": "invoiceNumber",
            *       "creditNoteId": "creditNoteId",
+           *       "creditNoteNumber": "creditNoteNumber",
            *       "creditNoteAmount": "creditNoteAmount",
            *       "scheduledAt": "2026-11-01T00:00:00.000Z",
            *       "effectiveAt": "2026-11-01T00:00:00.000Z",
@@ -7479,7 +7963,7 @@ export interface operations {
           applyAt?: 'IMMEDIATE' | 'PERIOD_END';
           /** @description The subscription's version from the preview (subscriptionVersion): if it changed since, 409 SUBSCRIPTION_CHANGED instead of a change. */
           expectedVersion?: number;
-          /** @description The buyer's own words; kept in the audit event. */
+          /** @description Free text, e.g. the buyer's own words; kept on the subscription (cancellationDetails.comment) and in the audit event. */
           comment?: string;
         };
       };
@@ -7502,7 +7986,9 @@ export interface operations {
            *       "offeringId": "offeringId",
            *       "offeringName": "offeringName",
            *       "invoiceId": "invoiceId",
+           *       "invoiceNumber": "invoiceNumber",
            *       "creditNoteId": "creditNoteId",
+           *       "creditNoteNumber": "creditNoteNumber",
            *       "creditNoteAmount": "creditNoteAmount",
            *       "scheduledAt": "2026-11-01T00:00:00.000Z",
            *       "effectiveAt": "2026-11-01T00:00:00.000Z",
@@ -7861,7 +8347,7 @@ export interface operations {
         kind?: 'WORKSPACE' | 'PRODUCT';
         status?: 'ACTIVE' | 'ROTATED' | 'REVOKED';
         subscriptionId?: string;
-        /** @description cus_…: one customer's product keys (the console's customer page). */
+        /** @description One customer's product keys (the console's customer page): its cus_ id or the externalId you gave it (an id match wins). */
         customerId?: string;
       };
       header?: never;
@@ -9225,7 +9711,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "customerId": "cus_01jd3m5x7c0000000000000000",
+         *       "customerId": "customerId",
          *       "expiresInSeconds": 3600,
          *       "returnUrl": "https://example.com/webhooks/tollgate",
          *       "theme": {
@@ -9236,7 +9722,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description cus_…: the one customer whose keys, usage, invoices and subscriptions the hub shows. */
+          /** @description The one customer whose keys, usage, invoices and subscriptions the hub shows: its cus_ id, or the externalId you gave it (as in usage events; an id match wins). The session names it by its cus_ id. */
           customerId: string;
           /**
            * @description Lifetime in seconds, 300 to 86,400 (default 3,600), in real time, counted from now (not from the opening of the link).
@@ -9270,7 +9756,7 @@ export interface operations {
            *         "logoUrl": "https://shop.example.com/logo.svg",
            *         "title": "Acme developers"
            *       },
-           *       "customerId": "customerId",
+           *       "customerId": "cus_01jd3m5x7c0000000000000000",
            *       "openedAt": "2026-11-01T00:00:00.000Z",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "revokedAt": "2026-11-01T00:00:00.000Z",
@@ -9318,7 +9804,7 @@ export interface operations {
            *         "logoUrl": "https://shop.example.com/logo.svg",
            *         "title": "Acme developers"
            *       },
-           *       "customerId": "customerId",
+           *       "customerId": "cus_01jd3m5x7c0000000000000000",
            *       "openedAt": "2026-11-01T00:00:00.000Z",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "revokedAt": "2026-11-01T00:00:00.000Z"
@@ -9459,7 +9945,7 @@ export interface operations {
            *         "logoUrl": "https://shop.example.com/logo.svg",
            *         "title": "Acme developers"
            *       },
-           *       "customerId": "customerId",
+           *       "customerId": "cus_01jd3m5x7c0000000000000000",
            *       "openedAt": "2026-11-01T00:00:00.000Z",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "revokedAt": "2026-11-01T00:00:00.000Z"
@@ -9785,7 +10271,14 @@ export interface operations {
            *             "offeringId": "offeringId",
            *             "requestedAt": "2026-11-01T00:00:00.000Z",
            *             "kind": "UPGRADE",
-           *             "channel": "API"
+           *             "channel": "API",
+           *             "usageLimits": [
+           *               {
+           *                 "metricName": "metricName",
+           *                 "limit": 1,
+           *                 "enforcement": "BLOCK"
+           *               }
+           *             ]
            *           },
            *           "testClockId": "testClockId",
            *           "priceVersionId": "priceVersionId",
@@ -9797,14 +10290,26 @@ export interface operations {
            *             "source": "retention_offer",
            *             "acceptanceId": "roa_01jd3m5x7c0000000000000000"
            *           },
+           *           "cancellationDetails": {
+           *             "reason": "TOO_EXPENSIVE",
+           *             "cancel_channel": "API",
+           *             "comment": "comment",
+           *             "requestedAt": "2026-11-01T00:00:00.000Z"
+           *           },
            *           "createdAt": "2026-11-01T00:00:00.000Z",
-           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *           "updatedAt": "2026-11-01T00:00:00.000Z",
+           *           "productName": "productName",
+           *           "plan": {
+           *             "offeringId": "off_01jd3m5x7c0000000000000000",
+           *             "name": "Acme Inc.",
+           *             "priceText": "priceText"
+           *           }
            *         }
            *       ],
            *       "hasMore": true
            *     }
            */
-          'application/json': components['schemas']['SubscriptionList'];
+          'application/json': components['schemas']['HubSubscriptionList'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -10027,8 +10532,12 @@ export interface operations {
         from?: string;
         /** @description Exclusive; default: the end of the month of from. */
         to?: string;
-        /** @description A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page. */
+        /** @description A dotted path into metadata, such as request.method: 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots (a key with another character, and array items, cannot be addressed). Each row is split by the value there as text (true, 12.5); events without one, or with an object, an array or null there, group under null. Reads the events of the months on the page. */
         groupBy?: string;
+        /** @description A dotted path into metadata, such as request.method: 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots (a key with another character, and array items, cannot be addressed). With filterValue: only events whose value there, as text (as groupBy shows it), equals filterValue are counted. Reads the events of the months on the page. */
+        filterBy?: string;
+        /** @description The value filterBy must have, as text: GET, true, 12.5. Required with filterBy. */
+        filterValue?: string;
         limit?: number;
         /** @description The id of the last row of the previous page. */
         startingAfter?: string;
@@ -10095,6 +10604,12 @@ export interface operations {
            *         {
            *           "object": "quota",
            *           "productId": "productId",
+           *           "productName": "productName",
+           *           "plan": {
+           *             "offeringId": "off_01jd3m5x7c0000000000000000",
+           *             "name": "Acme Inc.",
+           *             "priceText": "priceText"
+           *           },
            *           "allowed": true,
            *           "quotaRemaining": 1,
            *           "budgetRemaining": 1,
@@ -10110,9 +10625,15 @@ export interface operations {
            *               "metricName": "metricName",
            *               "limit": 1,
            *               "enforcement": "BLOCK",
-           *               "used": 1
+           *               "used": 1,
+           *               "source": "SUBSCRIPTION",
+           *               "label": "label"
            *             }
-           *           ]
+           *           ],
+           *           "quotaMetric": {
+           *             "name": "Acme Inc.",
+           *             "label": "label"
+           *           }
            *         }
            *       ],
            *       "hasMore": true
@@ -10355,8 +10876,12 @@ export interface operations {
         from?: string;
         /** @description Exclusive; default: the end of the month of from. */
         to?: string;
-        /** @description A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page. */
+        /** @description A dotted path into metadata, such as request.method: 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots (a key with another character, and array items, cannot be addressed). Each row is split by the value there as text (true, 12.5); events without one, or with an object, an array or null there, group under null. Reads the events of the months on the page. */
         groupBy?: string;
+        /** @description A dotted path into metadata, such as request.method: 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots (a key with another character, and array items, cannot be addressed). With filterValue: only events whose value there, as text (as groupBy shows it), equals filterValue are counted. Reads the events of the months on the page. */
+        filterBy?: string;
+        /** @description The value filterBy must have, as text: GET, true, 12.5. Required with filterBy. */
+        filterValue?: string;
         limit?: number;
         /** @description The id of the last row of the previous page. */
         startingAfter?: string;
@@ -10785,7 +11310,8 @@ export interface operations {
            *           "metricName": "metricName",
            *           "limit": 1,
            *           "enforcement": "BLOCK",
-           *           "used": 1
+           *           "used": 1,
+           *           "source": "SUBSCRIPTION"
            *         }
            *       ]
            *     }
@@ -10857,6 +11383,13 @@ export interface operations {
            *               "endpointMultipliers": {}
            *             }
            *           ],
+           *           "usageLimits": [
+           *             {
+           *               "metricName": "metricName",
+           *               "limit": 1,
+           *               "enforcement": "BLOCK"
+           *             }
+           *           ],
            *           "metadata": {},
            *           "version": 1,
            *           "createdAt": "2026-11-01T00:00:00.000Z",
@@ -10916,6 +11449,13 @@ export interface operations {
          *           "endpointMultipliers": {}
          *         }
          *       ],
+         *       "usageLimits": [
+         *         {
+         *           "metricName": "metricName",
+         *           "limit": 1,
+         *           "enforcement": "BLOCK"
+         *         }
+         *       ],
          *       "metadata": {}
          *     }
          */
@@ -10949,6 +11489,15 @@ export interface operations {
             endpointMultipliers?: {
               [key: string]: string;
             } | null;
+          }[];
+          /** @description Default limits of its subscribers, at most one per unit of the plan (metricName as in metrics). BLOCK refuses entitlement checks once used up; ALERT allows and is listed in the check’s limits (the usage.limit_alert audit event and webhook come from a subscription’s own ALERT limits only). Changes apply at every subscriber’s next check, mid-period included: limits are not prices. Default []. */
+          usageLimits?: {
+            /** @description The metric, exactly as usage events name it. */
+            metricName: string;
+            /** @description Units per billing period. */
+            limit: number;
+            /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+            enforcement: 'BLOCK' | 'ALERT';
           }[];
           /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
           metadata?: {
@@ -10992,6 +11541,13 @@ export interface operations {
            *           "outcomeWeights": {},
            *           "toolMultipliers": {},
            *           "endpointMultipliers": {}
+           *         }
+           *       ],
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
            *         }
            *       ],
            *       "metadata": {},
@@ -11058,6 +11614,13 @@ export interface operations {
            *           "endpointMultipliers": {}
            *         }
            *       ],
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
+           *         }
+           *       ],
            *       "metadata": {},
            *       "version": 1,
            *       "createdAt": "2026-11-01T00:00:00.000Z",
@@ -11112,6 +11675,13 @@ export interface operations {
          *           "endpointMultipliers": {}
          *         }
          *       ],
+         *       "usageLimits": [
+         *         {
+         *           "metricName": "metricName",
+         *           "limit": 1,
+         *           "enforcement": "BLOCK"
+         *         }
+         *       ],
          *       "metadata": {}
          *     }
          */
@@ -11141,6 +11711,15 @@ export interface operations {
             endpointMultipliers?: {
               [key: string]: string;
             } | null;
+          }[];
+          /** @description Default limits of its subscribers, at most one per unit of the plan (metricName as in metrics). BLOCK refuses entitlement checks once used up; ALERT allows and is listed in the check’s limits (the usage.limit_alert audit event and webhook come from a subscription’s own ALERT limits only). Changes apply at every subscriber’s next check, mid-period included: limits are not prices. Default []. */
+          usageLimits?: {
+            /** @description The metric, exactly as usage events name it. */
+            metricName: string;
+            /** @description Units per billing period. */
+            limit: number;
+            /** @description BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed. */
+            enforcement: 'BLOCK' | 'ALERT';
           }[];
           /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
           metadata?: {
@@ -11184,6 +11763,13 @@ export interface operations {
            *           "outcomeWeights": {},
            *           "toolMultipliers": {},
            *           "endpointMultipliers": {}
+           *         }
+           *       ],
+           *       "usageLimits": [
+           *         {
+           *           "metricName": "metricName",
+           *           "limit": 1,
+           *           "enforcement": "BLOCK"
            *         }
            *       ],
            *       "metadata": {},
@@ -12393,6 +12979,7 @@ export interface operations {
         startingAfter?: string;
         /** @description Cursor: the id of the first item of the next page, to page back. */
         endingBefore?: string;
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). */
         customerId?: string;
         subscriptionId?: string;
         status?: 'draft' | 'finalized' | 'paid' | 'void' | 'uncollectible';
@@ -12493,6 +13080,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
         id: string;
       };
       cookie?: never;
@@ -12952,6 +13540,7 @@ export interface operations {
         /** @description Cursor: the id of the first item of the next page, to page back. */
         endingBefore?: string;
         invoiceId?: string;
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). */
         customerId?: string;
       };
       header?: never;
@@ -13666,7 +14255,7 @@ export interface operations {
          */
         'application/json': {
           provider: 'payment' | 'messaging' | 'email' | 'code_hosting' | 'chat' | 'custom';
-          /** @description Label in the ingestion log and audit trail. */
+          /** @description Label in the ingestion log and audit trail: each log entry and webhook.rejected event keeps the name of its time (sourceDisplayName). */
           displayName: string;
           /** @description mtr_… id of the billable metric; or give metricName. */
           metricId?: string;
@@ -13898,7 +14487,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description Label in the ingestion log and audit trail. */
+          /** @description Label in the ingestion log and audit trail: each log entry and webhook.rejected event keeps the name of its time (sourceDisplayName). */
           displayName?: string;
           /** @description mtr_… id of the billable metric; or give metricName. */
           metricId?: string;
@@ -14027,7 +14616,8 @@ export interface operations {
            *           "id": "whl_01jd3m5x7c0000000000000000",
            *           "object": "webhook_log_entry",
            *           "environment": "test",
-           *           "sourceId": "sourceId",
+           *           "sourceId": "wsrc_01jd3m5x7c0000000000000000",
+           *           "sourceDisplayName": "sourceDisplayName",
            *           "receivedAt": "2026-11-01T00:00:00.000Z",
            *           "status": "accepted",
            *           "verification": "passed",
@@ -14093,7 +14683,8 @@ export interface operations {
            *       "id": "whl_01jd3m5x7c0000000000000000",
            *       "object": "webhook_log_entry",
            *       "environment": "test",
-           *       "sourceId": "sourceId",
+           *       "sourceId": "wsrc_01jd3m5x7c0000000000000000",
+           *       "sourceDisplayName": "sourceDisplayName",
            *       "receivedAt": "2026-11-01T00:00:00.000Z",
            *       "status": "accepted",
            *       "verification": "passed",
@@ -14159,7 +14750,8 @@ export interface operations {
            *       "id": "whl_01jd3m5x7c0000000000000000",
            *       "object": "webhook_log_entry",
            *       "environment": "test",
-           *       "sourceId": "sourceId",
+           *       "sourceId": "wsrc_01jd3m5x7c0000000000000000",
+           *       "sourceDisplayName": "sourceDisplayName",
            *       "receivedAt": "2026-11-01T00:00:00.000Z",
            *       "status": "accepted",
            *       "verification": "passed",
@@ -15268,6 +15860,32 @@ export interface operations {
           };
         };
       };
+      /** @description Over the rate limit (RATE_LIMITED) or the live stream caps (TOO_MANY_STREAMS): wait Retry-After seconds, then connect again. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": false,
+           *       "errors": [
+           *         {
+           *           "code": "code",
+           *           "message": "message",
+           *           "field": "field",
+           *           "index": 1
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            success: false;
+            errors: components['schemas']['ErrorDetail'][];
+          };
+        };
+      };
     };
   };
   listAuditEvents: {
@@ -15641,6 +16259,7 @@ export interface operations {
          *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-10-01T09:30:00.000Z"
          *         }
@@ -15765,6 +16384,7 @@ export interface operations {
          *           "priceVersionId": "pv_01jd3m5y2q0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -15944,6 +16564,7 @@ export interface operations {
          *           "priceVersionId": "pv_01jd3m5y2q0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -16123,6 +16744,7 @@ export interface operations {
          *           "priceVersionId": "pv_01jd3m5y2q0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -16299,12 +16921,14 @@ export interface operations {
          *           "cancelAtPeriodEnd": false,
          *           "scheduledChange": {
          *             "offeringId": "off_01jd3m5y2q0000000000000001",
-         *             "requestedAt": "2026-11-23T12:00:00.000Z"
+         *             "requestedAt": "2026-11-23T12:00:00.000Z",
+         *             "usageLimits": []
          *           },
          *           "testClockId": null,
          *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -16471,6 +17095,7 @@ export interface operations {
          *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -16478,7 +17103,8 @@ export interface operations {
          *           "status": "ACTIVE_PENDING_CHANGE",
          *           "scheduledChange": {
          *             "offeringId": "off_01jd3m5y2q0000000000000001",
-         *             "requestedAt": "2026-11-23T12:00:00.000Z"
+         *             "requestedAt": "2026-11-23T12:00:00.000Z",
+         *             "usageLimits": []
          *           }
          *         },
          *         "details": {
@@ -16624,12 +17250,19 @@ export interface operations {
          *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": {
+         *             "reason": "TOO_EXPENSIVE",
+         *             "cancel_channel": "API",
+         *             "comment": null,
+         *             "requestedAt": "2026-11-23T12:00:00.000Z"
+         *           },
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
          *         "previousAttributes": {
          *           "status": "ACTIVE",
-         *           "cancelledAt": null
+         *           "cancelledAt": null,
+         *           "cancellationDetails": null
          *         },
          *         "details": {
          *           "applyAt": "IMMEDIATE",
@@ -16670,16 +17303,16 @@ export interface operations {
                    */
                   applyAt: 'IMMEDIATE' | 'PERIOD_END';
                   /**
-                   * @description The buyer’s reason, if one was given. Null at PERIOD_END: the reason came with subscription.change_scheduled.
+                   * @description The buyer’s reason, if one was given (as data.object.cancellationDetails.reason). At PERIOD_END, the one given when it was scheduled (null for one scheduled before subscriptions kept it).
                    * @enum {string|null}
                    */
                   reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
                   /**
-                   * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). Null at PERIOD_END (see subscription.change_scheduled).
+                   * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). As data.object.cancellationDetails.cancel_channel; null only at PERIOD_END for one scheduled before subscriptions kept it.
                    * @enum {string|null}
                    */
                   channel: 'API' | 'EMBED' | null;
-                  /** @description The buyer’s own words about the cancellation, or null. Null at PERIOD_END. */
+                  /** @description The buyer’s own words about the cancellation, or null. */
                   comment: string | null;
                   /** @description The credit note for the unused part of the period paid in advance, if any. */
                   creditNoteId: string | null;
@@ -16792,6 +17425,7 @@ export interface operations {
          *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
          *           "priceVersionPinned": false,
          *           "discount": null,
+         *           "cancellationDetails": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-12-01T00:00:00.000Z"
          *         },

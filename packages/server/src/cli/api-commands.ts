@@ -59,7 +59,7 @@ Example: TOLLGATE_API_KEY=sk_test_… tollgate events tail --json | grep api_key
     path: ['invoices', 'list'],
     args: '[--customer ID] [--limit N] [--json] [--api-url URL] [--api-key KEY]',
     summary: 'list invoices, newest first, as a table or NDJSON',
-    details: `--customer ID  only this customer's (its cus_… id)
+    details: `--customer ID  only this customer's (its cus_… id or your externalId)
 --limit N      at most N invoices (default 20, up to 10000), read in pages of up to 100
 --json         one invoice per line, as the API returns it
 ${API_DETAILS}

@@ -22,6 +22,10 @@ import * as m0018 from './migrations/0018_outbound_webhook_due_order.js';
 import * as m0019 from './migrations/0019_operators.js';
 import * as m0020 from './migrations/0020_hub_sessions.js';
 import * as m0021 from './migrations/0021_storefront_display.js';
+import * as m0022 from './migrations/0022_rate_plan_usage_limits.js';
+import * as m0023 from './migrations/0023_cancellation_details.js';
+import * as m0024 from './migrations/0024_metric_dimension_paths.js';
+import * as m0025 from './migrations/0025_webhook_log_source_names.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -47,6 +51,10 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0019_operators', m0019],
   ['0020_hub_sessions', m0020],
   ['0021_storefront_display', m0021],
+  ['0022_rate_plan_usage_limits', m0022],
+  ['0023_cancellation_details', m0023],
+  ['0024_metric_dimension_paths', m0024],
+  ['0025_webhook_log_source_names', m0025],
 ];
 
 /**

@@ -6,10 +6,15 @@ import { describeValidationErrors } from './validation.js';
 import { databaseFailureError } from '../db/errors.js';
 
 // Fastify's own errors (body parsing, limits) mapped to our codes, so none of them becomes a 500.
-const fastifyCodes: Record<string, { code: ErrorCode; message: (e: FastifyError) => string }> = {
+const fastifyCodes: Record<string, { code: ErrorCode; message: (e: FastifyError, request: FastifyRequest) => string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: {
     code: 'PAYLOAD_TOO_LARGE',
-    message: () => 'The request body is larger than this server accepts (see BODY_LIMIT_BYTES); split it into smaller requests.',
+    message: (_e, request) => {
+      const limit = request.routeOptions.bodyLimit;
+      // The ingestion routes have a limit of their own; every other route the server's.
+      const setting = request.routeOptions.url?.startsWith('/v1/ingest') ? 'INGEST_BODY_LIMIT_BYTES' : 'BODY_LIMIT_BYTES';
+      return `The request body is larger than this endpoint accepts: at most ${limit.toLocaleString('en-US')} bytes (${setting}). Split it into smaller requests.`;
+    },
   },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -34,7 +39,7 @@ export function errorHandler(error: FastifyError | AppError | Error, request: Fa
   }
   const mapped = fe.code ? fastifyCodes[fe.code] : undefined;
   if (mapped) {
-    const e = new AppError(mapped.code, mapped.message(fe));
+    const e = new AppError(mapped.code, mapped.message(fe, request));
     return sendError(reply, e.status, e.details);
   }
   const status = fe.statusCode ?? 500;

@@ -26,10 +26,29 @@ describe('the error envelope', () => {
     assert.match(String(res.headers['x-request-id']), /^req_/);
   });
 
-  it('413 for a body over the limit, never 500', async () => {
+  it('405 with Allow for a path that exists under other methods, in the envelope', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['DELETE', '/api/v1/customers', 'GET, HEAD, POST'],
+      ['PUT', '/api/v1/customers/cus_123', 'GET, HEAD, PATCH'],
+      ['GET', '/v1/ingest/batch', 'POST'],
+    ];
+    for (const [method, url, allow] of cases) {
+      const res = await api.request(method as 'DELETE', url);
+      assert.equal(res.status, 405, `${method} ${url}`);
+      assert.equal(res.headers.allow, allow);
+      assert.equal(res.body.errors[0].code, 'METHOD_NOT_ALLOWED');
+      assert.equal(res.body.errors[0].message, `${url} does not take ${method}; it takes ${allow}.`);
+    }
+  });
+
+  it('413 for a body over the limit, stating the limit, never 500', async () => {
     const res = await api.post('/api/v1/customers', { name: 'x', metadata: { note: 'y'.repeat(400) }, pad: 'z'.repeat(3000) });
     assert.equal(res.status, 413);
     assert.equal(res.body.errors[0].code, 'PAYLOAD_TOO_LARGE');
+    assert.equal(
+      res.body.errors[0].message,
+      'The request body is larger than this endpoint accepts: at most 2,048 bytes (BODY_LIMIT_BYTES). Split it into smaller requests.',
+    );
   });
 
   it('415 for a Content-Type the endpoint does not take', async () => {

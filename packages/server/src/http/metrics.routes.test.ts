@@ -67,7 +67,11 @@ describe('GET /metrics', () => {
       for (const name of ['tollgate_db_pool_connections', 'tollgate_db_pool_idle_connections', 'tollgate_db_pool_waiting_requests'])
         assert.ok(families.has(name), name);
     }
-    if (t.deps.config.redisUrl) assert.ok(families.has('tollgate_redis_up'), 'tollgate_redis_up with REDIS_URL');
+    if (t.deps.config.redisUrl) {
+      assert.ok(families.has('tollgate_redis_up'), 'tollgate_redis_up with REDIS_URL');
+      // The share a degraded node would allow: the nodes counted, at least REDIS_MIN_NODES (2).
+      assert.ok(families.has('tollgate_rate_limit_nodes'), 'tollgate_rate_limit_nodes with REDIS_URL');
+    }
   });
 
   it('200 names the build and this node once', async () => {

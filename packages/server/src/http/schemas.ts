@@ -22,7 +22,7 @@ export const ErrorEnvelope = Type.Object(
 
 const errorDescriptions: Record<number, string> = {
   400: 'The request is malformed or a field is invalid; `field` names it.',
-  401: 'Missing, unknown, revoked or expired credential.',
+  401: 'Missing, unknown, revoked or expired credential (UNAUTHENTICATED); a widget session that has expired or was revoked: SESSION_EXPIRED.',
   403: 'The credential is valid but lacks the needed scope (INSUFFICIENT_SCOPE), or a widget session is used from an origin it does not allow (ORIGIN_NOT_ALLOWED).',
   404: 'No such resource in the workspace and environment of the key.',
   409: 'The resource is not in a state that allows this.',

@@ -87,6 +87,8 @@ export interface Config {
   databaseStartupRetrySeconds: number;
   /** Redis: how long one command may take before it counts as failed (the request then goes on without Redis). */
   redisCommandTimeoutMs: number;
+  /** While Redis is away, each node allows 1/N of a rate limit: N is the live nodes last counted, never fewer than this. */
+  redisMinNodes: number;
   /** The key cache's TTL while Redis is unreachable: without invalidation messages, this bounds how late a revocation bites on other nodes. */
   keyCacheDegradedTtlMs: number;
   /** How long a client may take to send a request's headers. */
@@ -222,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseIdleInTransactionTimeoutMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, 3_600_000),
     databaseStartupRetrySeconds: int(env, 'DATABASE_STARTUP_RETRY_SECONDS', 120, 0, 86_400),
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 50, 5, 60_000),
+    redisMinNodes: int(env, 'REDIS_MIN_NODES', 2, 1, 10_000),
     keyCacheDegradedTtlMs: int(env, 'KEY_CACHE_DEGRADED_TTL_MS', 2_000, 0, 3_600_000),
     httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     httpBodyTimeoutMs: int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),

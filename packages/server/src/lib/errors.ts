@@ -19,6 +19,9 @@ export const errorStatus = {
   UNKNOWN_METRIC: 400,
   TOO_MANY_EVENTS: 413,
   UNAUTHENTICATED: 401,
+  // A widget session that was valid and has expired or was revoked; a malformed or unknown token is
+  // UNAUTHENTICATED, so nothing says whether a token that never worked ever existed.
+  SESSION_EXPIRED: 401,
   WEBHOOK_SIGNATURE_INVALID: 401,
   INSUFFICIENT_SCOPE: 403,
   // A cookie-authenticated POST, PATCH, PUT or DELETE without the session's X-CSRF-Token (console, developer hub).

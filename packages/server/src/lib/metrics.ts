@@ -263,8 +263,13 @@ export class Metrics {
     this.readGauge('tollgate_db_pool_waiting_requests', 'PostgreSQL: queries waiting for a free connection.', () => read().waiting);
     this.readGauge('tollgate_db_pool_max_connections', 'PostgreSQL: the pool’s size.', () => read().max);
   }
-  watchRedis(up: () => boolean): void {
+  watchRedis(up: () => boolean, nodes: () => number): void {
     this.readGauge('tollgate_redis_up', 'Redis (REDIS_URL) connected and subscribed: 1, else 0 (the node runs degraded).', () => (up() ? 1 : 0));
+    this.readGauge(
+      'tollgate_rate_limit_nodes',
+      'The nodes a rate limit is shared by while Redis is away: each degraded node allows 1/this of a limit (the live nodes last counted, at least REDIS_MIN_NODES).',
+      nodes,
+    );
   }
 
   /** A gauge without labels whose value is read at scrape time. */

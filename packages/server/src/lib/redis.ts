@@ -32,6 +32,8 @@ export interface RedisLinkOptions {
   commandTimeoutMs: number;
   nodeId: string;
   log: Logger;
+  /** The fewest nodes a degraded node assumes share the limits (REDIS_MIN_NODES), counted or not. */
+  minNodes: number;
 }
 
 /**
@@ -59,8 +61,16 @@ export class RedisLink {
   private wentDown = false;
   private closed = false;
   private readonly heartbeat: NodeJS.Timeout;
-  /** Live nodes sharing this Redis, as last counted (1 until counted). */
-  nodes = 1;
+  private counted = 1;
+
+  /**
+   * The nodes a degraded node divides a rate limit by: the live nodes last counted, never fewer
+   * than REDIS_MIN_NODES. A node that never reached Redis (slow from its start) has counted
+   * nobody; assuming it is alone let a cluster through at a multiple of the limit.
+   */
+  get nodes(): number {
+    return Math.max(this.o.minNodes, this.counted);
+  }
 
   constructor(private readonly o: RedisLinkOptions) {
     this.prefix = o.prefix;
@@ -178,7 +188,7 @@ export class RedisLink {
   private async beat(): Promise<void> {
     try {
       const n = await this.run((r) => r.eval(HEARTBEAT_SCRIPT, 1, `${this.prefix}nodes`, this.o.nodeId, NODE_TTL_MS) as Promise<number>);
-      this.nodes = Math.max(1, Number(n));
+      this.counted = Math.max(1, Number(n));
     } catch {
       // Counted again at the next beat; meanwhile the last count stands.
     }
@@ -190,8 +200,14 @@ export class RedisLink {
     const up = this.up;
     if (up === this.wasUp) return;
     this.wasUp = up;
-    if (!up) this.wentDown = true;
-    else if (this.wentDown) this.o.log.info('redis available again: caches cleared, shared rate limits resumed');
+    if (!up) {
+      this.wentDown = true;
+      // Said once per change, however it failed (an error, or commands slower than REDIS_COMMAND_TIMEOUT_MS).
+      this.o.log.warn(
+        { nodes: this.nodes },
+        `redis degraded: rate limits are counted on this node at 1/${this.nodes} of each limit, and the key cache TTL is shortened, until it answers again`,
+      );
+    } else if (this.wentDown) this.o.log.info('redis available again: caches cleared, shared rate limits resumed');
     for (const fn of this.listeners) fn(up);
   }
 

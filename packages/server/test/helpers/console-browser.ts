@@ -104,6 +104,27 @@ export async function expectAccessible(page: Page, where: string): Promise<void>
 }
 
 /** Every request the page made went to the server that served it. */
+/**
+ * WCAG's contrast ratio of the first element matching `selector`: its text colour against the
+ * first opaque background at or above it (white if none). Axe checks text at rest; this checks a
+ * control in a state axe may not see (a confirmation's button, say).
+ */
+export async function contrastOf(page: Page, selector: string): Promise<number> {
+  // Text, not a function: this package is typed without the DOM's names.
+  return page.evaluate<number>(`((sel) => {
+    const el = document.querySelector(sel);
+    if (!el) throw new Error('no element matches ' + sel);
+    const rgb = (c) => { const m = c.match(/[\\d.]+/g).map(Number); return { r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1 }; };
+    const channel = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    const lum = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+    let background = { r: 255, g: 255, b: 255, a: 1 };
+    for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor); if (c.a > 0) { background = c; break; } }
+    const fg = lum(rgb(getComputedStyle(el).color));
+    const bg = lum(background);
+    return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+  })(${JSON.stringify(selector)})`);
+}
+
 export function expectOnlyServer(p: ConsolePage, origin: string): void {
   const elsewhere = p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));
   assert.deepEqual(elsewhere, [], 'no request to any other host');

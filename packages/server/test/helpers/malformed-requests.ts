@@ -173,6 +173,13 @@ export function sampleOf(schema: Schema | undefined, idOf: IdOf = () => undefine
     case 'object': {
       const out: Record<string, unknown> = {};
       for (const [k, s] of Object.entries<Schema>(schema.properties ?? {})) out[k] = sampleOf(s, idOf, k, depth + 1);
+      // A free-form map (usage metadata: any JSON value under any key) gets a nested object, so
+      // that values inside it, not only the map as a whole, are mutated too.
+      const values: Schema[] = [
+        ...Object.values<Schema>(schema.patternProperties ?? {}),
+        ...(typeof schema.additionalProperties === 'object' ? [schema.additionalProperties] : []),
+      ];
+      if (!schema.properties && values.some(isFreeForm)) out.k = { k: 'x' };
       return out;
     }
     case 'array':
@@ -193,6 +200,11 @@ export function sampleOf(schema: Schema | undefined, idOf: IdOf = () => undefine
     default:
       return 'x';
   }
+}
+
+/** A schema that takes any JSON value: no type, no constant, no alternatives. */
+function isFreeForm(schema: Schema): boolean {
+  return schema.type === undefined && schema.const === undefined && !schema.enum && !schema.anyOf && !schema.oneOf && !schema.allOf && !schema.$ref;
 }
 
 /** Every field path of a sample, up to `maxDepth` levels, with the schema of each. */

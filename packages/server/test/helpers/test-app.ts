@@ -75,6 +75,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // A busy test machine can stall a process for longer than production's 50 ms; the fault
     // tests set their own.
     redisCommandTimeoutMs: 2_000,
+    // Each test app is a node of its own (its own Redis prefix): degraded, it has the whole limit.
+    redisMinNodes: 1,
     ...overrides,
   };
 }

@@ -7,6 +7,8 @@ export interface MetricTable {
   displayName: string | null;
   description: string | null;
   unit: string | null;
+  /** JSON text of the metric's DimensionPaths; null when they are the defaults (every metric before 0024). */
+  dimensionPaths: string | null;
   createdAt: number;
   updatedAt: number;
 }

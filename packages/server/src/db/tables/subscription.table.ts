@@ -40,6 +40,8 @@ export interface SubscriptionTable {
   priceVersionPinned: number;
   /** JSON SubscriptionDiscount (an accepted retention offer's) or null. */
   discount: string | null;
+  /** JSON CancellationDetails {reason, cancel_channel, comment, requestedAt} or null: no cancellation asked for. */
+  cancellationDetails: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -3,6 +3,8 @@ export interface WebhookLogTable {
   workspaceId: string;
   environment: string;
   sourceId: string;
+  /** The source's displayName when the request arrived (migration 0025). */
+  sourceDisplayName: string;
   receivedAt: number;
   /** accepted | duplicate | discarded | rejected (webhook-outcome.ts). */
   status: string;

@@ -219,6 +219,32 @@ describe('GET /api/v1/api-keys', () => {
     assert.ok(!res.body.data.some((k: { id: string }) => k.id === other.id));
   });
 
+  it("200 with customerId as the customer's externalId too; one naming nobody here, or a customer of the other environment, lists nothing", async () => {
+    const { ws, admin, live } = await tenant();
+    /** A customer with this externalId in env, subscribed, with one product key. */
+    const keyed = async (env: 'test' | 'live', externalId: string) => {
+      const customer = await t.seed.customer(ws[env], { externalId });
+      const product = await t.seed.product(ws[env]);
+      const sub = await t.seed.client(ws[env].secretKey).post('/api/v1/subscriptions', { customerId: customer.id, productId: product.id });
+      assert.equal(sub.status, 200, JSON.stringify(sub.body));
+      return { customer, key: await t.seed.productKey(ws[env], sub.body.id) };
+    };
+    const acme = await keyed('test', 'acme');
+    await t.seed.productKey(ws.test);
+    const liveAcme = await keyed('live', 'acme');
+    await keyed('live', 'live-only');
+    const listed = async (client: Client, ref: string) => {
+      const res = await client.get(`/api/v1/api-keys?limit=100&customerId=${ref}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data.map((k: { id: string }) => k.id);
+    };
+    assert.deepEqual(await listed(admin, 'acme'), [acme.key.id]);
+    assert.deepEqual(await listed(admin, acme.customer.id), [acme.key.id]);
+    assert.deepEqual(await listed(live, 'acme'), [liveAcme.key.id], "the live key's acme is the live customer");
+    assert.deepEqual(await listed(admin, 'live-only'), []);
+    assert.deepEqual(await listed(admin, 'nobody'), []);
+  });
+
   it('200 an sk_test_ admin key never sees live keys', async () => {
     const { ws, admin } = await tenant();
     const res = await admin.get('/api/v1/api-keys?limit=100');
@@ -506,7 +532,7 @@ describe('POST /api/v1/subscriptions/:id/cancel', () => {
       assert.equal((await selfCheck(k.token, k.id)).status, 401);
       const row = await admin.get(`/api/v1/api-keys/${k.id}`);
       assert.equal(row.body.status, 'REVOKED');
-      assert.equal(row.body.revokedAt, res.body.cancelledAt, 'revoked at the same instant as the cancellation');
+      assert.equal(row.body.revokedAt, res.body.subscription.cancelledAt, 'revoked at the same instant as the cancellation');
     }
     assert.equal((await verify(admin, bystander.token)).body.valid, true);
   });

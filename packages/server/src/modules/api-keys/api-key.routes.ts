@@ -8,6 +8,7 @@ import { listApiKeys } from './api-key.repository.js';
 import { createApiKey } from './create-api-key.js';
 import { findKeyForCaller, replaceApiKey } from './replace-api-key.js';
 import { revokeApiKey } from './revoke-api-key.js';
+import { customerIdFilter } from '../customers/customer-refs.js';
 
 const keysWrite = { auth: { kind: 'workspace', scope: 'keys:write' } } as const;
 const selfOrKeysWrite = { auth: { kind: 'workspace_or_product', scope: 'keys:write' } } as const;
@@ -47,7 +48,7 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
       operationId: 'listApiKeys',
       summary: 'List API keys (never their secrets), newest first',
       description:
-        "Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret. Filter by kind, status, subscription or customer.",
+        "Keys of the key's environment, newest first, with cursor pagination: prefixes, scopes and status, never a secret. Filter by kind, status, subscription or customer (its cus_ id or your externalId).",
       tags,
       security: bearerSecurity,
       querystring: Type.Object(
@@ -56,14 +57,19 @@ export async function apiKeyRoutes(app: App, deps: Deps): Promise<void> {
           kind: Type.Optional(Type.Union([Type.Literal('WORKSPACE'), Type.Literal('PRODUCT')])),
           status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('ROTATED'), Type.Literal('REVOKED')])),
           subscriptionId: Type.Optional(Type.String({ maxLength: 100 })),
-          customerId: Type.Optional(Type.String({ maxLength: 100, description: "cus_…: one customer's product keys (the console's customer page)." })),
+          customerId: Type.Optional(
+            Type.String({
+              maxLength: 255,
+              description: "One customer's product keys (the console's customer page): its cus_ id or the externalId you gave it (an id match wins).",
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
       response: { 200: ListOf(ApiKeySchema), ...errors(403) },
     },
     handler: async (req) => {
-      const page = await listApiKeys(deps.db, req.ctx, req.query);
+      const page = await listApiKeys(deps.db, req.ctx, { ...req.query, customerId: await customerIdFilter(deps.db, req.ctx, req.query.customerId) });
       const now = deps.clock.now();
       return { object: 'list' as const, data: page.items.map((k) => presentApiKey(k, now)), hasMore: page.hasMore };
     },

@@ -48,6 +48,7 @@ async function rejectAuthentication(
   reason: string,
   message: string,
   credential: Credential | null,
+  code: 'UNAUTHENTICATED' | 'SESSION_EXPIRED' = 'UNAUTHENTICATED',
 ): Promise<never> {
   await enforceRateLimit(deps, reply, `ip:${request.ip}`, deps.config.rateLimitPerMinute, 'IP address');
   await recordAudit(
@@ -68,7 +69,7 @@ async function rejectAuthentication(
       payload: { reason, ip: request.ip, method: request.method, route: request.routeOptions.url ?? request.url },
     },
   );
-  throw new AppError('UNAUTHENTICATED', message, { headers: { 'www-authenticate': 'Bearer' } });
+  throw new AppError(code, message, { headers: { 'www-authenticate': 'Bearer' } });
 }
 
 const stateMessages = {
@@ -188,7 +189,8 @@ async function authenticateWidgetSession(deps: Deps, request: FastifyRequest, re
     return rejectAuthentication(deps, request, reply, 'unknown_widget_session', 'The widget session token is not valid.', null);
   }
   const state = credentialState(c, deps.clock.now());
-  if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), widgetStateMessages[state], c);
+  // Only a session that was found says so: the widget then tells the buyer it expired, not that the link is wrong.
+  if (state !== 'VALID') return rejectAuthentication(deps, request, reply, state.toLowerCase(), widgetStateMessages[state], c, 'SESSION_EXPIRED');
   request.credential = c;
   setContext(request, c);
   await enforceRateLimit(deps, reply, `wses:${c.id}`, limitFor(deps, c), 'widget session');

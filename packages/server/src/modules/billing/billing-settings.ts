@@ -20,7 +20,7 @@ export const DEFAULT_BILLING_SETTINGS: BillingSettings = {
   updatedAt: 0,
 };
 
-/** INV-2026-000123: the prefix, the UTC year of finalization, the sequence number. */
+/** INV-2026-000123: the prefix, the UTC year of finalization (real time, also for a test clock's documents), the sequence number. */
 export function documentNumber(prefix: string, at: number, n: number): string {
   return `${prefix}-${new Date(at).getUTCFullYear()}-${String(n).padStart(6, '0')}`;
 }

@@ -114,7 +114,9 @@ function finalized(deps: Pick<Deps, 'clock'>, invoice: Invoice, lines: IssuedLin
     subtotal: total,
     total,
     status: 'finalized',
-    number: documentNumber(prefix, at, n),
+    // The workspace's real year, not the test clock's: one sequence per workspace and environment
+    // reads in order (INV-2026-000002 never follows INV-2027-000001).
+    number: documentNumber(prefix, deps.clock.now(), n),
     finalizedAt: at,
     updatedAt: deps.clock.now(),
   };

@@ -334,6 +334,57 @@ describe('credit notes', () => {
   });
 });
 
+describe('a customer named by its cus_ id or its externalId, as ingestion names one', () => {
+  /**
+   * The demo workspace: customer acme (an invoice, then a credit note on it) in both environments,
+   * and a live customer, live-only, with an invoice of its own.
+   */
+  async function named() {
+    const d = await createDemoWorkspace(t.deps, { actor: { type: 'OPERATOR', id: 'test' }, source: 'cli', correlationId: 'test' });
+    const env = d.environments.test;
+    const api = t.seed.client(env.secretKey);
+    const live = t.seed.client(d.environments.live.secretKey);
+    const liveOnly = await live.post('/api/v1/customers', { externalId: 'live-only' });
+    const liveSub = await live.post('/api/v1/subscriptions', { customerId: liveOnly.body.id, offeringId: d.environments.live.offeringId });
+    assert.equal(liveSub.status, 200, JSON.stringify(liveSub.body));
+    const [invoice] = await invoicesOf(api, env.subscriptionId);
+    await api.post(`/api/v1/invoices/${invoice.id}/finalize`, {});
+    const note = await api.post('/api/v1/credit_notes', { invoiceId: invoice.id, reason: 'other', lines: [{ description: 'credit', amount: '1.00' }] });
+    assert.equal(note.status, 200, JSON.stringify(note.body));
+    return { env, api, invoiceId: invoice.id as string, noteId: note.body.id as string };
+  }
+  const listed = async (api: Client, url: string) => {
+    const res = await api.get(url);
+    assert.equal(res.status, 200, `${url}: ${JSON.stringify(res.body)}`);
+    return res.body.data.map((x: { id: string; customerId: string }) => [x.id, x.customerId]);
+  };
+
+  it('GET /customers/{id}/invoices 200 by the externalId or the cus_ id; 404 names path.id for one naming nobody here, or a customer of the other environment', async () => {
+    const { env, api, invoiceId } = await named();
+    assert.deepEqual(await listed(api, '/api/v1/customers/acme/invoices'), [[invoiceId, env.customerId]]);
+    assert.deepEqual(await listed(api, `/api/v1/customers/${env.customerId}/invoices`), [[invoiceId, env.customerId]]);
+    for (const ref of ['nobody', 'live-only', 'cus_nope']) {
+      const res = await api.get(`/api/v1/customers/${ref}/invoices`);
+      assert.equal(res.status, 404, ref);
+      assert.deepEqual(res.body.errors, [
+        { code: 'NOT_FOUND', field: 'path.id', message: `No customer with id or externalId '${ref}' exists in this workspace and environment.` },
+      ]);
+    }
+  });
+
+  it('GET /invoices and GET /credit_notes 200 filter customerId by the externalId or the cus_ id; one naming nobody here, or a customer of the other environment, lists nothing', async () => {
+    const { env, api, invoiceId, noteId } = await named();
+    for (const ref of ['acme', env.customerId]) {
+      assert.deepEqual(await listed(api, `/api/v1/invoices?customerId=${ref}`), [[invoiceId, env.customerId]], ref);
+      assert.deepEqual(await listed(api, `/api/v1/credit_notes?customerId=${ref}`), [[noteId, env.customerId]], ref);
+    }
+    for (const ref of ['nobody', 'live-only', 'cus_nope']) {
+      assert.deepEqual(await listed(api, `/api/v1/invoices?customerId=${ref}`), [], ref);
+      assert.deepEqual(await listed(api, `/api/v1/credit_notes?customerId=${ref}`), [], ref);
+    }
+  });
+});
+
 describe('test clocks', () => {
   async function onClock(d: Demo, frozenTime = START) {
     const clock = await d.api.post('/api/v1/test_clocks', { frozenTime: iso(frozenTime), name: 'A year of Pro' });
@@ -351,6 +402,25 @@ describe('test clocks', () => {
     return res.body;
   };
 
+  it('documents of a clock in another year take the workspace’s sequence and its real year, so numbers read in order', async () => {
+    const d = await demo();
+    const year = new Date(t.clock.now()).getUTCFullYear();
+    const nextYear = Date.UTC(year + 1, 2, 1);
+    const { clockId, sub } = await onClock(d, nextYear);
+    await advance(d.api, clockId, nextYear + 2 * HOUR);
+    t.clock.set(t.clock.now() + 2 * HOUR);
+    await runJob();
+    const numbers = [...(await invoicesOf(d.api, sub.id)), ...(await invoicesOf(d.api, d.env.subscriptionId))].map((i) => [i.status, i.number]);
+    assert.deepEqual(
+      numbers,
+      [
+        ['finalized', `INV-${year}-000001`],
+        ['finalized', `INV-${year}-000002`],
+      ],
+      'the clock’s invoice of next year first, then today’s: one sequence, one year',
+    );
+  });
+
   it('a subscription on a clock starts at the clock’s time, and three periods passed at once give three invoices, in order, none twice', async () => {
     const d = await demo();
     const clockStart = Date.UTC(2025, 5, 30, 8);
@@ -363,10 +433,11 @@ describe('test clocks', () => {
     assert.deepEqual(
       invoices.map((i) => [i.billingReason, i.periodStart, i.status, i.number]),
       [
-        ['subscription_create', '2025-06-30T08:00:00.000Z', 'finalized', 'INV-2025-000001'],
-        ['subscription_cycle', '2025-06-30T08:00:00.000Z', 'finalized', 'INV-2025-000002'],
-        ['subscription_cycle', '2025-07-30T08:00:00.000Z', 'finalized', 'INV-2025-000003'],
-        ['subscription_cycle', '2025-08-30T08:00:00.000Z', 'finalized', 'INV-2025-000004'],
+        // Numbered in the workspace's real year (2026 here), whatever the clock's.
+        ['subscription_create', '2025-06-30T08:00:00.000Z', 'finalized', 'INV-2026-000001'],
+        ['subscription_cycle', '2025-06-30T08:00:00.000Z', 'finalized', 'INV-2026-000002'],
+        ['subscription_cycle', '2025-07-30T08:00:00.000Z', 'finalized', 'INV-2026-000003'],
+        ['subscription_cycle', '2025-08-30T08:00:00.000Z', 'finalized', 'INV-2026-000004'],
       ],
     );
     await advance(d.api, clockId, Date.UTC(2025, 9, 1));

@@ -4,7 +4,8 @@ import { notFound } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
 import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
 import { idempotent } from '../idempotency/idempotent.js';
-import { findCustomer } from '../customers/customer.repository.js';
+import { customerIdFilter, requireCustomerByRef } from '../customers/customer-refs.js';
+import { CustomerRefParams } from '../customers/customer.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { BillingSettingsSchema, presentBillingSettings, UpdateBillingSettingsBody } from './billing-settings.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
@@ -20,6 +21,10 @@ import { issueCreditNote } from './issue-credit-note.js';
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Invoices'];
 const DateTime = (description: string) => Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description }));
+
+const CustomerFilter = Type.Optional(
+  Type.String({ maxLength: 255, description: 'The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins).' }),
+);
 
 const InvoiceFilters = {
   subscriptionId: Type.Optional(Type.String({ maxLength: 100 })),
@@ -41,17 +46,16 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'listInvoices',
       summary: 'List invoices, newest first',
-      description: "Invoices of the key's environment, newest first, with cursor pagination; filter by customer, subscription, status or period.",
+      description:
+        "Invoices of the key's environment, newest first, with cursor pagination; filter by customer (its cus_ id or your externalId), subscription, status or period.",
       tags,
       security: bearerSecurity,
-      querystring: Type.Object(
-        { ...ListQuery, customerId: Type.Optional(Type.String({ maxLength: 100 })), ...InvoiceFilters },
-        { additionalProperties: false },
-      ),
+      querystring: Type.Object({ ...ListQuery, customerId: CustomerFilter, ...InvoiceFilters }, { additionalProperties: false }),
       response: { 200: ListOf(InvoiceSchema), ...errors(403) },
     },
     handler: async (req) => {
-      const page = await listInvoices(deps.db, req.ctx, toFilter(req.query));
+      const customerId = await customerIdFilter(deps.db, req.ctx, req.query.customerId);
+      const page = await listInvoices(deps.db, req.ctx, { ...toFilter(req.query), customerId });
       return { object: 'list' as const, data: page.items.map(presentInvoice), hasMore: page.hasMore };
     },
   });
@@ -61,16 +65,17 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'listCustomerInvoices',
       summary: "List a customer's invoices, newest first",
-      description: "One customer's invoices, newest first, with cursor pagination.",
+      description:
+        "One customer's invoices, newest first, with cursor pagination. The customer is named by its cus_ id or by the externalId you gave it (an id match wins); 404 on path.id when it names nobody here.",
       tags,
       security: bearerSecurity,
-      params: IdParams,
+      params: CustomerRefParams,
       querystring: Type.Object({ ...ListQuery, ...InvoiceFilters }, { additionalProperties: false }),
       response: { 200: ListOf(InvoiceSchema), ...errors(403, 404) },
     },
     handler: async (req) => {
-      if (!(await findCustomer(deps.db, req.ctx, req.params.id))) throw notFound('customer', req.params.id);
-      const page = await listInvoices(deps.db, req.ctx, { ...toFilter(req.query), customerId: req.params.id });
+      const customer = await requireCustomerByRef(deps.db, req.ctx, req.params.id, 'path.id');
+      const page = await listInvoices(deps.db, req.ctx, { ...toFilter(req.query), customerId: customer.id });
       return { object: 'list' as const, data: page.items.map(presentInvoice), hasMore: page.hasMore };
     },
   });
@@ -165,17 +170,18 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'listCreditNotes',
       summary: 'List credit notes, newest first',
-      description: "Credit notes of the key's environment, newest first, with cursor pagination; filter by invoice or customer.",
+      description:
+        "Credit notes of the key's environment, newest first, with cursor pagination; filter by invoice or customer (its cus_ id or your externalId).",
       tags: ['Credit notes'],
       security: bearerSecurity,
       querystring: Type.Object(
-        { ...ListQuery, invoiceId: Type.Optional(Type.String({ maxLength: 100 })), customerId: Type.Optional(Type.String({ maxLength: 100 })) },
+        { ...ListQuery, invoiceId: Type.Optional(Type.String({ maxLength: 100 })), customerId: CustomerFilter },
         { additionalProperties: false },
       ),
       response: { 200: ListOf(CreditNoteSchema), ...errors(403) },
     },
     handler: async (req) => {
-      const page = await listCreditNotes(deps.db, req.ctx, req.query);
+      const page = await listCreditNotes(deps.db, req.ctx, { ...req.query, customerId: await customerIdFilter(deps.db, req.ctx, req.query.customerId) });
       return { object: 'list' as const, data: page.items.map(presentCreditNote), hasMore: page.hasMore };
     },
   });

@@ -97,7 +97,10 @@ export const InvoiceSchema = Type.Object(
     billingReason: Type.Union(billingReasons.map((r) => Type.Literal(r))),
     status: Type.Union(invoiceStatuses.map((s) => Type.Literal(s))),
     number: Nullable(
-      Type.String({ description: 'Given at finalization: the prefix, the year and a gapless sequence per workspace and environment, e.g. INV-2026-000123.' }),
+      Type.String({
+        description:
+          'Given at finalization: the prefix, the year (UTC, real time even for a subscription on a test clock) and a gapless sequence per workspace and environment, e.g. INV-2026-000123.',
+      }),
     ),
     currency: Type.String(),
     periodStart: Type.String({ format: 'date-time', description: 'The period whose usage the invoice bills (a first invoice: the period it opens).' }),

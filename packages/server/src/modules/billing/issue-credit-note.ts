@@ -11,7 +11,6 @@ import { presentCreditNote, type CreateCreditNoteInput, type CreditNote } from '
 import { insertCreditNote } from './credit-note.repository.js';
 import type { Invoice } from './invoice.js';
 import { findInvoice, saveInvoice } from './invoice.repository.js';
-import { timeOf } from '../test-clocks/clock-time.js';
 
 const CREDITABLE = new Set(['finalized', 'paid', 'uncollectible']);
 
@@ -67,7 +66,6 @@ export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: 
     const problems = creditNoteProblems(invoice, input);
     if (problems.length > 0)
       throw new AppError(problems[0]!.field === 'body.invoiceId' ? 'CONFLICT' : 'VALIDATION_FAILED', problems[0]!.message, { details: problems });
-    const at = await timeOf({ db: trx, clock: deps.clock }, ctx, invoice.testClockId);
     const settings = await billingSettingsOf(trx, ctx);
     const n = await takeDocumentNumber(trx, ctx, 'credit_note');
     const lines = input.lines.map((l) => ({
@@ -85,7 +83,8 @@ export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: 
       invoiceId: invoice.id,
       customerId: invoice.customerId,
       subscriptionId: invoice.subscriptionId,
-      number: documentNumber(settings.creditNotePrefix, at, n),
+      // The real year, as for invoices (finalize-invoice.ts): the sequence is the workspace's, not the clock's.
+      number: documentNumber(settings.creditNotePrefix, now, n),
       status: 'issued',
       reason: input.reason,
       memo: input.memo ?? null,

@@ -120,3 +120,54 @@ describe('rateSubscriptionPeriod with thousands of distinct endpoints', () => {
     assert.deepEqual([line.quantity, line.amount], ['3103', '31.03']);
   });
 });
+
+describe('rateSubscriptionPeriod with a metric whose dimensions are at nested metadata paths', () => {
+  it('tool multipliers and outcome weights price the values at the metric’s paths, and the raw hour before the period start is read at them too', async () => {
+    const MINUTE = 60_000;
+    const hour = Date.UTC(2026, 0, 20, 9);
+    t.clock.set(hour + 30 * MINUTE);
+    const metric = await api.post('/api/v1/metrics', { name: 'tool_calls', dimensionPaths: { tool: 'call.tool', executionStatus: 'result.status' } });
+    assert.equal(metric.status, 200, JSON.stringify(metric.body));
+    const plan = await api.post('/api/v1/rate-plans', {
+      name: 'Tools',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      metrics: [{ metricName: 'tool_calls', pricingModel: 'OUTCOME_BASED', rate: '0.01', outcomeWeights: { ERROR: 0 }, toolMultipliers: { search: '3' } }],
+    });
+    assert.equal(plan.status, 200, JSON.stringify(plan.body));
+    const offering = await api.post('/api/v1/offerings', {
+      productId: env.productId,
+      name: 'Tools',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      ratePlanIds: [plan.body.id],
+    });
+    assert.equal(offering.status, 200, JSON.stringify(offering.body));
+    const customer = await api.post('/api/v1/customers', { name: 'Toolsmith', externalId: 'toolsmith' });
+    const send = async (minute: number, quantity: number, metadata: unknown) => {
+      const res = await api.post('/v1/ingest', {
+        customerId: 'toolsmith',
+        metricName: 'tool_calls',
+        quantity,
+        occurredAt: new Date(hour + minute * MINUTE).toISOString(),
+        metadata,
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    // Before the subscription, in the hour it starts in: summed into that hour's search share, and
+    // taken out again by the raw edge, which must read call.tool as ingestion did.
+    await send(10, 100, { call: { tool: 'search' } });
+    const sub = await api.post('/api/v1/subscriptions', { customerId: customer.body.id, offeringId: offering.body.id });
+    assert.equal(sub.status, 200, JSON.stringify(sub.body));
+    t.clock.set(hour + 40 * MINUTE);
+    await send(35, 2, { call: { tool: 'search' }, result: { status: 'SUCCESS' } }); // 2 x 3
+    await send(36, 1, { call: { tool: 'fetch' } }); // 1
+    await send(37, 5, { call: { tool: 'search' }, result: { status: 'ERROR' } }); // weight 0
+    await send(38, 4, { tool: 'search', executionStatus: 'ERROR' }); // not at this metric's paths: 4 x 1
+
+    const inv = (await api.get(`/api/v1/subscriptions/${sub.body.id}/upcoming-invoice`)).body;
+    const line = inv.lines.find((l: { metricName: string | null }) => l.metricName === 'tool_calls');
+    // Units after multipliers: 6 + 1 + 15 + 4 = 26; charged after weights: 6 + 1 + 0 + 4 = 11, x 0.01.
+    assert.deepEqual([line.quantity, line.amount], ['26', '0.11'], JSON.stringify(line));
+  });
+});

@@ -144,6 +144,8 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
       offeringId,
       priceVersionId,
       scheduledChange: null,
+      // The change's own limits replace the old ones (kept for a change scheduled before changes carried them).
+      usageLimits: change ? (change.usageLimits ?? sub.usageLimits) : sub.usageLimits,
       currentPeriodStart: period.start,
       currentPeriodEnd: period.end,
       version: sub.version + 1,
@@ -272,14 +274,15 @@ function renewalEvents(c: ClosedPeriod, revoked: RevokedCredentials | undefined)
       revokedKeyIds: revoked?.keyIds ?? [],
       revokedClientCredentialIds: revoked?.clientCredentialIds ?? [],
     };
-    // The same details as an IMMEDIATE cancel: the buyer's reason, channel and comment came with
-    // subscription.change_scheduled (the subscription does not keep them).
+    // The same details as an IMMEDIATE cancel: the reason, channel and comment the subscription
+    // kept from the request (null for a cancellation scheduled before it kept them).
     const { revokedKeyIds, revokedClientCredentialIds, invoiceId } = payload;
+    const asked = sub.cancellationDetails;
     const details = {
       applyAt: 'PERIOD_END',
-      reason: null,
-      channel: null,
-      comment: null,
+      reason: asked?.reason ?? null,
+      channel: asked?.cancel_channel ?? null,
+      comment: asked?.comment ?? null,
       creditNoteId: null,
       revokedKeyIds,
       revokedClientCredentialIds,

@@ -26,7 +26,7 @@ const FactorMap = (what: string) =>
     maxKeys: 100,
     minKeyLength: 1,
     maxKeyLength: 200,
-    description: `Rating only, never published: usage whose metadata.${what} equals a key counts as quantity × factor.`,
+    description: `Rating only, never published: usage whose ${what} (metadata.${what}, or the metric's dimensionPaths.${what}) equals a key counts as quantity × factor.`,
   });
 
 export const TierSchema = Type.Object(
@@ -61,7 +61,8 @@ export const UnitPricingBody = Type.Object(
           maxKeys: 100,
           minKeyLength: 1,
           maxKeyLength: 200,
-          description: 'OUTCOME_BASED: metadata.executionStatus -> weight 0..1 (up to 100 statuses); unlisted statuses bill at 1.',
+          description:
+            "OUTCOME_BASED: execution status (metadata.executionStatus, or the metric's dimensionPaths.executionStatus) -> weight 0..1 (up to 100 statuses); unlisted statuses bill at 1.",
         }),
         Type.Null(),
       ]),

@@ -775,7 +775,8 @@ describe('POST /api/v1/offerings', () => {
       name: 'Pro',
       billingMode: 'POSTPAID',
       currency: 'USD',
-      entryPrice: '49.9',
+      // In the currency's minor digits, whatever was sent.
+      entryPrice: '49.90',
       billingPeriod: 'MONTHLY',
       trialDays: 0,
       ratePlanIds: [plans.a, plans.b],
@@ -991,7 +992,7 @@ describe('PATCH /api/v1/offerings/:id', () => {
 
   it('200 a new entryPrice is stored canonical', async () => {
     const o = await createOffering(api);
-    assert.equal((await ok(api.patch(`/api/v1/offerings/${o.id}`, { entryPrice: '19.50' }))).entryPrice, '19.5');
+    assert.equal((await ok(api.patch(`/api/v1/offerings/${o.id}`, { entryPrice: '19.5' }))).entryPrice, '19.50');
   });
 
   it('200 removing a plan drops its overrides and keeps the others', async () => {

@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
 import { checkCurrency, checkRatePlanUnits, failValidation } from './check-rate-plan-units.js';
+import { checkRatePlanLimits } from './check-rate-plan-limits.js';
 import type { CreateRatePlanInput, RatePlan } from './rate-plan.js';
 import { insertRatePlan } from './rate-plan.repository.js';
 
@@ -11,6 +12,9 @@ export async function createRatePlan(deps: Deps, ctx: OperationContext, input: C
   const bad = checkCurrency(input.currency, 'body.currency');
   if (bad) failValidation([bad]);
   const metrics = await checkRatePlanUnits(deps.db, ctx, input.metrics, input.currency);
+  const usageLimits = input.usageLimits ?? [];
+  const badLimits = checkRatePlanLimits(usageLimits, metrics);
+  if (badLimits.length > 0) failValidation(badLimits);
   const now = deps.clock.now();
   const plan: RatePlan = {
     id: deps.ids.next('ratePlan'),
@@ -19,6 +23,7 @@ export async function createRatePlan(deps: Deps, ctx: OperationContext, input: C
     currency: input.currency,
     billingPeriod: input.billingPeriod,
     metrics,
+    usageLimits,
     metadata: input.metadata ?? {},
     version: 1,
     createdAt: now,
@@ -30,7 +35,12 @@ export async function createRatePlan(deps: Deps, ctx: OperationContext, input: C
       eventType: 'rate_plan.created',
       targetType: 'rate_plan',
       targetId: plan.id,
-      payload: { name: plan.name, currency: plan.currency, units: plan.metrics.map((u) => `${u.metricName}:${u.pricingModel}`) },
+      payload: {
+        name: plan.name,
+        currency: plan.currency,
+        units: plan.metrics.map((u) => `${u.metricName}:${u.pricingModel}`),
+        usageLimits: plan.usageLimits.map((l) => `${l.metricName}:${l.limit}:${l.enforcement}`),
+      },
     });
   });
   await catalogChanged(deps);

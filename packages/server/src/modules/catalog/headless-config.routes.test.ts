@@ -114,7 +114,7 @@ describe('GET /api/v1/portal/headless/config', () => {
         name: 'Pro',
         billingMode: 'POSTPAID',
         currency: 'USD',
-        entryPrice: '49',
+        entryPrice: '49.00',
         billingPeriod: 'MONTHLY',
         trialDays: 14,
         ratePlanIds: [s.planId],

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Offering as PublishedOffering, RatePlan as PublishedRatePlan, UnitPricing } from '@tollgate/pricing';
+import { roundToMinorUnit, type Offering as PublishedOffering, type RatePlan as PublishedRatePlan, type UnitPricing } from '@tollgate/pricing';
 import type { MetricLabel } from '../metrics/metric.js';
 import type { Offering } from './offering.js';
 import type { RatePlan } from './rate-plan.js';
@@ -56,7 +56,7 @@ export function buildStorefrontView(
       name: o.name,
       billingMode: o.billingMode,
       currency: o.currency,
-      entryPrice: o.entryPrice,
+      entryPrice: o.entryPrice === null ? null : roundToMinorUnit(o.entryPrice, o.currency),
       billingPeriod: o.billingPeriod,
       trialDays: o.trialDays,
       ratePlanIds: [...o.ratePlanIds],

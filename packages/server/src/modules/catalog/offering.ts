@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { BillingPeriod } from '@tollgate/pricing';
+import { roundToMinorUnit, type BillingPeriod } from '@tollgate/pricing';
 import { toIso } from '../../lib/clock.js';
 import { Environment, Metadata, Timestamp } from '../../http/schemas.js';
 import type { Environment as Env } from '../../lib/crypto.js';
@@ -123,5 +123,12 @@ export const UpdateOfferingBody = Type.Object(
 export type UpdateOfferingInput = Static<typeof UpdateOfferingBody>;
 
 export function presentOffering(o: Offering): Static<typeof OfferingSchema> {
-  return { ...o, object: 'offering', createdAt: toIso(o.createdAt), updatedAt: toIso(o.updatedAt) };
+  // Stored canonical ("49.9", which price versions hash); shown in the currency's minor digits ("49.90"), like every amount.
+  return {
+    ...o,
+    object: 'offering',
+    entryPrice: o.entryPrice === null ? null : roundToMinorUnit(o.entryPrice, o.currency),
+    createdAt: toIso(o.createdAt),
+    updatedAt: toIso(o.updatedAt),
+  };
 }

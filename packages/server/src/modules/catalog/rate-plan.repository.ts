@@ -6,6 +6,7 @@ import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { RatePlan } from './rate-plan.js';
+import type { UsageLimit } from './usage-limit.js';
 import type { RatePlanTable } from '../../db/tables/rate-plan.table.js';
 
 function toRatePlan(r: Selectable<RatePlanTable>): RatePlan {
@@ -16,6 +17,7 @@ function toRatePlan(r: Selectable<RatePlanTable>): RatePlan {
     currency: r.currency,
     billingPeriod: r.billingPeriod as BillingPeriod,
     metrics: JSON.parse(r.metrics) as CatalogUnitPricing[],
+    usageLimits: JSON.parse(r.usageLimits) as UsageLimit[],
     metadata: parseMetadata(r.metadata),
     version: Number(r.version),
     createdAt: r.createdAt,
@@ -24,7 +26,14 @@ function toRatePlan(r: Selectable<RatePlanTable>): RatePlan {
 }
 
 function toRow(tenant: Tenant, p: RatePlan) {
-  return { ...p, workspaceId: tenant.workspaceId, environment: tenant.environment, metrics: JSON.stringify(p.metrics), metadata: JSON.stringify(p.metadata) };
+  return {
+    ...p,
+    workspaceId: tenant.workspaceId,
+    environment: tenant.environment,
+    metrics: JSON.stringify(p.metrics),
+    usageLimits: JSON.stringify(p.usageLimits),
+    metadata: JSON.stringify(p.metadata),
+  };
 }
 
 export async function insertRatePlan(db: Db, tenant: Tenant, p: RatePlan): Promise<void> {
@@ -74,7 +83,14 @@ export async function findRatePlans(
 export async function updateRatePlanRow(db: Db, tenant: Tenant, p: RatePlan, expectedVersion: number): Promise<boolean> {
   const r = await db
     .updateTable('ratePlans')
-    .set({ name: p.name, metrics: JSON.stringify(p.metrics), metadata: JSON.stringify(p.metadata), version: p.version, updatedAt: p.updatedAt })
+    .set({
+      name: p.name,
+      metrics: JSON.stringify(p.metrics),
+      usageLimits: JSON.stringify(p.usageLimits),
+      metadata: JSON.stringify(p.metadata),
+      version: p.version,
+      updatedAt: p.updatedAt,
+    })
     .$call(forTenant(tenant))
     .where('id', '=', p.id)
     .where('version', '=', expectedVersion)

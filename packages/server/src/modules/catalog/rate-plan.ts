@@ -4,6 +4,7 @@ import { toIso } from '../../lib/clock.js';
 import { Environment, Metadata, Timestamp } from '../../http/schemas.js';
 import type { Environment as Env } from '../../lib/crypto.js';
 import { BillingPeriodSchema, CatalogUnitSchema, CurrencyCode, UnitPricingBody } from './catalog-schemas.js';
+import { MAX_USAGE_LIMITS, UsageLimitSchema, type UsageLimit } from './usage-limit.js';
 
 /** A rate plan: how each billable unit is priced, in one currency, per billing period. */
 export interface RatePlan {
@@ -13,6 +14,8 @@ export interface RatePlan {
   currency: string;
   billingPeriod: BillingPeriod;
   metrics: CatalogUnitPricing[];
+  /** Default per-period limits of its subscribers, each on one of its units; a subscription may override them. */
+  usageLimits: UsageLimit[];
   metadata: Record<string, string>;
   /** Increases with every change; offerings and storefronts show the plan as it is now. */
   version: number;
@@ -29,6 +32,10 @@ export const RatePlanSchema = Type.Object(
     currency: CurrencyCode,
     billingPeriod: BillingPeriodSchema,
     metrics: Type.Array(CatalogUnitSchema, { description: 'Every billable unit on the plan, with the rating-only multipliers.' }),
+    usageLimits: Type.Array(UsageLimitSchema, {
+      description:
+        'Default per-period usage limits of every subscription to an offering with this plan, each on one of its units. A subscription’s own usageLimits entry for a metric replaces the default (limit null: no limit). Not published in the headless configuration.',
+    }),
     metadata: Metadata,
     version: Type.Integer(),
     createdAt: Timestamp,
@@ -39,16 +46,36 @@ export const RatePlanSchema = Type.Object(
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Units = Type.Array(UnitPricingBody, { maxItems: 50, description: 'Each unit once; a plan with no units reads "Contact sales".' });
+const UsageLimits = Type.Array(UsageLimitSchema, {
+  maxItems: MAX_USAGE_LIMITS,
+  description:
+    'Default limits of its subscribers, at most one per unit of the plan (metricName as in metrics). BLOCK refuses entitlement checks once used up; ALERT allows and is listed in the check’s limits (the usage.limit_alert audit event and webhook come from a subscription’s own ALERT limits only). Changes apply at every subscriber’s next check, mid-period included: limits are not prices. Default [].',
+});
 
 export const CreateRatePlanBody = Type.Object(
-  { name: Name, currency: CurrencyCode, billingPeriod: BillingPeriodSchema, metrics: Units, metadata: Type.Optional(Metadata) },
+  {
+    name: Name,
+    currency: CurrencyCode,
+    billingPeriod: BillingPeriodSchema,
+    metrics: Units,
+    usageLimits: Type.Optional(UsageLimits),
+    metadata: Type.Optional(Metadata),
+  },
   { additionalProperties: false },
 );
 export type CreateRatePlanInput = Static<typeof CreateRatePlanBody>;
 
-/** Currency and period are fixed at creation: offerings and subscriptions rely on them. metrics is replaced whole. */
+/**
+ * Currency and period are fixed at creation: offerings and subscriptions rely on them. metrics and
+ * usageLimits are replaced whole; a limit on a unit that metrics removes goes with it.
+ */
 export const UpdateRatePlanBody = Type.Object(
-  { name: Type.Optional(Name), metrics: Type.Optional(Units), metadata: Type.Optional(Metadata) },
+  {
+    name: Type.Optional(Name),
+    metrics: Type.Optional(Units),
+    usageLimits: Type.Optional(UsageLimits),
+    metadata: Type.Optional(Metadata),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateRatePlanInput = Static<typeof UpdateRatePlanBody>;

@@ -6,15 +6,18 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
 import { checkRatePlanUnits, failValidation } from './check-rate-plan-units.js';
+import { checkRatePlanLimits } from './check-rate-plan-limits.js';
 import type { Offering } from './offering.js';
 import { findOfferingsWithPlan, updateOfferingRow } from './offering.repository.js';
 import type { RatePlan, UpdateRatePlanInput } from './rate-plan.js';
 import { findRatePlan, findRatePlans, updateRatePlanRow } from './rate-plan.repository.js';
 
 /**
- * Name, units and metadata can change; currency and billing period cannot (offerings and
- * subscriptions were set up in them). A change shows at once in every storefront that includes
- * the plan (its configuration etag changes), and rates the current period of its subscriptions.
+ * Name, units, default usage limits and metadata can change; currency and billing period cannot
+ * (offerings and subscriptions were set up in them). A change shows at once in every storefront
+ * that includes the plan (its configuration etag changes); new prices rate its subscribers from
+ * their next period, new limits apply at their next entitlement check (catalogChanged clears the
+ * cached answers on every node).
  */
 export async function updateRatePlan(deps: Deps, ctx: OperationContext, id: string, input: UpdateRatePlanInput): Promise<RatePlan> {
   const current = await findRatePlan(deps.db, ctx, id);
@@ -22,11 +25,20 @@ export async function updateRatePlan(deps: Deps, ctx: OperationContext, id: stri
   const metrics = input.metrics ? await checkRatePlanUnits(deps.db, ctx, input.metrics, current.currency) : current.metrics;
   const offerings = input.metrics ? await findOfferingsWithPlan(deps.db, ctx, id) : [];
   await checkOfferingsStillPriceUnitsOnce(deps, ctx, id, metrics, offerings);
+  // A default limit of a unit the plan no longer prices goes with the unit, as offerings' overrides do.
+  const units = new Set(metrics.map((u) => u.metricName));
+  const usageLimits = input.usageLimits ?? current.usageLimits.filter((l) => units.has(l.metricName));
+  const droppedLimits = input.usageLimits ? [] : current.usageLimits.filter((l) => !units.has(l.metricName)).map((l) => l.metricName);
+  if (input.usageLimits) {
+    const bad = checkRatePlanLimits(input.usageLimits, metrics);
+    if (bad.length > 0) failValidation(bad);
+  }
   const next: RatePlan = {
     ...current,
     name: input.name ?? current.name,
     metadata: input.metadata ?? current.metadata,
     metrics,
+    usageLimits,
     version: current.version + 1,
     updatedAt: deps.clock.now(),
   };
@@ -55,7 +67,7 @@ export async function updateRatePlan(deps: Deps, ctx: OperationContext, id: stri
       eventType: 'rate_plan.updated',
       targetType: 'rate_plan',
       targetId: id,
-      payload: { changed: Object.keys(input), version: next.version },
+      payload: { changed: Object.keys(input), version: next.version, ...(droppedLimits.length > 0 ? { droppedUsageLimits: droppedLimits } : {}) },
     });
   });
   await catalogChanged(deps);

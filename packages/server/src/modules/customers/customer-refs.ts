@@ -1,7 +1,34 @@
+import type { Db } from '../../db/database.js';
 import type { Deps } from '../../deps.js';
 import { cacheSpec } from '../../lib/caches.js';
+import { AppError } from '../../lib/errors.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { resolveCustomerRefs } from './customer.repository.js';
+import type { Customer } from './customer.js';
+import { findCustomer, resolveCustomerRefs } from './customer.repository.js';
+
+/**
+ * The customer a reference names, wherever the API names one: its cus_ id or its externalId, as
+ * ingestion names customers (an id match wins); null when it names nobody in this tenant.
+ */
+export async function findCustomerByRef(db: Db, tenant: Tenant, ref: string): Promise<Customer | null> {
+  const id = (await resolveCustomerRefs(db, tenant, [ref])).get(ref);
+  return id === undefined ? null : findCustomer(db, tenant, id);
+}
+
+/** findCustomerByRef, or 404 NOT_FOUND naming the field the reference came in (path.id, body.customerId). */
+export async function requireCustomerByRef(db: Db, tenant: Tenant, ref: string, field: string): Promise<Customer> {
+  const customer = await findCustomerByRef(db, tenant, ref);
+  if (!customer) throw new AppError('NOT_FOUND', `No customer with id or externalId '${ref}' exists in this workspace and environment.`, { field });
+  return customer;
+}
+
+/**
+ * A list's customerId filter: the id of the customer the reference names. One that names nobody
+ * here stays as it is: no row of this tenant carries it, so the list is empty, not a 404.
+ */
+export async function customerIdFilter(db: Db, tenant: Tenant, ref: string | undefined): Promise<string | undefined> {
+  return ref === undefined ? undefined : ((await resolveCustomerRefs(db, tenant, [ref])).get(ref) ?? ref);
+}
 
 export const CUSTOMERS_CHANNEL = 'customers.invalidate';
 export const CUSTOMER_REF_TTL_MS = 60_000;

@@ -146,6 +146,42 @@ describe('GET /api/v1/customers/:id', () => {
     assert.deepEqual(res.body, created.body);
   });
 
+  it("200 by the customer's externalId too, as ingestion names customers, percent-encoded; the answer carries the cus_ id", async () => {
+    const other = await t.seed.workspace();
+    const c = t.seed.client(other.test.secretKey);
+    const acme = await t.seed.customer(other.test, { externalId: 'acme' });
+    const spaced = await t.seed.customer(other.test, { externalId: 'team a/eu 1' });
+    // An externalId that is another customer's id: the id match wins, as in ingestion.
+    const bob = await t.seed.customer(other.test);
+    await t.seed.customer(other.test, { externalId: bob.id });
+    for (const [ref, customer] of [
+      ['acme', acme],
+      [acme.id, acme],
+      ['team a/eu 1', spaced],
+      [bob.id, bob],
+    ] as const) {
+      const res = await c.get(`/api/v1/customers/${encodeURIComponent(ref)}`);
+      assert.equal(res.status, 200, `${ref}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.id, customer.id, ref);
+      assert.equal(res.body.externalId, customer.externalId, ref);
+    }
+  });
+
+  it("404 names path.id for a reference that names nobody here: unknown, or the other environment's externalId", async () => {
+    const other = await t.seed.workspace();
+    await t.seed.customer(other.live, { externalId: 'live-only' });
+    const stranger = await t.seed.workspace();
+    await t.seed.customer(stranger.test, { externalId: 'strangers' });
+    const c = t.seed.client(other.test.secretKey);
+    for (const ref of ['nobody', 'cus_nope', 'live-only', 'strangers']) {
+      const res = await c.get(`/api/v1/customers/${ref}`);
+      assert.equal(res.status, 404, ref);
+      assert.deepEqual(res.body.errors, [
+        { code: 'NOT_FOUND', field: 'path.id', message: `No customer with id or externalId '${ref}' exists in this workspace and environment.` },
+      ]);
+    }
+  });
+
   it("404 for another workspace's customer, revealing nothing", async () => {
     const created = await api.post('/api/v1/customers', { name: 'Mallory target' });
     const other = await t.seed.workspace();
@@ -172,8 +208,41 @@ describe('PATCH /api/v1/customers/:id', () => {
     assert.equal(res.status, 400);
   });
 
-  it('404 for an unknown id', async () => {
-    const res = await api.patch('/api/v1/customers/cus_nope', { name: 'x' });
-    assert.equal(res.status, 404);
+  it('200 names the customer by its externalId too, even while renaming it; the answer and the audit event carry the cus_ id', async () => {
+    const other = await t.seed.workspace();
+    const c = t.seed.client(other.test.secretKey);
+    const acme = await t.seed.customer(other.test, { externalId: 'acme' });
+    const renamed = await c.patch('/api/v1/customers/acme', { name: 'Acme Ltd', externalId: 'acme-2' });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assert.deepEqual([renamed.body.id, renamed.body.name, renamed.body.externalId], [acme.id, 'Acme Ltd', 'acme-2']);
+    const byNewName = await c.patch('/api/v1/customers/acme-2', { email: 'ap@acme.example' });
+    assert.deepEqual([byNewName.status, byNewName.body.id, byNewName.body.name], [200, acme.id, 'Acme Ltd']);
+    const byId = await c.patch(`/api/v1/customers/${acme.id}`, { name: 'Acme' });
+    assert.deepEqual([byId.status, byId.body.id, byId.body.email], [200, acme.id, 'ap@acme.example']);
+    assert.equal((await c.patch('/api/v1/customers/acme', { name: 'x' })).status, 404, 'the old externalId names nobody now');
+    const events = await t.deps.db
+      .selectFrom('auditEvents')
+      .select('targetId')
+      .where('workspaceId', '=', other.workspaceId)
+      .where('eventType', '=', 'customer.updated')
+      .execute();
+    assert.deepEqual(
+      events.map((e) => e.targetId),
+      [acme.id, acme.id, acme.id],
+    );
+  });
+
+  it("404 names path.id for an unknown id or externalId, or the other environment's externalId, changing nothing", async () => {
+    const other = await t.seed.workspace();
+    const live = await t.seed.customer(other.live, { externalId: 'live-only', name: 'Live' });
+    const c = t.seed.client(other.test.secretKey);
+    for (const ref of ['cus_nope', 'nobody', 'live-only']) {
+      const res = await c.patch(`/api/v1/customers/${ref}`, { name: 'x' });
+      assert.equal(res.status, 404, ref);
+      assert.deepEqual(res.body.errors, [
+        { code: 'NOT_FOUND', field: 'path.id', message: `No customer with id or externalId '${ref}' exists in this workspace and environment.` },
+      ]);
+    }
+    assert.equal((await t.seed.client(other.live.secretKey).get(`/api/v1/customers/${live.id}`)).body.name, 'Live');
   });
 });

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { notFound } from '../../lib/errors.js';
 import type { App } from '../../http/types.js';
-import { bearerSecurity, errors, IdempotencyHeaders, IdParams, ListOf, ListQuery } from '../../http/schemas.js';
+import { bearerSecurity, errors, IdempotencyHeaders, ListOf, ListQuery } from '../../http/schemas.js';
 import { idempotent } from '../idempotency/idempotent.js';
-import { CreateCustomerBody, CustomerSchema, presentCustomer, UpdateCustomerBody } from './customer.js';
-import { findCustomer, listCustomers } from './customer.repository.js';
+import { CreateCustomerBody, CustomerRefParams, CustomerSchema, presentCustomer, UpdateCustomerBody } from './customer.js';
+import { listCustomers } from './customer.repository.js';
+import { requireCustomerByRef } from './customer-refs.js';
 import { createCustomer } from './create-customer.js';
 import { updateCustomer } from './update-customer.js';
 
@@ -50,17 +50,14 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'retrieveCustomer',
       summary: 'Retrieve a customer',
-      description: "One customer by its id (cus_…), in the key's environment.",
+      description:
+        "One customer of the key's environment, named by its cus_ id or by the externalId you gave it (an id match wins); the answer carries its cus_ id. 404 on path.id when it names nobody here.",
       tags,
       security: bearerSecurity,
-      params: IdParams,
+      params: CustomerRefParams,
       response: { 200: CustomerSchema, ...errors(403, 404) },
     },
-    handler: async (req) => {
-      const c = await findCustomer(deps.db, req.ctx, req.params.id);
-      if (!c) throw notFound('customer', req.params.id);
-      return presentCustomer(c);
-    },
+    handler: async (req) => presentCustomer(await requireCustomerByRef(deps.db, req.ctx, req.params.id, 'path.id')),
   });
 
   app.patch('/api/v1/customers/:id', {
@@ -68,10 +65,11 @@ export async function customerRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'updateCustomer',
       summary: 'Update a customer',
-      description: 'Fields present replace the stored ones; null clears a field; absent fields are kept.',
+      description:
+        'Fields present replace the stored ones; null clears a field; absent fields are kept. The customer is named by its cus_ id or by the externalId you gave it (an id match wins); the answer carries its cus_ id. 404 on path.id when it names nobody here.',
       tags,
       security: bearerSecurity,
-      params: IdParams,
+      params: CustomerRefParams,
       body: UpdateCustomerBody,
       response: { 200: CustomerSchema, ...errors(403, 404, 409) },
     },

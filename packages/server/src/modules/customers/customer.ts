@@ -22,6 +22,16 @@ const ExternalId = Type.String({
   description: 'Your own id for this customer; unique per workspace and environment.',
 });
 
+/** A path's customer: `/customers/{id}` names one as ingestion does. */
+export const CustomerRefParams = Type.Object({
+  id: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description:
+      'The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…).',
+  }),
+});
+
 export const CustomerSchema = Type.Object(
   {
     id: Type.String({ description: 'cus_…' }),

@@ -9,6 +9,7 @@ import type { Tenant } from '../../lib/tenant.js';
 import { resolveCustomerRefs } from '../customers/customer.repository.js';
 import { rateSubscriptionPeriod } from '../billing/rate-subscription-period.js';
 import { timeOf } from '../test-clocks/clock-time.js';
+import { usageLimitsOf } from '../subscriptions/usage-limits.js';
 import { decideEntitlement, type EntitlementDecision } from './decide-entitlement.js';
 
 /** What JSON can carry for "no limit": the spec's fields are numbers, and clients compare them. */
@@ -43,10 +44,13 @@ export const EntitlementResultSchema = Type.Object(
         limit: Type.Number({ description: 'Units per billing period.' }),
         enforcement: Type.Union([Type.Literal('BLOCK'), Type.Literal('ALERT')]),
         used: Type.Number({ description: 'Usage of the metric in the current period so far.' }),
+        source: Type.Union([Type.Literal('SUBSCRIPTION'), Type.Literal('RATE_PLAN')], {
+          description: "SUBSCRIPTION: the subscription's own usageLimits entry; RATE_PLAN: its offering's rate plan default.",
+        }),
       }),
       {
         description:
-          'The deciding subscription’s own usage limits with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits.',
+          'The usage limits that apply to the deciding subscription (its own usageLimits entry for a metric, else its offering’s rate plan default: the subscription’s effectiveUsageLimits) with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits.',
       },
     ),
   },
@@ -59,6 +63,18 @@ export type EntitlementResult = Static<typeof EntitlementResultSchema>;
  * per metric, summed by the database from the hourly rows); it never writes or decrements anything.
  */
 export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: string, productId: string): Promise<EntitlementResult> {
+  const { quotaMetricName: _quotaMetricName, customerId: _customerId, ...answer } = await explainEntitlement(deps, tenant, accessorId, productId);
+  return answer;
+}
+
+/**
+ * The answer, the metric whose limit its quotaRemaining is (decide-entitlement.ts: for the developer
+ * hub) and the customer the accessor named (the answer cache forgets answers by customer); neither is in the API's answer.
+ */
+export type ExplainedEntitlement = EntitlementResult & { quotaMetricName: string | null; customerId: string };
+
+/** checkEntitlement, saying also which metric is the tightest. */
+export async function explainEntitlement(deps: Deps, tenant: Tenant, accessorId: string, productId: string): Promise<ExplainedEntitlement> {
   const customerId = (await resolveCustomerRefs(deps.db, tenant, [accessorId])).get(accessorId);
   if (!customerId) {
     throw new AppError('NOT_FOUND', `No customer with id or externalId '${accessorId}' exists in this environment.`, { field: 'query.accessorId' });
@@ -76,15 +92,17 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
   } else {
     const rated = await rateSubscriptionPeriod(deps, tenant, sub, await timeOf(deps, tenant, sub.testClockId));
     period = rated.period;
-    const explicit = new Set(sub.usageLimits.map((l) => l.metricName));
-    const own = sub.usageLimits.map((l) => ({ ...l, used: rated.used.get(l.metricName) ?? new Decimal(0) }));
-    limits = own.map((l) => ({ metricName: l.metricName, limit: l.limit, enforcement: l.enforcement, used: l.used.toNumber() }));
+    // The subscription's own limits, else its offering's rate plans' defaults (as they are now).
+    const effective = await usageLimitsOf(deps, tenant, sub);
+    const explicit = new Set(effective.map((l) => l.metricName));
+    const own = effective.map((l) => ({ ...l, used: rated.used.get(l.metricName) ?? new Decimal(0) }));
+    limits = own.map((l) => ({ metricName: l.metricName, limit: l.limit, enforcement: l.enforcement, used: l.used.toNumber(), source: l.source }));
     decision = decideEntitlement({
       subscriptionActive: true,
       limits: [
         ...own,
         // The catalog's free units are the quota: they inform quotaRemaining and never refuse
-        // (usage past them is billed); a subscription's own BLOCK limit is what refuses.
+        // (usage past them is billed); a BLOCK usage limit is what refuses.
         ...rated.rating.charges
           .filter((c) => c.includedFree > 0 && !explicit.has(c.metricName))
           .map((c) => ({ metricName: c.metricName, limit: c.includedFree, enforcement: 'ALERT' as const, used: new Decimal(c.freeUnits) })),
@@ -107,5 +125,7 @@ export async function checkEntitlement(deps: Deps, tenant: Tenant, accessorId: s
     budgetUnlimited: decision.budgetRemaining === null,
     budgetRemainingAmount: decision.budgetRemaining === null ? null : decision.budgetRemaining.toFixed(),
     limits,
+    quotaMetricName: decision.quotaMetricName,
+    customerId,
   };
 }

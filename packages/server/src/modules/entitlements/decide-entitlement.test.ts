@@ -111,6 +111,33 @@ describe('entitlements.decideEntitlement', () => {
     );
   });
 
+  describe('quotaMetricName: whose limit quotaRemaining is (the developer hub names it)', () => {
+    const named: Array<[string, EntitlementInput, string | null]> = [
+      ['no limit: none', input(), null],
+      ['an inactive subscription: none', input({ subscriptionActive: false, limits: [limit(100, '10')] }), null],
+      ['one limit: its metric', input({ limits: [limit(100, '10', 'ALERT', 'api_calls')] }), 'api_calls'],
+      ['the smaller remainder wins', input({ limits: [limit(100, '40', 'BLOCK', 'calls'), limit(50, '45', 'ALERT', 'tokens')] }), 'tokens'],
+      ['a tie: the first listed', input({ limits: [limit(10, '0', 'ALERT', 'calls'), limit(10, '0', 'ALERT', 'tokens')] }), 'calls'],
+      [
+        'both used up (0 left): the BLOCK limit, which is what refuses',
+        input({ limits: [limit(10, '30', 'ALERT', 'calls'), limit(10, '10', 'BLOCK', 'tokens')] }),
+        'tokens',
+      ],
+    ];
+    for (const [rule, i, want] of named) it(rule, () => assert.equal(decideEntitlement(i).quotaMetricName, want));
+
+    it('property: named exactly when an active subscription has a limit, and its remainder is quotaRemaining', () => {
+      fc.assert(
+        fc.property(inputArb, (i) => {
+          const r = decideEntitlement(i);
+          if (!i.subscriptionActive || i.limits.length === 0) return assert.equal(r.quotaMetricName, null);
+          const left = i.limits.filter((l) => l.metricName === r.quotaMetricName).map((l) => Decimal.max(0, d(l.limit).minus(l.used)).toFixed());
+          assert.ok(left.includes(r.quotaRemaining!.toFixed()), `${String(r.quotaMetricName)} leaves ${r.quotaRemaining?.toFixed()}`);
+        }),
+      );
+    });
+  });
+
   it('property: allowed exactly when active and no BLOCK limit or BLOCK budget is used up', () => {
     fc.assert(
       fc.property(inputArb, (i) => {

@@ -27,6 +27,12 @@ export interface EntitlementDecision {
   reason: EntitlementReason;
   /** The smallest remainder among the limits, never below 0; null when there is no limit. */
   quotaRemaining: Money | null;
+  /**
+   * The metric whose limit leaves quotaRemaining (on a tie, a BLOCK limit, then the first listed);
+   * null without a limit or an active subscription. Not in the API's answer: the developer hub
+   * says what is left of what.
+   */
+  quotaMetricName: string | null;
   /** Budget minus charges so far, never below 0; null when there is no budget. */
   budgetRemaining: Money | null;
 }
@@ -36,10 +42,15 @@ const atLeastZero = (d: Money) => (d.isNegative() ? ZERO : d);
 
 export function decideEntitlement(input: EntitlementInput): EntitlementDecision {
   let quotaRemaining: Money | null = null;
+  let tightest: LimitUsage | null = null;
   let blockedByQuota = false;
   for (const l of input.limits) {
     const left = new Decimal(l.limit).minus(l.used);
-    quotaRemaining = quotaRemaining === null ? atLeastZero(left) : Decimal.min(quotaRemaining, atLeastZero(left));
+    const kept = atLeastZero(left);
+    if (quotaRemaining === null || kept.lt(quotaRemaining) || (kept.eq(quotaRemaining) && l.enforcement === 'BLOCK' && tightest?.enforcement !== 'BLOCK')) {
+      quotaRemaining = kept;
+      tightest = l;
+    }
     // Used up means the next unit would go past the limit.
     if (l.enforcement === 'BLOCK' && left.lte(0)) blockedByQuota = true;
   }
@@ -51,8 +62,8 @@ export function decideEntitlement(input: EntitlementInput): EntitlementDecision 
     if (input.budget.enforcement === 'BLOCK' && left.lte(0)) blockedByBudget = true;
   }
   if (!input.subscriptionActive) {
-    return { allowed: false, reason: 'NO_ACTIVE_SUBSCRIPTION', quotaRemaining: ZERO, budgetRemaining: ZERO };
+    return { allowed: false, reason: 'NO_ACTIVE_SUBSCRIPTION', quotaRemaining: ZERO, quotaMetricName: null, budgetRemaining: ZERO };
   }
   const reason: EntitlementReason = blockedByQuota ? 'QUOTA_EXHAUSTED' : blockedByBudget ? 'BUDGET_EXHAUSTED' : 'OK';
-  return { allowed: reason === 'OK', reason, quotaRemaining, budgetRemaining };
+  return { allowed: reason === 'OK', reason, quotaRemaining, quotaMetricName: tightest?.metricName ?? null, budgetRemaining };
 }

@@ -4,6 +4,9 @@ import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
 import { createMetric } from '../metrics/create-metric.js';
 import { UNLIMITED } from './check-entitlement.js';
+import { checkBatch } from '../usage/check-batch.js';
+import { runWriteJob } from '../usage/usage-writer.js';
+import { inTransaction } from '../../db/transaction.js';
 
 let t: TestApp;
 let ws: TenantHandle;
@@ -87,8 +90,8 @@ describe('GET /v1/entitlements/check', () => {
     await use(s.customerId, 70, 'tokens');
     const res = await check(s.customerId, s.productId);
     assert.deepEqual(res.body.limits, [
-      { metricName: 'api_calls', limit: 100, enforcement: 'BLOCK', used: 30 },
-      { metricName: 'tokens', limit: 50, enforcement: 'ALERT', used: 70 },
+      { metricName: 'api_calls', limit: 100, enforcement: 'BLOCK', used: 30, source: 'SUBSCRIPTION' },
+      { metricName: 'tokens', limit: 50, enforcement: 'ALERT', used: 70, source: 'SUBSCRIPTION' },
     ]);
     const none = await subscribed();
     assert.deepEqual((await check(none.customerId, none.productId)).body.limits, []);
@@ -232,7 +235,7 @@ describe('GET /v1/entitlements/check', () => {
 });
 
 describe('GET /v1/entitlements/check answer cache', () => {
-  it('reuses an answer for ENTITLEMENT_CACHE_TTL_MS, then reads usage again', async () => {
+  it('reuses an answer for ENTITLEMENT_CACHE_TTL_MS when usage was committed by another node, then reads usage again', async () => {
     const cached = await createTestApp({ config: { entitlementCacheTtlMs: 250 } });
     try {
       const w = await cached.seed.workspace();
@@ -242,7 +245,12 @@ describe('GET /v1/entitlements/check answer cache', () => {
       await c.patch(`/api/v1/subscriptions/${subscription.id}`, { usageLimits: [{ metricName: 'api_calls', limit: 10, enforcement: 'BLOCK' }] });
       const url = `/v1/entitlements/check?accessorId=${customer.id}&productId=${product.id}`;
       assert.equal((await c.get(url)).body.quotaRemaining, 10);
-      await c.post('/v1/ingest', { customerId: customer.id, metricName: 'api_calls', quantity: 4, occurredAt: iso(cached.clock.now()) });
+      // Another node's write: checked and committed without passing through this node's writer.
+      const events = [{ customerId: customer.id, metricName: 'api_calls', quantity: 4, occurredAt: iso(cached.clock.now()) }];
+      const { resolved } = await checkBatch(cached.deps.db, w.test.ctx, events, { now: cached.clock.now(), enforceMaxAge: true }, (i) => `events[${i}]`);
+      await inTransaction(cached.deps.db, (trx) =>
+        runWriteJob({ ...cached.deps, db: trx }, { ctx: w.test.ctx, events: resolved, source: 'api', idempotency: null }),
+      );
       assert.equal((await c.get(url)).body.quotaRemaining, 10, 'the cached answer, within 250 ms');
       cached.clock.advance(250);
       assert.equal((await c.get(url)).body.quotaRemaining, 6, 'read again after 250 ms');
@@ -250,6 +258,51 @@ describe('GET /v1/entitlements/check answer cache', () => {
       assert.equal((await c.get(url)).body.quotaRemaining, 16, 'a change on this node clears the cache');
     } finally {
       await cached.close();
+    }
+  });
+
+  it('a check right after an acknowledged batch, upload or event on the same node reflects it, cached answer or not (through the SQLite writer thread too)', async () => {
+    // The clock is frozen: without forgetting the customer's answers at the commit, the cached
+    // answer would be served for ever (found from outside, issue 38: 100000 before, 100000 again).
+    const node = await createTestApp({ sqliteFile: true, config: { entitlementCacheTtlMs: 250 } });
+    try {
+      const w = await node.seed.workspace();
+      await createMetric(node.deps, w.test.ctx, { name: 'api_calls' });
+      const { customer, product, subscription } = await node.seed.subscription(w.test);
+      const other = await node.seed.subscription(w.test);
+      const c = node.seed.client(w.test.secretKey);
+      await c.patch(`/api/v1/customers/${customer.id}`, { externalId: 'stale-check' });
+      for (const id of [subscription.id, other.subscription.id]) {
+        assert.equal(
+          (await c.patch(`/api/v1/subscriptions/${id}`, { usageLimits: [{ metricName: 'api_calls', limit: 100000, enforcement: 'BLOCK' }] })).status,
+          200,
+        );
+      }
+      const remaining = async (accessorId: string, productId = product.id) =>
+        (await c.get(`/v1/entitlements/check?accessorId=${encodeURIComponent(accessorId)}&productId=${productId}`)).body.quotaRemaining;
+      const at = iso(node.clock.now());
+      assert.deepEqual(
+        [await remaining(customer.id), await remaining('stale-check'), await remaining(other.customer.id, other.product.id)],
+        [100000, 100000, 100000],
+      );
+
+      const events = Array.from({ length: 1000 }, () => ({ customerId: customer.id, metricName: 'api_calls', quantity: 1, occurredAt: at }));
+      const batch = await c.post('/v1/ingest/batch', { events });
+      assert.equal(batch.status, 200, JSON.stringify(batch.body));
+      assert.equal(batch.body.accepted, 1000);
+      assert.equal(await remaining(customer.id), 99000, 'by its id');
+      assert.equal(await remaining('stale-check'), 99000, 'by its externalId');
+      assert.equal(await remaining(other.customer.id, other.product.id), 100000, 'another customer’s answer is unchanged');
+
+      assert.equal((await c.post('/v1/ingest', { customerId: 'stale-check', metricName: 'api_calls', quantity: 500, occurredAt: at })).status, 200);
+      assert.deepEqual([await remaining(customer.id), await remaining('stale-check')], [98500, 98500], 'one event by externalId');
+
+      const line = JSON.stringify({ customerId: customer.id, metricName: 'api_calls', quantity: 250, occurredAt: at });
+      const upload = await c.post('/api/v1/usage/uploads', line, { 'content-type': 'application/x-ndjson' });
+      assert.equal(upload.status, 200, JSON.stringify(upload.body));
+      assert.equal(await remaining(customer.id), 98250, 'an upload');
+    } finally {
+      await node.close();
     }
   });
 });

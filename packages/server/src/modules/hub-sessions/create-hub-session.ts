@@ -1,22 +1,20 @@
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../lib/errors.js';
 import { inTransaction } from '../../db/transaction.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { newHubLinkToken } from '../credentials/secrets.js';
-import { findCustomer } from '../customers/customer.repository.js';
+import { requireCustomerByRef } from '../customers/customer-refs.js';
 import { DEFAULT_EXPIRES_IN_SECONDS, type CreateHubSessionInput, type HubSession } from './hub-session.js';
 import { insertHubSession } from './hub-session.repository.js';
 
 /**
  * Mints a session for one customer of the caller's tenant and its single-use link token, which is
  * returned once and kept only as its SHA-256. The session lives in real time (deps.clock), from now.
+ * The customer is named as ingestion names one, by its cus_ id or its externalId (an id match
+ * wins); the session keeps the cus_ id.
  */
 export async function createHubSession(deps: Deps, ctx: OperationContext, input: CreateHubSessionInput): Promise<{ session: HubSession; linkToken: string }> {
-  const customer = await findCustomer(deps.db, ctx, input.customerId);
-  if (!customer) {
-    throw new AppError('NOT_FOUND', `No customer with id '${input.customerId}' exists in this workspace and environment.`, { field: 'body.customerId' });
-  }
+  const customer = await requireCustomerByRef(deps.db, ctx, input.customerId, 'body.customerId');
   const now = deps.clock.now();
   const link = newHubLinkToken(ctx.environment);
   const session: HubSession = {

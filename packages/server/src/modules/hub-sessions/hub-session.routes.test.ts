@@ -147,6 +147,45 @@ describe('POST /api/v1/hub_sessions', () => {
     }
   });
 
+  it("200 takes the customer's externalId as ingestion does (up to its 255 characters); the session is the customer's, by its cus_ id", async () => {
+    const ws = await t.seed.workspace();
+    const acme = await t.seed.customer(ws.test, { externalId: 'acme', name: 'Acme' });
+    const long = await t.seed.customer(ws.test, { externalId: 'x'.repeat(255) });
+    const admin = t.seed.client(ws.test.secretKey);
+    // Ingestion names the customer by its externalId; so may the hub session.
+    const metric = await admin.post('/api/v1/metrics', { name: 'api_calls' });
+    assert.equal(metric.status, 200, JSON.stringify(metric.body));
+    const ingested = await admin.post('/v1/ingest/batch', {
+      events: [{ customerId: 'acme', metricName: 'api_calls', quantity: 1, occurredAt: iso(t.clock.now()) }],
+    });
+    assert.equal(ingested.status, 200, JSON.stringify(ingested.body));
+
+    for (const [ref, customer] of [
+      ['acme', acme],
+      [acme.id, acme],
+      ['x'.repeat(255), long],
+    ] as const) {
+      const res = await admin.post('/api/v1/hub_sessions', { customerId: ref });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.customerId, customer.id, 'the session names the cus_ id');
+      const browser = await openedHubSession(t.app, LINK.exec(res.body.url)![1]!);
+      assert.equal((await browser.get('/api/v1/hub/session')).body.customer.id, customer.id);
+    }
+    const [event] = await auditEvents(ws.workspaceId, 'hub_session.created');
+    assert.equal(JSON.parse(event!.payload).customerId, acme.id);
+  });
+
+  it('404 for an externalId that names no customer here, in words that say both were tried', async () => {
+    const ws = await t.seed.workspace();
+    await t.seed.customer(ws.live, { externalId: 'acme' });
+    const stranger = await t.seed.workspace();
+    await t.seed.customer(stranger.test, { externalId: 'acme' });
+    const res = await t.seed.client(ws.test.secretKey).post('/api/v1/hub_sessions', { customerId: 'acme' });
+    assert.equal(res.status, 404);
+    assert.equal(res.body.errors[0].field, 'body.customerId');
+    assert.equal(res.body.errors[0].message, "No customer with id or externalId 'acme' exists in this workspace and environment.");
+  });
+
   it("404 for another workspace's customer, or one of the other environment", async () => {
     const ws = await t.seed.workspace();
     const customer = await t.seed.customer(ws.test);

@@ -34,7 +34,7 @@ export async function hubSessionRoutes(app: App, deps: Deps): Promise<void> {
       operationId: 'createHubSession',
       summary: 'Mint a developer hub session for one customer',
       description:
-        "Call it from your backend when your customer asks for their developer hub, and send their browser to `url`: a single-use link that signs it in to the hub (`/hub`) for this one customer, until the session expires (default 3,600 s) or you revoke it. The hub shows the customer's keys, usage, quotas, invoices, credit notes and subscriptions, themed with `theme`, with a link back to `returnUrl`. The link is shown once (only its SHA-256 is stored). 404 for a customer of another workspace or environment.",
+        "Call it from your backend when your customer asks for their developer hub, and send their browser to `url`: a single-use link that signs it in to the hub (`/hub`) for this one customer, until the session expires (default 3,600 s) or you revoke it. The hub shows the customer's keys, usage, quotas, invoices, credit notes and subscriptions, themed with `theme`, with a link back to `returnUrl`. The link is shown once (only its SHA-256 is stored). `customerId` is the customer's cus_ id or your externalId for it, as in usage events. 404 for a customer of another workspace or environment, or an id or externalId that names nobody.",
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,

@@ -40,8 +40,9 @@ export const CreateHubSessionBody = Type.Object(
   {
     customerId: Type.String({
       minLength: 1,
-      maxLength: 100,
-      description: 'cus_…: the one customer whose keys, usage, invoices and subscriptions the hub shows.',
+      maxLength: 255,
+      description:
+        'The one customer whose keys, usage, invoices and subscriptions the hub shows: its cus_ id, or the externalId you gave it (as in usage events; an id match wins). The session names it by its cus_ id.',
     }),
     expiresInSeconds: Type.Optional(
       Type.Integer({
@@ -71,7 +72,7 @@ const common = {
 export const HubSessionSchema = Type.Object(
   {
     ...common,
-    customerId: Type.String(),
+    customerId: Type.String({ description: 'cus_…, also when the session was minted with the externalId.' }),
     openedAt: NullableTimestamp,
     createdAt: Timestamp,
     revokedAt: NullableTimestamp,

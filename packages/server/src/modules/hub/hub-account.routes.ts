@@ -4,7 +4,6 @@ import type { App } from '../../http/types.js';
 import { errors, ListOf, ListQuery } from '../../http/schemas.js';
 import { hubSecurity } from '../hub-sessions/hub-session.routes.js';
 import { hubSessionOf } from '../hub-sessions/hub-session-of.js';
-import { presentSubscription, SubscriptionSchema } from '../subscriptions/subscription.js';
 import { listSubscriptions } from '../subscriptions/subscription.repository.js';
 import { InvoiceSchema, presentInvoice } from '../billing/invoice.js';
 import { listInvoices } from '../billing/invoice.repository.js';
@@ -14,6 +13,7 @@ import { reportUsage, UsageQuery, UsageRowSchema } from '../usage/usage-report.j
 import { createWidgetSession } from '../widget-sessions/create-widget-session.js';
 import { CreatedWidgetSessionSchema, CreateWidgetSessionBody, presentWidgetSession } from '../widget-sessions/widget-session.js';
 import { listCustomerQuotas, QuotaSchema } from './customer-quotas.js';
+import { HubSubscriptionSchema, presentHubSubscriptions } from './customer-plans.js';
 
 const hub = { auth: { kind: 'hub_session' } } as const;
 const tags = ['Developer hub'];
@@ -33,15 +33,16 @@ export async function hubAccountRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'listHubSubscriptions',
       summary: "The customer's subscriptions, newest first",
-      description: "The hub session's customer's subscriptions, cancelled ones included.",
+      description:
+        "The hub session's customer's subscriptions, cancelled ones included, each with its product's name (`productName`) and its plan's name and price (`plan`), so the hub never shows a bare id.",
       tags,
       security: hubSecurity,
       querystring: Page,
-      response: { 200: ListOf(SubscriptionSchema), ...errors() },
+      response: { 200: ListOf(HubSubscriptionSchema), ...errors() },
     },
     handler: async (req) => {
       const page = await listSubscriptions(deps.db, req.ctx, { ...req.query, customerId: hubSessionOf(req).customerId });
-      return { object: 'list' as const, data: page.items.map(presentSubscription), hasMore: page.hasMore };
+      return { object: 'list' as const, data: await presentHubSubscriptions(deps, req.ctx, page.items), hasMore: page.hasMore };
     },
   });
 
@@ -121,7 +122,7 @@ export async function hubAccountRoutes(app: App, deps: Deps): Promise<void> {
       operationId: 'listHubQuotas',
       summary: 'What the customer has left this period, per product',
       description:
-        'For each product the hub session’s customer holds a live subscription to: the entitlement check’s answer (allowed, quota and budget remaining, each usage limit with the period’s usage so far). Read-only.',
+        'For each product the hub session’s customer holds a live subscription to: the entitlement check’s answer (allowed, quota and budget remaining, each usage limit with the period’s usage so far), with the product’s and plan’s names (`productName`, `plan`), the metric the remaining quota is of (`quotaMetric`) and each limit’s metric label. Read-only.',
       tags,
       security: hubSecurity,
       response: { 200: Type.Object({ object: Type.Literal('list'), data: Type.Array(QuotaSchema), hasMore: Type.Boolean() }), ...errors() },

@@ -220,6 +220,61 @@ describe('GET /api/v1/hub/subscriptions, invoices, credit_notes, usage and quota
   });
 });
 
+describe('plans, prices and metrics by name (GET /api/v1/hub/subscriptions and quotas)', () => {
+  it('200 a subscription names its product, plan and price; a quota its plan and the metric of what is left', async () => {
+    const { a, env, hub } = await world();
+    const [sub] = (await hub.get('/api/v1/hub/subscriptions')).body.data;
+    assert.equal(sub.id, a.subscriptionId);
+    assert.deepEqual([sub.productName, sub.plan], ['Demo Search API', { offeringId: env.offeringId, name: 'Pro', priceText: '$49.00/mo' }]);
+    const [quota] = (await hub.get('/api/v1/hub/quotas')).body.data;
+    assert.deepEqual([quota.productName, quota.plan?.name, quota.plan?.priceText], ['Demo Search API', 'Pro', '$49.00/mo']);
+    // Pro's 100,000 free API calls are what is left: the metric is named, by its display name.
+    assert.deepEqual([quota.quotaRemaining, quota.quotaMetric], [100_000, { name: 'api_calls', label: 'API calls' }]);
+    // The seller's entitlement check answers as before: the metric's name is the hub's addition.
+    const check = await t.seed.client(env.secretKey).get(`/v1/entitlements/check?accessorId=${a.customerId}&productId=${env.productId}`);
+    assert.equal(check.status, 200);
+    assert.equal(check.body.quotaRemaining, 100_000);
+    assert.ok(!('quotaMetricName' in check.body) && !('quotaMetric' in check.body), JSON.stringify(check.body));
+  });
+
+  it("200 the tightest limit's metric is the one named, each limit has its label (the name made readable without a display name); without an offering the plan is null", async () => {
+    const { a, env, hub } = await world();
+    const api = t.seed.client(env.secretKey);
+    assert.equal((await api.post('/api/v1/metrics', { name: 'gpu_seconds' })).status, 200);
+    const limits = [
+      { metricName: 'tokens', limit: 500, enforcement: 'ALERT' },
+      { metricName: 'gpu_seconds', limit: 40, enforcement: 'BLOCK' },
+    ];
+    const patched = await api.patch(`/api/v1/subscriptions/${a.subscriptionId}`, { usageLimits: limits });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const product = await api.post('/api/v1/products', { name: 'Raw API', kind: 'STANDARD_API' });
+    t.clock.advance(1);
+    const raw = await api.post('/api/v1/subscriptions', { customerId: a.customerId, productId: product.body.id });
+    assert.equal(raw.status, 200, JSON.stringify(raw.body));
+
+    const subs = (await hub.get('/api/v1/hub/subscriptions')).body.data;
+    assert.deepEqual(
+      subs.map((s: { id: string; productName: string; plan: { name: string } | null }) => [s.id, s.productName, s.plan?.name ?? null]),
+      [
+        [raw.body.id, 'Raw API', null],
+        [a.subscriptionId, 'Demo Search API', 'Pro'],
+      ],
+    );
+    const quotas = (await hub.get('/api/v1/hub/quotas')).body.data;
+    const pro = quotas.find((q: { productId: string }) => q.productId === env.productId);
+    assert.deepEqual([pro.quotaRemaining, pro.quotaMetric], [40, { name: 'gpu_seconds', label: 'Gpu seconds' }]);
+    assert.deepEqual(
+      pro.limits.map((l: { metricName: string; label: string }) => [l.metricName, l.label]),
+      [
+        ['tokens', 'Tokens'],
+        ['gpu_seconds', 'Gpu seconds'],
+      ],
+    );
+    const rawQuota = quotas.find((q: { productId: string }) => q.productId === product.body.id);
+    assert.deepEqual([rawQuota.productName, rawQuota.plan, rawQuota.quotaUnlimited, rawQuota.quotaMetric], ['Raw API', null, true, null]);
+  });
+});
+
 describe('POST /api/v1/hub/widget_session', () => {
   it("200 mints a widget session for the customer's subscription, which the widget routes accept", async () => {
     const { a, hub } = await world();

@@ -1,8 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { monotonicSeconds, type IngestSource, type WriteKind } from '../../lib/metrics.js';
 import { traced } from '../../lib/tracing.js';
-import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
-import type { IngestResult } from '../usage/usage-writer.js';
+import type { UsageWriteOutcome } from '../usage/usage-writer.js';
 import type { IngestWriter } from './ingest-writer.js';
 
 /**
@@ -36,7 +35,7 @@ export function measuredWriter(writer: IngestWriter, deps: Pick<Deps, 'metrics' 
       },
     );
   };
-  const counted = (source: IngestSource, outcome: IdempotentOutcome<IngestResult>): IdempotentOutcome<IngestResult> => {
+  const counted = (source: IngestSource, outcome: UsageWriteOutcome): UsageWriteOutcome => {
     if (!outcome.replayed) countEvents(source, outcome.body.accepted, outcome.body.duplicates);
     return outcome;
   };

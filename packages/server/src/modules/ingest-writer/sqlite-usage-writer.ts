@@ -1,9 +1,8 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
-import type { IdempotentOutcome } from '../idempotency/run-idempotent.js';
 import { errorOfReply, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
-import type { IngestResult } from '../usage/usage-writer.js';
+import type { UsageWriteOutcome } from '../usage/usage-writer.js';
 import type { IngestWriter, WriterJob } from './ingest-writer.js';
 import type { WriteTurns } from '../../db/write-turns.js';
 
@@ -99,8 +98,8 @@ export function createSqliteWorkerWriter(
   }
 
   return {
-    write: (job) => send<IdempotentOutcome<IngestResult>>({ kind: 'usage', job }),
-    writeBatchText: (job) => send<IdempotentOutcome<IngestResult>>({ kind: 'batch-text', job }, 'checker'),
+    write: (job) => send<UsageWriteOutcome>({ kind: 'usage', job }),
+    writeBatchText: (job) => send<UsageWriteOutcome>({ kind: 'batch-text', job }, 'checker'),
     // Once per pair: threads started again after a crash are warmed by their first job.
     warm: () =>
       (warming ??= Promise.all([send<null>({ kind: 'warm' }), send<null>({ kind: 'warm' }, 'checker')]).then(

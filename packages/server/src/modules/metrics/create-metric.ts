@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import type { CreateMetricInput, Metric } from './metric.js';
+import { DEFAULT_DIMENSION_PATHS, type CreateMetricInput, type Metric } from './metric.js';
 import { insertMetric } from './metric.repository.js';
 
 export async function createMetric(deps: Deps, ctx: OperationContext, input: CreateMetricInput): Promise<Metric> {
@@ -16,6 +16,7 @@ export async function createMetric(deps: Deps, ctx: OperationContext, input: Cre
     displayName: input.displayName ?? null,
     description: input.description ?? null,
     unit: input.unit ?? null,
+    dimensionPaths: { ...DEFAULT_DIMENSION_PATHS, ...input.dimensionPaths },
     createdAt: now,
     updatedAt: now,
   };

@@ -4,8 +4,15 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
-import type { Metric, MetricLabel } from './metric.js';
+import { DEFAULT_DIMENSION_PATHS, type DimensionPaths, type Metric, type MetricLabel } from './metric.js';
 import type { MetricTable } from '../../db/tables/metric.table.js';
+
+/** Stored paths: null for the defaults, so metrics that use them (most) cost nothing to read. */
+const pathsOf = (text: string | null): DimensionPaths => (text === null ? DEFAULT_DIMENSION_PATHS : (JSON.parse(text) as DimensionPaths));
+const storedPaths = (p: DimensionPaths): string | null =>
+  p.executionStatus === DEFAULT_DIMENSION_PATHS.executionStatus && p.tool === DEFAULT_DIMENSION_PATHS.tool && p.endpoint === DEFAULT_DIMENSION_PATHS.endpoint
+    ? null
+    : JSON.stringify({ executionStatus: p.executionStatus, tool: p.tool, endpoint: p.endpoint });
 
 function toMetric(r: Selectable<MetricTable>): Metric {
   return {
@@ -15,6 +22,7 @@ function toMetric(r: Selectable<MetricTable>): Metric {
     displayName: r.displayName,
     description: r.description,
     unit: r.unit,
+    dimensionPaths: pathsOf(r.dimensionPaths),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -23,7 +31,7 @@ function toMetric(r: Selectable<MetricTable>): Metric {
 export async function insertMetric(db: Db, tenant: Tenant, m: Metric): Promise<void> {
   await db
     .insertInto('metrics')
-    .values({ ...m, workspaceId: tenant.workspaceId, environment: tenant.environment })
+    .values({ ...m, dimensionPaths: storedPaths(m.dimensionPaths), workspaceId: tenant.workspaceId, environment: tenant.environment })
     .execute();
 }
 
@@ -102,11 +110,20 @@ export async function findMetricLabels(db: Db, tenant: Tenant, ids: readonly str
   return new Map(rows.map((r) => [r.id, { displayName: r.displayName, unit: r.unit }]));
 }
 
-/** Which of these exact names are metrics of the tenant (ingestion checks a batch's names with one query). */
-export async function findMetricNames(db: Db, tenant: Tenant, names: string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set();
-  const rows = await db.selectFrom('metrics').select('name').$call(forTenant(tenant)).where('name', 'in', names).execute();
-  return new Set(rows.map((r) => r.name));
+/**
+ * Which of these exact names are metrics of the tenant, each with where rating reads its
+ * dimensions: ingestion checks a batch's names with one query, period usage reads the paths of
+ * the metrics it splits by dimension.
+ */
+export async function findMetricNames(db: Db, tenant: Tenant, names: readonly string[]): Promise<Map<string, DimensionPaths>> {
+  if (names.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('metrics')
+    .select(['name', 'dimensionPaths'])
+    .$call(forTenant(tenant))
+    .where('name', 'in', [...names])
+    .execute();
+  return new Map(rows.map((r) => [r.name, pathsOf(r.dimensionPaths)]));
 }
 
 export async function listMetricNames(db: Db, tenant: Tenant): Promise<string[]> {

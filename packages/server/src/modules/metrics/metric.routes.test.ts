@@ -36,13 +36,37 @@ describe('POST /api/v1/metrics', () => {
     assert.deepEqual((await api.get(`/api/v1/metrics/${res.body.id}`)).body, res.body);
   });
 
-  it('200 defaults displayName, description and unit to null', async () => {
+  it('200 defaults displayName, description and unit to null, and the dimension paths to the top-level keys', async () => {
     const res = await api.post('/api/v1/metrics', { name: 'bare' });
     assert.equal(res.status, 200);
     assert.equal(res.body.displayName, null);
     assert.equal(res.body.description, null);
     assert.equal(res.body.unit, null);
+    assert.deepEqual(res.body.dimensionPaths, { executionStatus: 'executionStatus', tool: 'tool', endpoint: 'endpoint' });
   });
+
+  it('200 takes dotted dimension paths, a dimension left out keeping its default', async () => {
+    const res = await api.post('/api/v1/metrics', { name: 'nested.calls', dimensionPaths: { tool: 'call.tool', endpoint: 'request.route.name' } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const paths = { executionStatus: 'executionStatus', tool: 'call.tool', endpoint: 'request.route.name' };
+    assert.deepEqual(res.body.dimensionPaths, paths);
+    assert.deepEqual((await api.get(`/api/v1/metrics/${res.body.id}`)).body.dimensionPaths, paths);
+  });
+
+  const badPaths: Array<[string, string]> = [
+    ['an empty segment', 'call..tool'],
+    ['six segments', 'a.b.c.d.e.f'],
+    ['a space', 'call tool'],
+    ['an array index', 'calls[0].tool'],
+    ['a quote', 'call".tool'],
+  ];
+  for (const [why, path] of badPaths) {
+    it(`400 names body.dimensionPaths.tool for a path with ${why}`, async () => {
+      const res = await api.post('/api/v1/metrics', { name: `bad.path.${why.length}`, dimensionPaths: { tool: path } });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.errors[0].field, 'body.dimensionPaths.tool');
+    });
+  }
 
   it('200 for the same name in the live environment and in another workspace', async () => {
     const first = await api.post('/api/v1/metrics', { name: 'api_calls' });
@@ -209,6 +233,15 @@ describe('PATCH /api/v1/metrics/:id', () => {
     assert.equal(res.body.errors[0].field, 'body.name');
     assert.match(res.body.errors[0].message, /not a known field/);
     assert.equal((await api.get(`/api/v1/metrics/${created.body.id}`)).body.name, 'fixed.name');
+  });
+
+  it('400 when asked to change the dimension paths, which stay as created', async () => {
+    const created = await api.post('/api/v1/metrics', { name: 'fixed.paths', dimensionPaths: { tool: 'call.tool' } });
+    const res = await api.patch(`/api/v1/metrics/${created.body.id}`, { dimensionPaths: { tool: 'tool' } });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.errors[0].field, 'body.dimensionPaths');
+    assert.match(res.body.errors[0].message, /not a known field/);
+    assert.equal((await api.get(`/api/v1/metrics/${created.body.id}`)).body.dimensionPaths.tool, 'call.tool');
   });
 
   it('400 for an empty patch', async () => {

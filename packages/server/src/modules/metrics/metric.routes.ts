@@ -18,7 +18,8 @@ export async function metricRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'createMetric',
       summary: 'Create a billable metric',
-      description: "A billable metric names a kind of usage (its events carry the metric's name) and its unit; rate plans price it.",
+      description:
+        "A billable metric names a kind of usage (its events carry the metric's name) and its unit; rate plans price it. dimensionPaths says where in the events' metadata rating finds the execution status, tool and endpoint (default: the top-level keys of those names; a nested value by a dotted path such as call.tool), fixed once created.",
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,
@@ -71,7 +72,8 @@ export async function metricRoutes(app: App, deps: Deps): Promise<void> {
     schema: {
       operationId: 'updateMetric',
       summary: 'Update a billable metric',
-      description: 'displayName, description and unit can change; name is fixed because stored usage refers to it.',
+      description:
+        'displayName, description and unit can change; name is fixed because stored usage refers to it, and dimensionPaths because usage is summed by the values at those paths as it arrives (create another metric to read other paths).',
       tags,
       security: bearerSecurity,
       params: IdParams,

@@ -122,11 +122,12 @@ export const eventDetails: Partial<Record<CatalogType, Record<string, DetailFiel
     },
     reason: {
       schema: nullableEnum(cancelReasons),
-      description: 'The buyer’s reason, if one was given. Null at PERIOD_END: the reason came with subscription.change_scheduled.',
+      description:
+        'The buyer’s reason, if one was given (as data.object.cancellationDetails.reason). At PERIOD_END, the one given when it was scheduled (null for one scheduled before subscriptions kept it).',
       example: 'TOO_EXPENSIVE',
     },
-    channel: channel('API', 'Null at PERIOD_END (see subscription.change_scheduled).'),
-    comment: { ...comment, description: `${comment.description} Null at PERIOD_END.` },
+    channel: channel('API', 'As data.object.cancellationDetails.cancel_channel; null only at PERIOD_END for one scheduled before subscriptions kept it.'),
+    comment,
     creditNoteId: { schema: Id('cn', true), description: 'The credit note for the unused part of the period paid in advance, if any.', example: X('cn') },
     revokedKeyIds: {
       schema: ids('key'),

@@ -198,6 +198,7 @@ const fullResources: Partial<Record<ResourceKind, Record<string, unknown>>> = {
     priceVersionId: EXAMPLE_ID('pv'),
     priceVersionPinned: false,
     discount: null,
+    cancellationDetails: null,
     createdAt: CREATED,
     updatedAt: '2026-11-23T12:00:00.000Z',
   },
@@ -290,7 +291,7 @@ interface Variation {
 const CHANGED_AT = '2026-11-23T12:00:00.000Z';
 const NEW_OFFERING = { offeringId: 'off_01jd3m5y2q0000000000000000', currentPeriodStart: CHANGED_AT, priceVersionId: 'pv_01jd3m5y2q0000000000000000' };
 const OLD_OFFERING = { offeringId: EXAMPLE_ID('off'), currentPeriodStart: PERIOD.start, priceVersionId: EXAMPLE_ID('pv') };
-const SCHEDULED = { offeringId: 'off_01jd3m5y2q0000000000000001', requestedAt: CHANGED_AT };
+const SCHEDULED = { offeringId: 'off_01jd3m5y2q0000000000000001', requestedAt: CHANGED_AT, usageLimits: [] };
 const FINALIZED = { status: 'finalized', number: 'INV-2026-000123', finalizedAt: '2026-11-01T01:00:00.000Z' };
 const ROTATED_KEY = { status: 'ROTATED', expiresAt: '2026-11-23T12:05:00.000Z', replacedById: 'key_01jd3m5y2q0000000000000000' };
 /**
@@ -309,8 +310,12 @@ const variations: Partial<Record<CatalogType, Variation>> = {
   },
   'subscription.change_withdrawn': { previousAttributes: { status: 'ACTIVE_PENDING_CHANGE', scheduledChange: SCHEDULED } },
   'subscription.cancelled': {
-    object: { status: 'CANCELLED', cancelledAt: CHANGED_AT },
-    previousAttributes: { status: 'ACTIVE', cancelledAt: null },
+    object: {
+      status: 'CANCELLED',
+      cancelledAt: CHANGED_AT,
+      cancellationDetails: { reason: 'TOO_EXPENSIVE', cancel_channel: 'API', comment: null, requestedAt: CHANGED_AT },
+    },
+    previousAttributes: { status: 'ACTIVE', cancelledAt: null, cancellationDetails: null },
   },
   'subscription.renewed': {
     object: { currentPeriodStart: PERIOD.end, currentPeriodEnd: '2027-01-01T00:00:00.000Z', updatedAt: PERIOD.end },

@@ -294,7 +294,7 @@ describe('200 subscription events', () => {
     assert.deepEqual(types([scheduled, withdrawn]), ['subscription.change_scheduled', 'subscription.change_withdrawn']);
     await sameAsGet(w, withdrawn, `/api/v1/subscriptions/${sub.id}`);
     assert.deepEqual(scheduled.parsed.data.previousAttributes, { status: 'ACTIVE', scheduledChange: null });
-    assert.deepEqual(scheduled.parsed.data.object.scheduledChange, { offeringId: w.off.plus, requestedAt: iso(APRIL) });
+    assert.deepEqual(scheduled.parsed.data.object.scheduledChange, { offeringId: w.off.plus, requestedAt: iso(APRIL), usageLimits: [] });
     assert.deepEqual([scheduled.parsed.data.details!.change, scheduled.parsed.data.details!.toOfferingId], ['UPGRADE', w.off.plus]);
     assert.deepEqual(withdrawn.parsed.data.previousAttributes, {
       status: 'ACTIVE_PENDING_CHANGE',
@@ -336,8 +336,9 @@ describe('200 subscription events', () => {
     await ok(w.api.patch(`/api/v1/subscriptions/${sub.id}`, { cancelAtPeriodEnd: true }));
     const [scheduled] = (await s.messages()) as [Sent];
     await sameAsGet(w, scheduled, `/api/v1/subscriptions/${sub.id}`);
-    assert.deepEqual(scheduled.parsed.data.previousAttributes, { status: 'ACTIVE', cancelAtPeriodEnd: false });
+    assert.deepEqual(scheduled.parsed.data.previousAttributes, { status: 'ACTIVE', cancelAtPeriodEnd: false, cancellationDetails: null });
     assert.equal(scheduled.parsed.data.details!.change, 'CANCEL');
+    assert.equal(scheduled.parsed.data.object.cancellationDetails.cancel_channel, 'API');
     await ok(w.api.patch(`/api/v1/subscriptions/${sub.id}`, { cancelAtPeriodEnd: false }));
     const ms = await s.messages();
     assert.deepEqual(types(ms), ['subscription.change_scheduled', 'subscription.change_withdrawn']);
@@ -368,7 +369,13 @@ describe('200 subscription events', () => {
     }
     const [cancelled, ...revoked] = subEvents as [Sent, ...Sent[]];
     await sameAsGet(w, cancelled, `/api/v1/subscriptions/${sub.id}`);
-    assert.deepEqual(cancelled.parsed.data.previousAttributes, { status: 'ACTIVE', cancelledAt: null });
+    assert.deepEqual(cancelled.parsed.data.previousAttributes, { status: 'ACTIVE', cancelledAt: null, cancellationDetails: null });
+    assert.deepEqual(cancelled.parsed.data.object.cancellationDetails, {
+      reason: 'TOO_EXPENSIVE',
+      cancel_channel: 'API',
+      comment: 'pricey',
+      requestedAt: iso(MID),
+    });
     const details = cancelled.parsed.data.details!;
     assert.deepEqual(
       [details.applyAt, details.reason, details.comment, details.channel, [...details.revokedKeyIds].sort()],
@@ -389,7 +396,7 @@ describe('200 subscription events', () => {
     const sub = await subscribe(w, w.off.basic);
     const key = await ok(w.api.post('/api/v1/api-keys', { kind: 'PRODUCT', name: 'one', subscriptionId: sub.id }));
     const s = await track(w);
-    await ok(w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { applyAt: 'PERIOD_END', reason: 'UNUSED' }));
+    await ok(w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { applyAt: 'PERIOD_END', reason: 'UNUSED', comment: 'idle' }));
     const [scheduled] = (await s.messages()) as [Sent];
     assert.equal(scheduled.eventType, 'subscription.change_scheduled');
     await sameAsGet(w, scheduled, `/api/v1/subscriptions/${sub.id}`);
@@ -404,9 +411,31 @@ describe('200 subscription events', () => {
       assert.equal(m.orderingKey, sub.id);
     }
     await sameAsGet(w, ms[0]!, `/api/v1/subscriptions/${sub.id}`);
-    assert.deepEqual([ms[0]!.parsed.data.details!.applyAt, ms[0]!.parsed.data.details!.reason], ['PERIOD_END', null]);
+    // The reason, channel and comment given when it was scheduled, kept by the subscription until the renewal.
+    const details = ms[0]!.parsed.data.details!;
+    assert.deepEqual([details.applyAt, details.reason, details.channel, details.comment], ['PERIOD_END', 'UNUSED', 'API', 'idle']);
+    assert.deepEqual(ms[0]!.parsed.data.object.cancellationDetails, { reason: 'UNUSED', cancel_channel: 'API', comment: 'idle', requestedAt: iso(APRIL) });
     assert.equal(ms[0]!.parsed.data.previousAttributes!.status, 'ACTIVE_PENDING_CHANGE');
     await sameAsGet(w, ms[1]!, `/api/v1/api-keys/${key.id}`);
+  });
+
+  it('a cancel in the widget: subscription.cancelled carries the subscription’s cancellationDetails, cancel_channel EMBED, as GET and the list show them', async () => {
+    const w = await world(['subscription.cancelled']);
+    const sub = await subscribe(w, w.off.basic);
+    await advance(w, MID);
+    const shop = 'https://shop.example.com';
+    const session = await ok(w.api.post('/api/v1/widget_sessions', { subscriptionId: sub.id, allowedOrigins: [shop] }));
+    const s = await track(w);
+    await ok(t.seed.client(session.token).post('/v1/widget/cancel', { reason: 'TECHNICAL_ISSUES', comment: 'Timeouts' }, { origin: shop }));
+    const [cancelled] = (await s.messages()).filter((m) => m.eventType === 'subscription.cancelled') as [Sent];
+    checkBody(cancelled);
+    const details = { reason: 'TECHNICAL_ISSUES', cancel_channel: 'EMBED', comment: 'Timeouts', requestedAt: iso(MID) };
+    assert.deepEqual(cancelled.parsed.data.object.cancellationDetails, details);
+    assert.deepEqual(cancelled.parsed.data.previousAttributes!.cancellationDetails, null);
+    assert.deepEqual([cancelled.parsed.data.details!.channel, cancelled.parsed.data.details!.reason], ['EMBED', 'TECHNICAL_ISSUES']);
+    await sameAsGet(w, cancelled, `/api/v1/subscriptions/${sub.id}`);
+    const listed = (await ok(w.api.get(`/api/v1/subscriptions?customerId=${w.customerId}`))).data as Array<{ id: string; cancellationDetails: unknown }>;
+    assert.deepEqual(listed.find((x) => x.id === sub.id)?.cancellationDetails, details);
   });
 });
 

@@ -10,14 +10,18 @@ import { subscriptionEvent } from '../subscriptions/subscription-event.js';
 import { changeEventType } from '../billing/renew-subscription.js';
 import { creditUnusedTime, issueChangeInvoice } from '../billing/plan-change-billing.js';
 import { findInvoicesByCycleKeys } from '../billing/invoice.repository.js';
+import type { CreditNote } from '../billing/credit-note.js';
+import type { Invoice } from '../billing/invoice.js';
 import { priceVersionFor } from '../catalog/price-version.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
-import { cancelSubscription } from '../subscriptions/cancel-subscription.js';
+import { cancelSubscription, type CancelRequest } from '../subscriptions/cancel-subscription.js';
 import type { SubscriptionBilling } from '../subscriptions/subscription-billing.js';
 import { presentSubscription, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
-import type { CancelInput, ChangeAction, ChangeChannel, ChangeInput, ChangeResultSchema, ApplyAt } from './plan-change.js';
+import { checkEntitlementConfig } from '../subscriptions/check-entitlement-config.js';
+import { toUsageLimitOverrides } from '../subscriptions/usage-limits.js';
+import type { CancelInput, ChangeAction, ChangeChannel, ChangeResultSchema, ApplyAt, OperatorChangeInput } from './plan-change.js';
 import { quoteChange, unusedTimeDescription } from './quote-change.js';
 
 /**
@@ -35,7 +39,9 @@ interface Outcome {
   channel: ChangeChannel;
   sub: Subscription;
   invoiceId: string | null;
+  invoiceNumber: string | null;
   creditNoteId: string | null;
+  creditNoteNumber: string | null;
   creditNoteAmount: string | null;
   scheduledAt: number | null;
   effectiveAt: number | null;
@@ -53,11 +59,27 @@ function presentOutcome(o: Outcome): ChangeResult {
     offeringId: o.sub.scheduledChange?.offeringId ?? o.sub.offeringId,
     offeringName: o.offeringName,
     invoiceId: o.invoiceId,
+    invoiceNumber: o.invoiceNumber,
     creditNoteId: o.creditNoteId,
+    creditNoteNumber: o.creditNoteNumber,
     creditNoteAmount: o.creditNoteAmount,
     scheduledAt: toIsoOrNull(o.scheduledAt),
     effectiveAt: toIsoOrNull(o.effectiveAt),
     subscription: presentSubscription(o.sub),
+  };
+}
+
+type Issued = Pick<Outcome, 'invoiceId' | 'invoiceNumber' | 'creditNoteId' | 'creditNoteNumber' | 'creditNoteAmount'>;
+const NOTHING_ISSUED: Issued = { invoiceId: null, invoiceNumber: null, creditNoteId: null, creditNoteNumber: null, creditNoteAmount: null };
+
+/** The invoice and credit note a change issued, by id and by the number the buyer reads on them (a draft has none yet). */
+function issued(invoice: Invoice | null | undefined, note: CreditNote | null): Issued {
+  return {
+    invoiceId: invoice?.id ?? null,
+    invoiceNumber: invoice?.number ?? null,
+    creditNoteId: note?.id ?? null,
+    creditNoteNumber: note?.number ?? null,
+    creditNoteAmount: note?.total ?? null,
   };
 }
 
@@ -93,24 +115,30 @@ async function save(db: Deps['db'], ctx: OperationContext, next: Subscription, r
   }
 }
 
-/** Changes the subscription's offering now (prorated) or at its period end. */
-export async function changePlan(deps: Deps, ctx: OperationContext, id: string, input: ChangeInput, channel: ChangeChannel): Promise<ChangeResult> {
+/**
+ * Changes the subscription's offering now (prorated) or at its period end. Its own usage limits
+ * are the request's from then on (none unless sent: overrides of the old offering's defaults
+ * would rarely suit the new one), under the new offering's defaults.
+ */
+export async function changePlan(deps: Deps, ctx: OperationContext, id: string, input: OperatorChangeInput, channel: ChangeChannel): Promise<ChangeResult> {
   const applyAt = input.applyAt ?? 'IMMEDIATE';
   const outcome = await inTransaction(deps.db, async (trx): Promise<Outcome> => {
     const txDeps: Deps = { ...deps, db: trx };
     const sub = await subscriptionToChange(trx, ctx, id, input.expectedVersion);
     checkNothingPending(sub);
+    if (input.usageLimits) await checkEntitlementConfig(trx, ctx, { usageLimits: input.usageLimits });
+    const usageLimits = toUsageLimitOverrides(input.usageLimits ?? []);
     const now = await timeOf(txDeps, ctx, sub.testClockId);
     const q = await quoteChange(txDeps, ctx, sub, { action: 'change', offeringId: input.offeringId }, applyAt, now);
     const to = q.to!;
     const kind = q.action as 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
-    const base = { action: q.action, applyAt, channel, invoiceId: null, creditNoteId: null, creditNoteAmount: null, offeringName: to.offering.name };
+    const base = { action: q.action, applyAt, channel, ...NOTHING_ISSUED, offeringName: to.offering.name };
 
     if (applyAt === 'PERIOD_END') {
       const next: Subscription = {
         ...sub,
         status: 'ACTIVE_PENDING_CHANGE',
-        scheduledChange: { offeringId: to.offering.id, requestedAt: now, kind, channel },
+        scheduledChange: { offeringId: to.offering.id, requestedAt: now, kind, channel, usageLimits },
         version: sub.version + 1,
         updatedAt: deps.clock.now(),
       };
@@ -153,6 +181,7 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
       currentPeriodStart: q.nextPeriod.start,
       currentPeriodEnd: q.nextPeriod.end,
       scheduledChange: null,
+      usageLimits,
       version: sub.version + 1,
       updatedAt: deps.clock.now(),
     };
@@ -176,9 +205,7 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
     return {
       ...base,
       sub: next,
-      invoiceId: invoice?.id ?? null,
-      creditNoteId: note?.id ?? null,
-      creditNoteAmount: note?.total ?? null,
+      ...issued(invoice, note),
       scheduledAt: null,
       effectiveAt: now,
     };
@@ -200,7 +227,7 @@ export async function cancelPlan(
   billing: SubscriptionBilling,
 ): Promise<ChangeResult> {
   const applyAt = input.applyAt ?? 'IMMEDIATE';
-  const details = { reason: input.reason ?? null, channel, comment: input.comment ?? null };
+  const request: CancelRequest = { reason: input.reason ?? null, cancel_channel: channel, comment: input.comment ?? null };
   const outcome = await inTransaction(deps.db, async (trx): Promise<Outcome> => {
     const txDeps: Deps = { ...deps, db: trx };
     const sub = await subscriptionToChange(trx, ctx, id, input.expectedVersion);
@@ -212,19 +239,26 @@ export async function cancelPlan(
     const base = { action: 'CANCEL' as const, applyAt, channel, offeringName: q.from?.offering.name ?? null, scheduledAt: null };
 
     if (applyAt === 'PERIOD_END') {
-      const next: Subscription = { ...sub, status: 'ACTIVE_PENDING_CHANGE', cancelAtPeriodEnd: true, version: sub.version + 1, updatedAt: deps.clock.now() };
+      const next: Subscription = {
+        ...sub,
+        status: 'ACTIVE_PENDING_CHANGE',
+        cancelAtPeriodEnd: true,
+        cancellationDetails: { ...request, requestedAt: now },
+        version: sub.version + 1,
+        updatedAt: deps.clock.now(),
+      };
       await save(trx, ctx, next, sub);
-      const { reason, comment } = details;
+      const { reason, comment } = request;
       const payload = { change: 'CANCEL', fromOfferingId: sub.offeringId, toOfferingId: null, effectiveAt: toIso(q.effectiveAt), channel, reason, comment };
       await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_scheduled', targetType: 'subscription', targetId: sub.id, payload });
       await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.change_scheduled', next, sub, payload));
-      return { ...base, sub: next, invoiceId: null, creditNoteId: null, creditNoteAmount: null, effectiveAt: q.effectiveAt };
+      return { ...base, sub: next, ...NOTHING_ISSUED, effectiveAt: q.effectiveAt };
     }
 
     const note = q.creditNoteAmount ? await creditUnusedTime(txDeps, ctx, q.paid.invoice!, q.creditNoteAmount, unusedTimeDescription(q), now) : null;
-    const { subscription } = await cancelSubscription(txDeps, ctx, id, bound, billing, { ...details, creditNoteId: note?.id ?? null });
+    const { subscription } = await cancelSubscription(txDeps, ctx, id, bound, billing, request, { creditNoteId: note?.id ?? null });
     const [last] = await findInvoicesByCycleKeys(trx, ctx, id, [`cancel:${now}`], false);
-    return { ...base, sub: subscription, invoiceId: last?.id ?? null, creditNoteId: note?.id ?? null, creditNoteAmount: note?.total ?? null, effectiveAt: now };
+    return { ...base, sub: subscription, ...issued(last, note), effectiveAt: now };
   });
   deps.caches.clear(SUBSCRIPTIONS_CHANGED);
   return presentOutcome(outcome);
@@ -243,6 +277,8 @@ export async function withdrawChange(deps: Deps, ctx: OperationContext, id: stri
       status: 'ACTIVE',
       scheduledChange: null,
       cancelAtPeriodEnd: false,
+      // A withdrawn cancellation was never made.
+      cancellationDetails: null,
       version: sub.version + 1,
       updatedAt: deps.clock.now(),
     };

@@ -533,6 +533,16 @@ describe('cancellations', () => {
       notes.map((n: { total: string; reason: string }) => [n.total, n.reason]),
       [['15.00', 'proration']],
     );
+    // The operator's answer is the widget's change result: the credit note, its amount, when.
+    assert.deepEqual(
+      [res.body.object, res.body.action, res.body.applyAt, res.body.channel, res.body.creditNoteId, res.body.creditNoteAmount, res.body.effectiveAt],
+      ['subscription_change', 'CANCEL', 'IMMEDIATE', 'API', notes[0].id, '15.00', iso(MID)],
+    );
+    assert.match(res.body.invoiceId, /^inv_/, 'the last usage invoice');
+    // In the subscription's time (its test clock's), not the server's.
+    const details = { reason: 'UNUSED', cancel_channel: 'API', comment: null, requestedAt: iso(MID) };
+    assert.deepEqual([res.body.subscription.status, res.body.subscription.cancellationDetails], ['CANCELLED', details]);
+    assert.deepEqual((await w.api.get(`/api/v1/subscriptions/${sub.id}`)).body.cancellationDetails, details);
     assert.equal((await w.api.get(`/api/v1/api-keys/${key.body.id}`)).body.status, 'REVOKED');
     const cancelled = await w.api.get(`/v1/events?targetId=${sub.id}&type=subscription.cancelled`);
     assert.deepEqual([cancelled.body.data[0].payload.reason, cancelled.body.data[0].payload.channel], ['UNUSED', 'API']);
@@ -543,13 +553,37 @@ describe('cancellations', () => {
     const sub = await subscribe(w, w.off.basic);
     const key = await w.api.post('/api/v1/api-keys', { kind: 'PRODUCT', name: 'k', subscriptionId: sub.id });
     await advance(w, MID);
-    const res = await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'OTHER', applyAt: 'PERIOD_END' });
+    const res = await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'OTHER', applyAt: 'PERIOD_END', comment: 'Project over' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual([res.body.status, res.body.cancelAtPeriodEnd], ['ACTIVE_PENDING_CHANGE', true]);
+    assert.deepEqual([res.body.status, res.body.subscription.cancelAtPeriodEnd], ['ACTIVE_PENDING_CHANGE', true]);
+    assert.deepEqual([res.body.effectiveAt, res.body.creditNoteId, res.body.creditNoteAmount], [iso(MAY), null, null]);
+    const details = { reason: 'OTHER', cancel_channel: 'API', comment: 'Project over', requestedAt: iso(MID) };
+    assert.deepEqual(res.body.subscription.cancellationDetails, details);
     assert.equal((await w.api.get(`/api/v1/api-keys/${key.body.id}`)).body.status, 'ACTIVE');
     await advance(w, MAY + 2 * HOUR);
-    assert.equal((await w.api.get(`/api/v1/subscriptions/${sub.id}`)).body.status, 'CANCELLED');
+    const after = (await w.api.get(`/api/v1/subscriptions/${sub.id}`)).body;
+    assert.deepEqual([after.status, after.cancellationDetails], ['CANCELLED', details], 'the renewal keeps how it was asked for');
     assert.equal((await w.api.get(`/api/v1/api-keys/${key.body.id}`)).body.status, 'REVOKED');
+  });
+});
+
+describe('how a cancellation was made', () => {
+  it('PATCH cancelAtPeriodEnd keeps cancel_channel API; a withdrawal clears the details; a cancel now replaces a scheduled one’s', async () => {
+    const w = await world();
+    const sub = await subscribe(w, w.off.basic);
+    await advance(w, MID);
+    const patched = await w.api.patch(`/api/v1/subscriptions/${sub.id}`, { cancelAtPeriodEnd: true });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.deepEqual(patched.body.cancellationDetails, { reason: null, cancel_channel: 'API', comment: null, requestedAt: iso(MID) });
+    const withdrawn = await w.api.post(`/api/v1/subscriptions/${sub.id}/withdraw-change`, {});
+    assert.deepEqual([withdrawn.body.status, withdrawn.body.cancellationDetails], ['ACTIVE', null]);
+
+    await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'TOO_EXPENSIVE', applyAt: 'PERIOD_END' });
+    await advance(w, MID + DAY);
+    const now = await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'UNUSED', comment: 'Not needed after all' });
+    assert.equal(now.status, 200, JSON.stringify(now.body));
+    const details = { reason: 'UNUSED', cancel_channel: 'API', comment: 'Not needed after all', requestedAt: iso(MID + DAY) };
+    assert.deepEqual((await w.api.get(`/api/v1/subscriptions/${sub.id}`)).body.cancellationDetails, details);
   });
 });
 
@@ -578,9 +612,15 @@ describe('refusals', () => {
     const both = await preview(w, sub.id, { offeringId: w.off.plus, cancel: true });
     assert.deepEqual([both.status, both.body.errors[0].field], [400, 'body.offeringId']);
     const badReason = await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'BORED' });
-    assert.equal(badReason.status, 400);
+    assert.deepEqual([badReason.status, badReason.body.errors[0].field], [400, 'body.reason']);
+    const longComment = await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'OTHER', comment: 'x'.repeat(501) });
+    assert.deepEqual([longComment.status, longComment.body.errors[0].field], [400, 'body.comment']);
+    const untouched = (await w.api.get(`/api/v1/subscriptions/${sub.id}`)).body;
+    assert.deepEqual([untouched.status, untouched.cancellationDetails], ['ACTIVE', null], 'nothing kept from a refused cancel');
     assert.equal((await preview(w, 'sub_nope', { cancel: true })).status, 404);
-    await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, {});
+    const longest = await w.api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { comment: 'x'.repeat(500) });
+    assert.equal(longest.status, 200, JSON.stringify(longest.body));
+    assert.equal(longest.body.subscription.cancellationDetails.comment.length, 500, 'a comment of 500 characters is kept whole');
     const gone = await change(w, sub.id, { offeringId: w.off.plus });
     assert.deepEqual([gone.status, gone.body.errors[0].code], [409, 'SUBSCRIPTION_NOT_ACTIVE']);
   });

@@ -11,7 +11,7 @@ import { presentSubscription, SubscriptionSchema } from '../subscriptions/subscr
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { listChangeCandidates, presentCandidate } from './change-candidates.js';
 import { cancelPlan, changePlan, withdrawChange } from './change-plan.js';
-import { CancelBody, ChangeBody, ChangeCandidateSchema, ChangePreviewSchema, ChangeResultSchema, PreviewChangeBody } from './plan-change.js';
+import { CancelBody, ChangeCandidateSchema, ChangePreviewSchema, ChangeResultSchema, OperatorChangeBody, PreviewChangeBody } from './plan-change.js';
 import { previewChange } from './preview-change.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
@@ -81,12 +81,12 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
       operationId: 'upgradeSubscription',
       summary: 'Change the offering (upgrade, downgrade or lateral), now or at the period end',
       description:
-        'IMMEDIATE (default): prorated by the second; a net charge is invoiced (finalized at once, invoiceId), a net credit is a credit note (creditNoteId) plus an invoice for the rest of the period and the usage so far; entitlements change at once. PERIOD_END: nothing billed now, status ACTIVE_PENDING_CHANGE, scheduledAt = the period end; the renewal applies it (POST …/withdraw-change withdraws it). Requires Idempotency-Key.',
+        'IMMEDIATE (default): prorated by the second; a net charge is invoiced (finalized at once, invoiceId), a net credit is a credit note (creditNoteId) plus an invoice for the rest of the period and the usage so far; entitlements change at once. PERIOD_END: nothing billed now, status ACTIVE_PENDING_CHANGE, scheduledAt = the period end; the renewal applies it (POST …/withdraw-change withdraws it). Usage limits: the new offering’s rate plan defaults apply, with the usageLimits of this request as the subscription’s own (none when left out: the old ones never carry over). Requires Idempotency-Key.',
       tags,
       security: bearerSecurity,
       headers: RequiredIdempotencyHeaders,
       params: IdParams,
-      body: ChangeBody,
+      body: OperatorChangeBody,
       response: { 200: ChangeResultSchema, ...errors(400, 403, 404, 409) },
     },
     handler: (req, reply) => {
@@ -101,20 +101,19 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
       operationId: 'cancelSubscription',
       summary: 'Cancel a subscription, now or at the period end',
       description:
-        'IMMEDIATE (default): the unused time of what was paid for the period is credited on a credit note, the usage so far is billed on a last invoice (a draft, finalized after the grace period), and every product key and client credential bound to it is revoked in the same transaction, on every node at once. PERIOD_END: status ACTIVE_PENDING_CHANGE and cancelAtPeriodEnd; the renewal cancels it at the period end and revokes the keys then. The body is optional: a reason (one of six), applyAt, expectedVersion, a comment.',
+        'IMMEDIATE (default): the unused time of what was paid for the period is credited on a credit note, the usage so far is billed on a last invoice (a draft, finalized after the grace period), and every product key and client credential bound to it is revoked in the same transaction, on every node at once. PERIOD_END: status ACTIVE_PENDING_CHANGE and cancelAtPeriodEnd; the renewal cancels it at the period end and revokes the keys then. The body is optional: a reason (one of six), applyAt, expectedVersion, a comment. The subscription keeps how it was asked for in cancellationDetails (reason, cancel_channel API, comment, requestedAt). Answers with the change result, as POST …/upgrade and the widget do: creditNoteId and creditNoteAmount (IMMEDIATE, when anything paid is unused), invoiceId (the last usage invoice), effectiveAt, and the subscription after the cancellation under `subscription` (earlier releases answered with the bare subscription: its fields are now under `subscription`; status and offeringId are also at the top).',
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,
       params: IdParams,
       body: CancelBody,
-      response: { 200: SubscriptionSchema, ...errors(400, 403, 404, 409) },
+      response: { 200: ChangeResultSchema, ...errors(400, 403, 404, 409) },
     },
     // The body is optional: none at all means cancel now, without a reason.
     preValidation: async (req) => {
       req.body ??= {};
     },
-    handler: (req, reply) =>
-      idempotent(deps, req, reply, async (tx) => (await cancelPlan(tx, req.ctx, req.params.id, req.body, 'API', bound, billing)).subscription),
+    handler: (req, reply) => idempotent(deps, req, reply, (tx) => cancelPlan(tx, req.ctx, req.params.id, req.body, 'API', bound, billing)),
   });
 
   app.post('/api/v1/subscriptions/:id/withdraw-change', {

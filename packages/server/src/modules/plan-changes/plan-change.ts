@@ -3,6 +3,8 @@ import { changeKinds, type ChangeKind } from '@tollgate/pricing';
 import { NullableTimestamp } from '../../http/schemas.js';
 import { billingPeriods } from '../../lib/periods.js';
 import { SubscriptionSchema } from '../subscriptions/subscription.js';
+import { UsageLimitOverrides } from '../subscriptions/usage-limits.js';
+import { CancelCommentSchema } from '../subscriptions/cancellation-details.js';
 import { CancelReasonSchema, RetentionOfferSchema } from '../retention-offers/retention-offer.js';
 
 /**
@@ -54,12 +56,31 @@ export const ChangeBody = Type.Object(
 );
 export type ChangeInput = Static<typeof ChangeBody>;
 
+/**
+ * The operator API's change: the widget's, plus the subscription's own usage limits on the new
+ * offering. A buyer never sets limits, so the widget's body has no such field.
+ */
+export const OperatorChangeBody = Type.Object(
+  {
+    ...ChangeBody.properties,
+    usageLimits: Type.Optional(
+      Type.Array(UsageLimitOverrides.items, {
+        maxItems: UsageLimitOverrides.maxItems,
+        description:
+          "The subscription's own limits on the new offering (as PATCH …/subscriptions/{id} takes them), replacing its usageLimits when the change takes effect (IMMEDIATE: now; PERIOD_END: at the renewal). Left out: none, so the new offering's rate plan defaults apply as they are; the old overrides never carry over.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type OperatorChangeInput = Static<typeof OperatorChangeBody>;
+
 export const CancelBody = Type.Object(
   {
     reason: Type.Optional(CancelReasonSchema),
     applyAt: Type.Optional(ApplyAtSchema),
     expectedVersion: Type.Optional(ExpectedVersion),
-    comment: Type.Optional(Type.String({ maxLength: 500, description: "The buyer's own words; kept in the audit event." })),
+    comment: Type.Optional(CancelCommentSchema),
   },
   { additionalProperties: false },
 );
@@ -155,8 +176,15 @@ const ChangeResultFields = {
   invoiceId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
     description: 'inv_…: the IMMEDIATE change’s invoice (finalized), or the last usage invoice of an immediate cancellation.',
   }),
+  invoiceNumber: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+    description:
+      'The invoice’s number, as printed on it (e.g. INV-2026-000123): what a buyer knows it by. null when there is no invoice, or while it is a draft (an immediate cancellation’s last usage invoice, numbered when finalized).',
+  }),
   creditNoteId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
     description: 'cn_…: IMMEDIATE downgrade or cancellation, when anything paid is unused.',
+  }),
+  creditNoteNumber: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+    description: 'The credit note’s number, as printed on it (e.g. CN-2026-000007); null when there is none.',
   }),
   creditNoteAmount: NullableMoney('Its total.'),
   scheduledAt: NullableTimestamp,

@@ -96,17 +96,17 @@ describe('the widget session’s reach', () => {
     assert.equal(elsewhere.status, 403);
   });
 
-  it('an expired session says so', async () => {
+  it('an expired session says so (SESSION_EXPIRED)', async () => {
     const s = await setup();
     t.clock.set(MID + 901_000);
     const res = await s.widget.post('/v1/widget/preview-change', { offeringId: s.agentsId }, from);
-    assert.equal(res.status, 401);
+    assert.deepEqual([res.status, res.body.errors[0].code], [401, 'SESSION_EXPIRED']);
     assert.match(res.body.errors[0].message, /expired/);
   });
 });
 
 describe('changes from the widget', () => {
-  it('previews and confirms an immediate upgrade once, stamped EMBED', async () => {
+  it('previews and confirms an immediate upgrade once, stamped EMBED, with the invoice number', async () => {
     const s = await setup();
     const p = await s.widget.post('/v1/widget/preview-change', { offeringId: s.agentsId }, from);
     assert.equal(p.status, 200, JSON.stringify(p.body));
@@ -121,6 +121,10 @@ describe('changes from the widget', () => {
     assert.equal(done.body.subscription.object, 'widget_subscription');
     const invoice = (await s.api.get(`/api/v1/invoices/${done.body.invoiceId}`)).body;
     assert.equal(invoice.total, p.body.invoiceTotal);
+    // What the buyer reads on the invoice: its number, finalized at once.
+    assert.match(done.body.invoiceNumber, /^INV-2026-\d{6}$/);
+    assert.equal(done.body.invoiceNumber, invoice.number);
+    assert.equal(done.body.creditNoteNumber, null);
     const again = await s.widget.post('/v1/widget/upgrade', body, { ...from, 'idempotency-key': 'click-1' });
     assert.equal(again.body.invoiceId, done.body.invoiceId, 'a double click charges once');
     const stale = await s.widget.post(
@@ -146,13 +150,13 @@ describe('changes from the widget', () => {
     assert.deepEqual([withdrawn.body.status, withdrawn.body.scheduledChange], ['ACTIVE', null]);
   });
 
-  it('cancels at the period end with a reason, stamped cancel_channel EMBED; now, with the credit note in the result', async () => {
+  it('cancels at the period end with a reason, stamped cancel_channel EMBED; now, with the credit note and its number in the result', async () => {
     const s = await setup();
     const later = await s.widget.post('/v1/widget/cancel', { reason: 'TOO_EXPENSIVE', applyAt: 'PERIOD_END' }, from);
     assert.equal(later.status, 200, JSON.stringify(later.body));
     assert.deepEqual(
-      [later.body.action, later.body.status, later.body.effectiveAt, later.body.creditNoteId],
-      ['CANCEL', 'ACTIVE_PENDING_CHANGE', '2026-05-01T00:00:00.000Z', null],
+      [later.body.action, later.body.status, later.body.effectiveAt, later.body.creditNoteId, later.body.creditNoteNumber, later.body.invoiceNumber],
+      ['CANCEL', 'ACTIVE_PENDING_CHANGE', '2026-05-01T00:00:00.000Z', null, null, null],
     );
     const scheduled = await s.api.get(`/v1/events?targetId=${s.env.subscriptionId}&type=subscription.change_scheduled`);
     assert.deepEqual([scheduled.body.data[0].payload.channel, scheduled.body.data[0].payload.reason], ['EMBED', 'TOO_EXPENSIVE']);
@@ -163,6 +167,12 @@ describe('changes from the widget', () => {
     assert.match(now.body.creditNoteId, /^cn_/);
     // Pro's 49.00 for April 1 to May 1, 15 of 30 days unused: 24.50.
     assert.equal(now.body.creditNoteAmount, '24.50');
+    const note = (await s.api.get(`/api/v1/credit_notes/${now.body.creditNoteId}`)).body;
+    assert.match(now.body.creditNoteNumber, /^CN-2026-\d{6}$/);
+    assert.equal(now.body.creditNoteNumber, note.number);
+    // The last usage invoice is a draft until its grace period ends: no number yet.
+    const last = (await s.api.get(`/api/v1/invoices/${now.body.invoiceId}`)).body;
+    assert.equal(now.body.invoiceNumber, last.number);
     const cancelled = await s.api.get(`/v1/events?targetId=${s.env.subscriptionId}&type=subscription.cancelled`);
     assert.equal(cancelled.body.data[0].payload.channel, 'EMBED');
     // The session still reads the result after the cancellation.
@@ -187,5 +197,39 @@ describe('retention offers in the cancel step', () => {
     assert.equal(again.body.id, accepted.body.id);
     const sub = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body;
     assert.deepEqual([sub.discount.percentOff, sub.discount.periodsLeft, sub.status], ['20', 3, 'ACTIVE']);
+  });
+});
+
+describe('how the widget’s cancellation was made', () => {
+  it('the subscription keeps the reason, cancel_channel EMBED, the comment and when, on GET and in the list; a withdrawal clears them', async () => {
+    const s = await setup();
+    const read = async () => (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body;
+    assert.equal((await read()).cancellationDetails, null);
+    const later = await s.widget.post('/v1/widget/cancel', { reason: 'MISSING_FEATURES', applyAt: 'PERIOD_END', comment: 'No SSO' }, from);
+    assert.equal(later.status, 200, JSON.stringify(later.body));
+    const scheduled = { reason: 'MISSING_FEATURES', cancel_channel: 'EMBED', comment: 'No SSO', requestedAt: new Date(MID).toISOString() };
+    assert.deepEqual((await read()).cancellationDetails, scheduled);
+    assert.equal(later.body.subscription.cancellationDetails, undefined, 'the buyer’s view of the subscription stays as it was');
+    await s.widget.post('/v1/widget/withdraw-change', {}, from);
+    assert.equal((await read()).cancellationDetails, null, 'a withdrawn cancellation was never made');
+
+    t.clock.set(MID + 60_000);
+    const now = await s.widget.post('/v1/widget/cancel', { reason: 'TOO_EXPENSIVE' }, { ...from, 'idempotency-key': 'cancel-1' });
+    assert.equal(now.status, 200, JSON.stringify(now.body));
+    const details = { reason: 'TOO_EXPENSIVE', cancel_channel: 'EMBED', comment: null, requestedAt: new Date(MID + 60_000).toISOString() };
+    const sub = await read();
+    assert.deepEqual([sub.status, sub.cancellationDetails], ['CANCELLED', details]);
+    const listed = (await s.api.get(`/api/v1/subscriptions?customerId=${sub.customerId}`)).body.data as Array<{ id: string; cancellationDetails: unknown }>;
+    assert.deepEqual(listed.find((x) => x.id === sub.id)?.cancellationDetails, details);
+  });
+
+  it('400 names the field of a reason or comment out of bounds, and keeps nothing', async () => {
+    const s = await setup();
+    const badReason = await s.widget.post('/v1/widget/cancel', { reason: 'BORED' }, from);
+    assert.deepEqual([badReason.status, badReason.body.errors[0].code, badReason.body.errors[0].field], [400, 'VALIDATION_FAILED', 'body.reason']);
+    const longComment = await s.widget.post('/v1/widget/cancel', { reason: 'OTHER', comment: 'x'.repeat(501) }, from);
+    assert.deepEqual([longComment.status, longComment.body.errors[0].code, longComment.body.errors[0].field], [400, 'VALIDATION_FAILED', 'body.comment']);
+    const sub = (await s.api.get(`/api/v1/subscriptions/${s.env.subscriptionId}`)).body;
+    assert.deepEqual([sub.status, sub.cancellationDetails], ['ACTIVE', null]);
   });
 });

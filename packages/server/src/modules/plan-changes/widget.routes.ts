@@ -118,7 +118,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
       operationId: 'upgradeWidgetSubscription',
       summary: 'Confirm a change (upgrade, downgrade or lateral)',
       description:
-        'Step 3. Header Idempotency-Key required: a double click changes and charges once. Send the preview’s subscriptionVersion as expectedVersion: a subscription changed since gets 409 SUBSCRIPTION_CHANGED.',
+        'Step 3. Header Idempotency-Key required: a double click changes and charges once. Send the preview’s subscriptionVersion as expectedVersion: a subscription changed since gets 409 SUBSCRIPTION_CHANGED. The result names the invoice and the credit note by id and by the number printed on them (invoiceNumber, creditNoteNumber), which is what the buyer is shown.',
       tags,
       security,
       headers: RequiredIdempotencyHeaders,
@@ -138,7 +138,7 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
       operationId: 'cancelWidgetSubscription',
       summary: 'Confirm a cancellation',
       description:
-        'Now (the unused time on a credit note, keys revoked at once) or at the period end (keys kept until then). Stamped cancel_channel EMBED. Header Idempotency-Key recommended.',
+        'Now (the unused time on a credit note, keys revoked at once) or at the period end (keys kept until then). Stamped cancel_channel EMBED. Header Idempotency-Key recommended. The result carries creditNoteNumber, and invoiceNumber once the last usage invoice is finalized (null while it is a draft).',
       tags,
       security,
       headers: IdempotencyHeaders,

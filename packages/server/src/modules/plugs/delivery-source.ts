@@ -6,7 +6,8 @@ import { signatureSchemeOf } from './provider-templates.js';
 import { signatureHeaderNames, type SignatureScheme } from './signature.js';
 import { secretAssociatedData, type WebhookSource } from './webhook-source.js';
 import { findWebhookSourceForDelivery } from './webhook-source.repository.js';
-import { findMetricName } from '../metrics/metric.repository.js';
+import { findMetric } from '../metrics/metric.repository.js';
+import { dimensionReaderOf, type DimensionReader } from '../usage/rating-dimension.js';
 import { findWorkspaceRateLimit } from '../tenancy/workspace.repository.js';
 
 export const PLUGS_CHANNEL = 'plugs.invalidate';
@@ -16,6 +17,8 @@ export const DELIVERY_SOURCE_TTL_MS = 5_000;
 export interface DeliverySource {
   source: WebhookSource;
   metricName: string;
+  /** Where the metric's rating dimensions are in an event's metadata. */
+  dimensions: DimensionReader;
   scheme: SignatureScheme;
   /** Null when none is set or it cannot be opened: verification then fails closed. */
   secret: string | null;
@@ -45,8 +48,8 @@ export async function loadDeliverySource(deps: Deps, id: string): Promise<Delive
   const generation = cache.generation;
   const source = await findWebhookSourceForDelivery(deps.db, id);
   if (!source) return null;
-  const metricName = await findMetricName(deps.db, source, source.metricId);
-  if (metricName === null) return null;
+  const metric = await findMetric(deps.db, source, source.metricId);
+  if (metric === null) return null;
   const rateLimitPerMinute = await findWorkspaceRateLimit(deps.db, source.workspaceId);
   let secret: string | null = null;
   if (source.secret) {
@@ -60,7 +63,8 @@ export async function loadDeliverySource(deps: Deps, id: string): Promise<Delive
   const scheme = signatureSchemeOf(source.provider, source.signatureOptions);
   const loaded: DeliverySource = {
     source,
-    metricName,
+    metricName: metric.name,
+    dimensions: dimensionReaderOf(metric.dimensionPaths),
     scheme,
     secret,
     mappings: compileFieldMappings(source.fieldMappings),

@@ -58,6 +58,8 @@ function logEntryBase(d: DeliverySource, r: VerifiedRequest, eventType: string |
     workspaceId: d.source.workspaceId,
     environment: d.source.environment,
     sourceId: d.source.id,
+    // The name now, kept with the entry (webhook-log.ts says why).
+    sourceDisplayName: d.source.displayName,
     receivedAt: r.receivedAt,
     verification: r.verification,
     eventType,
@@ -237,7 +239,7 @@ export async function processVerifiedWebhook(deps: Deps, writer: WebhookWriter, 
       periodStart: monthStart(m.occurredAt),
       eventId: m.eventId,
       metadata,
-      dimension: dimensionKeyOf(m.metadata as never),
+      dimension: dimensionKeyOf(m.metadata as never, d.dimensions),
     };
     candidates.push({
       index: m.index,

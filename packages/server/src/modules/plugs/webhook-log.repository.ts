@@ -23,7 +23,7 @@ function toEntry(r: Selectable<WebhookLogTable>): WebhookLogEntry {
   };
 }
 
-/** A group's entries in as few statements as the parameter limits allow (18 a row). */
+/** A group's entries in as few statements as the parameter limits allow (19 a row). */
 export async function insertLogEntries(db: Db, entries: readonly WebhookLogEntry[]): Promise<void> {
   for (let i = 0; i < entries.length; i += 200) {
     const rows = entries.slice(i, i + 200).map((e) => ({ ...e, outcomes: JSON.stringify(e.outcomes), headers: JSON.stringify(e.headers) }));

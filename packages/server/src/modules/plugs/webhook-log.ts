@@ -15,6 +15,12 @@ export interface WebhookLogEntry {
   workspaceId: string;
   environment: Env;
   sourceId: string;
+  /**
+   * The source's displayName when the request arrived, stored with the entry rather than joined
+   * at read time: the log is a record of what happened, like the webhook.rejected audit event
+   * that names the same entry (whose payload never changes), so a rename leaves both as they were.
+   */
+  sourceDisplayName: string;
   receivedAt: number;
   status: LogStatus;
   verification: VerificationState;
@@ -91,7 +97,11 @@ const entryFields = {
   id: Type.String({ description: 'whl_…' }),
   object: Type.Literal('webhook_log_entry'),
   environment: Environment,
-  sourceId: Type.String(),
+  sourceId: Type.String({ description: 'The webhook source (wsrc_…) the request was sent to.' }),
+  sourceDisplayName: Type.String({
+    description:
+      "The source's displayName when the request arrived, kept as it was: renaming the source changes later entries only (webhook.rejected records the same name). Entries from before names were kept show the name the source had at the upgrade.",
+  }),
   receivedAt: Timestamp,
   status: Type.Union(
     logStatuses.map((s) => Type.Literal(s)),
@@ -134,6 +144,7 @@ export function presentLogEntry(e: WebhookLogEntry, withBody: boolean) {
     object: 'webhook_log_entry' as const,
     environment: e.environment,
     sourceId: e.sourceId,
+    sourceDisplayName: e.sourceDisplayName,
     receivedAt: toIso(e.receivedAt),
     status: e.status,
     verification: e.verification,

@@ -116,7 +116,7 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
       ...log,
       operationId: 'listReceivedWebhooks',
       summary: 'List received webhooks, newest first',
-      description: `Every request that reached a source: verified or not, accepted, duplicate, discarded or rejected, with the reason. Bodies are left out of the list; retrieve an entry for its raw body. Entries are kept WEBHOOK_LOG_RETENTION_DAYS days (30 by default).`,
+      description: `Every request that reached a source: verified or not, accepted, duplicate, discarded or rejected, with the reason, and the source's id and its displayName as it was when the request arrived (sourceDisplayName; a later rename does not change it). Bodies are left out of the list; retrieve an entry for its raw body. Entries are kept WEBHOOK_LOG_RETENTION_DAYS days (30 by default).`,
       querystring: Type.Object(
         {
           ...ListQuery,
@@ -142,7 +142,8 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
       ...log,
       operationId: 'retrieveReceivedWebhook',
       summary: 'Retrieve a received webhook with its raw body',
-      description: 'One received webhook with its headers, raw body, verification result and what became of each event.',
+      description:
+        "One received webhook with its source's id and the source's displayName when it arrived, its headers, raw body, verification result and what became of each event.",
       params: IdParams,
       response: { 200: WebhookLogEntrySchema, ...errors(403, 404) },
     },
@@ -159,7 +160,7 @@ export async function webhookSourceRoutes(app: App, deps: Deps, writer: WebhookW
       operationId: 'replayReceivedWebhook',
       summary: 'Replay a received webhook',
       description:
-        "Maps the stored body again with the source's current filter and mappings, without verifying again, so only entries that passed verification can be replayed (409 otherwise). Deduplication still applies: an event stored before comes back as a duplicate. Returns the new log entry, whose replayOf names this one.",
+        "Maps the stored body again with the source's current filter and mappings, without verifying again, so only entries that passed verification can be replayed (409 otherwise). Deduplication still applies: an event stored before comes back as a duplicate. Returns the new log entry, whose replayOf names this one and whose sourceDisplayName is the source's current name.",
       params: IdParams,
       response: { 200: WebhookLogEntrySchema, ...errors(403, 404, 409) },
     },

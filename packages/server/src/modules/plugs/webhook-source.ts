@@ -73,7 +73,7 @@ export const WebhookSourceSchema = Type.Object(
     object: Type.Literal('webhook_source'),
     environment: Environment,
     provider: Type.Union(providers.map((p) => Type.Literal(p))),
-    displayName: Type.String(),
+    displayName: Type.String({ description: 'Label in the ingestion log and audit trail (their sourceDisplayName, as it was when each was written).' }),
     metricId: Type.String({ description: 'The billable metric (mtr_…) that receives the extracted quantity.' }),
     metricName: Type.String(),
     url: Type.String({ description: 'Path of the webhook URL to give the provider: POST {api_url}/v1/ingest/webhook/{id}.' }),
@@ -102,7 +102,11 @@ const EventTypeList = Type.String({ maxLength: 100 * 201 });
 const MappingsInput = (description: string) => MapOf(Type.Unknown(), { maxKeys: 10, maxKeyLength: 40, description });
 
 const mutable = {
-  displayName: Type.String({ minLength: 1, maxLength: 200, description: 'Label in the ingestion log and audit trail.' }),
+  displayName: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'Label in the ingestion log and audit trail: each log entry and webhook.rejected event keeps the name of its time (sourceDisplayName).',
+  }),
   metricId: Type.String({ maxLength: 100, description: 'mtr_… id of the billable metric; or give metricName.' }),
   metricName: Type.String({ maxLength: 100, description: 'The metric by name, instead of metricId.' }),
   signingSecret: Type.String({

@@ -1127,6 +1127,16 @@ describe('dedup window (file-backed SQLite: through the writer thread)', () => {
     assert.equal(await count('evt_72h'), 2);
   });
 
+  it("the writer thread stores the source's display name: on the entry, and on webhook.rejected", async () => {
+    const dapi = d.seed.client(dws.test.secretKey);
+    const accepted = await send(other.id, 'evt_named_thread');
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    const refused = await post(d, other.id, customSigned('not-the-secret', '{"id":"evt_named_thread_2"}'));
+    assertEnvelope(refused, 401, 'WEBHOOK_SIGNATURE_INVALID');
+    for (const res of [accepted, refused]) assert.equal((await ok(dapi.get(`/api/v1/webhook-log/${res.logId}`))).sourceDisplayName, 'Another source');
+    assert.equal((await rejectionAudit(d, other.id, refused.logId)).payload.sourceDisplayName, 'Another source');
+  });
+
   it('a source with dedupWindowHours 1: a duplicate within the hour, accepted again after it', async () => {
     assert.equal((await send(hourly.id, 'evt_1h')).body.status, 'accepted');
     d.clock.advance(HOUR - 1);
@@ -1456,5 +1466,95 @@ describe('signing secrets at rest', () => {
     assert.equal(mentions(row, ROTATED), false);
     assert.equal(mentions(row, SECRET), false);
     assert.equal(row.secretKeyId, 'test1');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("display names: the source's displayName on its log entries and its webhook.rejected events", () => {
+  const SECRET = 'named-secret';
+  let source: any;
+  const send = (id: string, tenant: string, secret = SECRET) =>
+    post(t, source.id, customSigned(secret, JSON.stringify({ id, type: 'job.completed', tenant_id: tenant, quantity: 2 })));
+  /** The source's webhook.rejected events through the audit API, oldest first. */
+  const rejections = async (query = '') =>
+    ((await ok(api.get(`/v1/events?type=webhook.rejected&targetId=${source.id}&limit=100${query}`))).data as any[]).reverse();
+
+  before(async () => {
+    await createMetric(api, 'named_units');
+    await t.seed.customer(ws.test, { externalId: 'acme-named' });
+    source = await createSource(api, { provider: 'custom', displayName: 'Ledger sync', metricName: 'named_units', signingSecret: SECRET });
+  });
+
+  it('200 every entry read through the API carries sourceDisplayName beside sourceId: the list and the entry', async () => {
+    const accepted = await send('evt_named_1', 'acme-named');
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    const refused = await send('evt_named_2', 'acme-named', 'not-the-secret');
+    assertEnvelope(refused, 401, 'WEBHOOK_SIGNATURE_INVALID');
+    const list = await ok(api.get(`/api/v1/webhook-log?sourceId=${source.id}`));
+    assert.deepEqual(
+      list.data.map((e: any) => [e.id, e.sourceId, e.sourceDisplayName]),
+      [
+        [refused.logId, source.id, 'Ledger sync'],
+        [accepted.logId, source.id, 'Ledger sync'],
+      ],
+    );
+    const entry = await logEntry(accepted.logId);
+    assert.equal(entry.sourceDisplayName, 'Ledger sync');
+    assert.deepEqual(Object.keys(entry).slice(3, 5), ['sourceId', 'sourceDisplayName'], 'the name sits beside the id');
+  });
+
+  it('200 webhook.rejected carries sourceDisplayName in its payload (a bad signature and an unknown customer), and q finds it by the name', async () => {
+    const badSignature = await send('evt_named_3', 'acme-named', 'not-the-secret');
+    const unknownCustomer = await send('evt_named_4', 'nobody-here');
+    assertEnvelope(unknownCustomer, 422, 'UNKNOWN_CUSTOMER');
+    const events = await rejections();
+    for (const logId of [badSignature.logId, unknownCustomer.logId]) {
+      const e = events.find((x) => x.payload.logEntryId === logId);
+      assert.ok(e, `a webhook.rejected event for ${logId}`);
+      assert.equal(e.targetType, 'webhook_source');
+      assert.equal(e.targetId, source.id);
+      assert.equal(e.payload.sourceDisplayName, 'Ledger sync');
+    }
+    const found = await rejections('&q=ledger');
+    assert.ok(
+      found.some((e) => e.payload.logEntryId === unknownCustomer.logId),
+      'the full-text search matches payload values, so the name finds the event',
+    );
+  });
+
+  it('the name as it was: after a rename, earlier entries and events keep the old name; later ones, and a replay, carry the new one', async () => {
+    const before = await send('evt_named_5', 'acme-late-named');
+    assertEnvelope(before, 422, 'UNKNOWN_CUSTOMER');
+    await ok(api.patch(`/api/v1/webhook-sources/${source.id}`, { displayName: 'Ledger sync (EU)' }));
+    const after = await send('evt_named_6', 'acme-late-named');
+    assertEnvelope(after, 422, 'UNKNOWN_CUSTOMER');
+    assert.equal((await logEntry(before.logId)).sourceDisplayName, 'Ledger sync');
+    assert.equal((await logEntry(after.logId)).sourceDisplayName, 'Ledger sync (EU)');
+    const events = await rejections();
+    const nameOf = (logId: string) => events.find((e) => e.payload.logEntryId === logId)?.payload.sourceDisplayName;
+    assert.deepEqual([nameOf(before.logId), nameOf(after.logId)], ['Ledger sync', 'Ledger sync (EU)']);
+    // A replay is a new request to the source as it is now.
+    await t.seed.customer(ws.test, { externalId: 'acme-late-named' });
+    const replay = await ok(api.post(`/api/v1/webhook-log/${before.logId}/replay`));
+    assert.equal(replay.status, 'accepted');
+    assert.equal(replay.sourceDisplayName, 'Ledger sync (EU)');
+  });
+
+  it('a deleted source: its entries keep their name', async () => {
+    const gone = await createSource(api, { provider: 'custom', displayName: 'Short-lived', metricName: 'named_units', signingSecret: SECRET });
+    const res = await post(
+      t,
+      gone.id,
+      customSigned(SECRET, JSON.stringify({ id: 'evt_named_7', type: 'job.completed', tenant_id: 'acme-named', quantity: 1 })),
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await ok(api.delete(`/api/v1/webhook-sources/${gone.id}`));
+    assert.equal((await logEntry(res.logId)).sourceDisplayName, 'Short-lived');
+    const list = await ok(api.get(`/api/v1/webhook-log?sourceId=${gone.id}`));
+    assert.deepEqual(
+      list.data.map((e: any) => e.sourceDisplayName),
+      ['Short-lived'],
+    );
   });
 });

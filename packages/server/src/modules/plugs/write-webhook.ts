@@ -98,6 +98,8 @@ export async function runWebhookGroup(txDeps: StorageDeps, jobs: readonly Webhoo
       targetType: 'webhook_source',
       targetId: job.sourceId,
       payload: {
+        // The source's name as it was, like its log entry's (the payload is never rewritten).
+        sourceDisplayName: job.entry.sourceDisplayName,
         logEntryId: job.entry.id,
         httpStatus: summary.httpStatus,
         reason: job.refusal?.code ?? summary.reasonCode,

@@ -2,6 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { billingPeriods, formatPeriodPrice, USAGE_BASED_TEXT, type BillingPeriod } from '@tollgate/pricing';
 import { toIso } from '../../lib/clock.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
+import { cancelReasons, type CancelReason } from '../subscriptions/cancellation-details.js';
+
+// The six reasons are the ones a subscription keeps with its cancellation (modules/subscriptions owns the list).
+export { cancelReasons, type CancelReason };
 
 /**
  * Pure: what a customer who is cancelling is offered instead, fixed per cancel reason (issue 17
@@ -9,9 +13,6 @@ import { ErrorEnvelope } from '../../http/schemas.js';
  * and never offered (accepting it is refused). Offer objects are shaped like Stripe's: a `type`,
  * the terms of that type, and a `description` a widget can show as it is.
  */
-export const cancelReasons = ['TOO_EXPENSIVE', 'MISSING_FEATURES', 'SWITCHED_SERVICE', 'UNUSED', 'TECHNICAL_ISSUES', 'OTHER'] as const;
-export type CancelReason = (typeof cancelReasons)[number];
-
 export const offerTypes = ['DISCOUNT_20_PERCENT', 'DOWNGRADE_PROMPT', 'SUPPORT_HANDOFF', 'NONE', 'PAUSE_3_MONTHS'] as const;
 export type OfferType = (typeof offerTypes)[number];
 

@@ -10,7 +10,11 @@ import type { BoundCredentials } from './bound-credentials.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import type { SubscriptionBilling } from './subscription-billing.js';
 import type { Subscription } from './subscription.js';
+import type { CancellationDetails } from './cancellation-details.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
+
+/** What the caller says of a cancellation; its time is the subscription's at the cancellation. */
+export type CancelRequest = Omit<CancellationDetails, 'requestedAt'>;
 
 export interface CancelledSubscription {
   subscription: Subscription;
@@ -30,7 +34,9 @@ export async function cancelSubscription(
   id: string,
   bound: BoundCredentials,
   billing: SubscriptionBilling,
-  /** Added to the subscription.cancelled audit event and webhook details (reason, channel: plan-changes). */
+  /** How it was asked for: kept on the subscription (cancellationDetails), and in its audit event and webhook details. */
+  request: CancelRequest,
+  /** Added to the audit event and webhook details after the request (plan-changes: the credit note). */
   details: Record<string, unknown> = {},
 ): Promise<CancelledSubscription> {
   const result = await inTransaction(deps.db, async (trx) => {
@@ -47,6 +53,7 @@ export async function cancelSubscription(
       cancelledAt: now,
       cancelAtPeriodEnd: false,
       scheduledChange: null,
+      cancellationDetails: { ...request, requestedAt: now },
       version: current.version + 1,
       updatedAt: deps.clock.now(),
     };
@@ -55,7 +62,8 @@ export async function cancelSubscription(
     }
     const invoiceId = await billing.cancelled(txDeps, ctx, current, now);
     const revoked = await bound.revokeForSubscription(txDeps, ctx, id, deps.clock.now());
-    const payload = { ...details, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds };
+    const asked = { reason: request.reason, channel: request.cancel_channel, comment: request.comment };
+    const payload = { ...asked, ...details, revokedKeyIds: revoked.keyIds, revokedClientCredentialIds: revoked.clientCredentialIds };
     await recordAudit(trx, deps, ctx, { eventType: 'subscription.cancelled', targetType: 'subscription', targetId: id, payload });
     await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.cancelled', next, current, { applyAt: 'IMMEDIATE', ...payload, invoiceId }));
     await bound.recordRevocations(txDeps, ctx, id, revoked);

@@ -1,11 +1,10 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
-import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { subscriptionEvent } from './subscription-event.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { findCustomer } from '../customers/customer.repository.js';
+import { requireCustomerByRef } from '../customers/customer-refs.js';
 import { firstPeriod, type CreateSubscriptionInput, type Subscription } from './subscription.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { loadPricedOffering } from '../catalog/load-priced-offering.js';
@@ -13,6 +12,7 @@ import { priceVersionFor } from '../catalog/price-version.js';
 import { insertSubscription } from './subscription.repository.js';
 import type { SubscriptionBilling } from './subscription-billing.js';
 import { checkEntitlementConfig } from './check-entitlement-config.js';
+import { toUsageLimitOverrides } from './usage-limits.js';
 import { subscriptionTerms } from './subscription-terms.js';
 
 const DAY_MS = 86_400_000;
@@ -30,12 +30,8 @@ export async function createSubscription(
   billing: SubscriptionBilling,
 ): Promise<Subscription> {
   return inTransaction(deps.db, async (trx) => {
-    const customer = await findCustomer(trx, ctx, input.customerId);
-    if (!customer) {
-      throw new AppError('NOT_FOUND', `No customer with id '${input.customerId}' exists in this workspace and environment.`, {
-        field: 'body.customerId',
-      });
-    }
+    // Named as ingestion names it (cus_ id or externalId); the subscription keeps the cus_ id.
+    const customer = await requireCustomerByRef(trx, ctx, input.customerId, 'body.customerId');
     const terms = await subscriptionTerms(trx, ctx, input);
     await checkEntitlementConfig(trx, ctx, input);
     // A customer on a test clock subscribes at the clock's time; everything else at real time.
@@ -52,7 +48,7 @@ export async function createSubscription(
     const subscription: Subscription = {
       id: deps.ids.next('subscription'),
       environment: ctx.environment,
-      customerId: input.customerId,
+      customerId: customer.id,
       productId: terms.productId,
       offeringId: terms.offeringId,
       trialEndsAt,
@@ -65,7 +61,7 @@ export async function createSubscription(
       cancelledAt: null,
       metadata: input.metadata ?? {},
       currency: terms.currency,
-      usageLimits: input.usageLimits ?? [],
+      usageLimits: toUsageLimitOverrides(input.usageLimits ?? []),
       spendBudget: input.spendBudget ?? null,
       unitPrices: input.unitPrices ?? {},
       cancelAtPeriodEnd: false,
@@ -74,6 +70,7 @@ export async function createSubscription(
       priceVersionId: priced ? await priceVersionFor({ ...deps, db: trx }, ctx, priced) : null,
       priceVersionPinned: input.priceVersionPinned ?? false,
       discount: null,
+      cancellationDetails: null,
       createdAt: deps.clock.now(),
       updatedAt: deps.clock.now(),
     };

@@ -7,6 +7,7 @@ import type { BillingPeriod } from '../../lib/periods.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { PeriodAlignment } from '@tollgate/pricing';
 import type { ScheduledChange, SpendBudget, Subscription, SubscriptionDiscount, SubscriptionStatus, UsageLimit } from './subscription.js';
+import type { CancellationDetails } from './cancellation-details.js';
 
 function serialized(s: Subscription) {
   return {
@@ -18,6 +19,7 @@ function serialized(s: Subscription) {
     scheduledChange: s.scheduledChange === null ? null : JSON.stringify(s.scheduledChange),
     priceVersionPinned: s.priceVersionPinned ? 1 : 0,
     discount: s.discount === null ? null : JSON.stringify(s.discount),
+    cancellationDetails: s.cancellationDetails === null ? null : JSON.stringify(s.cancellationDetails),
   };
 }
 import type { SubscriptionTable } from '../../db/tables/subscription.table.js';
@@ -50,6 +52,7 @@ function toSubscription(r: Selectable<SubscriptionTable>): Subscription {
     priceVersionId: r.priceVersionId,
     priceVersionPinned: Number(r.priceVersionPinned) === 1,
     discount: r.discount === null ? null : (JSON.parse(r.discount) as SubscriptionDiscount),
+    cancellationDetails: r.cancellationDetails === null ? null : (JSON.parse(r.cancellationDetails) as CancellationDetails),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -131,10 +134,9 @@ export async function updateSubscriptionIfVersion(db: Db, tenant: Tenant, next: 
 
 /**
  * Writes what a renewal changes (status, period, offering, price version, the cancellation and the
- * Writes what a renewal changes (status, period, offering, price version, the cancellation and the
- * scheduled change it consumed, the schedule a change to another billing period restarts, the
- * discount it counted down) of many subscriptions in one statement, each only if its version is
- * still the one read; the version moves to the one of `next`. How many were written: fewer than
+ * scheduled change it consumed with the usage limits that change carried, the schedule a change to
+ * another billing period restarts, the discount it counted down) of many subscriptions in one
+ * statement, each only if its version is still the one read; the version moves to the one of `next`. How many were written: fewer than
  * given means another writer got to one first. Every other column is left as it is.
  */
 export async function updateRenewedSubscriptions(db: Db, tenant: Tenant, renewed: ReadonlyArray<{ next: Subscription; readVersion: number }>): Promise<number> {
@@ -151,6 +153,7 @@ export async function updateRenewedSubscriptions(db: Db, tenant: Tenant, renewed
       offering_id: n.offeringId,
       price_version_id: n.priceVersionId,
       discount: n.discount === null ? null : JSON.stringify(n.discount),
+      usage_limits: JSON.stringify(n.usageLimits),
       current_period_start: n.currentPeriodStart,
       current_period_end: n.currentPeriodEnd,
       billing_period: n.billingPeriod,
@@ -160,17 +163,18 @@ export async function updateRenewedSubscriptions(db: Db, tenant: Tenant, renewed
   );
   const set = sql`status = v.status, cancelled_at = v.cancelled_at, cancel_at_period_end = v.cancel_at_period_end,
     scheduled_change = v.scheduled_change, offering_id = v.offering_id, price_version_id = v.price_version_id, discount = v.discount,
-    current_period_start = v.current_period_start, current_period_end = v.current_period_end, billing_period = v.billing_period,
+    usage_limits = v.usage_limits, current_period_start = v.current_period_start, current_period_end = v.current_period_end, billing_period = v.billing_period,
     billing_anchor = v.billing_anchor, version = v.version, updated_at = v.updated_at`;
   // The rows travel as one JSON parameter, so the statement's text is the same for any count.
   const from = isPostgres(db)
     ? sql`json_to_recordset(${rows}::json) as v(id text, read_version integer, version integer, status text, cancelled_at bigint,
-        cancel_at_period_end integer, scheduled_change text, offering_id text, price_version_id text, discount text, current_period_start bigint,
+        cancel_at_period_end integer, scheduled_change text, offering_id text, price_version_id text, discount text, usage_limits text, current_period_start bigint,
         current_period_end bigint, billing_period text, billing_anchor bigint, updated_at bigint)`
     : sql`(select value ->> 'id' as id, value ->> 'read_version' as read_version, value ->> 'version' as version, value ->> 'status' as status,
         value ->> 'cancelled_at' as cancelled_at, value ->> 'cancel_at_period_end' as cancel_at_period_end,
         value ->> 'scheduled_change' as scheduled_change, value ->> 'offering_id' as offering_id,
-        value ->> 'price_version_id' as price_version_id, value ->> 'discount' as discount, value ->> 'current_period_start' as current_period_start,
+        value ->> 'price_version_id' as price_version_id, value ->> 'discount' as discount, value ->> 'usage_limits' as usage_limits,
+        value ->> 'current_period_start' as current_period_start,
         value ->> 'current_period_end' as current_period_end, value ->> 'billing_period' as billing_period,
         value ->> 'billing_anchor' as billing_anchor, value ->> 'updated_at' as updated_at from json_each(${rows})) as v`;
   const r = await sql`update subscriptions set ${set} from ${from}

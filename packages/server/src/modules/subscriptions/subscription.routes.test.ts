@@ -118,6 +118,42 @@ describe('POST /api/v1/subscriptions', () => {
     assert.equal(res.body.errors[0].field, 'body.customerId');
   });
 
+  it("200 takes the customer's externalId too, as ingestion names customers; the subscription and its audit event carry the cus_ id", async () => {
+    const other = await t.seed.workspace();
+    const c = t.seed.client(other.test.secretKey);
+    const acme = await t.seed.customer(other.test, { externalId: 'acme' });
+    const product = await t.seed.product(other.test);
+    const byExternalId = await c.post('/api/v1/subscriptions', { customerId: 'acme', productId: product.id });
+    assert.equal(byExternalId.status, 200, JSON.stringify(byExternalId.body));
+    assert.equal(byExternalId.body.customerId, acme.id);
+    const byId = await c.post('/api/v1/subscriptions', { customerId: acme.id, productId: product.id });
+    assert.equal(byId.body.customerId, acme.id);
+    assert.deepEqual(ids(await c.get(`/api/v1/subscriptions?customerId=${acme.id}`)), [byId.body.id, byExternalId.body.id]);
+    const [event] = await t.deps.db
+      .selectFrom('auditEvents')
+      .select('payload')
+      .where('workspaceId', '=', other.workspaceId)
+      .where('targetId', '=', byExternalId.body.id)
+      .where('eventType', '=', 'subscription.created')
+      .execute();
+    assert.equal(JSON.parse(event!.payload).customerId, acme.id);
+  });
+
+  it('404 names body.customerId for an externalId that names nobody here, or only a customer of the other environment, subscribing nothing', async () => {
+    const other = await t.seed.workspace();
+    await t.seed.customer(other.live, { externalId: 'live-only' });
+    const product = await t.seed.product(other.test);
+    const c = t.seed.client(other.test.secretKey);
+    for (const ref of ['nobody', 'live-only', 'cus_nope']) {
+      const res = await c.post('/api/v1/subscriptions', { customerId: ref, productId: product.id });
+      assert.equal(res.status, 404, ref);
+      assert.deepEqual(res.body.errors, [
+        { code: 'NOT_FOUND', field: 'body.customerId', message: `No customer with id or externalId '${ref}' exists in this workspace and environment.` },
+      ]);
+    }
+    assert.deepEqual(ids(await c.get('/api/v1/subscriptions')), []);
+  });
+
   it('404 names body.productId for an unknown product', async () => {
     const { customerId } = await customerAndProduct();
     const res = await api.post('/api/v1/subscriptions', { customerId, productId: 'prod_nope' });
@@ -235,6 +271,27 @@ describe('GET /api/v1/subscriptions', () => {
     assert.deepEqual(ids(await c.get('/api/v1/subscriptions?customerId=cus_nobody')), []);
   });
 
+  it("200 customerId takes the customer's externalId too, as ingestion names customers; one naming nobody here matches nothing", async () => {
+    const other = await t.seed.workspace();
+    const c = t.seed.client(other.test.secretKey);
+    const acme = await t.seed.customer(other.test, { externalId: 'acme' });
+    // An externalId that looks like another customer's id: the id match wins, as in ingestion.
+    const bob = await t.seed.customer(other.test);
+    const tricky = await t.seed.customer(other.test, { externalId: bob.id });
+    const product = await t.seed.product(other.test);
+    const mine = (await c.post('/api/v1/subscriptions', { customerId: acme.id, productId: product.id })).body.id;
+    const bobs = (await c.post('/api/v1/subscriptions', { customerId: bob.id, productId: product.id })).body.id;
+    await c.post('/api/v1/subscriptions', { customerId: tricky.id, productId: product.id });
+    const liveAcme = await t.seed.customer(other.live, { externalId: 'elsewhere' });
+    assert.ok(liveAcme.id);
+
+    assert.deepEqual(ids(await c.get('/api/v1/subscriptions?customerId=acme')), [mine]);
+    assert.deepEqual(ids(await c.get(`/api/v1/subscriptions?customerId=${acme.id}`)), [mine]);
+    assert.deepEqual(ids(await c.get(`/api/v1/subscriptions?customerId=${bob.id}`)), [bobs]);
+    assert.deepEqual(ids(await c.get('/api/v1/subscriptions?customerId=elsewhere')), [], 'the other environment’s customer');
+    assert.deepEqual(ids(await c.get(`/api/v1/subscriptions?customerId=${'y'.repeat(255)}`)), [], 'an externalId as long as one may be');
+  });
+
   it('200 pages newest first', async () => {
     const other = await t.seed.workspace();
     const c = t.seed.client(other.test.secretKey);
@@ -303,25 +360,52 @@ describe('POST /api/v1/subscriptions/:id/cancel', () => {
     t.clock.advance(60_000);
     const res = await api.post(`/api/v1/subscriptions/${sub.id}/cancel`);
     assert.equal(res.status, 200);
-    assert.equal(res.body.id, sub.id);
-    assert.equal(res.body.status, 'CANCELLED');
-    assert.equal(res.body.cancelledAt, iso(t.clock.now()));
-    assert.equal(res.body.updatedAt, iso(t.clock.now()));
-    assert.equal(res.body.version, 2);
-    assert.equal(res.body.startedAt, sub.startedAt);
-    assert.equal(res.body.currentPeriodStart, sub.currentPeriodStart);
-    assert.equal(res.body.currentPeriodEnd, sub.currentPeriodEnd);
-    assert.deepEqual((await api.get(`/api/v1/subscriptions/${sub.id}`)).body, res.body);
+    const after = res.body.subscription;
+    assert.equal(after.id, sub.id);
+    assert.equal(after.status, 'CANCELLED');
+    assert.equal(after.cancelledAt, iso(t.clock.now()));
+    assert.equal(after.updatedAt, iso(t.clock.now()));
+    assert.equal(after.version, 2);
+    assert.equal(after.startedAt, sub.startedAt);
+    assert.equal(after.currentPeriodStart, sub.currentPeriodStart);
+    assert.equal(after.currentPeriodEnd, sub.currentPeriodEnd);
+    // The change result's subscription is the resource without the read-only effectiveUsageLimits.
+    const { effectiveUsageLimits: _limits, ...read } = (await api.get(`/api/v1/subscriptions/${sub.id}`)).body;
+    assert.deepEqual(read, after);
+  });
+
+  it('200 answers the change result, and the subscription keeps how it was cancelled (cancel_channel API) on GET and in the list', async () => {
+    const sub = await subscribe();
+    assert.equal(sub.cancellationDetails, null, 'none before a cancellation');
+    t.clock.advance(60_000);
+    const res = await api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'SWITCHED_SERVICE', comment: 'Moved to a competitor' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const now = iso(t.clock.now());
+    assert.deepEqual(
+      [res.body.object, res.body.subscriptionId, res.body.action, res.body.applyAt, res.body.channel, res.body.status, res.body.effectiveAt],
+      ['subscription_change', sub.id, 'CANCEL', 'IMMEDIATE', 'API', 'CANCELLED', now],
+    );
+    // Without an offering nothing was paid in advance: no credit note.
+    assert.deepEqual([res.body.creditNoteId, res.body.creditNoteAmount], [null, null]);
+    const details = { reason: 'SWITCHED_SERVICE', cancel_channel: 'API', comment: 'Moved to a competitor', requestedAt: now };
+    assert.deepEqual(res.body.subscription.cancellationDetails, details);
+    assert.deepEqual((await api.get(`/api/v1/subscriptions/${sub.id}`)).body.cancellationDetails, details);
+    const listed = (await api.get(`/api/v1/subscriptions?customerId=${sub.customerId}`)).body.data;
+    assert.deepEqual(
+      listed.map((s: { id: string; cancellationDetails: unknown }) => [s.id, s.cancellationDetails]),
+      [[sub.id, details]],
+    );
   });
 
   it('409 SUBSCRIPTION_NOT_ACTIVE when cancelled again, changing nothing', async () => {
     const sub = await subscribe();
     const first = await api.post(`/api/v1/subscriptions/${sub.id}/cancel`);
     t.clock.advance(1000);
-    const res = await api.post(`/api/v1/subscriptions/${sub.id}/cancel`);
+    const res = await api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'OTHER', comment: 'again' });
     assert.equal(res.status, 409);
     assert.equal(res.body.errors[0].code, 'SUBSCRIPTION_NOT_ACTIVE');
-    assert.deepEqual((await api.get(`/api/v1/subscriptions/${sub.id}`)).body, first.body);
+    const { effectiveUsageLimits: _limits, ...read } = (await api.get(`/api/v1/subscriptions/${sub.id}`)).body;
+    assert.deepEqual(read, first.body.subscription, 'the first cancellation’s details kept');
   });
 
   it('200 writes a subscription.cancelled audit event under the X-Correlation-Id sent, and revokes its keys', async () => {

@@ -4,6 +4,9 @@ import { Environment, Metadata, NullableTimestamp, Timestamp } from '../../http/
 import type { Environment as Env } from '../../lib/crypto.js';
 import { nthPeriod, periodAlignments, periodContaining, type BillingSchedule, type PeriodAlignment } from '@tollgate/pricing';
 import { billingPeriods, type BillingPeriod } from '../../lib/periods.js';
+import { CancellationDetailsSchema, presentCancellationDetails, type CancellationDetails } from './cancellation-details.js';
+import { EnforcementSchema, type Enforcement } from '../catalog/usage-limit.js';
+import { UsageLimitOverrides, type UsageLimitOverride } from './usage-limits.js';
 
 /**
  * ACTIVE; ACTIVE_PENDING_CHANGE while a change waits for the period end (the renewal job applies
@@ -12,15 +15,9 @@ import { billingPeriods, type BillingPeriod } from '../../lib/periods.js';
 export const subscriptionStatuses = ['ACTIVE', 'ACTIVE_PENDING_CHANGE', 'CANCELLED'] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 
-export const enforcements = ['BLOCK', 'ALERT'] as const;
-export type Enforcement = (typeof enforcements)[number];
-
-/** A per-period usage limit on one metric: BLOCK refuses once it is used up, ALERT allows and warns once. */
-export interface UsageLimit {
-  metricName: string;
-  limit: number;
-  enforcement: Enforcement;
-}
+// The limit shape is the catalog's too (rate plans' defaults): modules/catalog/usage-limit.ts.
+export { enforcements, type Enforcement, type UsageLimit } from '../catalog/usage-limit.js';
+export type { EffectiveUsageLimit, UsageLimitOverride } from './usage-limits.js';
 
 /** The customer's spend budget for each period of this subscription; decimal text. */
 export interface SpendBudget {
@@ -41,6 +38,8 @@ export interface ScheduledChange {
   kind?: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
   /** Who asked: the operator API, or the embedded widget. */
   channel?: 'API' | 'EMBED';
+  /** The subscription's own limits from the change on (replacing usageLimits); absent on changes scheduled before they were carried: kept. */
+  usageLimits?: UsageLimitOverride[];
 }
 
 /**
@@ -77,7 +76,8 @@ export interface Subscription {
   cancelledAt: number | null;
   metadata: Record<string, string>;
   currency: string;
-  usageLimits: UsageLimit[];
+  /** Its own limits, overriding its rate plans' defaults per metric (usage-limits.ts). */
+  usageLimits: UsageLimitOverride[];
   spendBudget: SpendBudget | null;
   /** Without an offering: price per unit of each metric (rated as PER_UNIT). */
   unitPrices: Record<string, string>;
@@ -95,31 +95,15 @@ export interface Subscription {
   priceVersionPinned: boolean;
   /** An accepted retention offer's discount on the next renewal invoices; null: none. */
   discount: SubscriptionDiscount | null;
+  /** How the cancellation (done, or waiting for the period end) was asked for; null: none asked for. */
+  cancellationDetails: CancellationDetails | null;
   createdAt: number;
   updatedAt: number;
 }
 
 const Status = Type.Union(subscriptionStatuses.map((s) => Type.Literal(s)));
-const EnforcementSchema = Type.Union(
-  enforcements.map((e) => Type.Literal(e)),
-  {
-    description: 'BLOCK: entitlement checks answer allowed=false once used up. ALERT: allowed, and one WARN audit event per period when crossed.',
-  },
-);
 const DecimalAmount = Type.String({ pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,12})?$', description: 'A non-negative decimal string, e.g. "49.90".' });
-const UsageLimitSchema = Type.Object(
-  {
-    metricName: Type.String({ minLength: 1, maxLength: 100 }),
-    limit: Type.Number({ minimum: 0, description: 'Units per billing period.' }),
-    enforcement: EnforcementSchema,
-  },
-  { additionalProperties: false },
-);
 const SpendBudgetSchema = Type.Object({ amount: DecimalAmount, enforcement: EnforcementSchema }, { additionalProperties: false });
-const UsageLimits = Type.Array(UsageLimitSchema, {
-  maxItems: 50,
-  description: 'Per-period limits; quotaRemaining in entitlement checks is the smallest remainder among them.',
-});
 const UnitPrices = Type.Record(Type.String({ maxLength: 100 }), DecimalAmount, {
   maxProperties: 50,
   // TypeBox drops the key schema's maxLength (see MapOf in http/schemas.ts).
@@ -133,7 +117,7 @@ const Currency = Type.String({
 });
 const EntitlementFields = {
   currency: Type.Optional(Currency),
-  usageLimits: Type.Optional(UsageLimits),
+  usageLimits: Type.Optional(UsageLimitOverrides),
   spendBudget: Type.Optional(Type.Union([SpendBudgetSchema, Type.Null()], { description: 'null: no budget (unlimited).' })),
   unitPrices: Type.Optional(UnitPrices),
 };
@@ -150,6 +134,12 @@ const ScheduledChangeSchema = Type.Object({
   requestedAt: Timestamp,
   kind: Type.Optional(Type.Union([Type.Literal('UPGRADE'), Type.Literal('DOWNGRADE'), Type.Literal('LATERAL')])),
   channel: Type.Optional(Type.Union([Type.Literal('API'), Type.Literal('EMBED')], { description: 'API, or EMBED when the widget scheduled it.' })),
+  usageLimits: Type.Optional(
+    Type.Array(UsageLimitOverrides.items, {
+      maxItems: UsageLimitOverrides.maxItems,
+      description: "The subscription's own limits from the change on: they replace usageLimits then ([]: the new offering's defaults only).",
+    }),
+  ),
 });
 
 const DiscountSchema = Type.Object({
@@ -180,7 +170,7 @@ export const SubscriptionSchema = Type.Object(
     cancelledAt: NullableTimestamp,
     metadata: Metadata,
     currency: Currency,
-    usageLimits: UsageLimits,
+    usageLimits: UsageLimitOverrides,
     spendBudget: Type.Union([SpendBudgetSchema, Type.Null()]),
     unitPrices: UnitPrices,
     billingCycleAnchor: Type.String({ format: 'date-time', description: 'Where period boundaries are counted from: the start, or the end of the trial.' }),
@@ -196,6 +186,10 @@ export const SubscriptionSchema = Type.Object(
       description:
         'A retention discount: each renewal invoice carries a negative discount line of percentOff of its other lines, until periodsLeft reaches 0 (then null).',
     }),
+    cancellationDetails: Type.Union([CancellationDetailsSchema, Type.Null()], {
+      description:
+        'How the cancellation was asked for: the reason, cancel_channel (EMBED from the widget, API otherwise), the comment and when (requestedAt, in the subscription’s time). Set by a cancellation now or at the period end and kept once cancelled; null when none was asked for, or after a scheduled one is withdrawn.',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -204,7 +198,11 @@ export const SubscriptionSchema = Type.Object(
 
 export const CreateSubscriptionBody = Type.Object(
   {
-    customerId: Type.String({ minLength: 1, maxLength: 100 }),
+    customerId: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). The subscription names it by its cus_ id.',
+    }),
     offeringId: Type.Optional(
       Type.String({
         minLength: 1,
@@ -275,13 +273,20 @@ export function presentSubscription(s: Subscription): Static<typeof Subscription
   return {
     ...rest,
     billingCycleAnchor: toIso(billingAnchor),
-    scheduledChange: s.scheduledChange ? { offeringId: s.scheduledChange.offeringId, requestedAt: toIso(s.scheduledChange.requestedAt) } : null,
+    scheduledChange: s.scheduledChange
+      ? {
+          offeringId: s.scheduledChange.offeringId,
+          requestedAt: toIso(s.scheduledChange.requestedAt),
+          ...(s.scheduledChange.usageLimits ? { usageLimits: s.scheduledChange.usageLimits } : {}),
+        }
+      : null,
     object: 'subscription',
     currentPeriodStart: toIso(s.currentPeriodStart),
     currentPeriodEnd: toIso(s.currentPeriodEnd),
     startedAt: toIso(s.startedAt),
     trialEndsAt: toIsoOrNull(s.trialEndsAt),
     cancelledAt: toIsoOrNull(s.cancelledAt),
+    cancellationDetails: presentCancellationDetails(s.cancellationDetails),
     createdAt: toIso(s.createdAt),
     updatedAt: toIso(s.updatedAt),
   };

@@ -10,6 +10,8 @@ import type { OperationContext } from '../../lib/operation-context.js';
 import type { Subscription, UpdateSubscriptionInput } from './subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
 import { checkEntitlementConfig } from './check-entitlement-config.js';
+import { toUsageLimitOverrides } from './usage-limits.js';
+import { timeOf } from '../test-clocks/clock-time.js';
 
 /** Replaces the fields present in the body; the version increases. A cancelled subscription is final. */
 export async function updateSubscription(deps: Deps, ctx: OperationContext, id: string, input: UpdateSubscriptionInput): Promise<Subscription> {
@@ -32,9 +34,21 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
       }
     }
     await checkEntitlementConfig(trx, ctx, input);
-    const next: Subscription = { ...current, ...input, version: current.version + 1, updatedAt: deps.clock.now() };
+    const { usageLimits, ...rest } = input;
+    const next: Subscription = {
+      ...current,
+      ...rest,
+      ...(usageLimits ? { usageLimits: toUsageLimitOverrides(usageLimits) } : {}),
+      version: current.version + 1,
+      updatedAt: deps.clock.now(),
+    };
     // A cancellation asked for at the period end waits like a plan change does.
     next.status = next.cancelAtPeriodEnd || next.scheduledChange !== null ? 'ACTIVE_PENDING_CHANGE' : 'ACTIVE';
+    if (next.cancelAtPeriodEnd !== current.cancelAtPeriodEnd) {
+      next.cancellationDetails = next.cancelAtPeriodEnd
+        ? { reason: null, cancel_channel: 'API', comment: null, requestedAt: await timeOf({ ...deps, db: trx }, ctx, current.testClockId) }
+        : null;
+    }
     if (!(await updateSubscriptionIfVersion(trx, ctx, next, current.version))) {
       throw new AppError('CONFLICT', `Subscription '${id}' was changed by another request; fetch it and try again.`);
     }

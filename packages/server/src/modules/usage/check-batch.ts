@@ -4,7 +4,7 @@ import { numberToDecimal } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { ResolvedEvent } from './aggregate-batch.js';
-import { dimensionKeyOf } from './rating-dimension.js';
+import { dimensionKeyOf, dimensionReaderOf, type DimensionReader } from './rating-dimension.js';
 import { checkEventShape, isRejection, listEventProblems, type RefChecks, type ShapeRules } from './check-event-shape.js';
 import { findClockedCustomers, resolveCustomerRefs } from '../customers/customer.repository.js';
 import { findTestClockTimes } from '../test-clocks/test-clock.repository.js';
@@ -78,6 +78,12 @@ export async function checkBatch(db: Db, tenant: Tenant, raw: readonly unknown[]
   const customers = await resolveCustomerRefs(db, tenant, [...customerRefs]);
   if (rejectedAt.length > 0 && tenant.environment === 'test') await admitOnTestClocks(db, tenant, raw, rules, at, customers, rejectedAt, shaped);
   const metrics = await findMetricNames(db, tenant, [...metricNames]);
+  const readers = new Map<string, DimensionReader>();
+  const readerOf = (metricName: string) => {
+    let r = readers.get(metricName);
+    if (!r) readers.set(metricName, (r = dimensionReaderOf(metrics.get(metricName)!)));
+    return r;
+  };
   const resolved: ResolvedEvent[] = [];
   // Most events of a batch fall in one month: reuse its bounds instead of computing a calendar
   // date per event.
@@ -101,7 +107,7 @@ export async function checkBatch(db: Db, tenant: Tenant, raw: readonly unknown[]
       periodStart: monthOf(event.occurredAt),
       eventId: event.eventId,
       metadata: event.metadata === null ? null : JSON.stringify(event.metadata),
-      dimension: dimensionKeyOf(event.metadata),
+      dimension: dimensionKeyOf(event.metadata, readerOf(event.metricName)),
     });
   }
   if (rejectedAt.length === 0) return { resolved, rejected: [] };

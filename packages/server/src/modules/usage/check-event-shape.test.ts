@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { checkEventShape, isRejection, listEventProblems, MAX_PROBLEMS_PER_EVENT, type RefChecks, type ShapeRules } from './check-event-shape.js';
 import { parseIsoTimestamp } from '../../lib/timestamps.js';
-import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, type CheckedEvent } from './usage-event.js';
+import {
+  CLOCK_SKEW_MS,
+  MAX_EVENT_AGE_MS,
+  MAX_METADATA_DEPTH,
+  MAX_METADATA_ITEMS,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_TEXT,
+  MAX_METADATA_VALUES,
+  type CheckedEvent,
+  type MetadataValue,
+} from './usage-event.js';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const AT = 'events[3]';
@@ -19,6 +29,50 @@ const without = (key: keyof typeof BASE) => {
 };
 const at = (ms: number) => withFields({ occurredAt: iso(ms) });
 const metadataWithKeys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+/** `levels` objects deep, metadata itself the first: {l2: {l3: … {leaf: 1}}}. */
+const nestedObjects = (levels: number): Record<string, MetadataValue> => (levels === 1 ? { leaf: 1 } : { [`l${levels}`]: nestedObjects(levels - 1) });
+/** The path of the innermost object of nestedObjects(levels), from metadata. */
+const nestedPath = (levels: number) => ['metadata', ...Array.from({ length: levels - 1 }, (_, i) => `l${levels - i}`)].join('.');
+/** n values in all: groups (g0, g1, …) of one object and up to 49 numbers in it. */
+function metadataWithValues(n: number): Record<string, MetadataValue> {
+  const out: Record<string, MetadataValue> = {};
+  for (let left = n, g = 0; left > 0; g++) {
+    const take = Math.min(MAX_METADATA_KEYS - 1, left - 1);
+    out[`g${g}`] = metadataWithKeys(take);
+    left -= take + 1;
+  }
+  return out;
+}
+/** Characters of keys and strings in all, as the total bound counts them. */
+function textOf(v: unknown): number {
+  if (typeof v === 'string') return v.length;
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + textOf(x), 0);
+  if (typeof v === 'object' && v !== null) return Object.entries(v).reduce((n, [k, x]) => n + k.length + textOf(x), 0);
+  return 0;
+}
+/** Exactly `chars` characters of keys and strings: groups s0, s1, … of 500-character strings, the last one shorter. */
+function metadataWithText(chars: number): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (let g = 0; textOf(out) < chars; g++) {
+    const group: Record<string, string> = {};
+    out[`s${g}`] = group;
+    for (let i = 0; i < 40 && textOf(out) < chars; i++) group[`t${i}`] = 'x'.repeat(Math.max(0, Math.min(500, chars - textOf(out) - `t${i}`.length)));
+  }
+  return out;
+}
+const lastStringPath = (m: Record<string, Record<string, string>>) => {
+  const g = Object.keys(m).at(-1)!;
+  return `metadata.${g}.${Object.keys(m[g]!).at(-1)!}`;
+};
+const tooMuchText = (() => {
+  const m = metadataWithText(MAX_METADATA_TEXT);
+  const g = Object.keys(m).at(-1)!;
+  const k = Object.keys(m[g]!).at(-1)!;
+  m[g]![k] += 'x';
+  return m;
+})();
+/** The flat metadata valid before nesting was allowed, at every one of its limits. */
+const largestFlat = Object.fromEntries(Array.from({ length: MAX_METADATA_KEYS }, (_, i) => [`${i}`.padStart(40, 'k'), 'v'.repeat(500)]));
 
 type Expect = { ok: Partial<CheckedEvent> } | { code: string; field: string };
 interface Row {
@@ -190,11 +244,90 @@ const cases: Row[] = [
     expect: refused('INVALID_METADATA', 'metadata.note'),
   },
   {
-    rule: 'a nested object as a metadata value is refused',
-    raw: withFields({ metadata: { nested: { a: 1 } } }),
-    expect: refused('INVALID_METADATA', 'metadata.nested'),
+    rule: 'nested objects and arrays are accepted and kept as sent',
+    raw: withFields({ metadata: { request: { method: 'GET', headers: { ua: 'curl' } }, tags: ['a', 1, null, { k: true }, []], 'a.b': 1 } }),
+    expect: accepted({ metadata: { request: { method: 'GET', headers: { ua: 'curl' } }, tags: ['a', 1, null, { k: true }, []], 'a.b': 1 } }),
   },
-  { rule: 'an array as a metadata value is refused', raw: withFields({ metadata: { list: [1, 2] } }), expect: refused('INVALID_METADATA', 'metadata.list') },
+  {
+    rule: `objects ${MAX_METADATA_DEPTH} levels deep (metadata the first) are accepted`,
+    raw: withFields({ metadata: nestedObjects(MAX_METADATA_DEPTH) }),
+    expect: accepted({ metadata: nestedObjects(MAX_METADATA_DEPTH) }),
+  },
+  {
+    rule: `objects ${MAX_METADATA_DEPTH + 1} levels deep are refused, naming the object too deep`,
+    raw: withFields({ metadata: nestedObjects(MAX_METADATA_DEPTH + 1) }),
+    expect: refused('INVALID_METADATA', nestedPath(MAX_METADATA_DEPTH + 1)),
+  },
+  {
+    rule: `arrays count as levels: ${MAX_METADATA_DEPTH} levels are accepted`,
+    raw: withFields({ metadata: { a: [[[['deep']]]] } }),
+    expect: accepted({ metadata: { a: [[[['deep']]]] } }),
+  },
+  {
+    rule: `arrays ${MAX_METADATA_DEPTH + 1} levels deep are refused, naming the item by index`,
+    raw: withFields({ metadata: { a: [[[[[]]]]] } }),
+    expect: refused('INVALID_METADATA', 'metadata.a[0][0][0][0]'),
+  },
+  {
+    rule: `a nested object with ${MAX_METADATA_KEYS} keys is accepted`,
+    raw: withFields({ metadata: { request: metadataWithKeys(MAX_METADATA_KEYS) } }),
+    expect: accepted({ metadata: { request: metadataWithKeys(MAX_METADATA_KEYS) } }),
+  },
+  {
+    rule: `a nested object with ${MAX_METADATA_KEYS + 1} keys is refused, naming it`,
+    raw: withFields({ metadata: { request: { headers: metadataWithKeys(MAX_METADATA_KEYS + 1) } } }),
+    expect: refused('INVALID_METADATA', 'metadata.request.headers'),
+  },
+  {
+    rule: `an array of ${MAX_METADATA_ITEMS} items is accepted`,
+    raw: withFields({ metadata: { tags: Array.from({ length: MAX_METADATA_ITEMS }, (_, i) => i) } }),
+    expect: accepted({ metadata: { tags: Array.from({ length: MAX_METADATA_ITEMS }, (_, i) => i) } }),
+  },
+  {
+    rule: `an array of ${MAX_METADATA_ITEMS + 1} items is refused, naming it`,
+    raw: withFields({ metadata: { tags: Array.from({ length: MAX_METADATA_ITEMS + 1 }, (_, i) => i) } }),
+    expect: refused('INVALID_METADATA', 'metadata.tags'),
+  },
+  {
+    rule: 'a nested key of 41 characters is refused, naming it cut',
+    raw: withFields({ metadata: { request: { ['k'.repeat(41)]: 1 } } }),
+    expect: refused('INVALID_METADATA', `metadata.request.${'k'.repeat(40)}…`),
+  },
+  {
+    rule: 'a string of 501 characters in an array is refused, naming its index',
+    raw: withFields({ metadata: { request: { tags: ['ok', 'x'.repeat(501)] } } }),
+    expect: refused('INVALID_METADATA', 'metadata.request.tags[1]'),
+  },
+  {
+    rule: 'a nested number that is not finite is refused',
+    raw: withFields({ metadata: { request: { ms: Infinity } } }),
+    expect: refused('INVALID_METADATA', 'metadata.request.ms'),
+  },
+  {
+    rule: `${MAX_METADATA_VALUES} values in all (objects count) are accepted`,
+    raw: withFields({ metadata: metadataWithValues(MAX_METADATA_VALUES) }),
+    expect: accepted({ metadata: metadataWithValues(MAX_METADATA_VALUES) }),
+  },
+  {
+    rule: `value number ${MAX_METADATA_VALUES + 1} is refused where it is`,
+    raw: withFields({ metadata: metadataWithValues(MAX_METADATA_VALUES + 1) }),
+    expect: refused('INVALID_METADATA', 'metadata.g5.k5'),
+  },
+  {
+    rule: `${MAX_METADATA_TEXT} characters of keys and strings in all are accepted`,
+    raw: withFields({ metadata: metadataWithText(MAX_METADATA_TEXT) }),
+    expect: accepted({ metadata: metadataWithText(MAX_METADATA_TEXT) }),
+  },
+  {
+    rule: `one character more is refused at the string that goes past ${MAX_METADATA_TEXT}`,
+    raw: withFields({ metadata: tooMuchText }),
+    expect: refused('INVALID_METADATA', lastStringPath(tooMuchText)),
+  },
+  {
+    rule: 'the largest flat metadata valid before nesting (50 keys of 40 characters, 500-character strings) is still accepted',
+    raw: withFields({ metadata: largestFlat }),
+    expect: accepted({ metadata: largestFlat }),
+  },
   { rule: 'metadata that is not an object is refused', raw: withFields({ metadata: ['a'] }), expect: refused('INVALID_METADATA', 'metadata') },
   {
     rule: 'null, boolean and number metadata values are accepted',
@@ -297,14 +430,20 @@ describe('usage.listEventProblems', () => {
       ],
     },
     {
-      rule: 'each bad metadata value is its own problem, and a bad eventId after them',
-      raw: withFields({ metadata: { a: {}, ok: 1, b: [1], ['k'.repeat(41)]: 1 }, eventId: '' }),
+      rule: 'each bad metadata value is its own problem, at any depth, and a bad eventId after them',
+      raw: withFields({ metadata: { a: { s: 'x'.repeat(501) }, ok: {}, b: [1, 'y'.repeat(501)], ['k'.repeat(41)]: 1, c: [[[[[1]]]]] }, eventId: '' }),
       expect: [
-        ['INVALID_METADATA', 'metadata.a'],
-        ['INVALID_METADATA', 'metadata.b'],
+        ['INVALID_METADATA', 'metadata.a.s'],
+        ['INVALID_METADATA', 'metadata.b[1]'],
         ['INVALID_METADATA', `metadata.${'k'.repeat(40)}…`],
+        ['INVALID_METADATA', 'metadata.c[0][0][0][0]'],
         ['INVALID_EVENT', 'eventId'],
       ],
+    },
+    {
+      rule: 'too many values in all is one problem, whatever follows',
+      raw: withFields({ metadata: { ...metadataWithValues(MAX_METADATA_VALUES + 20), z: 'x'.repeat(501) } }),
+      expect: [['INVALID_METADATA', 'metadata.g5.k5']],
     },
     {
       rule: 'too many metadata keys is one problem',

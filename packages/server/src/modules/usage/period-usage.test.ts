@@ -10,7 +10,8 @@ import { createMetric } from '../metrics/create-metric.js';
 import { countsSignature, periodParts, readPeriodUsage, sumEvents, type EdgeUsage, type PeriodUsage } from './period-usage.js';
 import { planTotalParts } from './period-total-parts.js';
 import { sumHourlyShares, sumTotalParts } from './usage-hourly.repository.js';
-import { dimensionKeyOf } from './rating-dimension.js';
+import { DEFAULT_DIMENSIONS, dimensionKeyOf, dimensionReaderOf } from './rating-dimension.js';
+import { DEFAULT_DIMENSION_PATHS } from '../metrics/metric.js';
 
 const Exact = Decimal.clone({ precision: 200 });
 const HOUR = 3_600_000;
@@ -65,7 +66,7 @@ describe('usage period parts (pure)', () => {
     assert.equal(countsSignature([{ hourStart: NOON, metricName: 'calls', events: 0 }], NOON), '');
   });
 
-  it('sumEvents: exact per metric, dimension shares only when asked', () => {
+  it('sumEvents: exact per metric, dimension shares only when asked, read at each metric’s paths', () => {
     const endpoint = JSON.stringify({ endpoint: '/a' });
     const events = [
       { metricName: 'gb', quantity: '0.1', metadata: null },
@@ -75,15 +76,31 @@ describe('usage period parts (pure)', () => {
     ];
     const key = dimensionKeyOf({ endpoint: '/a' });
     assert.deepEqual(
-      sumEvents(events, true),
+      sumEvents(
+        events,
+        new Map([
+          ['gb', DEFAULT_DIMENSIONS],
+          ['calls', DEFAULT_DIMENSIONS],
+        ]),
+      ),
       new Map([
         ['gb', { quantity: '0.3', events: 2, dimensions: new Map([[key, { quantity: '0.2', events: 1 }]]) }],
         ['calls', { quantity: '9007199254740994', events: 2, dimensions: new Map([[key, { quantity: '9007199254740993', events: 1 }]]) }],
       ]),
     );
     assert.deepEqual(
-      [...sumEvents(events, false).values()].map((m) => m.dimensions.size),
+      [...sumEvents(events, null).values()].map((m) => m.dimensions.size),
       [0, 0],
+    );
+    // A metric whose endpoint is at call.endpoint: the top-level endpoint is just another key.
+    const nested = [
+      { metricName: 'calls', quantity: '2', metadata: JSON.stringify({ call: { endpoint: '/b' }, endpoint: '/a' }) },
+      { metricName: 'calls', quantity: '3', metadata: endpoint },
+    ];
+    const reader = dimensionReaderOf({ ...DEFAULT_DIMENSION_PATHS, endpoint: 'call.endpoint' });
+    assert.deepEqual(
+      sumEvents(nested, new Map([['calls', reader]])),
+      new Map([['calls', { quantity: '5', events: 2, dimensions: new Map([[dimensionKeyOf({ endpoint: '/b' }), { quantity: '2', events: 1 }]]) }]]),
     );
   });
 });

@@ -8,9 +8,10 @@ import type { Tenant } from '../../lib/tenant.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
 import { planTotalParts } from './period-total-parts.js';
 import { readHourCounts, sumHourlyShares, sumTotalParts, type HourCount } from './usage-hourly.repository.js';
-import { dimensionKeyOf, NO_DIMENSION } from './rating-dimension.js';
+import { dimensionKeyOf, dimensionReaderOf, NO_DIMENSION, type DimensionReader } from './rating-dimension.js';
 import type { MetadataValue } from './usage-event.js';
 import { readCustomerEvents } from './usage.repository.js';
+import { findMetricNames } from '../metrics/metric.repository.js';
 
 /**
  * A customer's usage over exactly [start, end), to the millisecond, for any instants: what rates
@@ -128,16 +129,24 @@ class UsageTotal {
   }
 }
 
-/** Pure: the sums of stored events per metric (and per dimension share when asked). */
-export function sumEvents(events: readonly { metricName: string; quantity: string; metadata: string | null }[], withDimensions: boolean): PeriodUsage {
+/**
+ * Pure: the sums of stored events per metric and, given each metric's dimension reader, per
+ * dimension share (read at the metric's paths, as ingestion summed them; a metric without a reader
+ * has no shares).
+ */
+export function sumEvents(
+  events: readonly { metricName: string; quantity: string; metadata: string | null }[],
+  dimensions: ReadonlyMap<string, DimensionReader> | null,
+): PeriodUsage {
   const sums = new Map<string, { total: ExactSum; events: number; dimensions: Map<string, { sum: ExactSum; events: number }> }>();
   for (const e of events) {
     let m = sums.get(e.metricName);
     if (!m) sums.set(e.metricName, (m = { total: new ExactSum(), events: 0, dimensions: new Map() }));
     m.total.add(e.quantity);
     m.events += 1;
-    if (!withDimensions || e.metadata === null) continue;
-    const key = dimensionKeyOf(JSON.parse(e.metadata) as Record<string, MetadataValue>);
+    const reader = dimensions?.get(e.metricName);
+    if (reader === undefined || e.metadata === null) continue;
+    const key = dimensionKeyOf(JSON.parse(e.metadata) as Record<string, MetadataValue>, reader);
     if (key === NO_DIMENSION) continue;
     let d = m.dimensions.get(key);
     if (!d) m.dimensions.set(key, (d = { sum: new ExactSum(), events: 0 }));
@@ -151,6 +160,12 @@ export function sumEvents(events: readonly { metricName: string; quantity: strin
     out.set(metricName, { quantity: m.total.text(), events: m.events, dimensions });
   }
   return out;
+}
+
+/** Where each metric of these events keeps its dimensions (its paths, as ingestion read them). */
+async function dimensionReadersOf(db: Db, tenant: Tenant, events: readonly { metricName: string }[]): Promise<Map<string, DimensionReader>> {
+  const paths = await findMetricNames(db, tenant, [...new Set(events.map((e) => e.metricName))]);
+  return new Map([...paths].map(([name, p]) => [name, dimensionReaderOf(p)]));
 }
 
 /** Pure: an hour's counts as one comparable text ('' when the hour has no events). */
@@ -211,7 +226,9 @@ export async function readPeriodUsage(
     let edge = edges?.get(key);
     if (!edge || edge.counts !== signature || (withDimensions && !edge.withDimensions)) {
       const events = await readCustomerEvents(db, tenant, customerId, p.hour, p.edge, withDimensions);
-      edge = { counts: signature, withDimensions, usage: sumEvents(events, withDimensions) };
+      // Shares of every metric of the edge, not only those wanted now: the entry serves later reads.
+      const readers = withDimensions ? await dimensionReadersOf(db, tenant, events) : null;
+      edge = { counts: signature, withDimensions, usage: sumEvents(events, readers) };
       edges?.set(key, edge, generation);
     }
     total.addUsage(p.sign, edge.usage);

@@ -1,10 +1,14 @@
+import { valueAtPath } from '../../lib/dotted-path.js';
+import { DEFAULT_DIMENSION_PATHS, type DimensionPaths } from '../metrics/metric.js';
 import type { MetadataValue } from './usage-event.js';
 
 /**
- * The metadata fields rating depends on: `executionStatus` (OUTCOME_BASED weights), `tool` and
- * `endpoint` (per-tool and per-endpoint multipliers). Aggregates are kept per distinct
+ * The metadata fields rating depends on: the execution status (OUTCOME_BASED weights), the tool
+ * and the endpoint (per-tool and per-endpoint multipliers), read at the metric's dimension paths
+ * (by default the top-level keys `executionStatus`, `tool` and `endpoint`; a metric may name
+ * nested ones such as `call.tool`, fixed when it is created). Aggregates are kept per distinct
  * combination so that a period can be rated from a few rows; the combination is stored as one
- * text key. Only string values count: anything else is as if absent.
+ * text key. Only string values count: anything else (a number, an object) is as if absent.
  *
  * Cardinality is the seller's choice: `endpoint` is meant to be a route name ("POST /v1/chat"),
  * not a raw path with ids in it.
@@ -25,13 +29,28 @@ export const NO_DIMENSION = '';
  */
 export const TOTAL = '';
 
-const asString = (v: MetadataValue | undefined): string | null => (typeof v === 'string' ? v : null);
+/** A metric's dimension paths as segments: made once per batch, source or period, not per event. */
+export interface DimensionReader {
+  executionStatus: readonly string[];
+  tool: readonly string[];
+  endpoint: readonly string[];
+}
 
-export function dimensionKeyOf(metadata: Readonly<Record<string, MetadataValue>> | null): string {
+/** Paths were checked against DOTTED_PATH_PATTERN when the metric was created. */
+export function dimensionReaderOf(paths: DimensionPaths): DimensionReader {
+  return { executionStatus: paths.executionStatus.split('.'), tool: paths.tool.split('.'), endpoint: paths.endpoint.split('.') };
+}
+
+/** The top-level keys: every metric without paths of its own, and events before paths existed. */
+export const DEFAULT_DIMENSIONS = dimensionReaderOf(DEFAULT_DIMENSION_PATHS);
+
+const asString = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+export function dimensionKeyOf(metadata: Readonly<Record<string, MetadataValue>> | null, reader: DimensionReader = DEFAULT_DIMENSIONS): string {
   if (metadata === null) return NO_DIMENSION;
-  const s = asString(metadata.executionStatus);
-  const t = asString(metadata.tool);
-  const e = asString(metadata.endpoint);
+  const s = asString(valueAtPath(metadata, reader.executionStatus));
+  const t = asString(valueAtPath(metadata, reader.tool));
+  const e = asString(valueAtPath(metadata, reader.endpoint));
   if (s === null && t === null && e === null) return NO_DIMENSION;
   return JSON.stringify([s, t, e]);
 }

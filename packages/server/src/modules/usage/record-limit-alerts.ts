@@ -4,7 +4,7 @@ import { Decimal, ExactSum } from '../../lib/money.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { periodAt, type UsageLimit } from '../subscriptions/subscription.js';
+import { periodAt, type UsageLimit, type UsageLimitOverride } from '../subscriptions/subscription.js';
 import { findActiveAlertSubscriptions, type AlertSubscriptionRow } from '../subscriptions/subscription.repository.js';
 import type { BillingPeriod } from '../../lib/periods.js';
 import type { PeriodAlignment } from '@tollgate/pricing';
@@ -40,7 +40,9 @@ export async function recordLimitAlerts(
 ): Promise<number> {
   let recorded = 0;
   for (const sub of subs) {
-    const limits = (JSON.parse(sub.usageLimits) as UsageLimit[]).filter((l) => l.enforcement === 'ALERT');
+    // The subscription's own ALERT limits (an entry with limit null has none); its rate plans'
+    // ALERT defaults are not read on this path (they show in entitlement checks only).
+    const limits = (JSON.parse(sub.usageLimits) as UsageLimitOverride[]).filter((l): l is UsageLimit => l.limit !== null && l.enforcement === 'ALERT');
     const period = periodAt(
       { ...sub, billingPeriod: sub.billingPeriod as BillingPeriod, periodAlignment: sub.periodAlignment as PeriodAlignment },
       deps.clock.now(),

@@ -12,7 +12,9 @@ export type UploadFormat = 'ndjson' | 'csv';
 
 /**
  * Longest line (NDJSON) or record (CSV) read; longer ones are rejected, never buffered. The
- * largest valid event (50 metadata keys of 40 characters with 500-character values) is about 28 KB.
+ * largest valid event in plain ASCII (metadata of 32,768 characters of keys and strings, 256
+ * values) is about 42 KB; escaped or multi-byte characters can make a valid event longer than a
+ * line, as they could before metadata nested.
  */
 export const MAX_LINE_BYTES = 64 * 1024;
 

@@ -11,14 +11,29 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
  * for the first days of the next. Older usage goes through the bulk upload, which takes any age.
  */
 export const MAX_EVENT_AGE_MS = 35 * 24 * 60 * 60 * 1000;
+/**
+ * Metadata bounds. The flat limits of before (50 keys of at most 40 characters, strings of at most
+ * 500) hold in every object; nesting adds a depth, an array length and two totals, set so that
+ * every flat metadata valid before stays valid (50 keys and 50 x 540 characters at most).
+ */
 export const MAX_METADATA_KEYS = 50;
+export const MAX_METADATA_KEY_LENGTH = 40;
+export const MAX_METADATA_STRING_LENGTH = 500;
+/** Levels of objects and arrays, metadata itself the first: a dotted path has at most 5 segments. */
+export const MAX_METADATA_DEPTH = 5;
+export const MAX_METADATA_ITEMS = 50;
+/** Values at any depth (an object or array counts as one, and so does each thing in it). */
+export const MAX_METADATA_VALUES = 256;
+/** Characters of every key and string value together: what a stored event's metadata can weigh. */
+export const MAX_METADATA_TEXT = 32_768;
 /**
  * Largest quantity one event may carry. Sums are exact to 40 significant digits; with events at
  * most 1e15 and a billion of them in a month, no sum comes near that.
  */
 export const MAX_QUANTITY = 1e15;
 
-export type MetadataValue = string | number | boolean | null;
+/** Any JSON value (within the bounds above). */
+export type MetadataValue = string | number | boolean | null | MetadataValue[] | { [key: string]: MetadataValue };
 
 /** An event whose shape is valid; its customer and metric are not resolved yet. */
 export interface CheckedEvent {
@@ -39,10 +54,11 @@ export interface EventRejection {
   field: string;
 }
 
-const Metadata = MapOf(Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()]), {
+const Metadata = MapOf(Type.Unknown({ description: 'Any JSON value: a string, a number, a boolean, null, an object or an array.' }), {
   maxKeys: MAX_METADATA_KEYS,
-  maxKeyLength: 40,
-  description: 'Free-form properties: up to 50 keys of at most 40 characters; values are strings (at most 500 characters), numbers, booleans or null.',
+  maxKeyLength: MAX_METADATA_KEY_LENGTH,
+  description:
+    'Free-form properties: any JSON object. Bounds, each refused with 400 INVALID_METADATA naming the path (events[3].metadata.request.headers): objects and arrays at most 5 levels deep (metadata itself is the first); at most 50 keys per object, of at most 40 characters; at most 50 items per array; strings of at most 500 characters; finite numbers; at most 256 values in all (an object or an array counts as one) and 32,768 characters of keys and strings in all. Reports (groupBy, filterBy) and rating dimensions address a nested value by a dotted path such as request.method: each segment an object key of [A-Za-z0-9_-]; a key with another character, such as a dot, and array items cannot be addressed.',
 });
 
 /** Documentation schema of one event; validation is done by checkEventShape, which names each problem. */

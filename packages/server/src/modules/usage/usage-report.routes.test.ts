@@ -205,8 +205,12 @@ describe('GET /api/v1/usage', () => {
     },
   );
 
-  it('400 for a groupBy key outside [A-Za-z0-9_-], a bad cursor, or to before from', async () => {
-    assert.equal((await api.get('/api/v1/usage?groupBy=a.b')).status, 400);
+  it('400 for a groupBy that is not a dotted path of [A-Za-z0-9_-] keys, a bad cursor, or to before from', async () => {
+    for (const groupBy of ['a..b', 'a.b.c.d.e.f', '.a', 'items[0]', '$.a', 'a b']) {
+      const res = await api.get(`/api/v1/usage?groupBy=${encodeURIComponent(groupBy)}`);
+      assert.equal(res.status, 400, groupBy);
+      assert.equal(res.body.errors[0].field, 'query.groupBy', groupBy);
+    }
     assert.equal((await api.get("/api/v1/usage?groupBy=x')--")).status, 400);
     assert.equal((await api.get('/api/v1/usage?startingAfter=nonsense')).status, 400);
     assert.equal((await api.get('/api/v1/usage?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z')).status, 400);
@@ -217,5 +221,120 @@ describe('GET /api/v1/usage', () => {
     const other = await t.seed.workspace();
     const res = await t.seed.client(other.test.secretKey).get('/api/v1/usage');
     assert.deepEqual(res.body.data, []);
+  });
+});
+
+describe('GET /api/v1/usage by a dotted metadata path (groupBy, filterBy)', () => {
+  let napi: Client;
+  let d: string;
+  let e: string;
+  before(async () => {
+    const nws = await t.seed.workspace();
+    napi = t.seed.client(nws.test.secretKey);
+    await createMetric(t.deps, nws.test.ctx, { name: 'api_calls' });
+    d = (await t.seed.customer(nws.test)).id;
+    e = (await t.seed.customer(nws.test)).id;
+    const ev = (customerId: string, quantity: number, metadata?: unknown) => ({
+      customerId,
+      metricName: 'api_calls',
+      quantity,
+      occurredAt: '2026-02-05T10:00:00Z',
+      ...(metadata === undefined ? {} : { metadata }),
+    });
+    const res = await napi.post('/v1/ingest/batch', {
+      events: [
+        ev(d, 1, { request: { method: 'GET', route: '/a' } }),
+        ev(d, 2, { request: { method: 'GET', route: '/b' } }),
+        ev(d, 4, { request: { method: 'POST', route: '/a' } }),
+        ev(d, 8, { request: { method: 'GET' } }),
+        // Nothing at request.method: a string on the way, an object or an array there, a key
+        // with a dot (not a path), an array on the way (items are not addressable), no metadata.
+        ev(d, 16, { request: 'GET' }),
+        ev(d, 32, { request: { method: { verb: 'GET' } } }),
+        ev(d, 64, { request: { method: ['GET'] } }),
+        ev(d, 128, { 'request.method': 'GET' }),
+        ev(d, 256, { items: [{ method: 'GET' }] }),
+        ev(d, 512),
+        ev(d, 1024, { request: { method: true } }),
+        ev(e, 2048, { request: { method: 'GET', route: '/a' } }),
+      ],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  });
+
+  const whom = (id: unknown) => (id === d ? 'd' : id === e ? 'e' : String(id));
+  const got = (res: { body: { data: Array<Record<string, unknown>> } }) =>
+    res.body.data.map((r) => ('groupValue' in r ? [whom(r.customerId), r.groupValue, r.sum, r.count] : [whom(r.customerId), r.sum, r.count]));
+
+  it('200 groupBy=request.method splits by the nested value as text; nothing, an object, an array, null or a dotted key group under null', async () => {
+    const res = await napi.get(`/api/v1/usage?customerId=${d}&groupBy=request.method`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(got(res), [
+      ['d', null, '1008', 6],
+      ['d', 'GET', '11', 3],
+      ['d', 'POST', '4', 1],
+      ['d', 'true', '1024', 1],
+    ]);
+  });
+
+  it('200 filterBy=request.method&filterValue=GET with groupBy=request.route counts only the GET events of each customer', async () => {
+    const res = await napi.get('/api/v1/usage?filterBy=request.method&filterValue=GET&groupBy=request.route');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      got(res).sort(),
+      [
+        ['d', null, '8', 1],
+        ['d', '/a', '1', 1],
+        ['d', '/b', '2', 1],
+        ['e', '/a', '2048', 1],
+      ].sort(),
+    );
+  });
+
+  it('200 filterBy alone gives one row per customer, metric and month of the matching events, without groupValue', async () => {
+    const get = await napi.get('/api/v1/usage?filterBy=request.method&filterValue=GET');
+    assert.deepEqual(
+      got(get).sort(),
+      [
+        ['d', '11', 3],
+        ['e', '2048', 1],
+      ].sort(),
+    );
+    // A boolean matches its text; a value nobody sent matches nothing (the months are read, no row).
+    assert.deepEqual(got(await napi.get('/api/v1/usage?filterBy=request.method&filterValue=true')), [['d', '1024', 1]]);
+    assert.deepEqual(got(await napi.get('/api/v1/usage?filterBy=request.method&filterValue=DELETE')), []);
+  });
+
+  it('200 a path through an array finds nothing: items.0.method groups every event under null', async () => {
+    const res = await napi.get(`/api/v1/usage?customerId=${d}&groupBy=items.0.method`);
+    assert.deepEqual(got(res), [['d', null, '2047', 11]]);
+  });
+
+  it('200 pages a filtered, grouped report one row at a time: every row once, in order', async () => {
+    const q = 'filterBy=request.method&filterValue=GET&groupBy=request.route';
+    const whole = (await napi.get(`/api/v1/usage?${q}`)).body.data;
+    const paged: unknown[] = [];
+    let cursor = '';
+    for (let i = 0; i < 10; i++) {
+      const page = await napi.get(`/api/v1/usage?${q}&limit=1${cursor}`);
+      paged.push(...page.body.data);
+      if (!page.body.hasMore) break;
+      cursor = `&startingAfter=${page.body.data[0].id}`;
+    }
+    assert.deepEqual(paged, whole);
+  });
+
+  it('400 for filterBy without filterValue and the other way round, naming the missing one, and for a filterBy that is no dotted path', async () => {
+    const missingValue = await napi.get('/api/v1/usage?filterBy=request.method');
+    assert.equal(missingValue.status, 400);
+    assert.equal(missingValue.body.errors[0].field, 'query.filterValue');
+    const missingPath = await napi.get('/api/v1/usage?filterValue=GET');
+    assert.equal(missingPath.status, 400);
+    assert.equal(missingPath.body.errors[0].field, 'query.filterBy');
+    for (const filterBy of ['request..method', "x')--", 'items[0]']) {
+      const res = await napi.get(`/api/v1/usage?filterBy=${encodeURIComponent(filterBy)}&filterValue=GET`);
+      assert.equal(res.status, 400, filterBy);
+      assert.equal(res.body.errors[0].field, 'query.filterBy', filterBy);
+    }
   });
 });

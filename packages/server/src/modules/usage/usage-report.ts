@@ -6,11 +6,13 @@ import { AppError } from '../../lib/errors.js';
 import { ExactSum } from '../../lib/money.js';
 import { addMonthsUtc, monthStart } from '../../lib/periods.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { DOTTED_PATH_PATTERN, MAX_PATH_LENGTH, parseDottedPath } from '../../lib/dotted-path.js';
 import { resolveCustomerRefs } from '../customers/customer.repository.js';
-import { nthEventPosition, readGroupedEvents, type EventPosition } from './usage.repository.js';
+import { nthEventPosition, readGroupedEvents, type EventPosition, type MetadataFilter } from './usage.repository.js';
 import { listCustomerMonths, listTotals, type CustomerMonthCursor, type TotalsRange } from './usage-totals.repository.js';
 
-export const GROUP_BY_PATTERN = '^[A-Za-z0-9_-]{1,40}$';
+const PATH_RULE =
+  'A dotted path into metadata, such as request.method: 1 to 5 keys of 1 to 40 characters from A-Z a-z 0-9 _ -, joined by dots (a key with another character, and array items, cannot be addressed).';
 
 export const UsageQuery = Type.Object(
   {
@@ -22,10 +24,19 @@ export const UsageQuery = Type.Object(
     to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Exclusive; default: the end of the month of from.' })),
     groupBy: Type.Optional(
       Type.String({
-        pattern: GROUP_BY_PATTERN,
-        description: 'A metadata key: each row is split by its value as text (events without it: null). Reads the events of the months on the page.',
+        pattern: DOTTED_PATH_PATTERN,
+        maxLength: MAX_PATH_LENGTH,
+        description: `${PATH_RULE} Each row is split by the value there as text (true, 12.5); events without one, or with an object, an array or null there, group under null. Reads the events of the months on the page.`,
       }),
     ),
+    filterBy: Type.Optional(
+      Type.String({
+        pattern: DOTTED_PATH_PATTERN,
+        maxLength: MAX_PATH_LENGTH,
+        description: `${PATH_RULE} With filterValue: only events whose value there, as text (as groupBy shows it), equals filterValue are counted. Reads the events of the months on the page.`,
+      }),
+    ),
+    filterValue: Type.Optional(Type.String({ maxLength: 500, description: 'The value filterBy must have, as text: GET, true, 12.5. Required with filterBy.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     // A cursor holds a group value (up to 500 characters, JSON-escaped) in base64url.
     startingAfter: Type.Optional(Type.String({ maxLength: 8192, description: 'The id of the last row of the previous page.' })),
@@ -95,8 +106,9 @@ const byMetricAndValue = (a: Pick<Row, 'metricName' | 'groupValue'>, b: Pick<Row
 
 /**
  * Usage per customer, metric and calendar month (sum and count), ordered by month, customer,
- * metric and group value. Without groupBy, one page of total rows. With groupBy, the events
- * split by one metadata key: the customer-months of the page are listed from the total rows, then
+ * metric and group value. Without groupBy or a filter, one page of total rows. With groupBy, the
+ * events split by the value at one metadata path, and with filterBy only those whose value at a
+ * path is filterValue: the customer-months of the page are listed from the total rows, then
  * each month of the page is read once through the (tenant, occurred_at, customer_id) index, a
  * bounded number of entries at a time with a turn for other requests in between. A page costs its
  * tenant's events of the months it shows, never another tenant's rows. Sums are exact.
@@ -119,15 +131,16 @@ export async function reportUsage(
   }
   const range: TotalsRange = { from, to, ...(customerId ? { customerId } : {}), ...(q.metricName ? { metricName: q.metricName } : {}) };
   const limit = q.limit ?? 100;
+  const split = eventSplit(q);
   const rows =
-    q.groupBy === undefined
+    split === null
       ? (await listTotals(deps.db, tenant, range, after && [after[0], after[1], after[2]], limit + 1)).map((t) => ({
           ...t,
           groupValue: null,
           sum: t.quantitySum,
           count: t.eventCount,
         }))
-      : await groupedPage(deps, tenant, range, q.groupBy, after, limit + 1, opts.eventsPerRead ?? EVENTS_PER_READ);
+      : await groupedPage(deps, tenant, range, split, after, limit + 1, opts.eventsPerRead ?? EVENTS_PER_READ);
   const items = rows.slice(0, limit).map((r) => ({
     id: encode([r.periodStart, r.customerId, r.metricName, r.groupValue]),
     object: 'usage' as const,
@@ -135,24 +148,60 @@ export async function reportUsage(
     metricName: r.metricName,
     periodStart: toIso(r.periodStart),
     periodEnd: toIso(addMonthsUtc(r.periodStart, 1)),
-    ...(q.groupBy !== undefined ? { groupValue: r.groupValue } : {}),
+    ...(split?.groupBy ? { groupValue: r.groupValue } : {}),
     sum: r.sum,
     count: r.count,
   }));
   return { items, hasMore: rows.length > limit };
 }
 
+/** How events are read instead of the total rows: split by a path, counted only when a path has a value, or both. */
+interface EventSplit {
+  /** The groupBy path's segments; null: one group (a filter alone). */
+  groupBy: string[] | null;
+  filter: MetadataFilter | null;
+}
+
+/** The groupBy and filter of a query, their paths checked (the schema's pattern, again here); null when neither is asked. */
+function eventSplit(q: UsageQuery): EventSplit | null {
+  if ((q.filterBy === undefined) !== (q.filterValue === undefined)) {
+    const missing = q.filterBy === undefined ? 'filterBy' : 'filterValue';
+    throw new AppError('VALIDATION_FAILED', `query.${missing} is required with query.${missing === 'filterBy' ? 'filterValue' : 'filterBy'}.`, {
+      field: `query.${missing}`,
+    });
+  }
+  const path = (text: string | undefined, field: string) => {
+    if (text === undefined) return null;
+    const segments = parseDottedPath(text);
+    if (segments === null) throw new AppError('VALIDATION_FAILED', `query.${field} must be a dotted path such as request.method.`, { field: `query.${field}` });
+    return segments;
+  };
+  const groupBy = path(q.groupBy, 'groupBy');
+  const filterPath = path(q.filterBy, 'filterBy');
+  if (groupBy === null && filterPath === null) return null;
+  return { groupBy, filter: filterPath === null ? null : { path: filterPath, value: q.filterValue! } };
+}
+
 /** At least `want` rows after the cursor (fewer at the end), whole customer-months at a time. */
-async function groupedPage(deps: Deps, tenant: Tenant, range: TotalsRange, groupBy: string, after: Key | null, want: number, perRead: number): Promise<Row[]> {
+async function groupedPage(
+  deps: Deps,
+  tenant: Tenant,
+  range: TotalsRange,
+  split: EventSplit,
+  after: Key | null,
+  want: number,
+  perRead: number,
+): Promise<Row[]> {
   const out: Row[] = [];
   let from: CustomerMonthCursor | null = after && { periodStart: after[0], customerId: after[1], inclusive: true };
   for (;;) {
-    // Every listed customer-month has events, so gives a row at least; one more covers the
-    // cursor's own customer-month, which may have nothing left after the cursor.
+    // Every listed customer-month has events, so gives a row at least unless a filter leaves
+    // none out; one more covers the cursor's own customer-month, which may have nothing left
+    // after the cursor.
     const asked = Math.min(want - out.length + 1, MAX_CUSTOMER_MONTHS);
     const listed = await listCustomerMonths(deps.db, tenant, range, from, asked);
     for (const [periodStart, customers] of byMonth(listed)) {
-      let rows = await groupMonth(deps, tenant, { ...range, groupBy, periodStart, customers, perRead });
+      let rows = await groupMonth(deps, tenant, { ...range, split, periodStart, customers, perRead });
       if (after && periodStart === after[0]) {
         const seen = { metricName: after[2], groupValue: after[3] };
         rows = rows.filter((r) => r.customerId !== after[1] || byMetricAndValue(r, seen) > 0);
@@ -173,7 +222,7 @@ function byMonth(listed: ReadonlyArray<{ periodStart: number; customerId: string
 }
 
 interface MonthRead extends TotalsRange {
-  groupBy: string;
+  split: EventSplit;
   periodStart: number;
   /** In the order the report lists them (the database's order of ids). */
   customers: string[];
@@ -197,7 +246,8 @@ async function groupMonth(deps: Deps, tenant: Tenant, m: MonthRead): Promise<Row
       ...range,
       upTo,
       customers,
-      groupBy: m.groupBy,
+      groupBy: m.split.groupBy,
+      filter: m.split.filter,
       ...(m.metricName ? { metricName: m.metricName } : {}),
     });
     for (const e of events) {

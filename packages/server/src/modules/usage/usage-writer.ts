@@ -8,6 +8,14 @@ import type { IngestResultSchema } from './usage-event.js';
 
 export type IngestResult = Static<typeof IngestResultSchema>;
 
+/**
+ * A write's answer, and the customers whose usage it committed (none for a replay): this node then
+ * forgets their cached entitlement answers, so a check after the acknowledgement sees the batch.
+ */
+export interface UsageWriteOutcome extends IdempotentOutcome<IngestResult> {
+  customerIds: readonly string[];
+}
+
 /** One checked batch to store: everything the write needs, so it can run on another thread. */
 export interface UsageWriteJob {
   ctx: OperationContext;
@@ -31,18 +39,18 @@ export interface BatchTextJob {
  * implementation runs each job through runWriteJob.
  */
 export interface UsageWriter {
-  write(job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>>;
+  write(job: UsageWriteJob): Promise<UsageWriteOutcome>;
   /**
    * Optional: parses, checks and writes a batch body off the main thread (batch-body.ts's
    * checkBatchText, then write). A refused body rejects with the AppError to answer.
    */
-  writeBatchText?(job: BatchTextJob): Promise<IdempotentOutcome<IngestResult>>;
+  writeBatchText?(job: BatchTextJob): Promise<UsageWriteOutcome>;
 }
 
 /** One job inside an open transaction (txDeps.db is one), under its idempotency key if it has one. */
-export function runWriteJob(txDeps: StorageDeps, job: UsageWriteJob): Promise<IdempotentOutcome<IngestResult>> {
+export async function runWriteJob(txDeps: StorageDeps, job: UsageWriteJob): Promise<UsageWriteOutcome> {
   const { workspaceId, environment } = job.ctx;
-  return runIdempotent(
+  const outcome = await runIdempotent(
     txDeps,
     job.idempotency ?? { workspaceId, environment, key: undefined, method: 'POST', route: '', body: null, fingerprint: '' },
     async (tx): Promise<IngestResult> => {
@@ -50,4 +58,5 @@ export function runWriteJob(txDeps: StorageDeps, job: UsageWriteJob): Promise<Id
       return { object: 'ingest_result', environment: job.ctx.environment, ...r, rejected: [], idempotentReplay: false };
     },
   );
+  return { ...outcome, customerIds: outcome.replayed ? [] : [...new Set(job.events.map((e) => e.customerId))] };
 }

@@ -4,6 +4,7 @@ import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { preparedOnce } from '../../db/sqlite-statements.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { parseDottedPath } from '../../lib/dotted-path.js';
 import { monthTotals, withTotalRows, type AggregateDelta, type ResolvedEvent } from './aggregate-batch.js';
 import { TOTAL } from './rating-dimension.js';
 
@@ -135,35 +136,62 @@ export async function nthEventPosition(db: Db, tenant: Tenant, r: TenantEventRan
   return row ? toPosition(row) : null;
 }
 
+/** Only events whose value at `path` (as text, like a group value) is `value`. */
+export interface MetadataFilter {
+  /** Segments of a dotted path (lib/dotted-path.ts), each matching [A-Za-z0-9_-]{1,40}. */
+  path: readonly string[];
+  value: string;
+}
+
 export interface GroupedEventsRead extends TenantEventRange {
   /** Up to this event, included (else to the end of the range). */
   upTo: EventPosition | null;
   /** Only the customers from `customers[0]` to `customers[1]` (by id), both included. */
   customers: readonly [first: string, last: string];
   metricName?: string;
-  /** A metadata key matching [A-Za-z0-9_-]{1,40}: it becomes a JSON path in the SQL. */
-  groupBy: string;
+  /** Segments of the groupBy path (lib/dotted-path.ts); null: no split (groupValue null). */
+  groupBy: readonly string[] | null;
+  filter?: MetadataFilter | null;
+}
+
+/**
+ * The metadata value at a path, as text: strings as they are, numbers as the database writes
+ * them, booleans 'true'/'false' on both (SQLite's json_extract would give 1 and 0); null when the
+ * path finds nothing, JSON null, an object or an array (their JSON text differs between the two
+ * databases). A segment only ever names an object key, never an array index, on both: SQLite's
+ * quoted label finds nothing in an array, and PostgreSQL's `->` with a text operand neither (its
+ * `#>` would take "0" as an index). The segments match [A-Za-z0-9_-], so the SQLite path text holds
+ * no quote; both are bound as parameters all the same, never written into the SQL.
+ */
+function metadataText(dialect: DialectName, path: readonly string[]) {
+  if (parseDottedPath(path.join('.')) === null) throw new Error('a metadata path reached SQL without matching DOTTED_PATH_PATTERN');
+  if (dialect === 'sqlite') {
+    const p = `$${path.map((s) => `."${s}"`).join('')}`;
+    return sql<
+      string | null
+    >`case json_type(metadata, ${p}) when 'true' then 'true' when 'false' then 'false' when 'object' then null when 'array' then null else cast(json_extract(metadata, ${p}) as text) end`;
+  }
+  // metadata is text: parsed once per row, in a scalar subquery, then walked key by key.
+  const walk = path.reduce((acc, s) => sql`${acc} -> ${s}::text`, sql`metadata::jsonb`);
+  return sql<
+    string | null
+  >`(select case jsonb_typeof(v) when 'object' then null when 'array' then null else v #>> '{}' end from (select ${walk} as v) as at_path)`;
 }
 
 /**
  * The events of some customers of the tenant between two positions, in index order, with the
- * groupBy key's value: only the tenant's entries of that time range are read, never another
- * tenant's, and the index skips other customers' entries without reading their rows.
+ * groupBy path's value (and only those passing the filter): only the tenant's entries of that
+ * time range are read, never another tenant's, and the index skips other customers' entries
+ * without reading their rows.
  */
 export async function readGroupedEvents(db: Db, dialect: DialectName, tenant: Tenant, q: GroupedEventsRead): Promise<GroupedEvent[]> {
-  // Booleans as 'true'/'false' on both: SQLite's json_extract would give 1 and 0.
-  const path = `$."${q.groupBy}"`;
-  const value =
-    dialect === 'sqlite'
-      ? sql<
-          string | null
-        >`case json_type(metadata, ${path}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(metadata, ${path}) as text) end`
-      : sql<string | null>`(metadata::jsonb ->> ${q.groupBy})`;
+  const value = q.groupBy === null ? sql<string | null>`null` : metadataText(dialect, q.groupBy);
   let qb = eventsInRange(db, tenant, q, q.upTo)
     .select(['customerId', 'metricName', 'quantity', value.as('groupValue')])
     .where('customerId', '>=', q.customers[0])
     .where('customerId', '<=', q.customers[1]);
   if (q.metricName !== undefined) qb = qb.where('metricName', '=', q.metricName);
+  if (q.filter) qb = qb.where(metadataText(dialect, q.filter.path), '=', q.filter.value);
   return qb.execute();
 }
 

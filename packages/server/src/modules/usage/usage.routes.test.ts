@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, EnvHandle, TenantHandle } from '../../../test/helpers/seed.js';
 import { createMetric } from '../metrics/create-metric.js';
+import { readCustomerEvents } from './usage.repository.js';
 
 let t: TestApp;
 let ws: TenantHandle;
@@ -144,7 +145,7 @@ describe('POST /v1/ingest/batch', () => {
     ['an unknown field', { cost: 3 }, 'INVALID_EVENT', 'cost'],
     ['a missing customerId', { customerId: undefined }, 'INVALID_EVENT', 'customerId'],
     ['metadata that is not an object', { metadata: 'x' }, 'INVALID_METADATA', 'metadata'],
-    ['a metadata value that is an object', { metadata: { nested: { a: 1 } } }, 'INVALID_METADATA', 'metadata.nested'],
+    ['metadata nested 6 levels deep', { metadata: { request: { a: { b: { c: { d: {} } } } } } }, 'INVALID_METADATA', 'metadata.request.a.b.c.d'],
   ];
   for (const [what, over, code, field] of rejections) {
     it(`400 names ${what} by index (${code}) and stores nothing of the batch`, async () => {
@@ -204,7 +205,10 @@ describe('POST /v1/ingest/batch', () => {
 
   it('400 names both an unknown customer and an unknown metric of one event, and each shape problem', async () => {
     const res = await api.post('/v1/ingest/batch', {
-      events: [ev({ customerId: 'ghost', metricName: 'API_CALLS' }), ev({ cost: 1, customerId: '', quantity: '5', metadata: { a: {}, b: [] } })],
+      events: [
+        ev({ customerId: 'ghost', metricName: 'API_CALLS' }),
+        ev({ cost: 1, customerId: '', quantity: '5', metadata: { a: { s: 'x'.repeat(501) }, b: Array.from({ length: 51 }, () => 0) } }),
+      ],
     });
     assert.equal(res.status, 400);
     assert.deepEqual(listed(res), [
@@ -213,7 +217,7 @@ describe('POST /v1/ingest/batch', () => {
       [1, 'INVALID_EVENT', 'events[1].cost'],
       [1, 'INVALID_EVENT', 'events[1].customerId'],
       [1, 'INVALID_QUANTITY', 'events[1].quantity'],
-      [1, 'INVALID_METADATA', 'events[1].metadata.a'],
+      [1, 'INVALID_METADATA', 'events[1].metadata.a.s'],
       [1, 'INVALID_METADATA', 'events[1].metadata.b'],
     ]);
     assert.match(res.body.errors[1].message, /Did you mean 'api_calls'\?/);
@@ -385,5 +389,106 @@ describe('ingestion with no body at all (no Content-Type either)', () => {
         }
       });
     }
+  }
+});
+
+describe('nested metadata (POST /v1/ingest/batch)', () => {
+  // An SQLite file database checks batches on the writer's checker thread (batch-body.ts): the
+  // same rules must hold there as on the main thread.
+  let threaded: TestApp;
+  let threadedEnv: EnvHandle;
+  let threadedCustomer: string;
+  before(async () => {
+    threaded = await createTestApp({ sqliteFile: true });
+    threadedEnv = (await threaded.seed.workspace()).test;
+    await createMetric(threaded.deps, threadedEnv.ctx, { name: 'api_calls' });
+    threadedCustomer = (await threaded.seed.customer(threadedEnv)).id;
+  });
+  after(() => threaded?.close());
+
+  const nested = {
+    request: { method: 'POST', route: '/v1/chat', headers: { 'user-agent': 'curl/8', accept: ['application/json', 'text/plain'] } },
+    model: { name: 'large', tokens: { in: 1200, out: 80 }, cached: false },
+    tags: ['beta', 2, null, { region: 'eu' }, []],
+    'key.with.dots': 'kept as a key',
+    empty: {},
+  };
+
+  it('200 stores nested objects and arrays intact, read back through the report and as stored, in memory and through the writer thread', async () => {
+    const apps: Array<[TestApp, EnvHandle, string]> = [
+      [t, ws.test, (await t.seed.customer(ws.test)).id],
+      [threaded, threadedEnv, threadedCustomer],
+    ];
+    for (const [app, env, cid] of apps) {
+      const client = app.seed.client(env.secretKey);
+      const occurredAt = iso(app.clock.now() - 60_000);
+      const res = await client.post('/v1/ingest/batch', {
+        events: [
+          { customerId: cid, metricName: 'api_calls', quantity: 2, occurredAt, metadata: nested },
+          { customerId: cid, metricName: 'api_calls', quantity: 3, occurredAt, metadata: { request: { method: 'GET' } } },
+        ],
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.accepted, 2);
+      const report = await client.get(`/api/v1/usage?customerId=${cid}&groupBy=request.method`);
+      assert.equal(report.status, 200, JSON.stringify(report.body));
+      assert.deepEqual(
+        report.body.data.map((r: { groupValue: string; sum: string; count: number }) => [r.groupValue, r.sum, r.count]),
+        [
+          ['GET', '3', 1],
+          ['POST', '2', 1],
+        ],
+      );
+      const deep = await client.get(`/api/v1/usage?customerId=${cid}&groupBy=model.tokens.in`);
+      assert.deepEqual(
+        deep.body.data.map((r: { groupValue: string | null; count: number }) => [r.groupValue, r.count]),
+        [
+          [null, 1],
+          ['1200', 1],
+        ],
+      );
+      const stored = await readCustomerEvents(app.deps.db, env, cid, 0, app.clock.now() + 1, true);
+      assert.deepEqual(
+        stored.map((e) => JSON.parse(e.metadata!) as unknown),
+        [nested, { request: { method: 'GET' } }],
+      );
+    }
+  });
+
+  const k = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+  const bounds: Array<[string, Record<string, unknown>, string, RegExp]> = [
+    ['objects 6 levels deep', { request: { headers: { a: { b: { c: {} } } } } }, 'metadata.request.headers.a.b.c', /at most 5 levels deep/],
+    ['arrays 6 levels deep', { tags: [[[[[1]]]]] }, 'metadata.tags[0][0][0][0]', /at most 5 levels deep/],
+    ['51 keys in a nested object', { request: { headers: k(51) } }, 'metadata.request.headers', /at most 50 keys/],
+    ['51 items in an array', { tags: Array.from({ length: 51 }, () => 'x') }, 'metadata.tags', /at most 50 items/],
+    ['a nested key of 41 characters', { request: { ['h'.repeat(41)]: 1 } }, `metadata.request.${'h'.repeat(40)}…`, /longer than 40 characters/],
+    ['a nested string of 501 characters', { request: { headers: { ua: 'x'.repeat(501) } } }, 'metadata.request.headers.ua', /at most 500 characters/],
+    ['257 values in all', { a: k(49), b: k(49), c: k(49), d: k(49), e: k(49), f: k(10) }, 'metadata.f.k5', /at most 256 values in all/],
+    [
+      'more than 32,768 characters of keys and strings',
+      Object.fromEntries(Array.from({ length: 3 }, (_, g) => [`g${g}`, Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`s${i}`, 'x'.repeat(500)]))])),
+      'metadata.g2.s15',
+      /32,768 characters/,
+    ],
+  ];
+  for (const [what, metadata, field, bound] of bounds) {
+    it(`400 INVALID_METADATA for ${what}, naming the path and the bound, in memory and through the writer thread`, async () => {
+      for (const [app, env, cid] of [
+        [t, ws.test, customerId],
+        [threaded, threadedEnv, threadedCustomer],
+      ] as const) {
+        const occurredAt = iso(app.clock.now() - 60_000);
+        const res = await app.seed.client(env.secretKey).post('/v1/ingest/batch', {
+          events: [
+            { customerId: cid, metricName: 'api_calls', quantity: 1, occurredAt },
+            { customerId: cid, metricName: 'api_calls', quantity: 1, occurredAt, metadata },
+          ],
+        });
+        assert.equal(res.status, 400, JSON.stringify(res.body));
+        assert.deepEqual(listed(res), [[1, 'INVALID_METADATA', `events[1].${field}`]]);
+        assert.ok(res.body.errors[0].message.startsWith(`events[1].${field} `), res.body.errors[0].message);
+        assert.match(res.body.errors[0].message, bound);
+      }
+    });
   }
 });

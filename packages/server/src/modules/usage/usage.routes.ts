@@ -59,7 +59,7 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
         operationId: 'ingestBatch',
         summary: 'Ingest a batch of 1 to 1,000 usage events',
         description:
-          'All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted.',
+          'All or nothing: if any event is rejected, the batch is refused with 400 and nothing is stored. errors names every problem of every rejected event, one entry each (`index`, `field` such as events[3].quantity or events[3].metadata.request.headers, a code and a message), in index then field order; at most 10 per event and 1,000 in all, and every rejected event keeps at least its first. A 200 is sent only after the events are committed and flushed to disk. The key decides the environment. Events with an eventId seen in the last 24 hours are skipped as duplicates. The batch counts as one request against the rate limit. occurredAt decides the billing period (the UTC calendar month it falls in); events up to 35 days old are accepted. metadata is any JSON object within documented bounds (see UsageEvent.metadata).',
         tags,
         security: bearerSecurity,
         headers: IdempotencyHeader,
@@ -130,7 +130,7 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
       operationId: 'retrieveUsage',
       summary: 'Usage per customer, metric and month (sum and count)',
       description:
-        'From the per-month totals that ingestion keeps up to date; with groupBy, split by one metadata key, read from the events of the months on the page through an index by workspace and time (a page costs the events of the workspace in those months, whatever other workspaces hold). Sums are exact decimals. Rows are ordered by month, customer, metric and group value (null first); page with startingAfter.',
+        'From the per-month totals that ingestion keeps up to date; with groupBy, split by the value at a dotted metadata path (request.method), and with filterBy and filterValue, only the events whose value at a path is filterValue: both read from the events of the months on the page through an index by workspace and time (a page costs the events of the workspace in those months, whatever other workspaces hold). Sums are exact decimals. Rows are ordered by month, customer, metric and group value (null first); page with startingAfter.',
       tags: ['Usage'],
       security: bearerSecurity,
       querystring: UsageQuery,

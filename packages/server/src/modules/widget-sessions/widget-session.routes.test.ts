@@ -220,14 +220,14 @@ describe('GET /v1/widget/session', () => {
     assert.ok(res.headers['x-ratelimit-limit'], 'rate-limited');
   });
 
-  it('200 until the last millisecond of its lifetime, 401 from expiresAt on (test clock frozen, then moved)', async () => {
+  it('200 until the last millisecond of its lifetime, 401 SESSION_EXPIRED from expiresAt on (test clock frozen, then moved)', async () => {
     const { widget } = await minted({ expiresInSeconds: 60 });
     t.clock.advance(59_999);
     assert.equal((await widget.get('/v1/widget/session')).status, 200);
     t.clock.advance(1);
     const res = await widget.get('/v1/widget/session', { origin: SHOP });
     assert.equal(res.status, 401);
-    assert.equal(res.body.errors[0].code, 'UNAUTHENTICATED');
+    assert.equal(res.body.errors[0].code, 'SESSION_EXPIRED');
     assert.match(res.body.errors[0].message, /^This widget session has expired; the seller's page must start a new one/);
     assert.equal(res.headers['www-authenticate'], 'Bearer');
     assert.equal(res.headers['access-control-allow-origin'], SHOP, 'the widget can read why');
@@ -239,12 +239,13 @@ describe('GET /v1/widget/session', () => {
     assert.equal((await widget.get('/v1/widget/session')).status, 200);
   });
 
-  it('401 once revoked, at once, saying the page must start a new session', async () => {
+  it('401 SESSION_EXPIRED once revoked, at once, saying the page must start a new session', async () => {
     const { admin, session, widget, ws } = await minted();
     assert.equal((await widget.get('/v1/widget/session')).status, 200, 'resolved and cached before the revocation');
     assert.equal((await admin.delete(`/api/v1/widget_sessions/${session.id}`)).status, 200);
     const res = await widget.get('/v1/widget/session');
     assert.equal(res.status, 401);
+    assert.equal(res.body.errors[0].code, 'SESSION_EXPIRED');
     assert.match(res.body.errors[0].message, /^This widget session has expired \(it was revoked\); the seller's page must start a new one/);
     const failed = (await auditEvents(ws.workspaceId, 'auth.failed'))[0]!;
     assert.equal(failed.actorType, 'WIDGET_SESSION');
@@ -271,14 +272,14 @@ describe('GET /v1/widget/session', () => {
     );
   });
 
-  it('401 without Authorization, with an unknown token, or with its environment prefix altered', async () => {
+  it('401 UNAUTHENTICATED, never SESSION_EXPIRED, without Authorization, with an unknown token, or with its environment prefix altered', async () => {
     const { session } = await minted();
     const none = await t.seed.client(null).get('/v1/widget/session');
-    assert.equal(none.status, 401);
+    assert.deepEqual([none.status, none.body.errors[0].code], [401, 'UNAUTHENTICATED']);
     assert.match(none.body.errors[0].message, /Authorization: Bearer wst_/);
     for (const token of [`wst_test_${'0'.repeat(64)}`, session.token.replace('wst_test_', 'wst_live_')]) {
       const res = await t.seed.client(token).get('/v1/widget/session');
-      assert.equal(res.status, 401);
+      assert.deepEqual([res.status, res.body.errors[0].code], [401, 'UNAUTHENTICATED'], 'nothing says whether it ever existed');
       assert.equal(res.body.errors[0].message, 'The widget session token is not valid.');
     }
   });
