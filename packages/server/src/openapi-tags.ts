@@ -43,6 +43,7 @@ export const openApiTags = [
   { name: 'Headless pricing', description: 'A published storefront for your own pricing page: as JSON, or as our hosted page.' },
   { name: 'Invoices', description: 'Invoices of each billing period and plan change, their life cycle, and the billing settings.' },
   { name: 'Credit notes', description: 'Credit against an issued invoice.' },
+  { name: 'Payments', description: 'Collecting what invoices say: the payment providers connected to each environment (Stripe).' },
   { name: 'Test clocks', description: 'Simulated time for the test environment: advance a clock to renew and invoice its customers’ subscriptions.' },
   { name: 'Webhook ingestion', description: 'Usage from third-party webhooks, authenticated by the provider’s signature instead of a key.' },
   { name: 'Webhook sources', description: 'One per provider account: its signing secret, event filter and field mappings to usage.' },

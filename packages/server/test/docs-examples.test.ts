@@ -299,6 +299,8 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
       '`{"object": "usage_upload", "environment", "lines", "accepted", "duplicates", "rejected", "errors": [{"line", "code", "message", "field"}], "errorsTruncated"}`',
     output: '{"object":"usage_upload","environment":"test","lines":2,"accepted":2,"duplicates":0,"rejected":0,"errors":[],"errorsTruncated":false}',
   },
+  { page: 'docs/payments.md', shown: '# …0001', output: /^…0001\n\/v1\/payments\/stripe\/webhooks\/pp_[0-9a-z]+$/m },
+  { page: 'docs/payments.md', shown: '# body.secretKey', output: /^body\.secretKey\ntrue$/m },
   { page: 'docs/keys-and-credentials.md', shown: 'ask, as your gateway would, whether it is good', output: /"valid":true,"code":"VALID"/ },
   { page: 'docs/keys-and-credentials.md', shown: 'the old one keeps working for 300 seconds', output: 'old key right after rotation: 200' },
   { page: 'docs/keys-and-credentials.md', shown: 'it stops at once, with no grace period', output: /^REVOKED\n.*"code":"UNAUTHENTICATED".*\n401$/m },

@@ -2049,6 +2049,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/payment_providers/stripe': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Connect Stripe to this environment, or replace its keys
+     * @description The key’s environment decides which one: a sk_test_ Tollgate key connects the test environment, which takes a Stripe test-mode secret key (sk_test_… or rk_test_…); a sk_live_ key connects live, which takes a live-mode one. A key of the other mode, a publishable key or a signing secret in the wrong field is a 400 naming the field. Both secrets are sealed at rest with TOLLGATE_ENCRYPTION_KEYS and never returned; only their last four characters are shown. 201 when connected, 200 when the keys were replaced. In Stripe, point a webhook endpoint at your public address followed by webhookUrl.
+     */
+    put: operations['connectStripe'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment_providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the payment providers connected to this environment
+     * @description At most one per provider. Manual payments need no connection and are not listed.
+     */
+    get: operations['listPaymentProviders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payment_providers/{provider}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a payment provider’s connection
+     * @description Its hints and webhook URL; the secrets themselves are never returned. 404 when the provider is not connected to this environment.
+     */
+    get: operations['retrievePaymentProvider'];
+    put?: never;
+    post?: never;
+    /**
+     * Disconnect a payment provider from this environment
+     * @description Deletes the connection and its sealed secrets; answers what was deleted, with deleted: true.
+     */
+    delete: operations['disconnectPaymentProvider'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/webhook/{sourceId}': {
     parameters: {
       query?: never;
@@ -4219,6 +4283,26 @@ export interface components {
        * @description ISO 8601, UTC.
        */
       expiresAt: string;
+    };
+    /** PaymentProvider */
+    PaymentProvider: {
+      /** @description pp_… */
+      id: string;
+      /** @enum {string} */
+      object: 'payment_provider';
+      environment: 'test' | 'live';
+      /** @enum {string} */
+      provider: 'stripe';
+      /** @description The secret key’s last four characters, e.g. …4242. */
+      secretKeyHint: string;
+      /** @description The webhook signing secret’s last four characters. */
+      webhookSecretHint: string;
+      /** @description The path on this server to give Stripe as the webhook endpoint’s URL (prefix it with your public address). */
+      webhookUrl: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
     };
     /** Product */
     Product: {
@@ -14047,6 +14131,233 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  connectStripe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "secretKey": "sk_01jd3m5x7c0000000000000000",
+         *       "webhookSecret": "whsec_01jd3m5x7c0000000000000000"
+         *     }
+         */
+        'application/json': {
+          /** @description Stripe secret key (sk_…) or restricted key (rk_…) in the mode of this environment: sk_test_ for test, sk_live_ for live. Sealed at rest; never returned. */
+          secretKey: string;
+          /** @description The signing secret (whsec_…) of the Stripe webhook endpoint that points at this connection’s webhookUrl. Sealed at rest; never returned. */
+          webhookSecret: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pp_01jd3m5x7c0000000000000000",
+           *       "object": "payment_provider",
+           *       "environment": "test",
+           *       "provider": "stripe",
+           *       "secretKeyHint": "secretKeyHint",
+           *       "webhookSecretHint": "webhookSecretHint",
+           *       "webhookUrl": "webhookUrl",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['PaymentProvider'];
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pp_01jd3m5x7c0000000000000000",
+           *       "object": "payment_provider",
+           *       "environment": "test",
+           *       "provider": "stripe",
+           *       "secretKeyHint": "secretKeyHint",
+           *       "webhookSecretHint": "webhookSecretHint",
+           *       "webhookUrl": "webhookUrl",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['PaymentProvider'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listPaymentProviders: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "pp_01jd3m5x7c0000000000000000",
+           *           "object": "payment_provider",
+           *           "environment": "test",
+           *           "provider": "stripe",
+           *           "secretKeyHint": "secretKeyHint",
+           *           "webhookSecretHint": "webhookSecretHint",
+           *           "webhookUrl": "webhookUrl",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: components['schemas']['PaymentProvider'][];
+            hasMore: boolean;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrievePaymentProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        provider: 'stripe';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pp_01jd3m5x7c0000000000000000",
+           *       "object": "payment_provider",
+           *       "environment": "test",
+           *       "provider": "stripe",
+           *       "secretKeyHint": "secretKeyHint",
+           *       "webhookSecretHint": "webhookSecretHint",
+           *       "webhookUrl": "webhookUrl",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['PaymentProvider'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  disconnectPaymentProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        provider: 'stripe';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pp_01jd3m5x7c0000000000000000",
+           *       "object": "payment_provider",
+           *       "environment": "test",
+           *       "provider": "stripe",
+           *       "secretKeyHint": "secretKeyHint",
+           *       "webhookSecretHint": "webhookSecretHint",
+           *       "webhookUrl": "webhookUrl",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z",
+           *       "deleted": true
+           *     }
+           */
+          'application/json': {
+            /** @description pp_… */
+            id: string;
+            /** @enum {string} */
+            object: 'payment_provider';
+            environment: 'test' | 'live';
+            /** @enum {string} */
+            provider: 'stripe';
+            /** @description The secret key’s last four characters, e.g. …4242. */
+            secretKeyHint: string;
+            /** @description The webhook signing secret’s last four characters. */
+            webhookSecretHint: string;
+            /** @description The path on this server to give Stripe as the webhook endpoint’s URL (prefix it with your public address). */
+            webhookUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

@@ -26,6 +26,7 @@ import * as m0022 from './migrations/0022_rate_plan_usage_limits.js';
 import * as m0023 from './migrations/0023_cancellation_details.js';
 import * as m0024 from './migrations/0024_metric_dimension_paths.js';
 import * as m0025 from './migrations/0025_webhook_log_source_names.js';
+import * as m0026 from './migrations/0026_payment_providers.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -55,6 +56,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0023_cancellation_details', m0023],
   ['0024_metric_dimension_paths', m0024],
   ['0025_webhook_log_source_names', m0025],
+  ['0026_payment_providers', m0026],
 ];
 
 /**

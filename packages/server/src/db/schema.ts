@@ -21,6 +21,7 @@ import type { WidgetSessionTable } from './tables/widget-session.table.js';
 import type { OperatorInvitationTable, OperatorSessionTable, OperatorUserTable } from './tables/operator.table.js';
 import type { HubSessionTable } from './tables/hub-session.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
+import type { PaymentProviderTable } from './tables/payment-provider.table.js';
 import type {
   WebhookAttemptTable,
   WebhookDeliveryTable,
@@ -70,4 +71,5 @@ export interface Database {
   webhookAttempts: WebhookAttemptTable;
   webhookLanes: WebhookLaneTable;
   hubSessions: HubSessionTable;
+  paymentProviders: PaymentProviderTable;
 }

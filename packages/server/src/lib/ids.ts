@@ -36,6 +36,7 @@ export const idPrefixes = {
   operator: 'op',
   operatorSession: 'opses',
   operatorInvitation: 'opinv',
+  paymentProvider: 'pp',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

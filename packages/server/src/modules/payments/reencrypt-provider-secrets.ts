@@ -1,0 +1,53 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Actor } from '../../lib/operation-context.js';
+import { SecretBoxError } from '../../lib/secret-box.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import { sealedFor } from './payment-provider-connection.js';
+import { listAllPaymentProviders, updatePaymentProvider } from './payment-provider-connection.repository.js';
+
+export interface ReencryptProvidersResult {
+  total: number;
+  reencrypted: number;
+  /** Connections with a secret no configured key opens (the old key was removed too early). */
+  unreadable: string[];
+}
+
+/**
+ * `tollgate secrets re-encrypt`, for payment providers' secrets (after webhook sources' and
+ * endpoints'): every value sealed by another key than the current one is opened and sealed again,
+ * in one transaction with one audit event. A connection no key opens is left as it is and named.
+ */
+export async function reencryptProviderSecrets(deps: Deps, actor: Actor, correlationId: string): Promise<ReencryptProvidersResult> {
+  const current = deps.secrets.currentKeyId;
+  return inTransaction(deps.db, async (trx) => {
+    const unreadable: string[] = [];
+    let total = 0;
+    let reencrypted = 0;
+    for (const c of await listAllPaymentProviders(trx)) {
+      total += 2;
+      const stale = [c.secretKey, c.webhookSecret].filter((s) => s.keyId !== current).length;
+      if (stale === 0) continue;
+      try {
+        const reseal = (field: 'secretKey' | 'webhookSecret') =>
+          c[field].keyId === current ? c[field] : deps.secrets.seal(deps.secrets.open(c[field], sealedFor(c.id, field)), sealedFor(c.id, field));
+        await updatePaymentProvider(trx, c, { ...c, secretKey: reseal('secretKey'), webhookSecret: reseal('webhookSecret') });
+        reencrypted += stale;
+      } catch (err) {
+        if (!(err instanceof SecretBoxError)) throw err;
+        unreadable.push(c.id);
+      }
+    }
+    await recordAudit(
+      trx,
+      deps,
+      { workspaceId: null, environment: null, actor, correlationId, source: 'cli' },
+      {
+        eventType: 'system.secrets_reencrypted',
+        severity: unreadable.length > 0 ? 'WARN' : 'INFO',
+        payload: { secrets: 'payment_providers', currentKeyId: current, total, reencrypted, unreadable },
+      },
+    );
+    return { total, reencrypted, unreadable };
+  });
+}
