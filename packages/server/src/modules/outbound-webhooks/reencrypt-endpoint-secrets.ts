@@ -2,18 +2,12 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Actor } from '../../lib/operation-context.js';
 import { SecretBoxError, type Sealed } from '../../lib/secret-box.js';
-import { recordAudit } from '../audit/audit-event.repository.js';
+import { recordSecretsReencrypted, type ReencryptionTally } from '../audit/secrets-reencrypted.js';
 import { secretAssociatedData } from './webhook-endpoint.js';
 import { listSealedEndpointSecrets, replaceSealedEndpointSecrets } from './webhook-endpoint.repository.js';
 
-export interface ReencryptEndpointsResult {
-  currentKeyId: string;
-  /** Sealed values: an endpoint's secret, and its previous one when it has one. */
-  total: number;
-  reencrypted: number;
-  /** Endpoints with a value no configured key opens (the old key was removed too early). */
-  unreadable: string[];
-}
+/** Sealed values: an endpoint's secret, and its previous one when it has one. */
+export type ReencryptEndpointsResult = ReencryptionTally;
 
 /**
  * `tollgate secrets re-encrypt`, for endpoint signing secrets (the CLI runs it after the webhook
@@ -43,16 +37,8 @@ export async function reencryptEndpointSecrets(deps: Deps, actor: Actor, correla
         unreadable.push(row.id);
       }
     }
-    await recordAudit(
-      trx,
-      deps,
-      { workspaceId: null, environment: null, actor, correlationId, source: 'cli' },
-      {
-        eventType: 'system.secrets_reencrypted',
-        severity: unreadable.length > 0 ? 'WARN' : 'INFO',
-        payload: { secrets: 'webhook_endpoints', currentKeyId, total, reencrypted, unreadable },
-      },
-    );
-    return { currentKeyId, total, reencrypted, unreadable };
+    const tally = { currentKeyId, total, reencrypted, unreadable };
+    await recordSecretsReencrypted(trx, deps, actor, correlationId, 'webhook_endpoints', tally);
+    return tally;
   });
 }

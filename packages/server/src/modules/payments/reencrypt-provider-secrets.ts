@@ -2,23 +2,16 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Actor } from '../../lib/operation-context.js';
 import { SecretBoxError } from '../../lib/secret-box.js';
-import { recordAudit } from '../audit/audit-event.repository.js';
+import { recordSecretsReencrypted, type ReencryptionTally } from '../audit/secrets-reencrypted.js';
 import { sealedFor } from './payment-provider-connection.js';
 import { listAllPaymentProviders, updatePaymentProvider } from './payment-provider-connection.repository.js';
-
-export interface ReencryptProvidersResult {
-  total: number;
-  reencrypted: number;
-  /** Connections with a secret no configured key opens (the old key was removed too early). */
-  unreadable: string[];
-}
 
 /**
  * `tollgate secrets re-encrypt`, for payment providers' secrets (after webhook sources' and
  * endpoints'): every value sealed by another key than the current one is opened and sealed again,
  * in one transaction with one audit event. A connection no key opens is left as it is and named.
  */
-export async function reencryptProviderSecrets(deps: Deps, actor: Actor, correlationId: string): Promise<ReencryptProvidersResult> {
+export async function reencryptProviderSecrets(deps: Deps, actor: Actor, correlationId: string): Promise<ReencryptionTally> {
   const current = deps.secrets.currentKeyId;
   return inTransaction(deps.db, async (trx) => {
     const unreadable: string[] = [];
@@ -38,16 +31,8 @@ export async function reencryptProviderSecrets(deps: Deps, actor: Actor, correla
         unreadable.push(c.id);
       }
     }
-    await recordAudit(
-      trx,
-      deps,
-      { workspaceId: null, environment: null, actor, correlationId, source: 'cli' },
-      {
-        eventType: 'system.secrets_reencrypted',
-        severity: unreadable.length > 0 ? 'WARN' : 'INFO',
-        payload: { secrets: 'payment_providers', currentKeyId: current, total, reencrypted, unreadable },
-      },
-    );
-    return { total, reencrypted, unreadable };
+    const tally = { currentKeyId: current, total, reencrypted, unreadable };
+    await recordSecretsReencrypted(trx, deps, actor, correlationId, 'payment_providers', tally);
+    return tally;
   });
 }

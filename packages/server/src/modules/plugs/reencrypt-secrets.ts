@@ -1,19 +1,14 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import { SecretBoxError } from '../../lib/secret-box.js';
-import { recordAudit } from '../audit/audit-event.repository.js';
+import { recordSecretsReencrypted, type ReencryptionTally } from '../audit/secrets-reencrypted.js';
 import type { Actor } from '../../lib/operation-context.js';
 import { webhookSourcesChanged } from './delivery-source.js';
 import { secretAssociatedData } from './webhook-source.js';
 import { listSealedSecrets, replaceSealedSecret } from './webhook-source.repository.js';
 
-export interface ReencryptResult {
-  currentKeyId: string;
-  total: number;
-  reencrypted: number;
-  /** Sources whose secret no configured key opens (the old key was removed too early). */
-  unreadable: string[];
-}
+/** Sources' secrets; `unreadable` names the sources no configured key opens. */
+export type ReencryptResult = ReencryptionTally;
 
 /**
  * Key rotation, step two: with the new key first in TOLLGATE_ENCRYPTION_KEYS and the old one
@@ -43,17 +38,9 @@ export async function reencryptSecrets(deps: Deps, actor: Actor, correlationId: 
         unreadable.push(row.id);
       }
     }
-    await recordAudit(
-      trx,
-      deps,
-      { workspaceId: null, environment: null, actor, correlationId, source: 'cli' },
-      {
-        eventType: 'system.secrets_reencrypted',
-        severity: unreadable.length > 0 ? 'WARN' : 'INFO',
-        payload: { currentKeyId, total: rows.length, reencrypted, unreadable },
-      },
-    );
-    return { currentKeyId, total: rows.length, reencrypted, unreadable };
+    const tally = { currentKeyId, total: rows.length, reencrypted, unreadable };
+    await recordSecretsReencrypted(trx, deps, actor, correlationId, 'webhook_sources', tally);
+    return tally;
   });
   await webhookSourcesChanged(deps);
   return result;
