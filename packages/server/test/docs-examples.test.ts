@@ -301,6 +301,7 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
   },
   { page: 'docs/payments.md', shown: '# …0001', output: /^…0001\n\/v1\/payments\/stripe\/webhooks\/pp_[0-9a-z]+$/m },
   { page: 'docs/payments.md', shown: '# body.secretKey', output: /^body\.secretKey\ntrue$/m },
+  { page: 'docs/payments.md', shown: '# 29.00', output: /^49\.00\n29\.00\npaid$/m },
   { page: 'docs/keys-and-credentials.md', shown: 'ask, as your gateway would, whether it is good', output: /"valid":true,"code":"VALID"/ },
   { page: 'docs/keys-and-credentials.md', shown: 'the old one keeps working for 300 seconds', output: 'old key right after rotation: 200' },
   { page: 'docs/keys-and-credentials.md', shown: 'it stops at once, with no grace period', output: /^REVOKED\n.*"code":"UNAUTHENTICATED".*\n401$/m },

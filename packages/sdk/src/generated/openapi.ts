@@ -1868,7 +1868,7 @@ export interface paths {
     put?: never;
     /**
      * Mark an invoice paid
-     * @description There is no payment integration: this records that the amount remaining was paid outside Tollgate. From finalized or uncollectible.
+     * @description Marks the amount remaining paid without recording a payment (Stripe’s paid out of band). To record what arrived, with its amount, date and reference, use POST /api/v1/invoices/{id}/payments. From finalized or uncollectible.
      */
     post: operations['payInvoice'];
     delete?: never;
@@ -1911,6 +1911,30 @@ export interface paths {
      * @description The amount is not expected to be paid; it can still be marked paid or void later. From finalized.
      */
     post: operations['markInvoiceUncollectible'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/invoices/{id}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an invoice’s payments, oldest first
+     * @description Every payment recorded against the invoice, whoever moved the money.
+     */
+    get: operations['listInvoicePayments'];
+    put?: never;
+    /**
+     * Record a payment made outside Tollgate
+     * @description A bank transfer, a cheque: money that reached you without a provider. Partial payments add up in amountPaid; the one that leaves nothing owed marks the invoice paid (invoice.paid in the audit log and to webhook endpoints). The amount is more than 0, at most amountRemaining, in at most the currency’s minor digits (400 naming body.amount otherwise); paidAt defaults to now and is never in the future. 409 unless the invoice is finalized or uncollectible. Send Idempotency-Key to make a retry safe. Answers the payment, with the invoice as it now is.
+     */
+    post: operations['recordInvoicePayment'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4060,7 +4084,7 @@ export interface components {
       total: string;
       /** @description Credit notes issued against it. Decimal text with the currency's minor digits, e.g. "12.50". */
       creditedTotal: string;
-      /** @description Marked paid. Decimal text with the currency's minor digits, e.g. "12.50". */
+      /** @description Paid so far: the recorded payments, or the whole remainder when marked paid. Decimal text with the currency's minor digits, e.g. "12.50". */
       amountPaid: string;
       /** @description Still owed: total less credit notes and payments (0 once paid or void). Decimal text with the currency's minor digits, e.g. "12.50". */
       amountRemaining: string;
@@ -4284,6 +4308,28 @@ export interface components {
        */
       expiresAt: string;
     };
+    /** Payment */
+    Payment: {
+      /** @description pay_… */
+      id: string;
+      /** @enum {string} */
+      object: 'payment';
+      invoiceId: string;
+      customerId: string;
+      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
+      provider: 'manual' | 'stripe';
+      /** @enum {string} */
+      status: 'succeeded';
+      /** @description Decimal, in the invoice’s currency and its minor digits. */
+      amount: string;
+      currency: string;
+      /** @description The payer’s or the bank’s reference, as recorded. */
+      reference: string | null;
+      /** @description When the money arrived. */
+      paidAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
     /** PaymentProvider */
     PaymentProvider: {
       /** @description pp_… */
@@ -4404,6 +4450,29 @@ export interface components {
       data: components['schemas']['RatePlan'][];
       /** @description More items exist beyond this page in the direction of travel. */
       hasMore: boolean;
+    };
+    /** RecordedPayment */
+    RecordedPayment: {
+      /** @description pay_… */
+      id: string;
+      /** @enum {string} */
+      object: 'payment';
+      invoiceId: string;
+      customerId: string;
+      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
+      provider: 'manual' | 'stripe';
+      /** @enum {string} */
+      status: 'succeeded';
+      /** @description Decimal, in the invoice’s currency and its minor digits. */
+      amount: string;
+      currency: string;
+      /** @description The payer’s or the bank’s reference, as recorded. */
+      reference: string | null;
+      /** @description When the money arrived. */
+      paidAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      invoice: components['schemas']['Invoice'];
     };
     /** RetentionOfferAcceptance */
     RetentionOfferAcceptance: {
@@ -13610,6 +13679,173 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listInvoicePayments: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "pay_01jd3m5x7c0000000000000000",
+           *           "object": "payment",
+           *           "invoiceId": "invoiceId",
+           *           "customerId": "customerId",
+           *           "provider": "manual",
+           *           "status": "succeeded",
+           *           "amount": "amount",
+           *           "currency": "currency",
+           *           "reference": "reference",
+           *           "paidAt": "2026-11-01T00:00:00.000Z",
+           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: components['schemas']['Payment'][];
+            hasMore: boolean;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  recordInvoicePayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "amount",
+         *       "paidAt": "2026-11-01T00:00:00.000Z",
+         *       "reference": "reference"
+         *     }
+         */
+        'application/json': {
+          /** @description Decimal string, more than 0, at most the invoice’s amountRemaining, in at most the currency’s minor digits ("120.50"). */
+          amount: string;
+          /**
+           * Format: date-time
+           * @description When the money arrived; default now (the invoice’s test clock’s time, if it has one). Not in the future.
+           */
+          paidAt?: string;
+          /** @description The payer’s or the bank’s reference, kept as given. */
+          reference?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pay_01jd3m5x7c0000000000000000",
+           *       "object": "payment",
+           *       "invoiceId": "invoiceId",
+           *       "customerId": "customerId",
+           *       "provider": "manual",
+           *       "status": "succeeded",
+           *       "amount": "amount",
+           *       "currency": "currency",
+           *       "reference": "reference",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "invoice": {
+           *         "id": "inv_01jd3m5x7c0000000000000000",
+           *         "object": "invoice",
+           *         "customerId": "customerId",
+           *         "subscriptionId": "subscriptionId",
+           *         "billingReason": "subscription_create",
+           *         "status": "draft",
+           *         "number": "number",
+           *         "currency": "currency",
+           *         "periodStart": "2026-11-01T00:00:00.000Z",
+           *         "periodEnd": "2026-11-01T00:00:00.000Z",
+           *         "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *         "lines": [
+           *           {
+           *             "type": "entry_price",
+           *             "description": "Pro plan",
+           *             "ratePlanId": "ratePlanId",
+           *             "metricName": "metricName",
+           *             "pricingModel": "pricingModel",
+           *             "quantity": "quantity",
+           *             "freeUnits": "freeUnits",
+           *             "billableQuantity": "billableQuantity",
+           *             "rate": "rate",
+           *             "amount": "amount",
+           *             "periodStart": "2026-11-01T00:00:00.000Z",
+           *             "periodEnd": "2026-11-01T00:00:00.000Z",
+           *             "adjustsInvoiceId": "adjustsInvoiceId"
+           *           }
+           *         ],
+           *         "subtotal": "subtotal",
+           *         "total": "total",
+           *         "creditedTotal": "creditedTotal",
+           *         "amountPaid": "amountPaid",
+           *         "amountRemaining": "amountRemaining",
+           *         "testClockId": "testClockId",
+           *         "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *         "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *         "paidAt": "2026-11-01T00:00:00.000Z",
+           *         "voidedAt": "2026-11-01T00:00:00.000Z",
+           *         "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-01T00:00:00.000Z",
+           *         "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['RecordedPayment'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

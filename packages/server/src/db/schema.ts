@@ -22,6 +22,7 @@ import type { OperatorInvitationTable, OperatorSessionTable, OperatorUserTable }
 import type { HubSessionTable } from './tables/hub-session.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 import type { PaymentProviderTable } from './tables/payment-provider.table.js';
+import type { PaymentTable } from './tables/payment.table.js';
 import type {
   WebhookAttemptTable,
   WebhookDeliveryTable,
@@ -72,4 +73,5 @@ export interface Database {
   webhookLanes: WebhookLaneTable;
   hubSessions: HubSessionTable;
   paymentProviders: PaymentProviderTable;
+  payments: PaymentTable;
 }

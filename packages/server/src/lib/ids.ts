@@ -37,6 +37,7 @@ export const idPrefixes = {
   operatorSession: 'opses',
   operatorInvitation: 'opinv',
   paymentProvider: 'pp',
+  payment: 'pay',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

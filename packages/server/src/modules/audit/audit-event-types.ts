@@ -56,6 +56,7 @@ export const auditEventTypesByCategory = {
     'billing_settings.updated',
     'test_clock.created',
     'test_clock.advanced',
+    'payment.recorded',
     'payment_provider.connected',
     'payment_provider.updated',
     'payment_provider.disconnected',

@@ -10,8 +10,8 @@ import { findInvoice, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent } from './issue-invoice.js';
 
 /**
- * What an operator may do to an issued invoice, and from which states (Stripe's rules): there is
- * no payment integration, so paying is a mark. A draft is finalized first (finalize-invoice.ts);
+ * What an operator may do to an issued invoice, and from which states (Stripe's rules): `pay`
+ * marks it paid out of band, without a payment (record-manual-payment.ts records one). A draft is finalized first (finalize-invoice.ts);
  * paid and void are final.
  */
 export const invoiceActions = {

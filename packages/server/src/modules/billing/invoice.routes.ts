@@ -17,6 +17,9 @@ import { invoiceStatuses, InvoiceSchema, presentInvoice } from './invoice.js';
 import { findInvoice, listInvoices, type InvoiceFilter } from './invoice.repository.js';
 import { transitionInvoice, type InvoiceAction } from './invoice-transitions.js';
 import { issueCreditNote } from './issue-credit-note.js';
+import { recordManualPayment } from './record-manual-payment.js';
+import { PaymentSchema, presentPayment, RecordPaymentBody } from '../payments/payment.js';
+import { listInvoicePayments } from '../payments/payment.repository.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Invoices'];
@@ -123,7 +126,7 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
       'pay',
       'payInvoice',
       'Mark an invoice paid',
-      'There is no payment integration: this records that the amount remaining was paid outside Tollgate. From finalized or uncollectible.',
+      'Marks the amount remaining paid without recording a payment (Stripe’s paid out of band). To record what arrived, with its amount, date and reference, use POST /api/v1/invoices/{id}/payments. From finalized or uncollectible.',
     ],
     ['void', 'voidInvoice', 'Void an invoice', 'It stays in the list and keeps its number, but nothing is owed. From finalized or uncollectible.'],
     [
@@ -148,6 +151,47 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
       handler: async (req) => presentInvoice(await transitionInvoice(deps, req.ctx, req.params.id, action)),
     });
   }
+
+  app.post('/api/v1/invoices/:id/payments', {
+    config: admin,
+    schema: {
+      operationId: 'recordInvoicePayment',
+      summary: 'Record a payment made outside Tollgate',
+      description:
+        'A bank transfer, a cheque: money that reached you without a provider. Partial payments add up in amountPaid; the one that leaves nothing owed marks the invoice paid (invoice.paid in the audit log and to webhook endpoints). The amount is more than 0, at most amountRemaining, in at most the currency’s minor digits (400 naming body.amount otherwise); paidAt defaults to now and is never in the future. 409 unless the invoice is finalized or uncollectible. Send Idempotency-Key to make a retry safe. Answers the payment, with the invoice as it now is.',
+      tags,
+      security: bearerSecurity,
+      headers: IdempotencyHeaders,
+      params: IdParams,
+      body: RecordPaymentBody,
+      response: { 200: Type.Composite([PaymentSchema, Type.Object({ invoice: InvoiceSchema })], { title: 'RecordedPayment' }), ...errors(403, 404, 409, 422) },
+    },
+    handler: (req, reply) =>
+      idempotent(deps, req, reply, async (tx) => {
+        const { payment, invoice } = await recordManualPayment(tx, req.ctx, req.params.id, req.body);
+        return { ...presentPayment(payment), invoice: presentInvoice(invoice) };
+      }),
+  });
+
+  app.get('/api/v1/invoices/:id/payments', {
+    config: admin,
+    schema: {
+      operationId: 'listInvoicePayments',
+      summary: 'List an invoice’s payments, oldest first',
+      description: 'Every payment recorded against the invoice, whoever moved the money.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      response: {
+        200: Type.Object({ object: Type.Literal('list'), data: Type.Array(PaymentSchema, { maxItems: 1_000 }), hasMore: Type.Boolean() }),
+        ...errors(403, 404),
+      },
+    },
+    handler: async (req) => {
+      if (!(await findInvoice(deps.db, req.ctx, req.params.id))) throw notFound('invoice', req.params.id);
+      return { object: 'list' as const, data: (await listInvoicePayments(deps.db, req.ctx, req.params.id)).map(presentPayment), hasMore: false };
+    },
+  });
 
   app.post('/api/v1/credit_notes', {
     config: admin,

@@ -110,7 +110,7 @@ export const InvoiceSchema = Type.Object(
     subtotal: Amount('All lines.'),
     total: Amount('What the invoice charges: the sum of its lines, a retention discount line included; no taxes.'),
     creditedTotal: Amount('Credit notes issued against it.'),
-    amountPaid: Amount('Marked paid.'),
+    amountPaid: Amount('Paid so far: the recorded payments, or the whole remainder when marked paid.'),
     amountRemaining: Amount('Still owed: total less credit notes and payments (0 once paid or void).'),
     testClockId: Nullable(Type.String()),
     finalizeAt: Type.String({ format: 'date-time', description: 'A draft is finalized automatically at this time (its period end plus the grace period).' }),
