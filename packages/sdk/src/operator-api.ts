@@ -72,5 +72,9 @@ export class OperatorApi {
   readonly invoices = {
     list: (query: QueryOf<'/api/v1/invoices', 'get'> = {}) => this.get('/api/v1/invoices', undefined, query),
     get: (id: string) => this.get('/api/v1/invoices/{id}', id),
+    /** Records money that arrived outside Tollgate (a bank transfer); the payment that leaves nothing owed marks the invoice paid. */
+    recordPayment: (id: string, body: BodyOf<'/api/v1/invoices/{id}/payments', 'post'>, opts?: CreateOptions) =>
+      this.post('/api/v1/invoices/{id}/payments', id, body, this.key(opts)),
+    payments: (id: string) => this.get('/api/v1/invoices/{id}/payments', id),
   };
 }

@@ -79,6 +79,27 @@ describe('operator methods, typed from the served OpenAPI document', () => {
     assert.equal((await tg.invoices.get(first.id)).id, first.id);
   });
 
+  it('invoices: record a payment made outside Tollgate (idempotent), list its payments; more than owed is a TollgateError naming body.amount', async () => {
+    const [draft] = (await tg.invoices.list({ subscriptionId: demo.subscriptionId, status: 'draft' })).data;
+    assert.ok(draft, 'the first period’s draft');
+    const finalized = await fetch(`${server.baseUrl}/api/v1/invoices/${draft.id}/finalize`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.secretKey}` },
+    });
+    assert.equal(finalized.status, 200);
+    const paid = await tg.invoices.recordPayment(draft.id, { amount: '10', reference: 'wire 42' }, { idempotencyKey: 'sdk-pay-1' });
+    assert.deepEqual([paid.object, paid.amount, paid.provider, paid.invoice.amountPaid], ['payment', '10.00', 'manual', '10.00']);
+    const again = await tg.invoices.recordPayment(draft.id, { amount: '10', reference: 'wire 42' }, { idempotencyKey: 'sdk-pay-1' });
+    assert.equal(again.id, paid.id);
+    assert.deepEqual(
+      (await tg.invoices.payments(draft.id)).data.map((p) => p.id),
+      [paid.id],
+    );
+    const err = await tg.invoices.recordPayment(draft.id, { amount: '1000000' }).catch((e: unknown) => e);
+    assert.ok(err instanceof TollgateError);
+    assert.deepEqual([err.status, err.errors[0]!.field], [400, 'body.amount']);
+  });
+
   it('TollgateError carries the status, the envelope’s errors[] (code, message, field) and X-Request-Id', async () => {
     const err = await tg.subscriptions.create({ customerId: 'cus_nobody', offeringId: demo.offeringId }).catch((e: unknown) => e);
     assert.ok(err instanceof TollgateError);
