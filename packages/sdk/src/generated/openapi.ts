@@ -3134,6 +3134,10 @@ export interface components {
       creditNotePrefix: string;
       /** @description Where the SUPPORT_HANDOFF retention offer sends a customer who is cancelling; null: that offer becomes NONE. */
       supportUrl: string | null;
+      /** @description charge_automatically: the payment method on file is charged when the invoice is finalized (nothing is charged while no payment provider is connected); send_invoice: the buyer pays by the due date. */
+      collectionMethod: 'charge_automatically' | 'send_invoice';
+      /** @description send_invoice: days from finalization to the due date (default 30). */
+      daysUntilDue: number;
       updatedAt: string | null;
     };
     /** CallToAction */
@@ -4086,8 +4090,13 @@ export interface components {
       creditedTotal: string;
       /** @description Paid so far: the recorded payments, or the whole remainder when marked paid. Decimal text with the currency's minor digits, e.g. "12.50". */
       amountPaid: string;
+      /** @description What the invoice asks to be paid: its total less credit notes. Decimal text with the currency's minor digits, e.g. "12.50". */
+      amountDue: string;
       /** @description Still owed: total less credit notes and payments (0 once paid or void). Decimal text with the currency's minor digits, e.g. "12.50". */
       amountRemaining: string;
+      /** @description charge_automatically: the payment method on file is charged when the invoice is finalized (nothing is charged while no payment provider is connected); send_invoice: the buyer pays by the due date. */
+      collectionMethod: 'charge_automatically' | 'send_invoice';
+      dueDate: string | null;
       testClockId: string | null;
       /**
        * Format: date-time
@@ -10590,7 +10599,10 @@ export interface operations {
            *           "total": "total",
            *           "creditedTotal": "creditedTotal",
            *           "amountPaid": "amountPaid",
+           *           "amountDue": "amountDue",
            *           "amountRemaining": "amountRemaining",
+           *           "collectionMethod": "charge_automatically",
+           *           "dueDate": "2026-11-01T00:00:00.000Z",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
            *           "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13190,7 +13202,10 @@ export interface operations {
            *           "total": "total",
            *           "creditedTotal": "creditedTotal",
            *           "amountPaid": "amountPaid",
+           *           "amountDue": "amountDue",
            *           "amountRemaining": "amountRemaining",
+           *           "collectionMethod": "charge_automatically",
+           *           "dueDate": "2026-11-01T00:00:00.000Z",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
            *           "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13283,7 +13298,10 @@ export interface operations {
            *           "total": "total",
            *           "creditedTotal": "creditedTotal",
            *           "amountPaid": "amountPaid",
+           *           "amountDue": "amountDue",
            *           "amountRemaining": "amountRemaining",
+           *           "collectionMethod": "charge_automatically",
+           *           "dueDate": "2026-11-01T00:00:00.000Z",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
            *           "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13360,7 +13378,10 @@ export interface operations {
            *       "total": "total",
            *       "creditedTotal": "creditedTotal",
            *       "amountPaid": "amountPaid",
+           *       "amountDue": "amountDue",
            *       "amountRemaining": "amountRemaining",
+           *       "collectionMethod": "charge_automatically",
+           *       "dueDate": "2026-11-01T00:00:00.000Z",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13434,7 +13455,10 @@ export interface operations {
            *       "total": "total",
            *       "creditedTotal": "creditedTotal",
            *       "amountPaid": "amountPaid",
+           *       "amountDue": "amountDue",
            *       "amountRemaining": "amountRemaining",
+           *       "collectionMethod": "charge_automatically",
+           *       "dueDate": "2026-11-01T00:00:00.000Z",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13509,7 +13533,10 @@ export interface operations {
            *       "total": "total",
            *       "creditedTotal": "creditedTotal",
            *       "amountPaid": "amountPaid",
+           *       "amountDue": "amountDue",
            *       "amountRemaining": "amountRemaining",
+           *       "collectionMethod": "charge_automatically",
+           *       "dueDate": "2026-11-01T00:00:00.000Z",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13584,7 +13611,10 @@ export interface operations {
            *       "total": "total",
            *       "creditedTotal": "creditedTotal",
            *       "amountPaid": "amountPaid",
+           *       "amountDue": "amountDue",
            *       "amountRemaining": "amountRemaining",
+           *       "collectionMethod": "charge_automatically",
+           *       "dueDate": "2026-11-01T00:00:00.000Z",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13659,7 +13689,10 @@ export interface operations {
            *       "total": "total",
            *       "creditedTotal": "creditedTotal",
            *       "amountPaid": "amountPaid",
+           *       "amountDue": "amountDue",
            *       "amountRemaining": "amountRemaining",
+           *       "collectionMethod": "charge_automatically",
+           *       "dueDate": "2026-11-01T00:00:00.000Z",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13824,7 +13857,10 @@ export interface operations {
            *         "total": "total",
            *         "creditedTotal": "creditedTotal",
            *         "amountPaid": "amountPaid",
+           *         "amountDue": "amountDue",
            *         "amountRemaining": "amountRemaining",
+           *         "collectionMethod": "charge_automatically",
+           *         "dueDate": "2026-11-01T00:00:00.000Z",
            *         "testClockId": "testClockId",
            *         "finalizeAt": "2026-11-01T00:00:00.000Z",
            *         "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -14086,6 +14122,8 @@ export interface operations {
            *       "invoicePrefix": "invoicePrefix",
            *       "creditNotePrefix": "creditNotePrefix",
            *       "supportUrl": "supportUrl",
+           *       "collectionMethod": "charge_automatically",
+           *       "daysUntilDue": 1,
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
            */
@@ -14113,7 +14151,9 @@ export interface operations {
          *       "invoiceGraceSeconds": 1,
          *       "invoicePrefix": "USD",
          *       "creditNotePrefix": "USD",
-         *       "supportUrl": "https://example.com/support"
+         *       "supportUrl": "https://example.com/support",
+         *       "collectionMethod": "charge_automatically",
+         *       "daysUntilDue": 1
          *     }
          */
         'application/json': {
@@ -14125,6 +14165,10 @@ export interface operations {
           creditNotePrefix?: string;
           /** @description null removes it. */
           supportUrl?: string | null;
+          /** @description charge_automatically: the payment method on file is charged when the invoice is finalized (nothing is charged while no payment provider is connected); send_invoice: the buyer pays by the due date. */
+          collectionMethod?: 'charge_automatically' | 'send_invoice';
+          /** @description 0 to 365 days. */
+          daysUntilDue?: number;
         };
       };
     };
@@ -14142,6 +14186,8 @@ export interface operations {
            *       "invoicePrefix": "invoicePrefix",
            *       "creditNotePrefix": "creditNotePrefix",
            *       "supportUrl": "supportUrl",
+           *       "collectionMethod": "charge_automatically",
+           *       "daysUntilDue": 1,
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
            */
@@ -18135,7 +18181,10 @@ export interface operations {
          *           "total": "49.00",
          *           "creditedTotal": "0.00",
          *           "amountPaid": "0.00",
+         *           "amountDue": "49.00",
          *           "amountRemaining": "49.00",
+         *           "collectionMethod": "charge_automatically",
+         *           "dueDate": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": null,
@@ -18266,7 +18315,10 @@ export interface operations {
          *           "total": "49.00",
          *           "creditedTotal": "0.00",
          *           "amountPaid": "0.00",
+         *           "amountDue": "49.00",
          *           "amountRemaining": "49.00",
+         *           "collectionMethod": "charge_automatically",
+         *           "dueDate": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",
@@ -18402,7 +18454,10 @@ export interface operations {
          *           "total": "49.00",
          *           "creditedTotal": "0.00",
          *           "amountPaid": "49.00",
+         *           "amountDue": "49.00",
          *           "amountRemaining": "0.00",
+         *           "collectionMethod": "charge_automatically",
+         *           "dueDate": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",
@@ -18539,7 +18594,10 @@ export interface operations {
          *           "total": "49.00",
          *           "creditedTotal": "0.00",
          *           "amountPaid": "0.00",
+         *           "amountDue": "49.00",
          *           "amountRemaining": "0.00",
+         *           "collectionMethod": "charge_automatically",
+         *           "dueDate": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",
@@ -18675,7 +18733,10 @@ export interface operations {
          *           "total": "49.00",
          *           "creditedTotal": "0.00",
          *           "amountPaid": "0.00",
+         *           "amountDue": "49.00",
          *           "amountRemaining": "49.00",
+         *           "collectionMethod": "charge_automatically",
+         *           "dueDate": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",

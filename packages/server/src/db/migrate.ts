@@ -28,6 +28,7 @@ import * as m0024 from './migrations/0024_metric_dimension_paths.js';
 import * as m0025 from './migrations/0025_webhook_log_source_names.js';
 import * as m0026 from './migrations/0026_payment_providers.js';
 import * as m0027 from './migrations/0027_payments.js';
+import * as m0028 from './migrations/0028_collection_method.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -59,6 +60,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0025_webhook_log_source_names', m0025],
   ['0026_payment_providers', m0026],
   ['0027_payments', m0027],
+  ['0028_collection_method', m0028],
 ];
 
 /**

@@ -25,6 +25,10 @@ export interface InvoiceTable {
   /** Sum of the credit notes issued against it. */
   creditedTotal: string;
   amountPaid: string;
+  /** charge_automatically | send_invoice, fixed when the invoice is issued. */
+  collectionMethod: string;
+  /** send_invoice: finalization plus the days until due; else null. */
+  dueDate: number | null;
   testClockId: string | null;
   /** A draft is finalized at this instant (its creation plus the workspace's grace period). */
   finalizeAt: number;
@@ -75,6 +79,10 @@ export interface BillingSettingsTable {
   creditNotePrefix: string;
   /** Where a support hand-off retention offer sends the customer (https or mailto); null: no hand-off. */
   supportUrl: string | null;
+  /** charge_automatically | send_invoice: how this environment's invoices are collected. */
+  collectionMethod: string;
+  /** send_invoice: days from finalization to the due date. */
+  daysUntilDue: number;
   updatedAt: number;
 }
 

@@ -1,12 +1,12 @@
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { DEFAULT_BILLING_SETTINGS, type BillingSettings } from './billing-settings.js';
+import { DEFAULT_BILLING_SETTINGS, type BillingSettings, type CollectionMethod } from './billing-settings.js';
 
 export async function findBillingSettings(db: Db, tenant: Tenant): Promise<BillingSettings | null> {
   const r = await db
     .selectFrom('billingSettings')
-    .select(['invoiceGraceMs', 'invoicePrefix', 'creditNotePrefix', 'supportUrl', 'updatedAt'])
+    .select(['invoiceGraceMs', 'invoicePrefix', 'creditNotePrefix', 'supportUrl', 'collectionMethod', 'daysUntilDue', 'updatedAt'])
     .$call(forTenant(tenant))
     .executeTakeFirst();
   return r
@@ -15,6 +15,8 @@ export async function findBillingSettings(db: Db, tenant: Tenant): Promise<Billi
         invoicePrefix: r.invoicePrefix,
         creditNotePrefix: r.creditNotePrefix,
         supportUrl: r.supportUrl,
+        collectionMethod: r.collectionMethod as CollectionMethod,
+        daysUntilDue: Number(r.daysUntilDue),
         updatedAt: Number(r.updatedAt),
       }
     : null;
@@ -35,6 +37,8 @@ export async function saveBillingSettings(db: Db, tenant: Tenant, s: BillingSett
         invoicePrefix: s.invoicePrefix,
         creditNotePrefix: s.creditNotePrefix,
         supportUrl: s.supportUrl,
+        collectionMethod: s.collectionMethod,
+        daysUntilDue: s.daysUntilDue,
         updatedAt: s.updatedAt,
       }),
     )

@@ -9,14 +9,34 @@ export interface BillingSettings {
   creditNotePrefix: string;
   /** Where a support hand-off retention offer sends the customer (https:// or mailto:); null: none. */
   supportUrl: string | null;
+  collectionMethod: CollectionMethod;
+  /** send_invoice: days from finalization to the due date. */
+  daysUntilDue: number;
   updatedAt: number;
 }
+
+/**
+ * Stripe's two ways: charge_automatically (the customer's payment method is charged when the
+ * invoice is finalized) or send_invoice (the buyer pays by the due date, through the invoice's
+ * hosted link or outside Tollgate).
+ */
+export const collectionMethods = ['charge_automatically', 'send_invoice'] as const;
+export type CollectionMethod = (typeof collectionMethods)[number];
+export const CollectionMethodSchema = Type.Union(
+  collectionMethods.map((m) => Type.Literal(m)),
+  {
+    description:
+      'charge_automatically: the payment method on file is charged when the invoice is finalized (nothing is charged while no payment provider is connected); send_invoice: the buyer pays by the due date.',
+  },
+);
 
 export const DEFAULT_BILLING_SETTINGS: BillingSettings = {
   invoiceGraceMs: 3_600_000,
   invoicePrefix: 'INV',
   creditNotePrefix: 'CN',
   supportUrl: null,
+  collectionMethod: 'charge_automatically',
+  daysUntilDue: 30,
   updatedAt: 0,
 };
 
@@ -41,6 +61,8 @@ export const BillingSettingsSchema = Type.Object(
     supportUrl: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
       description: 'Where the SUPPORT_HANDOFF retention offer sends a customer who is cancelling; null: that offer becomes NONE.',
     }),
+    collectionMethod: CollectionMethodSchema,
+    daysUntilDue: Type.Integer({ description: 'send_invoice: days from finalization to the due date (default 30).' }),
     updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
   { title: 'BillingSettings' },
@@ -52,6 +74,8 @@ export const UpdateBillingSettingsBody = Type.Object(
     invoicePrefix: Type.Optional(Prefix),
     creditNotePrefix: Type.Optional(Prefix),
     supportUrl: Type.Optional(Type.Union([SupportUrl, Type.Null()], { description: 'null removes it.' })),
+    collectionMethod: Type.Optional(CollectionMethodSchema),
+    daysUntilDue: Type.Optional(Type.Integer({ minimum: 0, maximum: 365, description: '0 to 365 days.' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -63,6 +87,8 @@ export function presentBillingSettings(s: BillingSettings): Static<typeof Billin
     invoicePrefix: s.invoicePrefix,
     creditNotePrefix: s.creditNotePrefix,
     supportUrl: s.supportUrl,
+    collectionMethod: s.collectionMethod,
+    daysUntilDue: s.daysUntilDue,
     updatedAt: s.updatedAt === 0 ? null : toIso(s.updatedAt),
   };
 }

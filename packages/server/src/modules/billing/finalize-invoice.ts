@@ -8,8 +8,11 @@ import { recordAudits } from '../audit/audit-event.repository.js';
 import { emitWebhookEvents } from '../outbound-webhooks/emit-webhook-events.js';
 import { readUsageOncePer } from './read-rating-usage.js';
 import { loadPriceVersion } from '../catalog/price-version.js';
-import { documentNumber } from './billing-settings.js';
+import { documentNumber, type BillingSettings } from './billing-settings.js';
 import { billingSettingsOf, takeDocumentNumbers } from './billing-settings.repository.js';
+
+/** What finalization reads of the billing settings: the number's prefix and, for send_invoice, the days until due. */
+type NumberingSettings = Pick<BillingSettings, 'invoicePrefix' | 'daysUntilDue'>;
 import type { AuditEventInput } from '../audit/audit-event.js';
 import { totalOf, type Invoice, type IssuedLine } from './invoice.js';
 import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
@@ -106,7 +109,7 @@ async function lateUsageAdjustments(deps: Deps, tenant: Tenant, invoice: Invoice
  * A draft as finalized at `at` (its subscription's time): its lines (a rerating's, when it was
  * rerated) and the adjustments added, numbered, frozen.
  */
-function finalized(deps: Pick<Deps, 'clock'>, invoice: Invoice, lines: IssuedLine[], prefix: string, n: number, at: number): Invoice {
+function finalized(deps: Pick<Deps, 'clock'>, invoice: Invoice, lines: IssuedLine[], settings: NumberingSettings, n: number, at: number): Invoice {
   const total = totalOf(lines, invoice.currency);
   return {
     ...invoice,
@@ -116,7 +119,9 @@ function finalized(deps: Pick<Deps, 'clock'>, invoice: Invoice, lines: IssuedLin
     status: 'finalized',
     // The workspace's real year, not the test clock's: one sequence per workspace and environment
     // reads in order (INV-2026-000002 never follows INV-2027-000001).
-    number: documentNumber(prefix, deps.clock.now(), n),
+    number: documentNumber(settings.invoicePrefix, deps.clock.now(), n),
+    // Due in the invoice's own time (a test clock's, if it lives on one), as Stripe's days_until_due.
+    dueDate: invoice.collectionMethod === 'send_invoice' ? at + settings.daysUntilDue * 86_400_000 : null,
     finalizedAt: at,
     updatedAt: deps.clock.now(),
   };
@@ -151,7 +156,7 @@ export async function finalizeDrafts(
   tenant: Tenant,
   drafts: readonly Invoice[],
   at: number,
-  prefix: string,
+  settings: NumberingSettings,
   opts: { rerate: boolean; adjust?: boolean },
 ): Promise<Invoice[]> {
   if (drafts.length === 0) return [];
@@ -168,7 +173,7 @@ export async function finalizeDrafts(
     lines.push([...own, ...(opts.adjust === false ? [] : await lateUsageAdjustments(deps, tenant, d, issued))]);
   }
   const first = await takeDocumentNumbers(deps.db, tenant, 'invoice', drafts.length);
-  return drafts.map((d, k) => finalized(deps, d, lines[k]!, prefix, first + k, at));
+  return drafts.map((d, k) => finalized(deps, d, lines[k]!, settings, first + k, at));
 }
 
 /**
@@ -202,7 +207,7 @@ export async function finalizeInvoices(
     }
     const settings = await billingSettingsOf(trx, tenant);
     const drafts = invoices.filter((i) => i.status === 'draft');
-    const finalized = await finalizeDrafts(txDeps, tenant, drafts, at, settings.invoicePrefix, { rerate: true });
+    const finalized = await finalizeDrafts(txDeps, tenant, drafts, at, settings, { rerate: true });
     for (const i of finalized) await saveInvoice(trx, tenant, i);
     await recordAudits(
       trx,

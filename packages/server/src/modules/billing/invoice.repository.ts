@@ -6,6 +6,7 @@ import type { InvoiceTable } from '../../db/tables/billing.table.js';
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { BillingReason, Invoice, InvoiceStatus, IssuedLine } from './invoice.js';
+import type { CollectionMethod } from './billing-settings.js';
 
 function toInvoice(r: Selectable<InvoiceTable>): Invoice {
   const n = (v: number | string | null) => (v === null ? null : Number(v));
@@ -27,6 +28,8 @@ function toInvoice(r: Selectable<InvoiceTable>): Invoice {
     total: r.total,
     creditedTotal: r.creditedTotal,
     amountPaid: r.amountPaid,
+    collectionMethod: r.collectionMethod as CollectionMethod,
+    dueDate: n(r.dueDate),
     testClockId: r.testClockId,
     finalizeAt: Number(r.finalizeAt),
     finalizedAt: n(r.finalizedAt),
@@ -91,6 +94,7 @@ export async function saveInvoice(db: Db, tenant: Tenant, i: Invoice): Promise<v
       total: i.total,
       creditedTotal: i.creditedTotal,
       amountPaid: i.amountPaid,
+      dueDate: i.dueDate,
       finalizedAt: i.finalizedAt,
       paidAt: i.paidAt,
       voidedAt: i.voidedAt,

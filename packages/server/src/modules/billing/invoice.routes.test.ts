@@ -224,6 +224,35 @@ describe('finalized invoices', () => {
     assert.equal((await api.post('/api/v1/invoices/inv_nope/finalize', {})).status, 404);
   });
 
+  it('collection: charge_automatically by default with no due date; send_invoice sets the due date at finalization, daysUntilDue later', async () => {
+    const { env, api } = await demo();
+    const defaults = (await api.get('/api/v1/billing/settings')).body;
+    assert.deepEqual([defaults.collectionMethod, defaults.daysUntilDue], ['charge_automatically', 30]);
+    const [first] = await invoicesOf(api, env.subscriptionId);
+    assert.deepEqual([first.collectionMethod, first.dueDate, first.amountDue], ['charge_automatically', null, '49.00']);
+    const finalizedFirst = (await api.post(`/api/v1/invoices/${first.id}/finalize`, {})).body;
+    assert.deepEqual([finalizedFirst.collectionMethod, finalizedFirst.dueDate], ['charge_automatically', null]);
+
+    const changed = await api.patch('/api/v1/billing/settings', { collectionMethod: 'send_invoice', daysUntilDue: 14 });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual([changed.body.collectionMethod, changed.body.daysUntilDue], ['send_invoice', 14]);
+    const end = Date.UTC(2026, 1, 15, 12);
+    t.clock.set(end + HOUR);
+    await runJob();
+    const cycle = (await invoicesOf(api, env.subscriptionId)).find((i) => i.billingReason === 'subscription_cycle');
+    assert.deepEqual([cycle.status, cycle.collectionMethod, cycle.dueDate], ['finalized', 'send_invoice', iso(end + HOUR + 14 * DAY)]);
+
+    for (const [body, field] of [
+      [{ collectionMethod: 'charge_later' }, 'body.collectionMethod'],
+      [{ daysUntilDue: 366 }, 'body.daysUntilDue'],
+      [{ daysUntilDue: -1 }, 'body.daysUntilDue'],
+    ] as const) {
+      const bad = await api.patch('/api/v1/billing/settings', body);
+      assert.equal(bad.status, 400, JSON.stringify(body));
+      assert.equal(bad.body.errors[0].field, field);
+    }
+  });
+
   it('numbers follow the workspace’s prefix, and the grace period is the workspace’s', async () => {
     const { env, api } = await demo();
     const settings = await api.patch('/api/v1/billing/settings', { invoicePrefix: 'ACME', invoiceGraceSeconds: 60 });

@@ -4,6 +4,7 @@ import { toIso, toIsoOrNull } from '../../lib/clock.js';
 import { Metadata, Timestamp } from '../../http/schemas.js';
 import type { InvoiceLine } from './rate-period.js';
 import { Amount, InvoiceLineSchema, Nullable } from './upcoming-invoice.js';
+import { CollectionMethodSchema, type CollectionMethod } from './billing-settings.js';
 
 /**
  * An issued invoice, modelled on Stripe's. draft → finalized → paid | void | uncollectible
@@ -52,6 +53,10 @@ export interface Invoice {
   total: string;
   creditedTotal: string;
   amountPaid: string;
+  /** Fixed when the invoice is issued, from the workspace's billing settings. */
+  collectionMethod: CollectionMethod;
+  /** send_invoice: set at finalization (finalizedAt plus the days until due); else null. */
+  dueDate: number | null;
   testClockId: string | null;
   finalizeAt: number;
   finalizedAt: number | null;
@@ -111,7 +116,15 @@ export const InvoiceSchema = Type.Object(
     total: Amount('What the invoice charges: the sum of its lines, a retention discount line included; no taxes.'),
     creditedTotal: Amount('Credit notes issued against it.'),
     amountPaid: Amount('Paid so far: the recorded payments, or the whole remainder when marked paid.'),
+    amountDue: Amount('What the invoice asks to be paid: its total less credit notes.'),
     amountRemaining: Amount('Still owed: total less credit notes and payments (0 once paid or void).'),
+    collectionMethod: CollectionMethodSchema,
+    dueDate: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'send_invoice: the date the buyer pays by (finalization plus daysUntilDue); null otherwise, and for a draft.',
+      }),
+    ),
     testClockId: Nullable(Type.String()),
     finalizeAt: Type.String({ format: 'date-time', description: 'A draft is finalized automatically at this time (its period end plus the grace period).' }),
     finalizedAt: Nullable(Timestamp),
@@ -136,7 +149,9 @@ export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
       const { ratedTotal: _ratedTotal, ...line } = l;
       return { ...line, periodStart: toIso(l.periodStart), periodEnd: toIso(l.periodEnd) };
     }),
+    amountDue: roundToMinorUnit(new Decimal(i.total).minus(i.creditedTotal), i.currency),
     amountRemaining: amountRemaining(i),
+    dueDate: toIsoOrNull(i.dueDate),
     finalizeAt: toIso(i.finalizeAt),
     finalizedAt: toIsoOrNull(i.finalizedAt),
     paidAt: toIsoOrNull(i.paidAt),

@@ -56,6 +56,8 @@ export function draftInvoice(deps: Pick<Deps, 'ids' | 'clock'>, settings: Billin
     total,
     creditedTotal: roundToMinorUnit('0', sub.currency),
     amountPaid: roundToMinorUnit('0', sub.currency),
+    collectionMethod: settings.collectionMethod,
+    dueDate: null,
     testClockId: sub.testClockId,
     finalizeAt: input.at + settings.invoiceGraceMs,
     finalizedAt: null,

@@ -61,7 +61,7 @@ export async function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, in
   const draft = draftInvoice(txDeps, settings, input);
   // No late-usage adjustments here: the invoice is exactly what the preview showed; the next
   // renewal's invoice carries them.
-  const [invoice] = await finalizeDrafts(txDeps, ctx, [draft], input.at, settings.invoicePrefix, { rerate: false, adjust: false });
+  const [invoice] = await finalizeDrafts(txDeps, ctx, [draft], input.at, settings, { rerate: false, adjust: false });
   if (!(await insertInvoice(txDeps.db, ctx, invoice!))) {
     throw new AppError('CONFLICT', `Subscription '${input.sub.id}' was changed at this instant already; fetch it and try again.`);
   }

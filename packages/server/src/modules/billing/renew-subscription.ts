@@ -218,7 +218,7 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
       const drafts = closed.flatMap((c) => (c.invoice ? [c.invoice] : []));
       // Last, so that the number sequence's row (locked until the commit) is held briefly.
       const due = drafts.filter((d) => d.finalizeAt <= now);
-      const done = new Map((await finalizeDrafts(txDeps, tenant, due, now, reads.settings.invoicePrefix, { rerate: false })).map((i) => [i.id, i]));
+      const done = new Map((await finalizeDrafts(txDeps, tenant, due, now, reads.settings, { rerate: false })).map((i) => [i.id, i]));
       const invoices = drafts.map((d) => done.get(d.id) ?? d);
       if ((await insertInvoices(trx, tenant, invoices)) !== invoices.length) throw new AlreadyRenewed();
 

@@ -14,6 +14,8 @@ export async function updateBillingSettings(deps: Deps, ctx: OperationContext, i
       invoicePrefix: input.invoicePrefix ?? current.invoicePrefix,
       creditNotePrefix: input.creditNotePrefix ?? current.creditNotePrefix,
       supportUrl: input.supportUrl === undefined ? current.supportUrl : input.supportUrl,
+      collectionMethod: input.collectionMethod ?? current.collectionMethod,
+      daysUntilDue: input.daysUntilDue ?? current.daysUntilDue,
       updatedAt: deps.clock.now(),
     };
     await saveBillingSettings(trx, ctx, next);
