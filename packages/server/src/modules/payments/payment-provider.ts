@@ -50,7 +50,10 @@ export interface ChargeResult {
   /** Decimal string in `currency` (ISO 4217, upper case). */
   amount: string;
   currency: string;
-  /** On failed: the provider's decline or error code (`card_declined`, `insufficient_funds`…). */
+  /**
+   * On failed: the provider's decline or error code (`card_declined`, `insufficient_funds`…); on
+   * requires_action, why when the provider says (`authentication_required`).
+   */
   failureCode: string | null;
   failureMessage: string | null;
   /** On requires_action: where the buyer completes the payment. */
