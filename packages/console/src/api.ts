@@ -34,7 +34,9 @@ export interface ApiOptions {
 
 export interface Api {
   get<T>(path: string, query?: Query): Promise<T>;
-  post<T>(path: string, body?: unknown): Promise<T>;
+  /** `headers`: a request's own, such as Idempotency-Key. */
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  put<T>(path: string, body: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   delete<T>(path: string): Promise<T>;
   list<T>(path: string, cursor: Cursor, limit: number, query?: Query): Promise<ListPage<T>>;
@@ -54,8 +56,8 @@ export function createApi(options: ApiOptions): Api {
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const now = options.now ?? (() => Date.now());
 
-  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  async function request<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { ...extra, accept: 'application/json' };
     if (options.environment) headers['x-tollgate-environment'] = options.environment();
     if (body !== undefined) headers['content-type'] = 'application/json';
     const token = options.csrfToken();
@@ -79,7 +81,8 @@ export function createApi(options: ApiOptions): Api {
 
   return {
     get: (path, query) => request('GET', withQuery(path, query)),
-    post: (path, body) => request('POST', path, body ?? {}),
+    post: (path, body, headers) => request('POST', path, body ?? {}, headers),
+    put: (path, body) => request('PUT', path, body),
     patch: (path, body) => request('PATCH', path, body),
     delete: (path) => request('DELETE', path),
     list: (path, cursor, limit, query = {}) => request('GET', withQuery(path, { ...query, ...pageQuery(cursor, limit) })),

@@ -17,6 +17,7 @@ import { InvoiceDetail } from './screens/invoices.js';
 import { Home } from './screens/home.js';
 import { Keys } from './screens/keys.js';
 import { Operators } from './screens/operators.js';
+import { PaymentSettings } from './screens/payment-settings.js';
 import { TestClocks } from './screens/test-clocks.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
 import { outboundScreen } from './screens/outbound.js';
@@ -43,6 +44,7 @@ function screenOf(route: Route | null) {
   if (route.name === 'customer') return { title: 'Customer', body: <CustomerDetail id={route.params.id ?? ''} /> };
   if (route.name === 'keys') return { title: 'Keys', body: <Keys /> };
   if (route.name === 'operators') return { title: 'Operators', body: <Operators /> };
+  if (route.name === 'payment-settings') return { title: 'Payments', body: <PaymentSettings /> };
   if (route.name === 'test-clocks') return { title: 'Test clocks', body: <TestClocks /> };
   if (route.name === 'audit') return { title: 'Audit log', body: <Audit /> };
   const area = webhooksScreen(route) ?? outboundScreen(route);

@@ -25,6 +25,7 @@ export type ScreenName =
   | 'audit'
   | 'test-clocks'
   | 'operators'
+  | 'payment-settings'
   | 'sign-in'
   | 'accept';
 
@@ -57,6 +58,8 @@ const ROUTES: ReadonlyArray<readonly [ScreenName, string]> = [
   ['audit', '/audit'],
   ['test-clocks', '/test-clocks'],
   ['operators', '/operators'],
+  // Settings of the workspace's environment; more (billing) may join under /settings.
+  ['payment-settings', '/settings/payments'],
 ];
 
 /** The navigation, in order: each entry is a route above without parameters. */
@@ -69,6 +72,7 @@ export const NAV: ReadonlyArray<{ name: ScreenName; label: string }> = [
   { name: 'outbound', label: 'Outbound' },
   { name: 'audit', label: 'Audit log' },
   { name: 'test-clocks', label: 'Test clocks' },
+  { name: 'payment-settings', label: 'Payments' },
   { name: 'operators', label: 'Operators' },
 ];
 

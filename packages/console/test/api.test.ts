@@ -35,7 +35,7 @@ describe('createApi: what each request carries', () => {
     assert.deepEqual(c.headers(), { accept: 'application/json', 'x-tollgate-environment': 'live' });
   });
 
-  for (const method of ['post', 'patch', 'delete'] as const) {
+  for (const method of ['post', 'put', 'patch', 'delete'] as const) {
     it(`${method.toUpperCase()}: the CSRF token too`, async () => {
       const c = client(() => json(200, {}), { token: 'csrf_1' });
       await (method === 'delete' ? c.api.delete('/x') : c.api[method]('/x', { a: 1 }));
@@ -48,6 +48,18 @@ describe('createApi: what each request carries', () => {
       }
     });
   }
+
+  it('POST with a header of its own (Idempotency-Key): sent beside the usual ones, which it cannot replace', async () => {
+    const c = client(() => json(200, {}), { token: 'csrf_1' });
+    await c.api.post('/x', { a: 1 }, { 'idempotency-key': 'k_1', 'x-csrf-token': 'forged', accept: 'text/html' });
+    assert.deepEqual(c.headers(), {
+      'idempotency-key': 'k_1',
+      accept: 'application/json',
+      'x-tollgate-environment': 'test',
+      'content-type': 'application/json',
+      'x-csrf-token': 'csrf_1',
+    });
+  });
 
   it('no token before sign-in: no header', async () => {
     const c = client(() => json(200, {}));

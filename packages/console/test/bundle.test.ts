@@ -11,7 +11,10 @@ import { ASSET_BASE, bundleConsole, bundleHub, HUB_ASSET_BASE } from '../scripts
 // 60,000 until issue 38 item 14: invoice lines worded as the pricing page words their units
 // (invoice-lines.ts), the folded lines, the editor's metric and period names, and the stacked
 // tables of the Keys screen took it to about 60,650.
-const JS_BUDGET = 61_000;
+// 61,000 until issue 39: an invoice's payments and its Record payment form (about 1,000 bytes)
+// and the Payments settings screen connecting Stripe (about 1,200) took it to 62,939. Raised
+// rather than split into lazy chunks (ARCHITECTURE.md), which is a change of its own.
+const JS_BUDGET = 63_000;
 const CSS_BUDGET = 10_000;
 /**
  * The developer hub (src/hub/, a second entry sharing the console's components): a customer's

@@ -34,6 +34,8 @@ describe('matchRoute: a pathname to the screen it shows', () => {
     ['/console/catalog/nope', null],
     ['/console/test-clocks', { name: 'test-clocks', params: {} }],
     ['/console/operators', { name: 'operators', params: {} }],
+    ['/console/settings/payments', { name: 'payment-settings', params: {} }],
+    ['/console/settings', null],
     ['/console/customers/cus_1/extra', null],
     ['/console/nope', null],
     ['/console/customers/%E0%A4%A', null],
@@ -58,6 +60,7 @@ describe('hrefOf: the path of a screen, and back', () => {
     [['catalog-rate-plan', { id: 'plan_1' }], '/console/catalog/rate-plans/plan_1'],
     [['catalog-storefronts'], '/console/catalog/storefronts'],
     [['invoice', { id: 'inv_1' }], '/console/invoices/inv_1'],
+    [['payment-settings'], '/console/settings/payments'],
   ];
   for (const [args, want] of cases) {
     it(`${JSON.stringify(args)} -> ${want}, which matches it again`, () => {
@@ -84,6 +87,7 @@ describe('navSectionOf: the navigation entry that is current', () => {
     ['/console/catalog', 'catalog'],
     ['/console/catalog/rate-plans/plan_1', 'catalog'],
     ['/console/catalog/storefronts', 'catalog'],
+    ['/console/settings/payments', 'payment-settings'],
     ['/console/sign-in', null],
     ['/console/nope', null],
   ];

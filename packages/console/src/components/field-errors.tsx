@@ -23,7 +23,7 @@ export function TextField(props: {
   label: string;
   hint?: string;
   errors: FormErrors;
-  type?: 'text' | 'email' | 'password' | 'search' | 'url';
+  type?: 'text' | 'email' | 'password' | 'search' | 'url' | 'date';
   autoComplete?: string;
   required?: boolean;
   defaultValue?: string;

@@ -4,23 +4,13 @@
  * appears, so a screen reader reads it out and the keyboard is next to the Copy button.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
+import { CopyButton } from './copy-button.js';
 
 export function SecretOnce(props: { title: string; label: string; secret: string; children?: ComponentChildren; onDone: () => void }) {
   const id = useId();
   const heading = useRef<HTMLHeadingElement>(null);
-  const [copied, setCopied] = useState<'' | 'ok' | 'failed'>('');
   useEffect(() => heading.current?.focus(), [props.secret]);
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(props.secret);
-      setCopied('ok');
-    } catch {
-      // No clipboard permission (an embedded browser, an old one): the text is there to select.
-      setCopied('failed');
-    }
-  }
 
   return (
     <section class="secret-once" aria-labelledby={`${id}-title`}>
@@ -34,14 +24,7 @@ export function SecretOnce(props: { title: string; label: string; secret: string
       <code class="secret-value" aria-labelledby={`${id}-label`}>
         {props.secret}
       </code>
-      <div class="secret-actions">
-        <button type="button" class="primary" onClick={() => void copy()}>
-          Copy
-        </button>
-        <span role="status" class="copy-status">
-          {copied === 'ok' ? 'Copied' : copied === 'failed' ? 'Could not copy: select the text and copy it.' : ''}
-        </span>
-      </div>
+      <CopyButton text={props.secret} primary />
       {props.children}
       <button type="button" onClick={props.onDone}>
         Done, hide it

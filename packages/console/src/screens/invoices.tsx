@@ -3,7 +3,7 @@
  * invoice's credit notes), and one invoice with its lines, totals and credit notes. Money is
  * decimal text from the API, worded by format.ts, never added up here: the API's totals are shown.
  * A line is named as the pricing page names its unit (invoice-lines.ts); usage lines with no usage
- * fold behind one disclosure.
+ * fold behind one disclosure. Its payments, and the form that records one, are invoice-payments.tsx.
  */
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
@@ -14,7 +14,9 @@ import { formatAmount, formatInstant, formatLineRate, formatPeriod, formatUsage,
 import { foldedLinesText, isZeroUsageLine, lineDescription, ratePlanIdsOf, type InvoiceLine, type LineContext } from '../invoice-lines.js';
 import type { RatePlanRecord } from '../plan-form.js';
 import { hrefOf } from '../routes.js';
+import { useKept } from '../use-action.js';
 import { useApi } from '../use-api.js';
+import { InvoicePayments } from './invoice-payments.js';
 import type { MetricRecord } from './metrics.js';
 
 export interface Invoice {
@@ -207,11 +209,12 @@ function InvoiceLines(props: { invoice: Invoice }) {
 
 export function InvoiceDetail(props: { id: string }) {
   const loaded = useApi((api) => api.get<Invoice>(`/api/v1/invoices/${encodeURIComponent(props.id)}`), [props.id]);
-  const i = loaded.state === 'ok' ? loaded.data : null;
+  // Kept while it loads again after a payment, so the page (and the focus in it) stays.
+  const i = useKept(loaded);
   return (
     <>
       <ScreenTitle>{i ? `Invoice ${invoiceName(i)}` : 'Invoice'}</ScreenTitle>
-      {loaded.state === 'loading' && <p class="muted">Loading…</p>}
+      {i === null && loaded.state === 'loading' && <p class="muted">Loading…</p>}
       {loaded.state === 'error' && <ProblemMessage problem={loaded.problem} />}
       {i && (
         <>
@@ -223,6 +226,10 @@ export function InvoiceDetail(props: { id: string }) {
             <dd>{i.status}</dd>
             <dt>Total</dt>
             <dd class="amount">{formatAmount(i.total, i.currency)}</dd>
+            <dt>Paid</dt>
+            <dd class="amount">{formatAmount(i.amountPaid, i.currency)}</dd>
+            <dt>Still owed</dt>
+            <dd class="amount">{formatAmount(i.amountRemaining, i.currency)}</dd>
             <dt>Customer</dt>
             <dd>{i.customerId}</dd>
             <dt>Subscription</dt>
@@ -235,7 +242,7 @@ export function InvoiceDetail(props: { id: string }) {
             <dd>{formatInstant(i.createdAt)}</dd>
             <dt>{i.finalizedAt ? 'Finalized' : 'Finalizes'}</dt>
             <dd>{formatInstant(i.finalizedAt ?? i.finalizeAt)}</dd>
-            {i.paidAt && <dt>Paid</dt>}
+            {i.paidAt && <dt>Paid on</dt>}
             {i.paidAt && <dd>{formatInstant(i.paidAt)}</dd>}
             {i.voidedAt && <dt>Voided</dt>}
             {i.voidedAt && <dd>{formatInstant(i.voidedAt)}</dd>}
@@ -244,6 +251,7 @@ export function InvoiceDetail(props: { id: string }) {
           </dl>
           <h2 class="section">Lines</h2>
           <InvoiceLines invoice={i} />
+          <InvoicePayments invoice={i} onRecorded={loaded.reload} />
           <h2 class="section">Credit notes</h2>
           <CreditNotes caption={`Credit notes of invoice ${invoiceName(i)}`} invoiceId={i.id} />
         </>

@@ -4350,8 +4350,8 @@ export interface components {
       provider: 'stripe';
       /** @description The secret key’s last four characters, e.g. …4242. */
       secretKeyHint: string;
-      /** @description The webhook signing secret’s last four characters. */
-      webhookSecretHint: string;
+      /** @description The webhook signing secret’s last four characters; null until it is given (Stripe’s webhooks are refused until then). */
+      webhookSecretHint: string | null;
       /** @description The path on this server to give Stripe as the webhook endpoint’s URL (prefix it with your public address). */
       webhookUrl: string;
       /** Format: date-time */
@@ -14435,8 +14435,8 @@ export interface operations {
         'application/json': {
           /** @description Stripe secret key (sk_…) or restricted key (rk_…) in the mode of this environment: sk_test_ for test, sk_live_ for live. Sealed at rest; never returned. */
           secretKey: string;
-          /** @description The signing secret (whsec_…) of the Stripe webhook endpoint that points at this connection’s webhookUrl. Sealed at rest; never returned. */
-          webhookSecret: string;
+          /** @description The signing secret (whsec_…) of the Stripe webhook endpoint that points at this connection’s webhookUrl: connect with the key first, create the endpoint in Stripe at webhookUrl, then send both again. Left out, the stored one stays. Sealed at rest; never returned. */
+          webhookSecret?: string;
         };
       };
     };
@@ -14623,8 +14623,8 @@ export interface operations {
             provider: 'stripe';
             /** @description The secret key’s last four characters, e.g. …4242. */
             secretKeyHint: string;
-            /** @description The webhook signing secret’s last four characters. */
-            webhookSecretHint: string;
+            /** @description The webhook signing secret’s last four characters; null until it is given (Stripe’s webhooks are refused until then). */
+            webhookSecretHint: string | null;
             /** @description The path on this server to give Stripe as the webhook endpoint’s URL (prefix it with your public address). */
             webhookUrl: string;
             /** Format: date-time */

@@ -9,10 +9,10 @@ export interface PaymentProviderTable {
   secretKeyKeyId: string;
   /** The key's last four characters, to tell keys apart on screen. */
   secretKeyHint: string;
-  /** The provider's webhook signing secret, sealed the same way. */
-  webhookSecretCiphertext: string;
-  webhookSecretKeyId: string;
-  webhookSecretHint: string;
+  /** The provider's webhook signing secret, sealed the same way; null until it is given. */
+  webhookSecretCiphertext: string | null;
+  webhookSecretKeyId: string | null;
+  webhookSecretHint: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -25,7 +25,7 @@ export async function connectStripe(
 ): Promise<{ connection: PaymentProviderConnection; created: boolean }> {
   const problems = [
     { field: 'body.secretKey', message: stripeSecretKeyProblem(input.secretKey, ctx.environment) },
-    { field: 'body.webhookSecret', message: stripeWebhookSecretProblem(input.webhookSecret) },
+    { field: 'body.webhookSecret', message: input.webhookSecret === undefined ? null : stripeWebhookSecretProblem(input.webhookSecret) },
   ].filter((p): p is { field: string; message: string } => p.message !== null);
   if (problems.length > 0) {
     throw new AppError('VALIDATION_FAILED', problems[0]!.message, { details: problems.map((p) => ({ code: 'VALIDATION_FAILED', ...p })) });
@@ -40,8 +40,10 @@ export async function connectStripe(
       provider: 'stripe',
       secretKey: deps.secrets.seal(input.secretKey, sealedFor(id, 'secretKey')),
       secretKeyHint: hintOf(input.secretKey),
-      webhookSecret: deps.secrets.seal(input.webhookSecret, sealedFor(id, 'webhookSecret')),
-      webhookSecretHint: hintOf(input.webhookSecret),
+      // Left out: the stored one stays (none on a new connection).
+      webhookSecret:
+        input.webhookSecret === undefined ? (existing?.webhookSecret ?? null) : deps.secrets.seal(input.webhookSecret, sealedFor(id, 'webhookSecret')),
+      webhookSecretHint: input.webhookSecret === undefined ? (existing?.webhookSecretHint ?? null) : hintOf(input.webhookSecret),
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };

@@ -12,7 +12,8 @@ function toConnection(r: Selectable<PaymentProviderTable>): PaymentProviderConne
     provider: r.provider as ConnectableProvider,
     secretKey: { ciphertext: r.secretKeyCiphertext, keyId: r.secretKeyKeyId },
     secretKeyHint: r.secretKeyHint,
-    webhookSecret: { ciphertext: r.webhookSecretCiphertext, keyId: r.webhookSecretKeyId },
+    webhookSecret:
+      r.webhookSecretCiphertext === null || r.webhookSecretKeyId === null ? null : { ciphertext: r.webhookSecretCiphertext, keyId: r.webhookSecretKeyId },
     webhookSecretHint: r.webhookSecretHint,
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
@@ -47,8 +48,8 @@ function columns(c: PaymentProviderConnection) {
     secretKeyCiphertext: c.secretKey.ciphertext,
     secretKeyKeyId: c.secretKey.keyId,
     secretKeyHint: c.secretKeyHint,
-    webhookSecretCiphertext: c.webhookSecret.ciphertext,
-    webhookSecretKeyId: c.webhookSecret.keyId,
+    webhookSecretCiphertext: c.webhookSecret?.ciphertext ?? null,
+    webhookSecretKeyId: c.webhookSecret?.keyId ?? null,
     webhookSecretHint: c.webhookSecretHint,
     updatedAt: c.updatedAt,
   };

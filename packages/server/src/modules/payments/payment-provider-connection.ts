@@ -14,8 +14,9 @@ export interface PaymentProviderConnection {
   provider: ConnectableProvider;
   secretKey: Sealed;
   secretKeyHint: string;
-  webhookSecret: Sealed;
-  webhookSecretHint: string;
+  /** Null until given: the webhook endpoint's signing secret comes after the connection's URL exists. */
+  webhookSecret: Sealed | null;
+  webhookSecretHint: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -61,11 +62,14 @@ export const ConnectStripeBody = Type.Object(
       description:
         'Stripe secret key (sk_…) or restricted key (rk_…) in the mode of this environment: sk_test_ for test, sk_live_ for live. Sealed at rest; never returned.',
     }),
-    webhookSecret: Type.String({
-      minLength: 1,
-      maxLength: 255,
-      description: 'The signing secret (whsec_…) of the Stripe webhook endpoint that points at this connection’s webhookUrl. Sealed at rest; never returned.',
-    }),
+    webhookSecret: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'The signing secret (whsec_…) of the Stripe webhook endpoint that points at this connection’s webhookUrl: connect with the key first, create the endpoint in Stripe at webhookUrl, then send both again. Left out, the stored one stays. Sealed at rest; never returned.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -78,7 +82,9 @@ export const PaymentProviderSchema = Type.Object(
     environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
     provider: Type.Literal('stripe'),
     secretKeyHint: Type.String({ description: 'The secret key’s last four characters, e.g. …4242.' }),
-    webhookSecretHint: Type.String({ description: 'The webhook signing secret’s last four characters.' }),
+    webhookSecretHint: Type.Union([Type.String(), Type.Null()], {
+      description: 'The webhook signing secret’s last four characters; null until it is given (Stripe’s webhooks are refused until then).',
+    }),
     webhookUrl: Type.String({
       description: 'The path on this server to give Stripe as the webhook endpoint’s URL (prefix it with your public address).',
     }),

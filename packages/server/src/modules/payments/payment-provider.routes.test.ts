@@ -57,7 +57,7 @@ describe('PUT /api/v1/payment_providers/stripe', () => {
     const r = await row(id);
     assert.ok(!JSON.stringify(r).includes(testKey) && !JSON.stringify(r).includes(signing));
     assert.equal(t.deps.secrets.open({ ciphertext: r.secretKeyCiphertext, keyId: r.secretKeyKeyId }, sealedFor(id, 'secretKey')), testKey);
-    assert.equal(t.deps.secrets.open({ ciphertext: r.webhookSecretCiphertext, keyId: r.webhookSecretKeyId }, sealedFor(id, 'webhookSecret')), signing);
+    assert.equal(t.deps.secrets.open({ ciphertext: r.webhookSecretCiphertext!, keyId: r.webhookSecretKeyId! }, sealedFor(id, 'webhookSecret')), signing);
     assert.throws(() => t.deps.secrets.open({ ciphertext: r.secretKeyCiphertext, keyId: r.secretKeyKeyId }, sealedFor(id, 'webhookSecret')), SecretBoxError);
 
     const [event] = await audit('payment_provider.connected', id);
@@ -87,7 +87,6 @@ describe('PUT /api/v1/payment_providers/stripe', () => {
       [t.seed.client(other.live.secretKey), { secretKey: testKey, webhookSecret: signing }, 'body.secretKey', /test-mode Stripe key/],
       [t.seed.client(other.test.secretKey), { secretKey: 'pk_test_51AbCdEfGhIjKlMnOpQrStUv', webhookSecret: signing }, 'body.secretKey', /publishable key/],
       [t.seed.client(other.test.secretKey), { secretKey: testKey, webhookSecret: 'not-a-secret' }, 'body.webhookSecret', /whsec_/],
-      [t.seed.client(other.test.secretKey), { secretKey: testKey }, 'body.webhookSecret', /required|webhookSecret/],
     ];
     for (const [client, body, field, message] of cases) {
       const res = await client.request('PUT', '/api/v1/payment_providers/stripe', body);
@@ -113,6 +112,21 @@ describe('PUT /api/v1/payment_providers/stripe', () => {
     assert.notEqual(test.id, res.body.id);
     const stranger = await t.seed.workspace();
     assert.equal((await t.seed.client(stranger.live.secretKey).get('/api/v1/payment_providers/stripe')).status, 404);
+  });
+});
+
+describe('the signing secret after the key', () => {
+  it('connects with the key alone (the webhook URL exists only then); the signing secret comes with a second PUT, and a PUT without it keeps it', async () => {
+    const w = await t.seed.workspace();
+    const c = t.seed.client(w.test.secretKey);
+    const first = await c.request('PUT', '/api/v1/payment_providers/stripe', { secretKey: testKey });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.deepEqual([first.body.secretKeyHint, first.body.webhookSecretHint], ['…1111', null]);
+    assert.match(first.body.webhookUrl, /^\/v1\/payments\/stripe\/webhooks\/pp_/);
+    const both = await c.request('PUT', '/api/v1/payment_providers/stripe', { secretKey: testKey, webhookSecret: signing });
+    assert.deepEqual([both.status, both.body.id, both.body.webhookSecretHint], [200, first.body.id, '…3333']);
+    const keyOnly = await c.request('PUT', '/api/v1/payment_providers/stripe', { secretKey: 'sk_test_51AbCdEfGhIjKlMnOpQrStUv6666' });
+    assert.deepEqual([keyOnly.body.secretKeyHint, keyOnly.body.webhookSecretHint], ['…6666', '…3333'], 'the signing secret stays');
   });
 });
 
@@ -163,7 +177,7 @@ describe('tollgate secrets re-encrypt, for payment providers', () => {
     const stored = await row(created.body.id);
     assert.deepEqual([stored.secretKeyKeyId, stored.webhookSecretKeyId], ['new', 'new']);
     assert.equal(onlyNew.open({ ciphertext: stored.secretKeyCiphertext, keyId: 'new' }, sealedFor(created.body.id, 'secretKey')), testKey);
-    assert.equal(onlyNew.open({ ciphertext: stored.webhookSecretCiphertext, keyId: 'new' }, sealedFor(created.body.id, 'webhookSecret')), signing);
+    assert.equal(onlyNew.open({ ciphertext: stored.webhookSecretCiphertext!, keyId: 'new' }, sealedFor(created.body.id, 'webhookSecret')), signing);
     assert.equal((await reencryptProviderSecrets({ ...t.deps, secrets: onlyNew }, actor, 'req_2')).reencrypted, 0);
 
     const later = await t.seed.workspace();

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Actor } from '../../lib/operation-context.js';
-import { SecretBoxError } from '../../lib/secret-box.js';
+import { SecretBoxError, type Sealed } from '../../lib/secret-box.js';
 import { recordSecretsReencrypted, type ReencryptionTally } from '../audit/secrets-reencrypted.js';
 import { sealedFor } from './payment-provider-connection.js';
 import { listAllPaymentProviders, updatePaymentProvider } from './payment-provider-connection.repository.js';
@@ -18,13 +18,18 @@ export async function reencryptProviderSecrets(deps: Deps, actor: Actor, correla
     let total = 0;
     let reencrypted = 0;
     for (const c of await listAllPaymentProviders(trx)) {
-      total += 2;
-      const stale = [c.secretKey, c.webhookSecret].filter((s) => s.keyId !== current).length;
+      const sealed = [c.secretKey, c.webhookSecret].filter((s) => s !== null);
+      total += sealed.length;
+      const stale = sealed.filter((s) => s.keyId !== current).length;
       if (stale === 0) continue;
       try {
-        const reseal = (field: 'secretKey' | 'webhookSecret') =>
-          c[field].keyId === current ? c[field] : deps.secrets.seal(deps.secrets.open(c[field], sealedFor(c.id, field)), sealedFor(c.id, field));
-        await updatePaymentProvider(trx, c, { ...c, secretKey: reseal('secretKey'), webhookSecret: reseal('webhookSecret') });
+        const reseal = (v: Sealed, field: 'secretKey' | 'webhookSecret') =>
+          v.keyId === current ? v : deps.secrets.seal(deps.secrets.open(v, sealedFor(c.id, field)), sealedFor(c.id, field));
+        await updatePaymentProvider(trx, c, {
+          ...c,
+          secretKey: reseal(c.secretKey, 'secretKey'),
+          webhookSecret: c.webhookSecret === null ? null : reseal(c.webhookSecret, 'webhookSecret'),
+        });
         reencrypted += stale;
       } catch (err) {
         if (!(err instanceof SecretBoxError)) throw err;

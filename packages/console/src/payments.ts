@@ -1,0 +1,67 @@
+/**
+ * The rules of the console's payment screens, pure so they are tested with tables of cases: which
+ * invoices take a payment, the day a payment arrived as the API's paidAt, a provider's name, and
+ * the webhook address to give Stripe. Amounts stay decimal text (Decimal from @tollgate/pricing
+ * compares them), never a JS number.
+ */
+import { Decimal, isDecimalString } from '@tollgate/pricing';
+import { formatAmount } from './format.js';
+
+/** Issued and not settled (the server's rule: 409 for any other status). */
+const PAYABLE = new Set(['finalized', 'uncollectible']);
+
+/** An invoice takes a payment when it is finalized or uncollectible and something is still owed. */
+export function canRecordPayment(invoice: { status: string; amountRemaining: string }): boolean {
+  return PAYABLE.has(invoice.status) && isDecimalString(invoice.amountRemaining) && new Decimal(invoice.amountRemaining).gt(0);
+}
+
+/** The UTC day of an instant, as a date input holds it: "2026-01-15". The console words every time in UTC. */
+export const utcDayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+export interface PaymentForm {
+  amount: string;
+  /** The date input's value: "2026-01-10", or "" when cleared. */
+  paidOn: string;
+  reference: string;
+}
+
+export interface RecordPaymentBody {
+  amount: string;
+  paidAt?: string;
+  reference?: string;
+}
+
+/**
+ * The request's body from the form. A payment that arrived today (or with no date) sends no
+ * paidAt, so the server takes its own now (the invoice's test clock's, if it has one); another day
+ * is its start in UTC. Text that is not a day is sent as typed, so the server's 400 names the
+ * field. An empty reference is left out; the amount is sent as typed, for the server to judge.
+ */
+export function recordPaymentBody(form: PaymentForm, today: string): RecordPaymentBody {
+  const body: RecordPaymentBody = { amount: form.amount.trim() };
+  const day = form.paidOn.trim();
+  if (day !== '' && day !== today) body.paidAt = /^\d{4}-\d{2}-\d{2}$/.test(day) ? `${day}T00:00:00.000Z` : day;
+  const reference = form.reference.trim();
+  if (reference !== '') body.reference = reference;
+  return body;
+}
+
+/** What a recorded payment left, for the status line: "Recorded $20.00. Still owed: $29.00." or "… The invoice is paid." */
+export function recordedText(amount: string, invoice: { status: string; currency: string; amountRemaining: string }): string {
+  const recorded = `Recorded ${formatAmount(amount, invoice.currency)}.`;
+  if (invoice.status === 'paid') return `${recorded} The invoice is paid.`;
+  return `${recorded} Still owed: ${formatAmount(invoice.amountRemaining, invoice.currency)}.`;
+}
+
+const PROVIDERS: Record<string, string> = { manual: 'Recorded by hand', stripe: 'Stripe' };
+
+/** Who moved the money, in words; a provider this console does not know yet is shown as sent. */
+export const providerText = (provider: string): string => PROVIDERS[provider] ?? provider;
+
+/**
+ * The address to give Stripe: the API answers a path on this server, to be prefixed with the
+ * address Stripe reaches it at, which for an operator at the console is usually the page's own.
+ */
+export function webhookAddress(origin: string, path: string): string {
+  return /^https?:\/\//.test(path) ? path : `${origin.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
+}

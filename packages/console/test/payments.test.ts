@@ -1,0 +1,76 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { canRecordPayment, providerText, recordedText, recordPaymentBody, utcDayOf, webhookAddress, type PaymentForm } from '../src/payments.js';
+
+describe('canRecordPayment: finalized or uncollectible, with something owed', () => {
+  const cases: Array<[string, string, boolean]> = [
+    ['finalized', '49.00', true],
+    ['finalized', '0.01', true],
+    ['uncollectible', '12.50', true],
+    ['finalized', '0.00', false],
+    ['finalized', '0', false],
+    ['uncollectible', '0.000', false],
+    ['draft', '49.00', false],
+    ['paid', '0.00', false],
+    ['void', '49.00', false],
+    // Not a decimal: no form, rather than a guess.
+    ['finalized', '', false],
+    ['finalized', 'abc', false],
+  ];
+  for (const [status, amountRemaining, want] of cases)
+    it(`${status} with ${JSON.stringify(amountRemaining)} owed -> ${want}`, () => assert.equal(canRecordPayment({ status, amountRemaining }), want));
+});
+
+describe('utcDayOf: the UTC day a date input holds', () => {
+  const cases: Array<[number, string]> = [
+    [Date.UTC(2026, 0, 15, 12, 0, 0), '2026-01-15'],
+    [Date.UTC(2026, 0, 15, 23, 59, 59, 999), '2026-01-15'],
+    [Date.UTC(2026, 0, 16, 0, 0, 0), '2026-01-16'],
+    [Date.UTC(2024, 1, 29, 6), '2024-02-29'],
+  ];
+  for (const [ms, want] of cases) it(`${new Date(ms).toISOString()} -> ${want}`, () => assert.equal(utcDayOf(ms), want));
+});
+
+describe('recordPaymentBody: the form as the API takes it', () => {
+  const today = '2026-01-15';
+  const form = (f: Partial<PaymentForm>): PaymentForm => ({ amount: '20', paidOn: today, reference: '', ...f });
+  const cases: Array<[string, Partial<PaymentForm>, Record<string, string>]> = [
+    ['today: no paidAt, the server takes its own now (a test clock’s, if any)', {}, { amount: '20' }],
+    ['no date: the same', { paidOn: '' }, { amount: '20' }],
+    ['another day: its start in UTC', { paidOn: '2026-01-10' }, { amount: '20', paidAt: '2026-01-10T00:00:00.000Z' }],
+    ['a later day is sent too: the server says it is in the future', { paidOn: '2026-02-01' }, { amount: '20', paidAt: '2026-02-01T00:00:00.000Z' }],
+    ['text that is not a day is sent as typed, for the server to name the field', { paidOn: '10/01/2026' }, { amount: '20', paidAt: '10/01/2026' }],
+    ['a reference, trimmed', { reference: '  SEPA 0115-77 ' }, { amount: '20', reference: 'SEPA 0115-77' }],
+    ['a blank reference is left out', { reference: '   ' }, { amount: '20' }],
+    ['the amount trimmed, never parsed: the server judges it', { amount: ' 29.001 ' }, { amount: '29.001' }],
+    ['an empty amount is sent empty: the server names it', { amount: '' }, { amount: '' }],
+  ];
+  for (const [what, f, want] of cases) it(what, () => assert.deepEqual(recordPaymentBody(form(f), today), want));
+});
+
+describe('recordedText: what a recorded payment left', () => {
+  const cases: Array<[string, { status: string; currency: string; amountRemaining: string }, string]> = [
+    ['20.00', { status: 'finalized', currency: 'USD', amountRemaining: '29.00' }, 'Recorded $20.00. Still owed: $29.00.'],
+    ['29.00', { status: 'paid', currency: 'USD', amountRemaining: '0.00' }, 'Recorded $29.00. The invoice is paid.'],
+    ['500', { status: 'uncollectible', currency: 'JPY', amountRemaining: '1200' }, 'Recorded ¥500. Still owed: ¥1,200.'],
+  ];
+  for (const [amount, invoice, want] of cases) it(want, () => assert.equal(recordedText(amount, invoice), want));
+});
+
+describe('providerText and webhookAddress', () => {
+  const providers: Array<[string, string]> = [
+    ['manual', 'Recorded by hand'],
+    ['stripe', 'Stripe'],
+    ['adyen', 'adyen'],
+  ];
+  for (const [p, want] of providers) it(`${p} -> ${want}`, () => assert.equal(providerText(p), want));
+
+  const addresses: Array<[string, string, string]> = [
+    ['https://billing.example.com', '/v1/payments/stripe/webhooks/pp_1', 'https://billing.example.com/v1/payments/stripe/webhooks/pp_1'],
+    ['http://127.0.0.1:8080/', '/v1/payments/stripe/webhooks/pp_1', 'http://127.0.0.1:8080/v1/payments/stripe/webhooks/pp_1'],
+    ['https://billing.example.com', 'v1/payments/stripe/webhooks/pp_1', 'https://billing.example.com/v1/payments/stripe/webhooks/pp_1'],
+    // Should the API answer a whole URL one day, it is shown as it is.
+    ['https://billing.example.com', 'https://hooks.example.com/pp_1', 'https://hooks.example.com/pp_1'],
+  ];
+  for (const [origin, path, want] of addresses) it(`${origin} + ${path} -> ${want}`, () => assert.equal(webhookAddress(origin, path), want));
+});
