@@ -2137,6 +2137,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/payments/stripe/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Receive Stripe’s webhooks for a connection
+     * @description Give Stripe this URL (the connection’s webhookUrl, after your public address). The Stripe-Signature header is verified on the raw body with the connection’s signing secret before anything is parsed; a missing or wrong signature, one older than 5 minutes, or a connection without a signing secret gets 401 and stores nothing (audited as payment_provider.webhook_rejected). A verified event is kept once per event id and acknowledged with 200 once stored; a redelivery gets 200 with duplicate true.
+     */
+    post: operations['receiveStripeWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/webhook/{sourceId}': {
     parameters: {
       query?: never;
@@ -14640,6 +14660,45 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  receiveStripeWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description pp_…: the connection. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "received": true,
+           *       "duplicate": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            received: true;
+            duplicate: boolean;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['ContentTooLarge'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

@@ -29,6 +29,7 @@ import * as m0025 from './migrations/0025_webhook_log_source_names.js';
 import * as m0026 from './migrations/0026_payment_providers.js';
 import * as m0027 from './migrations/0027_payments.js';
 import * as m0028 from './migrations/0028_collection_method.js';
+import * as m0029 from './migrations/0029_payment_provider_events.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -61,6 +62,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0026_payment_providers', m0026],
   ['0027_payments', m0027],
   ['0028_collection_method', m0028],
+  ['0029_payment_provider_events', m0029],
 ];
 
 /**

@@ -23,6 +23,7 @@ import type { HubSessionTable } from './tables/hub-session.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 import type { PaymentProviderTable } from './tables/payment-provider.table.js';
 import type { PaymentTable } from './tables/payment.table.js';
+import type { PaymentProviderEventTable } from './tables/payment-provider-event.table.js';
 import type {
   WebhookAttemptTable,
   WebhookDeliveryTable,
@@ -74,4 +75,5 @@ export interface Database {
   hubSessions: HubSessionTable;
   paymentProviders: PaymentProviderTable;
   payments: PaymentTable;
+  paymentProviderEvents: PaymentProviderEventTable;
 }

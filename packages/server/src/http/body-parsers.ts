@@ -50,3 +50,12 @@ export function registerFormParser(app: FastifyInstance): void {
     done(null, out);
   });
 }
+
+/**
+ * For a scope whose routes authenticate by a signature over the raw bytes (third-party webhooks):
+ * no parser runs first, every body stays the Buffer that arrived.
+ */
+export function keepBodiesRaw(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+}

@@ -146,6 +146,7 @@ describe('operations in the OpenAPI document', () => {
       'paths POST /api/v1/hub/session',
       'paths GET /pricing/{storefrontId}',
       'paths POST /v1/ingest/webhook/{sourceId}',
+      'paths POST /v1/payments/stripe/webhooks/{id}',
       'paths GET /widget/v1/tollgate-widget.js',
       'paths GET /widget/v1/tollgate-widget.{hash}.js',
       'paths GET /widget/v1/manifest.json',

@@ -60,6 +60,7 @@ export const auditEventTypesByCategory = {
     'payment_provider.connected',
     'payment_provider.updated',
     'payment_provider.disconnected',
+    'payment_provider.webhook_rejected',
   ],
   Catalog: [
     'product.created',

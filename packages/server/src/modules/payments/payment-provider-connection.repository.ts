@@ -86,3 +86,23 @@ export async function listAllPaymentProviders(db: Db): Promise<Array<PaymentProv
   const rows = await db.selectFrom('paymentProviders').selectAll().orderBy('id').execute();
   return rows.map((r) => ({ ...toConnection(r), workspaceId: r.workspaceId }));
 }
+
+/** A connection by its id alone, across tenants: the webhook URL names it, and it decides the tenant. */
+export async function findPaymentProviderById(db: Db, id: string): Promise<(PaymentProviderConnection & Tenant) | null> {
+  const r = await db.selectFrom('paymentProviders').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? { ...toConnection(r), workspaceId: r.workspaceId } : null;
+}
+
+/** Stores a verified provider event once per connection; false when it was stored before (a redelivery). */
+export async function insertProviderEvent(
+  db: Db,
+  tenant: Tenant,
+  e: { connectionId: string; providerEventId: string; type: string; payload: string; receivedAt: number },
+): Promise<boolean> {
+  const r = await db
+    .insertInto('paymentProviderEvents')
+    .values({ ...e, workspaceId: tenant.workspaceId, environment: tenant.environment, appliedAt: null })
+    .onConflict((oc) => oc.columns(['connectionId', 'providerEventId']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+}

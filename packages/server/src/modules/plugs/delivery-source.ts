@@ -3,7 +3,7 @@ import { SecretBoxError } from '../../lib/secret-box.js';
 import { cacheSpec } from '../../lib/caches.js';
 import { compileFieldMappings, compileSource, type CompiledMappings, type CompiledSource } from './field-mapping.js';
 import { signatureSchemeOf } from './provider-templates.js';
-import { signatureHeaderNames, type SignatureScheme } from './signature.js';
+import { signatureHeaderNames, type SignatureScheme } from '../../lib/webhook-signature.js';
 import { secretAssociatedData, type WebhookSource } from './webhook-source.js';
 import { findWebhookSourceForDelivery } from './webhook-source.repository.js';
 import { findMetric } from '../metrics/metric.repository.js';

@@ -1,5 +1,5 @@
 import type { FieldMappings, MappingSource } from './field-mapping.js';
-import type { SignatureScheme } from './signature.js';
+import type { SignatureScheme } from '../../lib/webhook-signature.js';
 
 /**
  * The built-in provider templates. A template decides how requests are signed, where the

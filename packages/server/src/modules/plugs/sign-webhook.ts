@@ -2,7 +2,7 @@
 // examples. Written independently of signature.ts (it shares no helper with the verifier), so that
 // a misreading of a provider's algorithm in one is caught by the round trip rather than mirrored.
 import { createHash, createHmac, createPrivateKey, sign as signDigital } from 'node:crypto';
-import type { SignatureScheme } from './signature.js';
+import type { SignatureScheme } from '../../lib/webhook-signature.js';
 
 export interface SignOptions {
   nowMs: number;

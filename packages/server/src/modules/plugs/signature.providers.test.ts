@@ -7,7 +7,7 @@ import Stripe from 'stripe';
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
 import twilio from 'twilio';
 import { EventWebhook } from '@sendgrid/eventwebhook';
-import { verifySignature, type SignatureScheme, type SignedRequest, type VerificationFailure } from './signature.js';
+import { verifySignature, type SignatureScheme, type SignedRequest, type VerificationFailure } from '../../lib/webhook-signature.js';
 import { signWebhook } from './sign-webhook.js';
 
 const NOW_MS = Date.UTC(2026, 0, 15, 12, 0, 0);

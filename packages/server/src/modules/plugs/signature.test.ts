@@ -9,7 +9,7 @@ import {
   type SignedRequest,
   type Verification,
   type VerificationFailure,
-} from './signature.js';
+} from '../../lib/webhook-signature.js';
 import { signWebhook } from './sign-webhook.js';
 
 // Expected values below are either published by the provider or computed here with node:crypto

@@ -1,3 +1,4 @@
+import { keepBodiesRaw } from '../../http/body-parsers.js';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { admission } from '../../http/admission.js';
@@ -8,7 +9,7 @@ import { AppError } from '../../lib/errors.js';
 import { loadDeliverySource, verificationBypassed } from './delivery-source.js';
 import { processVerifiedWebhook, refuseWebhook, type VerifiedRequest } from './receive-webhook.js';
 import type { WebhookWriter } from './write-webhook.js';
-import { verifySignature } from './signature.js';
+import { verifySignature } from '../../lib/webhook-signature.js';
 
 const Accepted = Type.Object(
   {
@@ -38,8 +39,7 @@ const Accepted = Type.Object(
 export async function webhookRoutes(app: App, deps: Deps, writer: WebhookWriter): Promise<void> {
   await app.register(async (scoped) => {
     const scope = scoped as unknown as App;
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    keepBodiesRaw(scope);
     scope.post('/v1/ingest/webhook/:sourceId', {
       config: { auth: { kind: 'none' }, rateLimited: false },
       ...admission(() => deps.config.webhookMaxInFlight, 'webhook requests', deps.metrics.admission('webhook')),

@@ -1,0 +1,66 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
+import { verifySignature, type SignedRequest } from '../../lib/webhook-signature.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import { sealedFor } from './payment-provider-connection.js';
+import { findPaymentProviderById, insertProviderEvent } from './payment-provider-connection.repository.js';
+
+const EVENT_ID = /^evt_[A-Za-z0-9_]{1,250}$/;
+const EVENT_TYPE = /^[a-z_]+(\.[a-z_]+){1,4}$/;
+
+/**
+ * A Stripe webhook for one connection: verified on the raw bytes with the connection's signing
+ * secret (Stripe's scheme, 5 minutes of tolerance on our clock) before anything is parsed, then
+ * kept once per event id, and acknowledged only after it is stored, so nothing Stripe sent is lost
+ * and a redelivery is not stored twice. A refused signature is audited in the connection's
+ * workspace and stores nothing.
+ */
+export async function receiveStripeWebhook(deps: Deps, connectionId: string, request: SignedRequest): Promise<{ duplicate: boolean }> {
+  const connection = await findPaymentProviderById(deps.db, connectionId);
+  if (!connection) {
+    throw new AppError('NOT_FOUND', `No payment provider connection '${connectionId}' exists (or it was disconnected). Check the URL Stripe posts to.`, {
+      field: 'path.id',
+    });
+  }
+  const secret = connection.webhookSecret === null ? null : deps.secrets.open(connection.webhookSecret, sealedFor(connection.id, 'webhookSecret'));
+  const verdict = verifySignature({ kind: 'stripe' }, secret, request, deps.clock.now());
+  if (!verdict.ok) {
+    await recordAudit(
+      deps.db,
+      deps,
+      {
+        workspaceId: connection.workspaceId,
+        environment: connection.environment,
+        actor: { type: 'ANONYMOUS', id: 'stripe' },
+        correlationId: connectionId,
+        source: 'webhook',
+      },
+      {
+        eventType: 'payment_provider.webhook_rejected',
+        severity: 'WARN',
+        targetType: 'payment_provider',
+        targetId: connection.id,
+        payload: { reason: verdict.reason },
+      },
+    );
+    throw new AppError('UNAUTHENTICATED', verdict.message);
+  }
+  let event: { id?: unknown; type?: unknown };
+  try {
+    event = JSON.parse(request.body.toString('utf8')) as { id?: unknown; type?: unknown };
+  } catch {
+    throw new AppError('INVALID_JSON', 'The body is not JSON: a Stripe event is a JSON object.');
+  }
+  if (typeof event.id !== 'string' || !EVENT_ID.test(event.id))
+    throw new AppError('VALIDATION_FAILED', 'The event has no Stripe event id (evt_…).', { field: 'body.id' });
+  if (typeof event.type !== 'string' || !EVENT_TYPE.test(event.type))
+    throw new AppError('VALIDATION_FAILED', 'The event has no Stripe event type (such as payment_intent.succeeded).', { field: 'body.type' });
+  const stored = await insertProviderEvent(deps.db, connection, {
+    connectionId: connection.id,
+    providerEventId: event.id,
+    type: event.type,
+    payload: request.body.toString('utf8'),
+    receivedAt: deps.clock.now(),
+  });
+  return { duplicate: !stored };
+}
