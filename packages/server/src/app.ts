@@ -48,6 +48,7 @@ import { testClockBilling } from './modules/billing/advance-test-clock.js';
 import { testClockRoutes } from './modules/test-clocks/test-clock.routes.js';
 import { paymentProviderRoutes } from './modules/payments/payment-provider.routes.js';
 import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js';
+import { paymentMethodRoutes } from './modules/payments/payment-method.routes.js';
 import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
@@ -242,6 +243,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await testClockRoutes(a, deps, testClockBilling(boundCredentials));
     await paymentProviderRoutes(a, deps);
     await stripeWebhookRoutes(a, deps);
+    await paymentMethodRoutes(a, deps);
     await webhookRoutes(a, deps, usage);
     await webhookSourceRoutes(a, deps, usage);
     await webhookEndpointRoutes(a, deps, opts.webhookResolver ?? systemResolver);

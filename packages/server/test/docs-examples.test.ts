@@ -361,12 +361,12 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
     ? [
         {
           page: 'docs/cli.md',
-          shown: '# Backed up …/data/tollgate.db to …/backups/tollgate.db: 12.4 MiB (13012992 bytes), 29 migrations, integrity ok.',
+          shown: '# Backed up …/data/tollgate.db to …/backups/tollgate.db: 12.4 MiB (13012992 bytes), 30 migrations, integrity ok.',
           output: /^Backed up \/\S+\/data\/tollgate\.db to \/\S+\/backups\/tollgate\.db: [\d.]+ [KMG]?i?B \(\d+ bytes\), \d+ migrations, integrity ok\.$/m,
         },
         {
           page: 'docs/cli.md',
-          shown: '# Restored …/backups/tollgate.db to …/data-restored/tollgate.db: 12.4 MiB, 29 migrations.',
+          shown: '# Restored …/backups/tollgate.db to …/data-restored/tollgate.db: 12.4 MiB, 30 migrations.',
           output: /^Restored \/\S+\/backups\/tollgate\.db to \/\S+\/data-restored\/tollgate\.db: [\d.]+ [KMG]?i?B, \d+ migrations\.$/m,
         },
       ]

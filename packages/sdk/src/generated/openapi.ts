@@ -2157,6 +2157,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/customers/{id}/payment_method_sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a hosted page where the customer adds or replaces their card
+     * @description A Stripe-hosted Checkout page in setup mode: send your customer to url. When they finish, Stripe’s checkout.session.completed (to the connection’s webhookUrl) makes the card their default, shown by GET …/payment_method. The Stripe customer is made the first time one is needed. 409 when Stripe is not connected to this environment; 503 with Retry-After when Stripe does not answer.
+     */
+    post: operations['createPaymentMethodSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/customers/{id}/payment_method': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The card a customer pays with
+     * @description Brand, last four digits and expiry, as Stripe last told us; 404 naming path.id when the customer has none yet.
+     */
+    get: operations['retrievePaymentMethod'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/webhook/{sourceId}': {
     parameters: {
       query?: never;
@@ -4358,6 +4398,23 @@ export interface components {
       paidAt: string | null;
       /** Format: date-time */
       createdAt: string;
+    };
+    /**
+     * PaymentMethod
+     * @description What may be shown of the card a customer pays with; never more.
+     */
+    PaymentMethod: {
+      /** @enum {string} */
+      object: 'payment_method';
+      /** @enum {string} */
+      provider: 'stripe';
+      customerId: string;
+      /** @description The provider’s id of the method (Stripe: pm_…). */
+      id: string;
+      brand: string | null;
+      last4: string | null;
+      expMonth: number | null;
+      expYear: number | null;
     };
     /** PaymentProvider */
     PaymentProvider: {
@@ -14699,6 +14756,113 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       413: components['responses']['ContentTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createPaymentMethodSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "successUrl": "https://example.com/support",
+         *       "cancelUrl": "https://example.com/support",
+         *       "currency": "USD"
+         *     }
+         */
+        'application/json': {
+          /** @description Where Stripe sends the customer after adding the card. */
+          successUrl: string;
+          /** @description Where Stripe sends the customer if they leave. */
+          cancelUrl: string;
+          /** @description The currency they will pay in (default USD). */
+          currency?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "payment_method_session",
+           *       "id": "cs_01jd3m5x7c0000000000000000",
+           *       "url": "url",
+           *       "provider": "stripe",
+           *       "customerId": "customerId"
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'payment_method_session';
+            /** @description The provider’s session id (Stripe: cs_…). */
+            id: string;
+            url: string;
+            /** @enum {string} */
+            provider: 'stripe';
+            customerId: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrievePaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What may be shown of the card a customer pays with; never more. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "payment_method",
+           *       "provider": "stripe",
+           *       "customerId": "customerId",
+           *       "id": "pm_01jd3m5x7c0000000000000000",
+           *       "brand": "brand",
+           *       "last4": "last4",
+           *       "expMonth": 1,
+           *       "expYear": 1
+           *     }
+           */
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

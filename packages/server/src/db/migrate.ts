@@ -30,6 +30,7 @@ import * as m0026 from './migrations/0026_payment_providers.js';
 import * as m0027 from './migrations/0027_payments.js';
 import * as m0028 from './migrations/0028_collection_method.js';
 import * as m0029 from './migrations/0029_payment_provider_events.js';
+import * as m0030 from './migrations/0030_provider_customers.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -63,6 +64,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0027_payments', m0027],
   ['0028_collection_method', m0028],
   ['0029_payment_provider_events', m0029],
+  ['0030_provider_customers', m0030],
 ];
 
 /**

@@ -23,6 +23,7 @@ import type { HubSessionTable } from './tables/hub-session.table.js';
 import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acceptance.table.js';
 import type { PaymentProviderTable } from './tables/payment-provider.table.js';
 import type { PaymentTable } from './tables/payment.table.js';
+import type { ProviderCustomerTable } from './tables/provider-customer.table.js';
 import type { PaymentProviderEventTable } from './tables/payment-provider-event.table.js';
 import type {
   WebhookAttemptTable,
@@ -75,5 +76,6 @@ export interface Database {
   hubSessions: HubSessionTable;
   paymentProviders: PaymentProviderTable;
   payments: PaymentTable;
+  providerCustomers: ProviderCustomerTable;
   paymentProviderEvents: PaymentProviderEventTable;
 }

@@ -55,6 +55,8 @@ export interface Config {
    * URL, and proxies change the host and scheme. Null: taken from the request's Host header.
    */
   publicUrl: string | null;
+  /** STRIPE_API_BASE: a Stripe-compatible server (scheme, host, port) the Stripe client talks to instead of Stripe; null: Stripe itself. */
+  stripeApiBase: string | null;
   /** Development only: accept webhooks without checking signatures. Ignored, with a warning, elsewhere. */
   webhookVerificationDisabled: boolean;
   /** Webhook requests processed at once; the excess gets 503 with Retry-After at once. */
@@ -184,8 +186,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (publicUrl !== null && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl)) {
     throw new ConfigError(`PUBLIC_URL must be an http(s) address without query, such as https://api.example.com, got '${env.PUBLIC_URL}'`);
   }
+  const stripeApiBase = env.STRIPE_API_BASE ? env.STRIPE_API_BASE : null;
+  if (stripeApiBase !== null && !/^https?:\/\/[^/?#\s@]+\/?$/.test(stripeApiBase)) {
+    throw new ConfigError(`STRIPE_API_BASE must be a scheme, a host and a port only, such as http://127.0.0.1:12111, got '${stripeApiBase}'`);
+  }
   return {
     profile,
+    stripeApiBase,
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),
     databaseUrl,

@@ -57,6 +57,7 @@ export const auditEventTypesByCategory = {
     'test_clock.created',
     'test_clock.advanced',
     'payment.recorded',
+    'payment_method.updated',
     'payment_provider.connected',
     'payment_provider.updated',
     'payment_provider.disconnected',

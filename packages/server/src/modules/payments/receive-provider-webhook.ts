@@ -4,6 +4,12 @@ import { verifySignature, type SignedRequest } from '../../lib/webhook-signature
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { sealedFor } from './payment-provider-connection.js';
 import { findPaymentProviderById, insertProviderEvent } from './payment-provider-connection.repository.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { PaymentProviderError } from './payment-provider.js';
+import type { PaymentProviderConnection } from './payment-provider-connection.js';
+import { isProviderEventApplied, markProviderEventApplied, setProviderPaymentMethod } from './provider-customer.repository.js';
+import { stripeProviderOf } from './stripe-for.js';
 
 const EVENT_ID = /^evt_[A-Za-z0-9_]{1,250}$/;
 const EVENT_TYPE = /^[a-z_]+(\.[a-z_]+){1,4}$/;
@@ -62,5 +68,57 @@ export async function receiveStripeWebhook(deps: Deps, connectionId: string, req
     payload: request.body.toString('utf8'),
     receivedAt: deps.clock.now(),
   });
+  // What can be applied now is applied before the answer; a failure answers 503, so Stripe
+  // delivers again and the stored, unapplied event is applied then.
+  if (event.type === 'checkout.session.completed' && !(await isProviderEventApplied(deps.db, connection.id, event.id))) {
+    await applySetupCompleted(deps, connection, event as { id: string; data?: { object?: { id?: unknown } } });
+  }
   return { duplicate: !stored };
+}
+
+/** A setup session completed: its card becomes the customer's default, shown on our side too. */
+async function applySetupCompleted(
+  deps: Deps,
+  connection: PaymentProviderConnection & Tenant,
+  event: { id: string; data?: { object?: { id?: unknown } } },
+): Promise<void> {
+  const sessionId = event.data?.object?.id;
+  if (typeof sessionId !== 'string')
+    throw new AppError('VALIDATION_FAILED', 'checkout.session.completed without its session (data.object.id).', { field: 'body.data.object.id' });
+  let applied;
+  try {
+    applied = await stripeProviderOf(deps, connection).applySetupSession(sessionId);
+  } catch (err) {
+    if (err instanceof PaymentProviderError && err.kind === 'unavailable') {
+      throw new AppError('SERVICE_UNAVAILABLE', 'Stripe did not answer while this event was applied; it is kept, deliver it again.', {
+        headers: { 'retry-after': '5' },
+      });
+    }
+    throw err;
+  }
+  const now = deps.clock.now();
+  await inTransaction(deps.db, async (trx) => {
+    if (applied) {
+      for (const customerId of await setProviderPaymentMethod(trx, connection, 'stripe', applied.customer.id, applied.paymentMethod, now)) {
+        await recordAudit(
+          trx,
+          deps,
+          {
+            workspaceId: connection.workspaceId,
+            environment: connection.environment,
+            actor: { type: 'ANONYMOUS', id: 'stripe' },
+            correlationId: event.id,
+            source: 'webhook',
+          },
+          {
+            eventType: 'payment_method.updated',
+            targetType: 'customer',
+            targetId: customerId,
+            payload: { provider: 'stripe', brand: applied.paymentMethod.brand, last4: applied.paymentMethod.last4 },
+          },
+        );
+      }
+    }
+    await markProviderEventApplied(trx, connection.id, event.id, now);
+  });
 }

@@ -1,0 +1,77 @@
+import type { Db } from '../../db/database.js';
+import type { Tenant } from '../../lib/tenant.js';
+import type { PaymentMethodSummary } from './payment-provider.js';
+
+export interface ProviderCustomerRow {
+  customerId: string;
+  providerCustomerId: string;
+  paymentMethod: PaymentMethodSummary | null;
+}
+
+export async function findProviderCustomer(db: Db, tenant: Tenant, provider: string, customerId: string): Promise<ProviderCustomerRow | null> {
+  const r = await db
+    .selectFrom('providerCustomers')
+    .select(['customerId', 'providerCustomerId', 'paymentMethod'])
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('provider', '=', provider)
+    .where('customerId', '=', customerId)
+    .executeTakeFirst();
+  return r ? { ...r, paymentMethod: r.paymentMethod === null ? null : (JSON.parse(r.paymentMethod) as PaymentMethodSummary) } : null;
+}
+
+/** Keeps the first provider customer made for one of ours (two requests racing make one row; the loser reads the winner's). */
+export async function insertProviderCustomer(
+  db: Db,
+  tenant: Tenant,
+  provider: string,
+  customerId: string,
+  providerCustomerId: string,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('providerCustomers')
+    .values({ workspaceId: tenant.workspaceId, environment: tenant.environment, provider, customerId, providerCustomerId, paymentMethod: null, updatedAt: now })
+    .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'provider', 'customerId']).doNothing())
+    .execute();
+}
+
+/** The default payment method of the provider's customer; the number of our customers it belongs to (0 when unknown). */
+export async function setProviderPaymentMethod(
+  db: Db,
+  tenant: Tenant,
+  provider: string,
+  providerCustomerId: string,
+  method: PaymentMethodSummary,
+  now: number,
+): Promise<string[]> {
+  const rows = await db
+    .updateTable('providerCustomers')
+    .set({ paymentMethod: JSON.stringify(method), updatedAt: now })
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('provider', '=', provider)
+    .where('providerCustomerId', '=', providerCustomerId)
+    .returning('customerId')
+    .execute();
+  return rows.map((r) => r.customerId);
+}
+
+export async function markProviderEventApplied(db: Db, connectionId: string, providerEventId: string, now: number): Promise<void> {
+  await db
+    .updateTable('paymentProviderEvents')
+    .set({ appliedAt: now })
+    .where('connectionId', '=', connectionId)
+    .where('providerEventId', '=', providerEventId)
+    .execute();
+}
+
+export async function isProviderEventApplied(db: Db, connectionId: string, providerEventId: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('paymentProviderEvents')
+    .select('appliedAt')
+    .where('connectionId', '=', connectionId)
+    .where('providerEventId', '=', providerEventId)
+    .executeTakeFirst();
+  return r?.appliedAt !== null && r?.appliedAt !== undefined;
+}
