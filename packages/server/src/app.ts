@@ -47,7 +47,7 @@ import { invoiceRoutes } from './modules/billing/invoice.routes.js';
 import { testClockBilling } from './modules/billing/advance-test-clock.js';
 import { testClockRoutes } from './modules/test-clocks/test-clock.routes.js';
 import { paymentProviderRoutes } from './modules/payments/payment-provider.routes.js';
-import { stripeWebhookRoutes } from './modules/payments/stripe-webhook.routes.js';
+import { stripeWebhookRoutes } from './modules/billing/stripe-webhook.routes.js';
 import { paymentMethodRoutes } from './modules/payments/payment-method.routes.js';
 import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
@@ -242,7 +242,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await invoiceRoutes(a, deps);
     await testClockRoutes(a, deps, testClockBilling(boundCredentials));
     await paymentProviderRoutes(a, deps);
-    await stripeWebhookRoutes(a, deps);
+    await stripeWebhookRoutes(a, deps, { bound: boundCredentials });
     await paymentMethodRoutes(a, deps);
     await webhookRoutes(a, deps, usage);
     await webhookSourceRoutes(a, deps, usage);

@@ -301,6 +301,7 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
   },
   { page: 'docs/payments.md', shown: '# …0001', output: /^…0001\n\/v1\/payments\/stripe\/webhooks\/pp_[0-9a-z]+$/m },
   { page: 'docs/payments.md', shown: '# body.secretKey', output: /^body\.secretKey\ntrue$/m },
+  { page: 'docs/payments.md', shown: '# mark_uncollectible', output: /^mark_uncollectible$/m },
   { page: 'docs/payments.md', shown: '# 29.00', output: /^49\.00\n29\.00\npaid$/m },
   { page: 'docs/keys-and-credentials.md', shown: 'ask, as your gateway would, whether it is good', output: /"valid":true,"code":"VALID"/ },
   { page: 'docs/keys-and-credentials.md', shown: 'the old one keeps working for 300 seconds', output: 'old key right after rotation: 200' },
@@ -361,12 +362,12 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
     ? [
         {
           page: 'docs/cli.md',
-          shown: '# Backed up …/data/tollgate.db to …/backups/tollgate.db: 12.4 MiB (13012992 bytes), 30 migrations, integrity ok.',
+          shown: '# Backed up …/data/tollgate.db to …/backups/tollgate.db: 12.4 MiB (13012992 bytes), 31 migrations, integrity ok.',
           output: /^Backed up \/\S+\/data\/tollgate\.db to \/\S+\/backups\/tollgate\.db: [\d.]+ [KMG]?i?B \(\d+ bytes\), \d+ migrations, integrity ok\.$/m,
         },
         {
           page: 'docs/cli.md',
-          shown: '# Restored …/backups/tollgate.db to …/data-restored/tollgate.db: 12.4 MiB, 30 migrations.',
+          shown: '# Restored …/backups/tollgate.db to …/data-restored/tollgate.db: 12.4 MiB, 31 migrations.',
           output: /^Restored \/\S+\/backups\/tollgate\.db to \/\S+\/data-restored\/tollgate\.db: [\d.]+ [KMG]?i?B, \d+ migrations\.$/m,
         },
       ]

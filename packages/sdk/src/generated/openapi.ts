@@ -2819,6 +2819,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'subscription.past_due': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An automatic payment failed: the subscription is PAST_DUE, keeps serving until pastDueAccessUntil (the grace period), and its invoice is retried on the workspace’s schedule.
+     * @description An automatic payment failed: the subscription is PAST_DUE, keeps serving until pastDueAccessUntil (the grace period), and its invoice is retried on the workspace’s schedule. Sent to every enabled endpoint whose eventTypes hold subscription.past_due, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['subscriptionPastDueEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'subscription.recovered': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A past-due subscription’s failed invoices were settled (paid, or marked uncollectible): it is ACTIVE again.
+     * @description A past-due subscription’s failed invoices were settled (paid, or marked uncollectible): it is ACTIVE again. Sent to every enabled endpoint whose eventTypes hold subscription.recovered, subscription.* or *. data.object is the resource as GET /api/v1/subscriptions/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['subscriptionRecoveredEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'invoice.created': {
     parameters: {
       query?: never;
@@ -2869,8 +2909,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * An invoice was marked paid.
-     * @description An invoice was marked paid. Sent to every enabled endpoint whose eventTypes hold invoice.paid, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     * An invoice was paid: by the payment provider, by recorded payments, or marked paid by an operator.
+     * @description An invoice was paid: by the payment provider, by recorded payments, or marked paid by an operator. Sent to every enabled endpoint whose eventTypes hold invoice.paid, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
      */
     post: operations['invoicePaidEvent'];
     delete?: never;
@@ -2909,10 +2949,50 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * An invoice was marked uncollectible.
-     * @description An invoice was marked uncollectible. Sent to every enabled endpoint whose eventTypes hold invoice.marked_uncollectible, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     * An invoice was marked uncollectible (by an operator, or by dunning after the last retry).
+     * @description An invoice was marked uncollectible (by an operator, or by dunning after the last retry). Sent to every enabled endpoint whose eventTypes hold invoice.marked_uncollectible, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
      */
     post: operations['invoiceMarkedUncollectibleEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.payment_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A payment of an invoice failed: lastPaymentError says why, nextPaymentAttempt when it is tried again (null: no retry left).
+     * @description A payment of an invoice failed: lastPaymentError says why, nextPaymentAttempt when it is tried again (null: no retry left). Sent to every enabled endpoint whose eventTypes hold invoice.payment_failed, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['invoicePaymentFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'invoice.payment_action_required': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A payment of an invoice needs the buyer (3-D Secure): paymentActionUrl is where they complete it, when the provider gave one.
+     * @description A payment of an invoice needs the buyer (3-D Secure): paymentActionUrl is where they complete it, when the provider gave one. Sent to every enabled endpoint whose eventTypes hold invoice.payment_action_required, invoice.* or *. data.object is the resource as GET /api/v1/invoices/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['invoicePaymentActionRequiredEvent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3198,6 +3278,12 @@ export interface components {
       collectionMethod: 'charge_automatically' | 'send_invoice';
       /** @description send_invoice: days from finalization to the due date (default 30). */
       daysUntilDue: number;
+      /** @description Days after the first failed automatic payment when it is tried again (default [3, 5, 7]); [] : never retried. */
+      paymentRetryDays: number[];
+      /** @description Days a past-due subscription keeps serving before the entitlement check answers allowed false with reason PAYMENT_PAST_DUE (default 3). */
+      pastDueGraceDays: number;
+      /** @description What happens when the last retry of an automatic payment fails: cancel_subscription (default; its keys are revoked as on any cancellation, the invoice stays open) or mark_uncollectible (the invoice is marked uncollectible, the subscription is no longer past due and keeps serving). */
+      pastDueFinalAction: 'cancel_subscription' | 'mark_uncollectible';
       updatedAt: string | null;
     };
     /** CallToAction */
@@ -3712,8 +3798,8 @@ export interface components {
       quotaRemaining: number;
       /** @description Spend budget left this period (budget minus charges so far), never below 0; 9007199254740991 when there is no budget. Exact value in budgetRemainingAmount. */
       budgetRemaining: number;
-      /** @description Why allowed is what it is. */
-      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
+      /** @description Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid. */
+      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'PAYMENT_PAST_DUE' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
       /** @description The subscription that decided; null when the customer has none for the product. */
       subscriptionId: string | null;
       periodStart: string | null;
@@ -3857,8 +3943,8 @@ export interface components {
       quotaRemaining: number;
       /** @description Spend budget left this period (budget minus charges so far), never below 0; 9007199254740991 when there is no budget. Exact value in budgetRemainingAmount. */
       budgetRemaining: number;
-      /** @description Why allowed is what it is. */
-      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
+      /** @description Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid. */
+      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'PAYMENT_PAST_DUE' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
       /** @description The subscription that decided; null when the customer has none for the product. */
       subscriptionId: string | null;
       periodStart: string | null;
@@ -3947,7 +4033,7 @@ export interface components {
       /** @description off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices. */
       offeringId: string | null;
       trialEndsAt: string | null;
-      status: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'CANCELLED';
+      status: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'PAST_DUE' | 'CANCELLED';
       billingPeriod: 'MONTHLY' | 'QUARTERLY' | 'ANNUAL';
       /**
        * Format: date-time
@@ -4046,8 +4132,8 @@ export interface components {
       cancellationDetails: {
         /** @description One of the six cancel reasons, or null when none was given. */
         reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
-        /** @description EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd). */
-        cancel_channel: 'API' | 'EMBED';
+        /** @description EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd). DUNNING: the workspace’s final rule (pastDueFinalAction cancel_subscription) after the last payment retry failed. */
+        cancel_channel: 'API' | 'EMBED' | 'DUNNING';
         comment: string | null;
         /**
          * Format: date-time
@@ -4055,6 +4141,12 @@ export interface components {
          */
         requestedAt: string;
       } | null;
+      /** @description PAST_DUE: when an automatic payment first failed (its time); null when it is not past due. */
+      pastDueSince: string | null;
+      /** @description PAST_DUE: the end of the grace period; from then until it is paid the entitlement check answers allowed false with reason PAYMENT_PAST_DUE. null when it is not past due. */
+      pastDueAccessUntil: string | null;
+      /** @description How its invoices are collected; null: as the workspace’s billing settings say at each invoice. */
+      collectionMethod: ('charge_automatically' | 'send_invoice') | null;
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -4157,6 +4249,17 @@ export interface components {
       /** @description charge_automatically: the payment method on file is charged when the invoice is finalized (nothing is charged while no payment provider is connected); send_invoice: the buyer pays by the due date. */
       collectionMethod: 'charge_automatically' | 'send_invoice';
       dueDate: string | null;
+      /** @description Where its payment stands: paid, void, or while it is open the latest attempt’s outcome (processing, requires_action: the buyer must act at paymentActionUrl, failed: see lastPaymentError and nextPaymentAttempt), else partially_paid or unpaid. The attempts: GET /api/v1/invoices/{id}/payments. */
+      paymentStatus: 'unpaid' | 'processing' | 'requires_action' | 'failed' | 'partially_paid' | 'paid' | 'void';
+      /** @description Attempts made through the payment provider so far. */
+      attemptCount: number;
+      nextPaymentAttempt: string | null;
+      lastPaymentError: {
+        /** @description The provider’s decline or error code: card_declined, insufficient_funds, authentication_required, no_payment_method… */
+        code: string;
+        message: string | null;
+      } | null;
+      paymentActionUrl: string | null;
       testClockId: string | null;
       /**
        * Format: date-time
@@ -4387,17 +4490,32 @@ export interface components {
       customerId: string;
       /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
       provider: 'manual' | 'stripe';
-      /** @enum {string} */
-      status: 'succeeded';
+      /** @description A manual payment is succeeded. A provider attempt: pending (asked, no answer yet: the reconciliation asks again), processing, requires_action (the buyer must act at actionUrl), succeeded or failed (failureCode says why). */
+      status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
       /** @description Decimal, in the invoice’s currency and its minor digits. */
       amount: string;
+      /** @description Refunded so far, decimal. */
+      amountRefunded: string;
       currency: string;
       /** @description The payer’s or the bank’s reference, as recorded. */
       reference: string | null;
-      /** @description When the money arrived. */
+      /** @description When the money arrived; null until it has. */
       paidAt: string | null;
+      /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
+      attempt: number | null;
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (POST …/pay), plan_change (an upgrade charged at once), hosted_page (the buyer paid on the provider’s page); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'plan_change' | 'hosted_page' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      providerReference: string | null;
+      /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
+      failureCode: string | null;
+      failureMessage: string | null;
+      /** @description requires_action: where the buyer completes the payment. */
+      actionUrl: string | null;
       /** Format: date-time */
       createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
     };
     /**
      * PaymentMethod
@@ -4547,17 +4665,32 @@ export interface components {
       customerId: string;
       /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
       provider: 'manual' | 'stripe';
-      /** @enum {string} */
-      status: 'succeeded';
+      /** @description A manual payment is succeeded. A provider attempt: pending (asked, no answer yet: the reconciliation asks again), processing, requires_action (the buyer must act at actionUrl), succeeded or failed (failureCode says why). */
+      status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
       /** @description Decimal, in the invoice’s currency and its minor digits. */
       amount: string;
+      /** @description Refunded so far, decimal. */
+      amountRefunded: string;
       currency: string;
       /** @description The payer’s or the bank’s reference, as recorded. */
       reference: string | null;
-      /** @description When the money arrived. */
+      /** @description When the money arrived; null until it has. */
       paidAt: string | null;
+      /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
+      attempt: number | null;
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (POST …/pay), plan_change (an upgrade charged at once), hosted_page (the buyer paid on the provider’s page); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'plan_change' | 'hosted_page' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      providerReference: string | null;
+      /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
+      failureCode: string | null;
+      failureMessage: string | null;
+      /** @description requires_action: where the buyer completes the payment. */
+      actionUrl: string | null;
       /** Format: date-time */
       createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
       invoice: components['schemas']['Invoice'];
     };
     /** RetentionOfferAcceptance */
@@ -4790,7 +4923,7 @@ export interface components {
       /** @description off_…: its rate plans price usage, its includedFree is the quota of entitlement checks. null: priced by unitPrices. */
       offeringId: string | null;
       trialEndsAt: string | null;
-      status: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'CANCELLED';
+      status: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'PAST_DUE' | 'CANCELLED';
       billingPeriod: 'MONTHLY' | 'QUARTERLY' | 'ANNUAL';
       /**
        * Format: date-time
@@ -4889,8 +5022,8 @@ export interface components {
       cancellationDetails: {
         /** @description One of the six cancel reasons, or null when none was given. */
         reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
-        /** @description EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd). */
-        cancel_channel: 'API' | 'EMBED';
+        /** @description EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd). DUNNING: the workspace’s final rule (pastDueFinalAction cancel_subscription) after the last payment retry failed. */
+        cancel_channel: 'API' | 'EMBED' | 'DUNNING';
         comment: string | null;
         /**
          * Format: date-time
@@ -4898,6 +5031,12 @@ export interface components {
          */
         requestedAt: string;
       } | null;
+      /** @description PAST_DUE: when an automatic payment first failed (its time); null when it is not past due. */
+      pastDueSince: string | null;
+      /** @description PAST_DUE: the end of the grace period; from then until it is paid the entitlement check answers allowed false with reason PAYMENT_PAST_DUE. null when it is not past due. */
+      pastDueAccessUntil: string | null;
+      /** @description How its invoices are collected; null: as the workspace’s billing settings say at each invoice. */
+      collectionMethod: ('charge_automatically' | 'send_invoice') | null;
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -6784,7 +6923,7 @@ export interface operations {
         /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). */
         customerId?: string;
         productId?: string;
-        status?: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'CANCELLED';
+        status?: 'ACTIVE' | 'ACTIVE_PENDING_CHANGE' | 'PAST_DUE' | 'CANCELLED';
       };
       header?: never;
       path?: never;
@@ -6863,6 +7002,9 @@ export interface operations {
            *             "comment": "comment",
            *             "requestedAt": "2026-11-01T00:00:00.000Z"
            *           },
+           *           "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *           "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *           "collectionMethod": "charge_automatically",
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T00:00:00.000Z"
            *         }
@@ -6900,6 +7042,7 @@ export interface operations {
          *       "billingPeriod": "MONTHLY",
          *       "periodAlignment": "anniversary",
          *       "priceVersionPinned": true,
+         *       "collectionMethod": "charge_automatically",
          *       "metadata": {},
          *       "currency": "USD",
          *       "usageLimits": [
@@ -6929,6 +7072,8 @@ export interface operations {
           periodAlignment?: 'anniversary' | 'calendar';
           /** @description Keep the prices of the day of subscribing for every period (default false). */
           priceVersionPinned?: boolean;
+          /** @description Its own collection method; left out or null: the workspace’s billing settings decide. */
+          collectionMethod?: ('charge_automatically' | 'send_invoice') | null;
           /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
           metadata?: {
             [key: string]: string;
@@ -7027,6 +7172,9 @@ export interface operations {
            *         "comment": "comment",
            *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
+           *       "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *       "collectionMethod": "charge_automatically",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -7122,6 +7270,9 @@ export interface operations {
            *         "comment": "comment",
            *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
+           *       "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *       "collectionMethod": "charge_automatically",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -7153,6 +7304,7 @@ export interface operations {
          *       "metadata": {},
          *       "cancelAtPeriodEnd": true,
          *       "priceVersionPinned": true,
+         *       "collectionMethod": "charge_automatically",
          *       "currency": "USD",
          *       "usageLimits": [
          *         {
@@ -7176,6 +7328,8 @@ export interface operations {
           /** @description true: cancel at the end of the current period (the renewal job does it, and revokes the keys then); false: undo that. */
           cancelAtPeriodEnd?: boolean;
           priceVersionPinned?: boolean;
+          /** @description From the next invoice on; null: the workspace’s billing settings decide. */
+          collectionMethod?: ('charge_automatically' | 'send_invoice') | null;
           /** @description ISO 4217 code with a minor unit (USD, JPY, KWD); codes without one (XAU, XDR, XXX) are refused. */
           currency?: string;
           /** @description The subscription's own per-period limits, at most one per metric (any metric of the environment). Each replaces the default its offering's rate plans give that metric; {metricName, limit: null} removes that default. A plan change drops them unless the change sends its own. What applies: GET …/subscriptions/{id}/usage-limits. */
@@ -7270,6 +7424,9 @@ export interface operations {
            *         "comment": "comment",
            *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
+           *       "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *       "collectionMethod": "charge_automatically",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -7591,6 +7748,9 @@ export interface operations {
            *           "comment": "comment",
            *           "requestedAt": "2026-11-01T00:00:00.000Z"
            *         },
+           *         "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *         "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *         "collectionMethod": "charge_automatically",
            *         "createdAt": "2026-11-01T00:00:00.000Z",
            *         "updatedAt": "2026-11-01T00:00:00.000Z"
            *       }
@@ -7727,6 +7887,9 @@ export interface operations {
            *           "comment": "comment",
            *           "requestedAt": "2026-11-01T00:00:00.000Z"
            *         },
+           *         "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *         "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *         "collectionMethod": "charge_automatically",
            *         "createdAt": "2026-11-01T00:00:00.000Z",
            *         "updatedAt": "2026-11-01T00:00:00.000Z"
            *       }
@@ -7823,6 +7986,9 @@ export interface operations {
            *         "comment": "comment",
            *         "requestedAt": "2026-11-01T00:00:00.000Z"
            *       },
+           *       "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *       "collectionMethod": "charge_automatically",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -10535,6 +10701,9 @@ export interface operations {
            *             "comment": "comment",
            *             "requestedAt": "2026-11-01T00:00:00.000Z"
            *           },
+           *           "pastDueSince": "2026-11-01T00:00:00.000Z",
+           *           "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
+           *           "collectionMethod": "charge_automatically",
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T00:00:00.000Z",
            *           "productName": "productName",
@@ -10680,6 +10849,14 @@ export interface operations {
            *           "amountRemaining": "amountRemaining",
            *           "collectionMethod": "charge_automatically",
            *           "dueDate": "2026-11-01T00:00:00.000Z",
+           *           "paymentStatus": "unpaid",
+           *           "attemptCount": 1,
+           *           "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *           "lastPaymentError": {
+           *             "code": "code",
+           *             "message": "message"
+           *           },
+           *           "paymentActionUrl": "paymentActionUrl",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
            *           "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13283,6 +13460,14 @@ export interface operations {
            *           "amountRemaining": "amountRemaining",
            *           "collectionMethod": "charge_automatically",
            *           "dueDate": "2026-11-01T00:00:00.000Z",
+           *           "paymentStatus": "unpaid",
+           *           "attemptCount": 1,
+           *           "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *           "lastPaymentError": {
+           *             "code": "code",
+           *             "message": "message"
+           *           },
+           *           "paymentActionUrl": "paymentActionUrl",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
            *           "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13379,6 +13564,14 @@ export interface operations {
            *           "amountRemaining": "amountRemaining",
            *           "collectionMethod": "charge_automatically",
            *           "dueDate": "2026-11-01T00:00:00.000Z",
+           *           "paymentStatus": "unpaid",
+           *           "attemptCount": 1,
+           *           "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *           "lastPaymentError": {
+           *             "code": "code",
+           *             "message": "message"
+           *           },
+           *           "paymentActionUrl": "paymentActionUrl",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
            *           "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13459,6 +13652,14 @@ export interface operations {
            *       "amountRemaining": "amountRemaining",
            *       "collectionMethod": "charge_automatically",
            *       "dueDate": "2026-11-01T00:00:00.000Z",
+           *       "paymentStatus": "unpaid",
+           *       "attemptCount": 1,
+           *       "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *       "lastPaymentError": {
+           *         "code": "code",
+           *         "message": "message"
+           *       },
+           *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13536,6 +13737,14 @@ export interface operations {
            *       "amountRemaining": "amountRemaining",
            *       "collectionMethod": "charge_automatically",
            *       "dueDate": "2026-11-01T00:00:00.000Z",
+           *       "paymentStatus": "unpaid",
+           *       "attemptCount": 1,
+           *       "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *       "lastPaymentError": {
+           *         "code": "code",
+           *         "message": "message"
+           *       },
+           *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13614,6 +13823,14 @@ export interface operations {
            *       "amountRemaining": "amountRemaining",
            *       "collectionMethod": "charge_automatically",
            *       "dueDate": "2026-11-01T00:00:00.000Z",
+           *       "paymentStatus": "unpaid",
+           *       "attemptCount": 1,
+           *       "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *       "lastPaymentError": {
+           *         "code": "code",
+           *         "message": "message"
+           *       },
+           *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13692,6 +13909,14 @@ export interface operations {
            *       "amountRemaining": "amountRemaining",
            *       "collectionMethod": "charge_automatically",
            *       "dueDate": "2026-11-01T00:00:00.000Z",
+           *       "paymentStatus": "unpaid",
+           *       "attemptCount": 1,
+           *       "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *       "lastPaymentError": {
+           *         "code": "code",
+           *         "message": "message"
+           *       },
+           *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13770,6 +13995,14 @@ export interface operations {
            *       "amountRemaining": "amountRemaining",
            *       "collectionMethod": "charge_automatically",
            *       "dueDate": "2026-11-01T00:00:00.000Z",
+           *       "paymentStatus": "unpaid",
+           *       "attemptCount": 1,
+           *       "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *       "lastPaymentError": {
+           *         "code": "code",
+           *         "message": "message"
+           *       },
+           *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
            *       "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -13820,12 +14053,20 @@ export interface operations {
            *           "invoiceId": "invoiceId",
            *           "customerId": "customerId",
            *           "provider": "manual",
-           *           "status": "succeeded",
+           *           "status": "pending",
            *           "amount": "amount",
+           *           "amountRefunded": "amountRefunded",
            *           "currency": "currency",
            *           "reference": "reference",
            *           "paidAt": "2026-11-01T00:00:00.000Z",
-           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *           "attempt": 1,
+           *           "trigger": "automatic",
+           *           "providerReference": "providerReference",
+           *           "failureCode": "failureCode",
+           *           "failureMessage": "failureMessage",
+           *           "actionUrl": "actionUrl",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
            *         }
            *       ],
            *       "hasMore": true
@@ -13895,12 +14136,20 @@ export interface operations {
            *       "invoiceId": "invoiceId",
            *       "customerId": "customerId",
            *       "provider": "manual",
-           *       "status": "succeeded",
+           *       "status": "pending",
            *       "amount": "amount",
+           *       "amountRefunded": "amountRefunded",
            *       "currency": "currency",
            *       "reference": "reference",
            *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "attempt": 1,
+           *       "trigger": "automatic",
+           *       "providerReference": "providerReference",
+           *       "failureCode": "failureCode",
+           *       "failureMessage": "failureMessage",
+           *       "actionUrl": "actionUrl",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z",
            *       "invoice": {
            *         "id": "inv_01jd3m5x7c0000000000000000",
            *         "object": "invoice",
@@ -13938,6 +14187,14 @@ export interface operations {
            *         "amountRemaining": "amountRemaining",
            *         "collectionMethod": "charge_automatically",
            *         "dueDate": "2026-11-01T00:00:00.000Z",
+           *         "paymentStatus": "unpaid",
+           *         "attemptCount": 1,
+           *         "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *         "lastPaymentError": {
+           *           "code": "code",
+           *           "message": "message"
+           *         },
+           *         "paymentActionUrl": "paymentActionUrl",
            *         "testClockId": "testClockId",
            *         "finalizeAt": "2026-11-01T00:00:00.000Z",
            *         "finalizedAt": "2026-11-01T00:00:00.000Z",
@@ -14201,6 +14458,11 @@ export interface operations {
            *       "supportUrl": "supportUrl",
            *       "collectionMethod": "charge_automatically",
            *       "daysUntilDue": 1,
+           *       "paymentRetryDays": [
+           *         1
+           *       ],
+           *       "pastDueGraceDays": 1,
+           *       "pastDueFinalAction": "cancel_subscription",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
            */
@@ -14230,7 +14492,12 @@ export interface operations {
          *       "creditNotePrefix": "USD",
          *       "supportUrl": "https://example.com/support",
          *       "collectionMethod": "charge_automatically",
-         *       "daysUntilDue": 1
+         *       "daysUntilDue": 1,
+         *       "paymentRetryDays": [
+         *         1
+         *       ],
+         *       "pastDueGraceDays": 1,
+         *       "pastDueFinalAction": "cancel_subscription"
          *     }
          */
         'application/json': {
@@ -14246,6 +14513,12 @@ export interface operations {
           collectionMethod?: 'charge_automatically' | 'send_invoice';
           /** @description 0 to 365 days. */
           daysUntilDue?: number;
+          /** @description Up to 8 days from 1 to 60, strictly ascending, counted from the first failure, e.g. [3, 5, 7]; [] never retries. */
+          paymentRetryDays?: number[];
+          /** @description 0 (refuse at once) to 60 days. */
+          pastDueGraceDays?: number;
+          /** @description What happens when the last retry of an automatic payment fails: cancel_subscription (default; its keys are revoked as on any cancellation, the invoice stays open) or mark_uncollectible (the invoice is marked uncollectible, the subscription is no longer past due and keeps serving). */
+          pastDueFinalAction?: 'cancel_subscription' | 'mark_uncollectible';
         };
       };
     };
@@ -14265,6 +14538,11 @@ export interface operations {
            *       "supportUrl": "supportUrl",
            *       "collectionMethod": "charge_automatically",
            *       "daysUntilDue": 1,
+           *       "paymentRetryDays": [
+           *         1
+           *       ],
+           *       "pastDueGraceDays": 1,
+           *       "pastDueFinalAction": "cancel_subscription",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
            */
@@ -17076,6 +17354,9 @@ export interface operations {
          *           "priceVersionPinned": false,
          *           "discount": null,
          *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-10-01T09:30:00.000Z"
          *         }
@@ -17201,6 +17482,9 @@ export interface operations {
          *           "priceVersionPinned": false,
          *           "discount": null,
          *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -17381,6 +17665,9 @@ export interface operations {
          *           "priceVersionPinned": false,
          *           "discount": null,
          *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -17561,6 +17848,9 @@ export interface operations {
          *           "priceVersionPinned": false,
          *           "discount": null,
          *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -17745,6 +18035,9 @@ export interface operations {
          *           "priceVersionPinned": false,
          *           "discount": null,
          *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -17912,6 +18205,9 @@ export interface operations {
          *           "priceVersionPinned": false,
          *           "discount": null,
          *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -18072,6 +18368,9 @@ export interface operations {
          *             "comment": null,
          *             "requestedAt": "2026-11-23T12:00:00.000Z"
          *           },
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -18124,10 +18423,10 @@ export interface operations {
                    */
                   reason: 'TOO_EXPENSIVE' | 'MISSING_FEATURES' | 'SWITCHED_SERVICE' | 'UNUSED' | 'TECHNICAL_ISSUES' | 'OTHER' | null;
                   /**
-                   * @description Who asked: API (the operator API) or EMBED (the buyer, in the widget). As data.object.cancellationDetails.cancel_channel; null only at PERIOD_END for one scheduled before subscriptions kept it.
+                   * @description Who asked: API (the operator API), EMBED (the buyer, in the widget) or DUNNING (the workspace’s final rule after the last payment retry failed), as data.object.cancellationDetails.cancel_channel; null only at PERIOD_END for one scheduled before subscriptions kept it.
                    * @enum {string|null}
                    */
-                  channel: 'API' | 'EMBED' | null;
+                  channel: 'API' | 'EMBED' | 'DUNNING' | null;
                   /** @description The buyer’s own words about the cancellation, or null. */
                   comment: string | null;
                   /** @description The credit note for the unused part of the period paid in advance, if any. */
@@ -18242,6 +18541,9 @@ export interface operations {
          *           "priceVersionPinned": false,
          *           "discount": null,
          *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-12-01T00:00:00.000Z"
          *         },
@@ -18302,6 +18604,306 @@ export interface operations {
                   invoiceId: string | null;
                   /** @description The price version the new period is billed at. */
                   priceVersionId: string | null;
+                };
+              }
+            | {
+                object: {
+                  id: string;
+                  /** @constant */
+                  object: 'subscription';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  subscriptionPastDueEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "subscription.past_due",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_01jd3m5x7c0000000000000000",
+         *           "object": "subscription",
+         *           "environment": "test",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "productId": "prod_01jd3m5x7c0000000000000000",
+         *           "offeringId": "off_01jd3m5x7c0000000000000000",
+         *           "trialEndsAt": null,
+         *           "status": "PAST_DUE",
+         *           "billingPeriod": "MONTHLY",
+         *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+         *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+         *           "version": 2,
+         *           "startedAt": "2026-10-01T09:30:00.000Z",
+         *           "cancelledAt": null,
+         *           "metadata": {},
+         *           "currency": "USD",
+         *           "usageLimits": [
+         *             {
+         *               "metricName": "api_calls",
+         *               "limit": 10000,
+         *               "enforcement": "ALERT"
+         *             }
+         *           ],
+         *           "spendBudget": null,
+         *           "unitPrices": {},
+         *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+         *           "periodAlignment": "calendar",
+         *           "cancelAtPeriodEnd": false,
+         *           "scheduledChange": null,
+         *           "testClockId": null,
+         *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+         *           "priceVersionPinned": false,
+         *           "discount": null,
+         *           "cancellationDetails": null,
+         *           "pastDueSince": "2026-11-23T12:00:00.000Z",
+         *           "pastDueAccessUntil": "2026-11-26T12:00:00.000Z",
+         *           "collectionMethod": null,
+         *           "createdAt": "2026-10-01T09:30:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z"
+         *         },
+         *         "previousAttributes": {
+         *           "status": "ACTIVE",
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null
+         *         },
+         *         "details": {
+         *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+         *           "number": "INV-2026-000123",
+         *           "pastDueAccessUntil": "2026-11-26T12:00:00.000Z"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'subscription.past_due';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                object: components['schemas']['Subscription'];
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+                /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                details: {
+                  /** @description The invoice whose automatic payment failed. */
+                  invoiceId: string;
+                  /** @description Its number. */
+                  number: string | null;
+                  /**
+                   * Format: date-time
+                   * @description The end of the grace period (as data.object.pastDueAccessUntil): from then the entitlement check answers PAYMENT_PAST_DUE until it is paid.
+                   */
+                  pastDueAccessUntil: string;
+                };
+              }
+            | {
+                object: {
+                  id: string;
+                  /** @constant */
+                  object: 'subscription';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  subscriptionRecoveredEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "subscription.recovered",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "id": "sub_01jd3m5x7c0000000000000000",
+         *           "object": "subscription",
+         *           "environment": "test",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "productId": "prod_01jd3m5x7c0000000000000000",
+         *           "offeringId": "off_01jd3m5x7c0000000000000000",
+         *           "trialEndsAt": null,
+         *           "status": "ACTIVE",
+         *           "billingPeriod": "MONTHLY",
+         *           "currentPeriodStart": "2026-11-01T00:00:00.000Z",
+         *           "currentPeriodEnd": "2026-12-01T00:00:00.000Z",
+         *           "version": 3,
+         *           "startedAt": "2026-10-01T09:30:00.000Z",
+         *           "cancelledAt": null,
+         *           "metadata": {},
+         *           "currency": "USD",
+         *           "usageLimits": [
+         *             {
+         *               "metricName": "api_calls",
+         *               "limit": 10000,
+         *               "enforcement": "ALERT"
+         *             }
+         *           ],
+         *           "spendBudget": null,
+         *           "unitPrices": {},
+         *           "billingCycleAnchor": "2026-10-01T00:00:00.000Z",
+         *           "periodAlignment": "calendar",
+         *           "cancelAtPeriodEnd": false,
+         *           "scheduledChange": null,
+         *           "testClockId": null,
+         *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+         *           "priceVersionPinned": false,
+         *           "discount": null,
+         *           "cancellationDetails": null,
+         *           "pastDueSince": null,
+         *           "pastDueAccessUntil": null,
+         *           "collectionMethod": null,
+         *           "createdAt": "2026-10-01T09:30:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z"
+         *         },
+         *         "previousAttributes": {
+         *           "status": "PAST_DUE",
+         *           "pastDueSince": "2026-11-23T12:00:00.000Z",
+         *           "pastDueAccessUntil": "2026-11-26T12:00:00.000Z"
+         *         },
+         *         "details": {
+         *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+         *           "number": "INV-2026-000123",
+         *           "invoiceStatus": "paid"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'subscription.recovered';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description The subscription as GET /api/v1/subscriptions/{id} returns it at the event's commit (never a secret). */
+                object: components['schemas']['Subscription'];
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+                /** @description What the resource cannot say. Every field is present, null when it does not apply; new fields may be added, so ignore those you do not know. */
+                details: {
+                  /** @description The invoice whose settlement left nothing failing. */
+                  invoiceId: string;
+                  /** @description Its number. */
+                  number: string | null;
+                  /**
+                   * @description paid, or written off (uncollectible, void).
+                   * @enum {unknown}
+                   */
+                  invoiceStatus: 'paid' | 'uncollectible' | 'void';
                 };
               }
             | {
@@ -18408,6 +19010,11 @@ export interface operations {
          *           "amountRemaining": "49.00",
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
+         *           "paymentStatus": "unpaid",
+         *           "attemptCount": 0,
+         *           "nextPaymentAttempt": null,
+         *           "lastPaymentError": null,
+         *           "paymentActionUrl": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": null,
@@ -18542,6 +19149,11 @@ export interface operations {
          *           "amountRemaining": "49.00",
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
+         *           "paymentStatus": "unpaid",
+         *           "attemptCount": 0,
+         *           "nextPaymentAttempt": null,
+         *           "lastPaymentError": null,
+         *           "paymentActionUrl": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",
@@ -18681,6 +19293,11 @@ export interface operations {
          *           "amountRemaining": "0.00",
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
+         *           "paymentStatus": "paid",
+         *           "attemptCount": 0,
+         *           "nextPaymentAttempt": null,
+         *           "lastPaymentError": null,
+         *           "paymentActionUrl": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",
@@ -18695,7 +19312,8 @@ export interface operations {
          *           "status": "finalized",
          *           "amountPaid": "0.00",
          *           "paidAt": null,
-         *           "amountRemaining": "49.00"
+         *           "amountRemaining": "49.00",
+         *           "paymentStatus": "unpaid"
          *         }
          *       }
          *     }
@@ -18821,6 +19439,11 @@ export interface operations {
          *           "amountRemaining": "0.00",
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
+         *           "paymentStatus": "void",
+         *           "attemptCount": 0,
+         *           "nextPaymentAttempt": null,
+         *           "lastPaymentError": null,
+         *           "paymentActionUrl": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",
@@ -18834,7 +19457,8 @@ export interface operations {
          *         "previousAttributes": {
          *           "status": "finalized",
          *           "voidedAt": null,
-         *           "amountRemaining": "49.00"
+         *           "amountRemaining": "49.00",
+         *           "paymentStatus": "unpaid"
          *         }
          *       }
          *     }
@@ -18960,6 +19584,11 @@ export interface operations {
          *           "amountRemaining": "49.00",
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
+         *           "paymentStatus": "unpaid",
+         *           "attemptCount": 0,
+         *           "nextPaymentAttempt": null,
+         *           "lastPaymentError": null,
+         *           "paymentActionUrl": null,
          *           "testClockId": null,
          *           "finalizeAt": "2026-11-01T01:00:00.000Z",
          *           "finalizedAt": "2026-11-01T01:00:00.000Z",
@@ -18980,6 +19609,300 @@ export interface operations {
         'application/json': {
           /** @constant */
           type: 'invoice.marked_uncollectible';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description The invoice as GET /api/v1/invoices/{id} returns it at the event's commit (never a secret). */
+                object: components['schemas']['Invoice'];
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                object: {
+                  id: string;
+                  /** @constant */
+                  object: 'invoice';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  invoicePaymentFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "invoice.payment_failed",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "id": "inv_01jd3m5x7c0000000000000000",
+         *           "object": "invoice",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+         *           "billingReason": "subscription_cycle",
+         *           "status": "finalized",
+         *           "number": "INV-2026-000123",
+         *           "currency": "USD",
+         *           "periodStart": "2026-10-01T00:00:00.000Z",
+         *           "periodEnd": "2026-11-01T00:00:00.000Z",
+         *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+         *           "lines": [
+         *             {
+         *               "type": "entry_price",
+         *               "description": "Pro (monthly)",
+         *               "ratePlanId": "plan_01jd3m5x7c0000000000000000",
+         *               "metricName": null,
+         *               "pricingModel": null,
+         *               "quantity": null,
+         *               "freeUnits": null,
+         *               "billableQuantity": null,
+         *               "rate": null,
+         *               "amount": "49.00",
+         *               "periodStart": "2026-11-01T00:00:00.000Z",
+         *               "periodEnd": "2026-12-01T00:00:00.000Z",
+         *               "adjustsInvoiceId": null
+         *             }
+         *           ],
+         *           "subtotal": "49.00",
+         *           "total": "49.00",
+         *           "creditedTotal": "0.00",
+         *           "amountPaid": "0.00",
+         *           "amountDue": "49.00",
+         *           "amountRemaining": "49.00",
+         *           "collectionMethod": "charge_automatically",
+         *           "dueDate": null,
+         *           "paymentStatus": "failed",
+         *           "attemptCount": 1,
+         *           "nextPaymentAttempt": "2026-11-04T01:00:00.000Z",
+         *           "lastPaymentError": {
+         *             "code": "card_declined",
+         *             "message": "Your card was declined."
+         *           },
+         *           "paymentActionUrl": null,
+         *           "testClockId": null,
+         *           "finalizeAt": "2026-11-01T01:00:00.000Z",
+         *           "finalizedAt": "2026-11-01T01:00:00.000Z",
+         *           "paidAt": null,
+         *           "voidedAt": null,
+         *           "markedUncollectibleAt": null,
+         *           "metadata": {},
+         *           "createdAt": "2026-11-01T00:00:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z"
+         *         },
+         *         "previousAttributes": {
+         *           "paymentStatus": "processing",
+         *           "nextPaymentAttempt": null,
+         *           "lastPaymentError": null
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'invoice.payment_failed';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description The invoice as GET /api/v1/invoices/{id} returns it at the event's commit (never a secret). */
+                object: components['schemas']['Invoice'];
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                object: {
+                  id: string;
+                  /** @constant */
+                  object: 'invoice';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  invoicePaymentActionRequiredEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "invoice.payment_action_required",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "id": "inv_01jd3m5x7c0000000000000000",
+         *           "object": "invoice",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "subscriptionId": "sub_01jd3m5x7c0000000000000000",
+         *           "billingReason": "subscription_cycle",
+         *           "status": "finalized",
+         *           "number": "INV-2026-000123",
+         *           "currency": "USD",
+         *           "periodStart": "2026-10-01T00:00:00.000Z",
+         *           "periodEnd": "2026-11-01T00:00:00.000Z",
+         *           "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+         *           "lines": [
+         *             {
+         *               "type": "entry_price",
+         *               "description": "Pro (monthly)",
+         *               "ratePlanId": "plan_01jd3m5x7c0000000000000000",
+         *               "metricName": null,
+         *               "pricingModel": null,
+         *               "quantity": null,
+         *               "freeUnits": null,
+         *               "billableQuantity": null,
+         *               "rate": null,
+         *               "amount": "49.00",
+         *               "periodStart": "2026-11-01T00:00:00.000Z",
+         *               "periodEnd": "2026-12-01T00:00:00.000Z",
+         *               "adjustsInvoiceId": null
+         *             }
+         *           ],
+         *           "subtotal": "49.00",
+         *           "total": "49.00",
+         *           "creditedTotal": "0.00",
+         *           "amountPaid": "0.00",
+         *           "amountDue": "49.00",
+         *           "amountRemaining": "49.00",
+         *           "collectionMethod": "charge_automatically",
+         *           "dueDate": null,
+         *           "paymentStatus": "requires_action",
+         *           "attemptCount": 1,
+         *           "nextPaymentAttempt": "2026-11-04T01:00:00.000Z",
+         *           "lastPaymentError": {
+         *             "code": "authentication_required",
+         *             "message": "Your card was declined. This transaction requires authentication."
+         *           },
+         *           "paymentActionUrl": null,
+         *           "testClockId": null,
+         *           "finalizeAt": "2026-11-01T01:00:00.000Z",
+         *           "finalizedAt": "2026-11-01T01:00:00.000Z",
+         *           "paidAt": null,
+         *           "voidedAt": null,
+         *           "markedUncollectibleAt": null,
+         *           "metadata": {},
+         *           "createdAt": "2026-11-01T00:00:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z"
+         *         },
+         *         "previousAttributes": {
+         *           "paymentStatus": "processing",
+         *           "nextPaymentAttempt": null,
+         *           "lastPaymentError": null
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'invoice.payment_action_required';
           /**
            * Format: date-time
            * @description When the event happened, UTC; the same on every attempt.

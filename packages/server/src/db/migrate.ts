@@ -31,6 +31,7 @@ import * as m0027 from './migrations/0027_payments.js';
 import * as m0028 from './migrations/0028_collection_method.js';
 import * as m0029 from './migrations/0029_payment_provider_events.js';
 import * as m0030 from './migrations/0030_provider_customers.js';
+import * as m0031 from './migrations/0031_collection.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -65,6 +66,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0028_collection_method', m0028],
   ['0029_payment_provider_events', m0029],
   ['0030_provider_customers', m0030],
+  ['0031_collection', m0031],
 ];
 
 /**

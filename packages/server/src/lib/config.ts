@@ -39,6 +39,8 @@ export interface Config {
   entitlementCacheTtlMs: number;
   /** How often each node runs the billing job (renewals, then finalizing drafts past their grace period). */
   billingIntervalMs: number;
+  /** An attempt with no outcome for this long is asked about again (the reconciliation of lost answers and webhooks). */
+  paymentReconcileAfterMs: number;
   /** SQLite: how long the billing job waits for usage writes to pause before it takes the write lock anyway (db/write-turns.ts). */
   billingUsageWaitMs: number;
   /** Seed a demo workspace when the database holds no workspace yet. */
@@ -57,6 +59,8 @@ export interface Config {
   publicUrl: string | null;
   /** STRIPE_API_BASE: a Stripe-compatible server (scheme, host, port) the Stripe client talks to instead of Stripe; null: Stripe itself. */
   stripeApiBase: string | null;
+  /** How long one call to Stripe may take before it counts as unavailable (its attempt is then reconciled). */
+  stripeTimeoutMs: number;
   /** Development only: accept webhooks without checking signatures. Ignored, with a warning, elsewhere. */
   webhookVerificationDisabled: boolean;
   /** Webhook requests processed at once; the excess gets 503 with Retry-After at once. */
@@ -193,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     profile,
     stripeApiBase,
+    stripeTimeoutMs: int(env, 'STRIPE_TIMEOUT_MS', 10_000, 100, 80_000),
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),
     databaseUrl,
@@ -209,6 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestMaxInFlight: int(env, 'INGEST_MAX_IN_FLIGHT', 4, 1, 10_000),
     entitlementCacheTtlMs: int(env, 'ENTITLEMENT_CACHE_TTL_MS', 250, 0, 5_000),
     billingIntervalMs: int(env, 'BILLING_INTERVAL_MS', 60_000, 1_000, 3_600_000),
+    // Longer than a call to Stripe may take (10 s), so an attempt still being made is not sent twice by two nodes.
+    paymentReconcileAfterMs: int(env, 'PAYMENT_RECONCILE_AFTER_MS', 60_000, 0, 86_400_000),
     billingUsageWaitMs: int(env, 'BILLING_USAGE_WAIT_MS', 100, 0, 10_000),
     uploadMaxConcurrent: int(env, 'UPLOAD_MAX_CONCURRENT', 2, 1, 100),
     seedDemo: bool(env, 'SEED_DEMO', profile !== 'production'),

@@ -29,6 +29,18 @@ export interface InvoiceTable {
   collectionMethod: string;
   /** send_invoice: finalization plus the days until due; else null. */
   dueDate: number | null;
+  /** Provider attempts made so far (0031). */
+  attemptCount: number;
+  /** When the collection job next charges it (the invoice's time); null: nothing scheduled. */
+  nextPaymentAttemptAt: number | null;
+  /** When its first automatic attempt failed: the retry schedule counts from it. */
+  paymentFailedAt: number | null;
+  /** The latest attempt's status; null: none. */
+  latestAttemptStatus: string | null;
+  /** JSON {code, message} of the latest failed attempt; null: none. */
+  lastPaymentError: string | null;
+  /** Where the buyer completes a payment that needs them (3-D Secure); null: none. */
+  paymentActionUrl: string | null;
   testClockId: string | null;
   /** A draft is finalized at this instant (its creation plus the workspace's grace period). */
   finalizeAt: number;
@@ -83,6 +95,11 @@ export interface BillingSettingsTable {
   collectionMethod: string;
   /** send_invoice: days from finalization to the due date. */
   daysUntilDue: number;
+  /** JSON array of days after the first failed payment when it is retried (0031). */
+  paymentRetryDays: string;
+  pastDueGraceDays: number;
+  /** cancel_subscription | mark_uncollectible: what happens after the last retry fails. */
+  pastDueFinalAction: string;
   updatedAt: number;
 }
 

@@ -42,6 +42,12 @@ export interface SubscriptionTable {
   discount: string | null;
   /** JSON CancellationDetails {reason, cancel_channel, comment, requestedAt} or null: no cancellation asked for. */
   cancellationDetails: string | null;
+  /** PAST_DUE since (its time); null when not past due (0031). */
+  pastDueSince: number | null;
+  /** Past due: the entitlement check refuses from this instant (pastDueSince plus the grace period). */
+  pastDueAccessUntil: number | null;
+  /** charge_automatically | send_invoice; null: the workspace's billing settings decide. */
+  collectionMethod: string | null;
   createdAt: number;
   updatedAt: number;
 }

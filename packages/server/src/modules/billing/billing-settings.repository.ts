@@ -1,12 +1,23 @@
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { DEFAULT_BILLING_SETTINGS, type BillingSettings, type CollectionMethod } from './billing-settings.js';
+import { DEFAULT_BILLING_SETTINGS, type BillingSettings, type CollectionMethod, type PastDueFinalAction } from './billing-settings.js';
 
 export async function findBillingSettings(db: Db, tenant: Tenant): Promise<BillingSettings | null> {
   const r = await db
     .selectFrom('billingSettings')
-    .select(['invoiceGraceMs', 'invoicePrefix', 'creditNotePrefix', 'supportUrl', 'collectionMethod', 'daysUntilDue', 'updatedAt'])
+    .select([
+      'invoiceGraceMs',
+      'invoicePrefix',
+      'creditNotePrefix',
+      'supportUrl',
+      'collectionMethod',
+      'daysUntilDue',
+      'paymentRetryDays',
+      'pastDueGraceDays',
+      'pastDueFinalAction',
+      'updatedAt',
+    ])
     .$call(forTenant(tenant))
     .executeTakeFirst();
   return r
@@ -17,6 +28,9 @@ export async function findBillingSettings(db: Db, tenant: Tenant): Promise<Billi
         supportUrl: r.supportUrl,
         collectionMethod: r.collectionMethod as CollectionMethod,
         daysUntilDue: Number(r.daysUntilDue),
+        paymentRetryDays: JSON.parse(r.paymentRetryDays) as number[],
+        pastDueGraceDays: Number(r.pastDueGraceDays),
+        pastDueFinalAction: r.pastDueFinalAction as PastDueFinalAction,
         updatedAt: Number(r.updatedAt),
       }
     : null;
@@ -30,7 +44,7 @@ export async function billingSettingsOf(db: Db, tenant: Tenant): Promise<Billing
 export async function saveBillingSettings(db: Db, tenant: Tenant, s: BillingSettings): Promise<void> {
   await db
     .insertInto('billingSettings')
-    .values({ ...s, workspaceId: tenant.workspaceId, environment: tenant.environment })
+    .values({ ...s, paymentRetryDays: JSON.stringify(s.paymentRetryDays), workspaceId: tenant.workspaceId, environment: tenant.environment })
     .onConflict((oc) =>
       oc.columns(['workspaceId', 'environment']).doUpdateSet({
         invoiceGraceMs: s.invoiceGraceMs,
@@ -39,6 +53,9 @@ export async function saveBillingSettings(db: Db, tenant: Tenant, s: BillingSett
         supportUrl: s.supportUrl,
         collectionMethod: s.collectionMethod,
         daysUntilDue: s.daysUntilDue,
+        paymentRetryDays: JSON.stringify(s.paymentRetryDays),
+        pastDueGraceDays: s.pastDueGraceDays,
+        pastDueFinalAction: s.pastDueFinalAction,
         updatedAt: s.updatedAt,
       }),
     )

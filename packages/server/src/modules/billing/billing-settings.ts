@@ -12,23 +12,28 @@ export interface BillingSettings {
   collectionMethod: CollectionMethod;
   /** send_invoice: days from finalization to the due date. */
   daysUntilDue: number;
+  /** Days after the first failed automatic payment when it is tried again, ascending (dunning). */
+  paymentRetryDays: number[];
+  /** Days a past-due subscription keeps serving before the entitlement check refuses (PAYMENT_PAST_DUE). */
+  pastDueGraceDays: number;
+  /** After the last retry fails: cancel the subscription, or mark the invoice uncollectible and keep serving. */
+  pastDueFinalAction: PastDueFinalAction;
   updatedAt: number;
 }
 
-/**
- * Stripe's two ways: charge_automatically (the customer's payment method is charged when the
- * invoice is finalized) or send_invoice (the buyer pays by the due date, through the invoice's
- * hosted link or outside Tollgate).
- */
-export const collectionMethods = ['charge_automatically', 'send_invoice'] as const;
-export type CollectionMethod = (typeof collectionMethods)[number];
-export const CollectionMethodSchema = Type.Union(
-  collectionMethods.map((m) => Type.Literal(m)),
+export const pastDueFinalActions = ['cancel_subscription', 'mark_uncollectible'] as const;
+export type PastDueFinalAction = (typeof pastDueFinalActions)[number];
+const PastDueFinalActionSchema = Type.Union(
+  pastDueFinalActions.map((a) => Type.Literal(a)),
   {
     description:
-      'charge_automatically: the payment method on file is charged when the invoice is finalized (nothing is charged while no payment provider is connected); send_invoice: the buyer pays by the due date.',
+      'What happens when the last retry of an automatic payment fails: cancel_subscription (default; its keys are revoked as on any cancellation, the invoice stays open) or mark_uncollectible (the invoice is marked uncollectible, the subscription is no longer past due and keeps serving).',
   },
 );
+
+// The collection method is the subscriptions module's (a subscription may have its own); re-exported here.
+export { collectionMethods, CollectionMethodSchema, type CollectionMethod } from '../subscriptions/collection-method.js';
+import { CollectionMethodSchema, type CollectionMethod } from '../subscriptions/collection-method.js';
 
 export const DEFAULT_BILLING_SETTINGS: BillingSettings = {
   invoiceGraceMs: 3_600_000,
@@ -37,6 +42,9 @@ export const DEFAULT_BILLING_SETTINGS: BillingSettings = {
   supportUrl: null,
   collectionMethod: 'charge_automatically',
   daysUntilDue: 30,
+  paymentRetryDays: [3, 5, 7],
+  pastDueGraceDays: 3,
+  pastDueFinalAction: 'cancel_subscription',
   updatedAt: 0,
 };
 
@@ -63,6 +71,14 @@ export const BillingSettingsSchema = Type.Object(
     }),
     collectionMethod: CollectionMethodSchema,
     daysUntilDue: Type.Integer({ description: 'send_invoice: days from finalization to the due date (default 30).' }),
+    paymentRetryDays: Type.Array(Type.Integer(), {
+      maxItems: 8,
+      description: 'Days after the first failed automatic payment when it is tried again (default [3, 5, 7]); [] : never retried.',
+    }),
+    pastDueGraceDays: Type.Integer({
+      description: 'Days a past-due subscription keeps serving before the entitlement check answers allowed false with reason PAYMENT_PAST_DUE (default 3).',
+    }),
+    pastDueFinalAction: PastDueFinalActionSchema,
     updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
   { title: 'BillingSettings' },
@@ -76,6 +92,14 @@ export const UpdateBillingSettingsBody = Type.Object(
     supportUrl: Type.Optional(Type.Union([SupportUrl, Type.Null()], { description: 'null removes it.' })),
     collectionMethod: Type.Optional(CollectionMethodSchema),
     daysUntilDue: Type.Optional(Type.Integer({ minimum: 0, maximum: 365, description: '0 to 365 days.' })),
+    paymentRetryDays: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 60 }), {
+        maxItems: 8,
+        description: 'Up to 8 days from 1 to 60, strictly ascending, counted from the first failure, e.g. [3, 5, 7]; [] never retries.',
+      }),
+    ),
+    pastDueGraceDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, description: '0 (refuse at once) to 60 days.' })),
+    pastDueFinalAction: Type.Optional(PastDueFinalActionSchema),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -89,6 +113,17 @@ export function presentBillingSettings(s: BillingSettings): Static<typeof Billin
     supportUrl: s.supportUrl,
     collectionMethod: s.collectionMethod,
     daysUntilDue: s.daysUntilDue,
+    paymentRetryDays: s.paymentRetryDays,
+    pastDueGraceDays: s.pastDueGraceDays,
+    pastDueFinalAction: s.pastDueFinalAction,
     updatedAt: s.updatedAt === 0 ? null : toIso(s.updatedAt),
   };
+}
+
+/** Pure: why a retry schedule is refused (not strictly ascending), or null. */
+export function retryScheduleProblem(days: readonly number[]): string | null {
+  for (let k = 1; k < days.length; k++) {
+    if (days[k]! <= days[k - 1]!) return `paymentRetryDays must be strictly ascending: ${days[k]} follows ${days[k - 1]}.`;
+  }
+  return null;
 }

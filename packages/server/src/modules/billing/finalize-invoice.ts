@@ -10,6 +10,7 @@ import { readUsageOncePer } from './read-rating-usage.js';
 import { loadPriceVersion } from '../catalog/price-version.js';
 import { documentNumber, type BillingSettings } from './billing-settings.js';
 import { billingSettingsOf, takeDocumentNumbers } from './billing-settings.repository.js';
+import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
 
 /** What finalization reads of the billing settings: the number's prefix and, for send_invoice, the days until due. */
 type NumberingSettings = Pick<BillingSettings, 'invoicePrefix' | 'daysUntilDue'>;
@@ -109,8 +110,19 @@ async function lateUsageAdjustments(deps: Deps, tenant: Tenant, invoice: Invoice
  * A draft as finalized at `at` (its subscription's time): its lines (a rerating's, when it was
  * rerated) and the adjustments added, numbered, frozen.
  */
-function finalized(deps: Pick<Deps, 'clock'>, invoice: Invoice, lines: IssuedLine[], settings: NumberingSettings, n: number, at: number): Invoice {
+function finalized(
+  deps: Pick<Deps, 'clock'>,
+  invoice: Invoice,
+  lines: IssuedLine[],
+  settings: NumberingSettings,
+  n: number,
+  at: number,
+  collects: boolean,
+): Invoice {
   const total = totalOf(lines, invoice.currency);
+  // With a payment provider connected, an invoice collected automatically is charged at once by
+  // the collection step that follows finalization (collect-invoice.ts); nothing owed, nothing charged.
+  const charges = collects && invoice.collectionMethod === 'charge_automatically' && new Decimal(total).minus(invoice.creditedTotal).gt(0);
   return {
     ...invoice,
     lines,
@@ -122,6 +134,7 @@ function finalized(deps: Pick<Deps, 'clock'>, invoice: Invoice, lines: IssuedLin
     number: documentNumber(settings.invoicePrefix, deps.clock.now(), n),
     // Due in the invoice's own time (a test clock's, if it lives on one), as Stripe's days_until_due.
     dueDate: invoice.collectionMethod === 'send_invoice' ? at + settings.daysUntilDue * 86_400_000 : null,
+    nextPaymentAttemptAt: charges ? at : null,
     finalizedAt: at,
     updatedAt: deps.clock.now(),
   };
@@ -172,8 +185,9 @@ export async function finalizeDrafts(
       own = rediscounted([...own.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...(await rerateUsage(deps, tenant, d))], d.currency);
     lines.push([...own, ...(opts.adjust === false ? [] : await lateUsageAdjustments(deps, tenant, d, issued))]);
   }
+  const collects = (await findPaymentProvider(deps.db, tenant, 'stripe')) !== null;
   const first = await takeDocumentNumbers(deps.db, tenant, 'invoice', drafts.length);
-  return drafts.map((d, k) => finalized(deps, d, lines[k]!, settings, first + k, at));
+  return drafts.map((d, k) => finalized(deps, d, lines[k]!, settings, first + k, at, collects));
 }
 
 /**

@@ -52,7 +52,15 @@ describe('POST /api/v1/invoices/{id}/payments (a payment made outside Tollgate)'
       currency: 'USD',
       reference: 'SEPA 2026-0115-77',
       paidAt: iso(START - 3_600_000),
+      amountRefunded: '0.00',
+      attempt: null,
+      trigger: null,
+      providerReference: null,
+      failureCode: null,
+      failureMessage: null,
+      actionUrl: null,
       createdAt: iso(START),
+      updatedAt: iso(START),
     });
     assert.deepEqual([invoice.status, invoice.amountPaid, invoice.amountRemaining, invoice.paidAt], ['finalized', '20.00', '29.00', null]);
 

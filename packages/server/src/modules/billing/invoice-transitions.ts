@@ -8,6 +8,9 @@ import { timeOf } from '../test-clocks/clock-time.js';
 import { amountRemaining, type Invoice, type InvoiceStatus } from './invoice.js';
 import { findInvoice, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent } from './issue-invoice.js';
+import { recoverIfSettled } from './collect-invoice.js';
+import { SUBSCRIPTIONS_CHANGED } from '../subscriptions/subscription.js';
+import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
 
 /**
  * What an operator may do to an issued invoice, and from which states (Stripe's rules): `pay`
@@ -32,7 +35,8 @@ export function nextInvoiceStatus(status: InvoiceStatus, action: InvoiceAction):
 }
 
 export async function transitionInvoice(deps: Deps, ctx: OperationContext, id: string, action: InvoiceAction): Promise<Invoice> {
-  return inTransaction(deps.db, async (trx) => {
+  let recovered = false;
+  const result = await inTransaction(deps.db, async (trx) => {
     const invoice = await findInvoice(trx, ctx, id, { lock: deps.dialect === 'postgres' });
     if (!invoice) throw notFound('invoice', id);
     const next = nextInvoiceStatus(invoice.status, action);
@@ -41,7 +45,12 @@ export async function transitionInvoice(deps: Deps, ctx: OperationContext, id: s
     const updated: Invoice = {
       ...invoice,
       status: next.to,
-      ...(action === 'pay' ? { paidAt: at, amountPaid: amountRemaining(invoice) } : {}),
+      // Marked paid: what was still owed counts as paid, beside any payments already recorded.
+      ...(action === 'pay'
+        ? { paidAt: at, amountPaid: roundToMinorUnit(new Decimal(invoice.amountPaid).plus(amountRemaining(invoice)), invoice.currency) }
+        : {}),
+      // Settled or written off: nothing more is charged.
+      nextPaymentAttemptAt: null,
       ...(action === 'void' ? { voidedAt: at } : {}),
       ...(action === 'mark_uncollectible' ? { markedUncollectibleAt: at } : {}),
       updatedAt: deps.clock.now(),
@@ -54,6 +63,10 @@ export async function transitionInvoice(deps: Deps, ctx: OperationContext, id: s
       payload: { number: invoice.number, from: invoice.status, to: updated.status, total: invoice.total, amountPaid: updated.amountPaid },
     });
     await emitWebhookEvent(trx, deps, ctx, invoiceEvent(invoiceActions[action].event, updated, invoice));
+    // Its subscription, past due because of it, is itself again when nothing else is failing.
+    recovered = await recoverIfSettled({ ...deps, db: trx }, ctx, ctx, updated);
     return updated;
   });
+  if (recovered) deps.caches.clear(SUBSCRIPTIONS_CHANGED);
+  return result;
 }

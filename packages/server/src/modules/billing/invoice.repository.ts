@@ -7,6 +7,7 @@ import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { BillingReason, Invoice, InvoiceStatus, IssuedLine } from './invoice.js';
 import type { CollectionMethod } from './billing-settings.js';
+import type { PaymentAttemptStatus } from '../payments/payment.js';
 
 function toInvoice(r: Selectable<InvoiceTable>): Invoice {
   const n = (v: number | string | null) => (v === null ? null : Number(v));
@@ -30,6 +31,12 @@ function toInvoice(r: Selectable<InvoiceTable>): Invoice {
     amountPaid: r.amountPaid,
     collectionMethod: r.collectionMethod as CollectionMethod,
     dueDate: n(r.dueDate),
+    attemptCount: Number(r.attemptCount),
+    nextPaymentAttemptAt: n(r.nextPaymentAttemptAt),
+    paymentFailedAt: n(r.paymentFailedAt),
+    latestAttemptStatus: r.latestAttemptStatus as PaymentAttemptStatus | null,
+    lastPaymentError: r.lastPaymentError === null ? null : (JSON.parse(r.lastPaymentError) as Invoice['lastPaymentError']),
+    paymentActionUrl: r.paymentActionUrl,
     testClockId: r.testClockId,
     finalizeAt: Number(r.finalizeAt),
     finalizedAt: n(r.finalizedAt),
@@ -43,7 +50,14 @@ function toInvoice(r: Selectable<InvoiceTable>): Invoice {
 }
 
 function row(tenant: Tenant, i: Invoice) {
-  return { ...i, workspaceId: tenant.workspaceId, environment: tenant.environment, lines: JSON.stringify(i.lines), metadata: JSON.stringify(i.metadata) };
+  return {
+    ...i,
+    workspaceId: tenant.workspaceId,
+    environment: tenant.environment,
+    lines: JSON.stringify(i.lines),
+    metadata: JSON.stringify(i.metadata),
+    lastPaymentError: i.lastPaymentError === null ? null : JSON.stringify(i.lastPaymentError),
+  };
 }
 
 /** Inserts a draft; false when the subscription already has an invoice with this cycle key (issued by another run). */
@@ -95,6 +109,12 @@ export async function saveInvoice(db: Db, tenant: Tenant, i: Invoice): Promise<v
       creditedTotal: i.creditedTotal,
       amountPaid: i.amountPaid,
       dueDate: i.dueDate,
+      attemptCount: i.attemptCount,
+      nextPaymentAttemptAt: i.nextPaymentAttemptAt,
+      paymentFailedAt: i.paymentFailedAt,
+      latestAttemptStatus: i.latestAttemptStatus,
+      lastPaymentError: i.lastPaymentError === null ? null : JSON.stringify(i.lastPaymentError),
+      paymentActionUrl: i.paymentActionUrl,
       finalizedAt: i.finalizedAt,
       paidAt: i.paidAt,
       voidedAt: i.voidedAt,
@@ -185,4 +205,53 @@ export async function findInvoicesByCycleKeys(db: Db, tenant: Tenant, subscripti
     .orderBy('id');
   if (lock) q = q.forUpdate();
   return (await q.execute()).map(toInvoice);
+}
+
+/** A subscription's open invoices whose latest payment attempt failed or waits for the buyer, other than `exceptId`. */
+export async function countFailingInvoices(db: Db, tenant: Tenant, subscriptionId: string, exceptId: string): Promise<number> {
+  const r = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .$call(forTenant(tenant))
+    .where('subscriptionId', '=', subscriptionId)
+    .where('status', '=', sql.lit('finalized'))
+    .where('latestAttemptStatus', 'in', ['failed', 'requires_action'])
+    .where('id', '<>', exceptId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/**
+ * Open invoices whose next payment attempt is due at `at`: on real time (no test clock), or on one
+ * test clock. Oldest first.
+ */
+export async function listCollectionsDue(
+  db: Db,
+  at: number,
+  opts: { testClock: { tenant: Tenant; id: string } | null; limit: number },
+): Promise<Array<{ id: string; workspaceId: string; environment: Environment }>> {
+  let q = db
+    .selectFrom('invoices')
+    .select(['id', 'workspaceId', 'environment'])
+    .where('nextPaymentAttemptAt', 'is not', null)
+    .where('nextPaymentAttemptAt', '<=', at);
+  q = opts.testClock ? q.$call(forTenant(opts.testClock.tenant)).where('testClockId', '=', opts.testClock.id) : q.where('testClockId', 'is', null);
+  const rows = await q.orderBy('nextPaymentAttemptAt').orderBy('id').limit(opts.limit).execute();
+  return rows.map((r) => ({ ...r, environment: r.environment as Environment }));
+}
+
+/** A customer's open invoices collected automatically whose payment failed or waits for the buyer (a new card retries them). */
+export async function listFailingInvoicesOfCustomer(db: Db, tenant: Tenant, customerId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select('id')
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('status', '=', sql.lit('finalized'))
+    .where('collectionMethod', '=', sql.lit('charge_automatically'))
+    .where('latestAttemptStatus', 'in', ['failed', 'requires_action'])
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -5,6 +5,7 @@ import { Metadata, Timestamp } from '../../http/schemas.js';
 import type { InvoiceLine } from './rate-period.js';
 import { Amount, InvoiceLineSchema, Nullable } from './upcoming-invoice.js';
 import { CollectionMethodSchema, type CollectionMethod } from './billing-settings.js';
+import type { PaymentAttemptStatus } from '../payments/payment.js';
 
 /**
  * An issued invoice, modelled on Stripe's. draft → finalized → paid | void | uncollectible
@@ -57,6 +58,18 @@ export interface Invoice {
   collectionMethod: CollectionMethod;
   /** send_invoice: set at finalization (finalizedAt plus the days until due); else null. */
   dueDate: number | null;
+  /** Provider attempts made so far (Stripe's attempt_count). */
+  attemptCount: number;
+  /** When the collection job next charges it, in its time (Stripe's next_payment_attempt); null: nothing scheduled. */
+  nextPaymentAttemptAt: number | null;
+  /** When its first automatic payment failed: the retry schedule counts from it. */
+  paymentFailedAt: number | null;
+  /** The latest provider attempt's status; null: none made. */
+  latestAttemptStatus: PaymentAttemptStatus | null;
+  /** The latest failed attempt's reason; cleared when one succeeds. */
+  lastPaymentError: { code: string; message: string | null } | null;
+  /** Where the buyer completes a payment that needs them (3-D Secure); null: none needed. */
+  paymentActionUrl: string | null;
   testClockId: string | null;
   finalizeAt: number;
   finalizedAt: number | null;
@@ -75,6 +88,33 @@ export function totalOf(lines: readonly Pick<InvoiceLine, 'amount'>[], currency:
     currency,
   );
 }
+
+/**
+ * Where the invoice's payment stands, for people and for filters: paid, void, or, while open, the
+ * latest attempt's status (processing, requires_action, failed), else partially_paid or unpaid.
+ */
+export const paymentStatuses = ['unpaid', 'processing', 'requires_action', 'failed', 'partially_paid', 'paid', 'void'] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+
+export function paymentStatusOf(i: Pick<Invoice, 'status' | 'latestAttemptStatus' | 'amountPaid'>): PaymentStatus {
+  if (i.status === 'paid') return 'paid';
+  if (i.status === 'void') return 'void';
+  switch (i.latestAttemptStatus) {
+    case 'pending':
+    case 'processing':
+      return 'processing';
+    case 'requires_action':
+      return 'requires_action';
+    case 'failed':
+      return 'failed';
+    default:
+      return new Decimal(i.amountPaid).gt(0) ? 'partially_paid' : 'unpaid';
+  }
+}
+
+/** What the invoice asks to be paid: its total less credit notes. */
+export const amountDue = (i: Pick<Invoice, 'total' | 'creditedTotal' | 'currency'>) =>
+  roundToMinorUnit(new Decimal(i.total).minus(i.creditedTotal), i.currency);
 
 /** What is still owed: the total less credit notes and payments, never below zero. */
 export function amountRemaining(i: Pick<Invoice, 'total' | 'creditedTotal' | 'amountPaid' | 'status' | 'currency'>): string {
@@ -125,6 +165,37 @@ export const InvoiceSchema = Type.Object(
         description: 'send_invoice: the date the buyer pays by (finalization plus daysUntilDue); null otherwise, and for a draft.',
       }),
     ),
+    paymentStatus: Type.Union(
+      paymentStatuses.map((p) => Type.Literal(p)),
+      {
+        description:
+          'Where its payment stands: paid, void, or while it is open the latest attempt’s outcome (processing, requires_action: the buyer must act at paymentActionUrl, failed: see lastPaymentError and nextPaymentAttempt), else partially_paid or unpaid. The attempts: GET /api/v1/invoices/{id}/payments.',
+      },
+    ),
+    attemptCount: Type.Integer({ description: 'Attempts made through the payment provider so far.' }),
+    nextPaymentAttempt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the collection job charges it next (in its test clock’s time, if any): at finalization, then the retry schedule; null when nothing is scheduled.',
+      }),
+    ),
+    lastPaymentError: Type.Union([
+      Type.Object(
+        {
+          code: Type.String({
+            maxLength: 100,
+            description: 'The provider’s decline or error code: card_declined, insufficient_funds, authentication_required, no_payment_method…',
+          }),
+          message: Nullable(Type.String({ maxLength: 500 })),
+        },
+        { description: 'Why the latest attempt failed; null once one succeeds or before any fails.' },
+      ),
+      Type.Null(),
+    ]),
+    paymentActionUrl: Nullable(
+      Type.String({ maxLength: 2000, description: 'requires_action: the provider’s page where the buyer completes the payment (3-D Secure).' }),
+    ),
     testClockId: Nullable(Type.String()),
     finalizeAt: Type.String({ format: 'date-time', description: 'A draft is finalized automatically at this time (its period end plus the grace period).' }),
     finalizedAt: Nullable(Timestamp),
@@ -139,7 +210,14 @@ export const InvoiceSchema = Type.Object(
 );
 
 export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
-  const { cycleKey: _cycleKey, allowanceFrom: _allowanceFrom, ...rest } = i;
+  const {
+    cycleKey: _cycleKey,
+    allowanceFrom: _allowanceFrom,
+    nextPaymentAttemptAt: _next,
+    paymentFailedAt: _failedAt,
+    latestAttemptStatus: _latest,
+    ...rest
+  } = i;
   return {
     ...rest,
     object: 'invoice',
@@ -149,8 +227,10 @@ export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
       const { ratedTotal: _ratedTotal, ...line } = l;
       return { ...line, periodStart: toIso(l.periodStart), periodEnd: toIso(l.periodEnd) };
     }),
-    amountDue: roundToMinorUnit(new Decimal(i.total).minus(i.creditedTotal), i.currency),
+    amountDue: amountDue(i),
     amountRemaining: amountRemaining(i),
+    paymentStatus: paymentStatusOf(i),
+    nextPaymentAttempt: toIsoOrNull(i.nextPaymentAttemptAt),
     dueDate: toIsoOrNull(i.dueDate),
     finalizeAt: toIso(i.finalizeAt),
     finalizedAt: toIsoOrNull(i.finalizedAt),

@@ -5,12 +5,14 @@ import { AppError, notFound } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
-import type { Payment, RecordPaymentInput } from '../payments/payment.js';
+import { manualPayment, type Payment, type RecordPaymentInput } from '../payments/payment.js';
 import { insertPayment } from '../payments/payment.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { amountRemaining, type Invoice } from './invoice.js';
 import { findInvoice, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent } from './issue-invoice.js';
+import { recoverIfSettled } from './collect-invoice.js';
+import { SUBSCRIPTIONS_CHANGED } from '../subscriptions/subscription.js';
 
 /** Invoices a payment may be recorded against: issued and not settled (Stripe's "open"). */
 const PAYABLE = new Set(['finalized', 'uncollectible']);
@@ -37,7 +39,8 @@ export async function recordManualPayment(
   invoiceId: string,
   input: RecordPaymentInput,
 ): Promise<{ payment: Payment; invoice: Invoice }> {
-  return inTransaction(deps.db, async (trx) => {
+  let recovered = false;
+  const result = await inTransaction(deps.db, async (trx) => {
     const invoice = await findInvoice(trx, ctx, invoiceId, { lock: deps.dialect === 'postgres' });
     if (!invoice) throw notFound('invoice', invoiceId);
     if (!PAYABLE.has(invoice.status)) {
@@ -57,22 +60,25 @@ export async function recordManualPayment(
       throw new AppError('VALIDATION_FAILED', `paidAt ${input.paidAt} is in the future (now is ${new Date(now).toISOString()}).`, { field: 'body.paidAt' });
 
     const amount = roundToMinorUnit(input.amount, invoice.currency);
-    const payment: Payment = {
+    const payment = manualPayment({
       id: deps.ids.next('payment'),
       invoiceId,
       customerId: invoice.customerId,
-      provider: 'manual',
-      status: 'succeeded',
       amount,
       currency: invoice.currency,
       reference: input.reference ?? null,
       paidAt,
       createdAt: deps.clock.now(),
-    };
+    });
     await insertPayment(trx, ctx, payment);
     const amountPaid = roundToMinorUnit(new Decimal(invoice.amountPaid).plus(amount), invoice.currency);
     const settled = new Decimal(amount).eq(remaining);
-    const updated: Invoice = { ...invoice, amountPaid, ...(settled ? { status: 'paid' as const, paidAt } : {}), updatedAt: deps.clock.now() };
+    const updated: Invoice = {
+      ...invoice,
+      amountPaid,
+      ...(settled ? { status: 'paid' as const, paidAt, nextPaymentAttemptAt: null } : {}),
+      updatedAt: deps.clock.now(),
+    };
     await saveInvoice(trx, ctx, updated);
     await recordAudit(trx, deps, ctx, {
       eventType: 'payment.recorded',
@@ -95,7 +101,10 @@ export async function recordManualPayment(
         payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid },
       });
       await emitWebhookEvent(trx, deps, ctx, invoiceEvent('invoice.paid', updated, invoice));
+      recovered = await recoverIfSettled({ ...deps, db: trx }, ctx, ctx, updated);
     }
     return { payment, invoice: updated };
   });
+  if (recovered) deps.caches.clear(SUBSCRIPTIONS_CHANGED);
+  return result;
 }

@@ -140,7 +140,8 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
     const period = periodAfter(schedule, boundary);
     next = {
       ...schedule,
-      status: 'ACTIVE',
+      // Past due stays past due across renewals until its failed invoices are settled.
+      status: sub.status === 'PAST_DUE' ? 'PAST_DUE' : 'ACTIVE',
       offeringId,
       priceVersionId,
       scheduledChange: null,

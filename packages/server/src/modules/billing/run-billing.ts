@@ -4,7 +4,9 @@ import type { Tenant } from '../../lib/tenant.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { listDueSubscriptions } from '../subscriptions/subscription.repository.js';
 import { finalizeInvoices } from './finalize-invoice.js';
-import { listDraftsDue } from './invoice.repository.js';
+import { listCollectionsDue, listDraftsDue } from './invoice.repository.js';
+import { collectInvoice, type Collection } from './collect-invoice.js';
+import { reconcilePayments } from './reconcile-payments.js';
 import { billingOrigin, renewSubscriptions } from './renew-subscription.js';
 import type { Environment } from '../../lib/crypto.js';
 
@@ -14,6 +16,11 @@ export interface BillingRun {
   invoicesFinalized: number;
   /** Subscriptions or drafts that failed (logged); the next run tries them again. */
   failures: number;
+  /** Payment attempts made by the collection step, and how many of them succeeded. */
+  paymentsAttempted: number;
+  paymentsSucceeded: number;
+  /** Attempts without an outcome asked about again (real time only), and outcomes so learnt. */
+  reconciled: number;
 }
 
 /** One page of due work at a time: a catch-up after downtime never loads everything at once. */
@@ -143,7 +150,7 @@ export interface BillingScope {
 export async function runBilling(deps: Deps, bound: BoundCredentials, scope: BillingScope): Promise<BillingRun> {
   const now = scope.testClock?.time ?? deps.clock.now();
   const where = scope.testClock ? { tenant: scope.testClock.tenant, id: scope.testClock.id } : null;
-  const run: BillingRun = { renewals: 0, invoicesFinalized: 0, failures: 0 };
+  const run: BillingRun = { renewals: 0, invoicesFinalized: 0, failures: 0, paymentsAttempted: 0, paymentsSucceeded: 0, reconciled: 0 };
   // Progress as it happens (tollgate_billing_progress_total): a catch-up of many renewals shows its rate.
   const clock = scope.testClock ? 'test' : 'real';
   const progress = {
@@ -221,5 +228,40 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   }
 
   await finalizeDue();
+  await collectDue(deps, { bound }, now, where, run);
+  if (!scope.testClock) run.reconciled = (await reconcilePayments(deps, { bound })).settled;
   return run;
+}
+
+/** Payment attempts in flight at once per node: each waits on the provider, not on the database. */
+const COLLECTIONS_AT_ONCE = 8;
+
+/**
+ * The collection step: every open invoice whose next payment attempt is due (just finalized, or a
+ * retry of the schedule) is charged once in this run, COLLECTIONS_AT_ONCE at a time. Safe on
+ * several nodes: an attempt is claimed under the invoice's lock, and one in flight blocks another.
+ */
+async function collectDue(deps: Deps, c: Collection, now: number, where: { tenant: Tenant; id: string } | null, run: BillingRun): Promise<void> {
+  const tried = new Set<string>();
+  for (;;) {
+    const due = (await listCollectionsDue(deps.db, now, { testClock: where, limit: PAGE + tried.size })).filter((d) => !tried.has(d.id));
+    if (due.length === 0) break;
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const d = due[next++]!;
+        tried.add(d.id);
+        const tenant: Tenant = { workspaceId: d.workspaceId, environment: d.environment };
+        try {
+          const r = await collectInvoice(deps, c, tenant, d.id, { trigger: 'automatic', origin: billingOrigin(deps, tenant) });
+          if (r.payment) run.paymentsAttempted += 1;
+          if (r.payment?.status === 'succeeded') run.paymentsSucceeded += 1;
+        } catch (err) {
+          run.failures += 1;
+          deps.log.error({ err, invoiceId: d.id, workspaceId: d.workspaceId }, 'collecting an invoice failed; the next run tries again');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(COLLECTIONS_AT_ONCE, due.length) }, worker));
+  }
 }

@@ -3,10 +3,13 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
-import type { BillingSettings, UpdateBillingSettingsBody } from './billing-settings.js';
+import { retryScheduleProblem, type BillingSettings, type UpdateBillingSettingsBody } from './billing-settings.js';
+import { AppError } from '../../lib/errors.js';
 import { billingSettingsOf, saveBillingSettings } from './billing-settings.repository.js';
 
 export async function updateBillingSettings(deps: Deps, ctx: OperationContext, input: Static<typeof UpdateBillingSettingsBody>): Promise<BillingSettings> {
+  const problem = input.paymentRetryDays ? retryScheduleProblem(input.paymentRetryDays) : null;
+  if (problem) throw new AppError('VALIDATION_FAILED', problem, { field: 'body.paymentRetryDays' });
   return inTransaction(deps.db, async (trx) => {
     const current = await billingSettingsOf(trx, ctx);
     const next: BillingSettings = {
@@ -16,6 +19,9 @@ export async function updateBillingSettings(deps: Deps, ctx: OperationContext, i
       supportUrl: input.supportUrl === undefined ? current.supportUrl : input.supportUrl,
       collectionMethod: input.collectionMethod ?? current.collectionMethod,
       daysUntilDue: input.daysUntilDue ?? current.daysUntilDue,
+      paymentRetryDays: input.paymentRetryDays ?? current.paymentRetryDays,
+      pastDueGraceDays: input.pastDueGraceDays ?? current.pastDueGraceDays,
+      pastDueFinalAction: input.pastDueFinalAction ?? current.pastDueFinalAction,
       updatedAt: deps.clock.now(),
     };
     await saveBillingSettings(trx, ctx, next);

@@ -10,7 +10,8 @@ import { resolveCustomerRefs } from '../customers/customer.repository.js';
 import { rateSubscriptionPeriod } from '../billing/rate-subscription-period.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { usageLimitsOf } from '../subscriptions/usage-limits.js';
-import { decideEntitlement, type EntitlementDecision } from './decide-entitlement.js';
+import { decideEntitlement, entitlementReasons, type EntitlementDecision } from './decide-entitlement.js';
+import { pastDueBlocks } from '../subscriptions/subscription.js';
 
 /** What JSON can carry for "no limit": the spec's fields are numbers, and clients compare them. */
 export const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -25,8 +26,11 @@ export const EntitlementResultSchema = Type.Object(
       description: `Spend budget left this period (budget minus charges so far), never below 0; ${UNLIMITED} when there is no budget. Exact value in budgetRemainingAmount.`,
     }),
     reason: Type.Union(
-      ['OK', 'NO_ACTIVE_SUBSCRIPTION', 'QUOTA_EXHAUSTED', 'BUDGET_EXHAUSTED'].map((r) => Type.Literal(r)),
-      { description: 'Why allowed is what it is.' },
+      entitlementReasons.map((r) => Type.Literal(r)),
+      {
+        description:
+          'Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid.',
+      },
     ),
     subscriptionId: Type.Union([Type.String(), Type.Null()], {
       description: 'The subscription that decided; null when the customer has none for the product.',
@@ -90,7 +94,8 @@ export async function explainEntitlement(deps: Deps, tenant: Tenant, accessorId:
   if (!sub || sub.status === 'CANCELLED') {
     decision = decideEntitlement({ subscriptionActive: false, limits: [], budget: null });
   } else {
-    const rated = await rateSubscriptionPeriod(deps, tenant, sub, await timeOf(deps, tenant, sub.testClockId));
+    const now = await timeOf(deps, tenant, sub.testClockId);
+    const rated = await rateSubscriptionPeriod(deps, tenant, sub, now);
     period = rated.period;
     // The subscription's own limits, else its offering's rate plans' defaults (as they are now).
     const effective = await usageLimitsOf(deps, tenant, sub);
@@ -99,6 +104,7 @@ export async function explainEntitlement(deps: Deps, tenant: Tenant, accessorId:
     limits = own.map((l) => ({ metricName: l.metricName, limit: l.limit, enforcement: l.enforcement, used: l.used.toNumber(), source: l.source }));
     decision = decideEntitlement({
       subscriptionActive: true,
+      paymentPastDue: pastDueBlocks(sub, now),
       limits: [
         ...own,
         // The catalog's free units are the quota: they inform quotaRemaining and never refuse

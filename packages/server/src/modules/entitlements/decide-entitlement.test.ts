@@ -80,6 +80,18 @@ describe('entitlements.decideEntitlement', () => {
     ['decimal exactness: a fractional limit 0.3 with 0.1 used leaves exactly 0.2', input({ limits: [limit(0.3, '0.1')] }), ok('0.2', null)],
     ['decimal exactness: budget 0.3 with 0.1 spent leaves exactly 0.2', input({ budget: budget('0.3', '0.1') }), ok(null, '0.2')],
     ['BLOCK limit 0.0000001 below the limit is still allowed', input({ limits: [limit(1, '0.9999999')] }), ok('0.0000001', null)],
+    [
+      'past due beyond the grace period is refused, remainders still reported',
+      input({ paymentPastDue: true, limits: [limit(100, '40')] }),
+      no('PAYMENT_PAST_DUE', '60', null),
+    ],
+    [
+      'past due wins over an exhausted quota and budget',
+      input({ paymentPastDue: true, limits: [limit(100, '100')], budget: budget('50', '50') }),
+      no('PAYMENT_PAST_DUE', '0', '0'),
+    ],
+    ['past due within the grace period (false) is allowed', input({ paymentPastDue: false, limits: [limit(100, '40')] }), ok('60', null)],
+    ['no active subscription wins over past due', input({ subscriptionActive: false, paymentPastDue: true }), no('NO_ACTIVE_SUBSCRIPTION', '0', '0')],
   ];
   for (const [rule, i, expected] of cases) {
     it(rule, () => assert.deepEqual(decide(i), expected));

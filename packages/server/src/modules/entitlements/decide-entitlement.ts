@@ -15,12 +15,15 @@ export interface LimitUsage {
 
 export interface EntitlementInput {
   subscriptionActive: boolean;
+  /** Past due beyond the workspace's grace period: refused until paid, whatever the limits say. */
+  paymentPastDue?: boolean;
   limits: readonly LimitUsage[];
   /** null: no budget, unlimited. */
   budget: { amount: Money; enforcement: Enforcement; spent: Money } | null;
 }
 
-export type EntitlementReason = 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
+export const entitlementReasons = ['OK', 'NO_ACTIVE_SUBSCRIPTION', 'PAYMENT_PAST_DUE', 'QUOTA_EXHAUSTED', 'BUDGET_EXHAUSTED'] as const;
+export type EntitlementReason = (typeof entitlementReasons)[number];
 
 export interface EntitlementDecision {
   allowed: boolean;
@@ -64,6 +67,13 @@ export function decideEntitlement(input: EntitlementInput): EntitlementDecision 
   if (!input.subscriptionActive) {
     return { allowed: false, reason: 'NO_ACTIVE_SUBSCRIPTION', quotaRemaining: ZERO, quotaMetricName: null, budgetRemaining: ZERO };
   }
-  const reason: EntitlementReason = blockedByQuota ? 'QUOTA_EXHAUSTED' : blockedByBudget ? 'BUDGET_EXHAUSTED' : 'OK';
+  // Unpaid comes first: usage left under a limit does not make a past-due subscription servable.
+  const reason: EntitlementReason = input.paymentPastDue
+    ? 'PAYMENT_PAST_DUE'
+    : blockedByQuota
+      ? 'QUOTA_EXHAUSTED'
+      : blockedByBudget
+        ? 'BUDGET_EXHAUSTED'
+        : 'OK';
   return { allowed: reason === 'OK', reason, quotaRemaining, quotaMetricName: tightest?.metricName ?? null, budgetRemaining };
 }

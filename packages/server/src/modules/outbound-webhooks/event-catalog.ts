@@ -26,11 +26,19 @@ export const eventCatalog = {
   'subscription.change_withdrawn': sub('A scheduled change or cancellation was withdrawn.'),
   'subscription.cancelled': sub('A subscription was cancelled (at once, or at its period end); its keys are revoked.'),
   'subscription.renewed': sub('A subscription entered a new billing period.'),
+  'subscription.past_due': sub(
+    'An automatic payment failed: the subscription is PAST_DUE, keeps serving until pastDueAccessUntil (the grace period), and its invoice is retried on the workspace’s schedule.',
+  ),
+  'subscription.recovered': sub('A past-due subscription’s failed invoices were settled (paid, or marked uncollectible): it is ACTIVE again.'),
   'invoice.created': inv('A draft invoice was issued.'),
   'invoice.finalized': inv('An invoice was finalized: numbered, and never changed again.'),
-  'invoice.paid': inv('An invoice was marked paid.'),
+  'invoice.paid': inv('An invoice was paid: by the payment provider, by recorded payments, or marked paid by an operator.'),
   'invoice.voided': inv('An invoice was voided.'),
-  'invoice.marked_uncollectible': inv('An invoice was marked uncollectible.'),
+  'invoice.marked_uncollectible': inv('An invoice was marked uncollectible (by an operator, or by dunning after the last retry).'),
+  'invoice.payment_failed': inv('A payment of an invoice failed: lastPaymentError says why, nextPaymentAttempt when it is tried again (null: no retry left).'),
+  'invoice.payment_action_required': inv(
+    'A payment of an invoice needs the buyer (3-D Secure): paymentActionUrl is where they complete it, when the provider gave one.',
+  ),
   'credit_note.created': { category: 'credit_note', resource: 'credit_note', description: 'A credit note was issued against an invoice.' },
   'usage.limit_alert': {
     category: 'usage',

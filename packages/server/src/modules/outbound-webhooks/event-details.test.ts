@@ -2,14 +2,16 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { changeKinds as ownerKinds } from '@tollgate/pricing';
 import { changeChannels as ownerChannels } from '../plan-changes/plan-change.js';
+import { cancelChannels as ownerCancelChannels } from '../subscriptions/cancellation-details.js';
 import { cancelReasons as ownerReasons } from '../retention-offers/retention-offer.js';
 import { catalogTypes } from './event-catalog.js';
-import { cancelReasons, changeChannels, changeKinds, detailsExample, detailsSchema, eventDetails } from './event-details.js';
+import { cancelChannels, cancelReasons, changeChannels, changeKinds, detailsExample, detailsSchema, eventDetails } from './event-details.js';
 
 describe('event details: the documented fields of each type', () => {
   it('the enums written out here are their owners’ lists', () => {
     assert.deepEqual(changeKinds, ownerKinds);
     assert.deepEqual(changeChannels, ownerChannels);
+    assert.deepEqual(cancelChannels, ownerCancelChannels);
     assert.deepEqual(cancelReasons, ownerReasons);
   });
 

@@ -34,6 +34,7 @@ const PERIOD_END = '2026-12-01T00:00:00.000Z';
 export const changeKinds = ['UPGRADE', 'DOWNGRADE', 'LATERAL'] as const;
 export const changeChannels = ['API', 'EMBED'] as const;
 export const cancelReasons = ['TOO_EXPENSIVE', 'MISSING_FEATURES', 'SWITCHED_SERVICE', 'UNUSED', 'TECHNICAL_ISSUES', 'OTHER'] as const;
+export const cancelChannels = ['API', 'EMBED', 'DUNNING'] as const;
 
 const channel = (example: unknown, whenNull: string): DetailField => ({
   schema: nullableEnum(changeChannels),
@@ -126,7 +127,12 @@ export const eventDetails: Partial<Record<CatalogType, Record<string, DetailFiel
         'The buyer’s reason, if one was given (as data.object.cancellationDetails.reason). At PERIOD_END, the one given when it was scheduled (null for one scheduled before subscriptions kept it).',
       example: 'TOO_EXPENSIVE',
     },
-    channel: channel('API', 'As data.object.cancellationDetails.cancel_channel; null only at PERIOD_END for one scheduled before subscriptions kept it.'),
+    channel: {
+      schema: nullableEnum(cancelChannels),
+      description:
+        'Who asked: API (the operator API), EMBED (the buyer, in the widget) or DUNNING (the workspace’s final rule after the last payment retry failed), as data.object.cancellationDetails.cancel_channel; null only at PERIOD_END for one scheduled before subscriptions kept it.',
+      example: 'API',
+    },
     comment,
     creditNoteId: { schema: Id('cn', true), description: 'The credit note for the unused part of the period paid in advance, if any.', example: X('cn') },
     revokedKeyIds: {
@@ -148,6 +154,25 @@ export const eventDetails: Partial<Record<CatalogType, Record<string, DetailFiel
       example: X('inv'),
     },
     priceVersionId: { schema: Id('pv', true), description: 'The price version the new period is billed at.', example: X('pv') },
+  },
+  'subscription.past_due': {
+    invoiceId: { schema: Id('inv'), description: 'The invoice whose automatic payment failed.', example: X('inv') },
+    number: { schema: { type: ['string', 'null'], maxLength: 40 }, description: 'Its number.', example: 'INV-2026-000123' },
+    pastDueAccessUntil: {
+      schema: DateTime,
+      description:
+        'The end of the grace period (as data.object.pastDueAccessUntil): from then the entitlement check answers PAYMENT_PAST_DUE until it is paid.',
+      example: '2026-11-26T12:00:00.000Z',
+    },
+  },
+  'subscription.recovered': {
+    invoiceId: { schema: Id('inv'), description: 'The invoice whose settlement left nothing failing.', example: X('inv') },
+    number: { schema: { type: ['string', 'null'], maxLength: 40 }, description: 'Its number.', example: 'INV-2026-000123' },
+    invoiceStatus: {
+      schema: { enum: ['paid', 'uncollectible', 'void'] },
+      description: 'paid, or written off (uncollectible, void).',
+      example: 'paid',
+    },
   },
   'credit_note.created': {
     invoiceNumber: { schema: { type: ['string', 'null'], maxLength: 40 }, description: 'The number of the invoice it credits.', example: 'INV-2026-000123' },

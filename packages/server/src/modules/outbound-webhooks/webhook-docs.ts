@@ -199,6 +199,9 @@ const fullResources: Partial<Record<ResourceKind, Record<string, unknown>>> = {
     priceVersionPinned: false,
     discount: null,
     cancellationDetails: null,
+    pastDueSince: null,
+    pastDueAccessUntil: null,
+    collectionMethod: null,
     createdAt: CREATED,
     updatedAt: '2026-11-23T12:00:00.000Z',
   },
@@ -239,6 +242,11 @@ const fullResources: Partial<Record<ResourceKind, Record<string, unknown>>> = {
     amountRemaining: '49.00',
     collectionMethod: 'charge_automatically',
     dueDate: null,
+    paymentStatus: 'unpaid',
+    attemptCount: 0,
+    nextPaymentAttempt: null,
+    lastPaymentError: null,
+    paymentActionUrl: null,
     testClockId: null,
     finalizeAt: '2026-11-01T01:00:00.000Z',
     finalizedAt: '2026-11-01T01:00:00.000Z',
@@ -297,6 +305,12 @@ const OLD_OFFERING = { offeringId: EXAMPLE_ID('off'), currentPeriodStart: PERIOD
 const SCHEDULED = { offeringId: 'off_01jd3m5y2q0000000000000001', requestedAt: CHANGED_AT, usageLimits: [] };
 const FINALIZED = { status: 'finalized', number: 'INV-2026-000123', finalizedAt: '2026-11-01T01:00:00.000Z' };
 const ROTATED_KEY = { status: 'ROTATED', expiresAt: '2026-11-23T12:05:00.000Z', replacedById: 'key_01jd3m5y2q0000000000000000' };
+/** invoice.payment_failed and .payment_action_required: the first attempt's outcome, a retry scheduled. */
+const paymentFailure = (paymentStatus: string, code: string, message: string): Variation => ({
+  object: { paymentStatus, attemptCount: 1, nextPaymentAttempt: '2026-11-04T01:00:00.000Z', lastPaymentError: { code, message }, updatedAt: CHANGED_AT },
+  previousAttributes: { paymentStatus: 'processing', nextPaymentAttempt: null, lastPaymentError: null },
+});
+
 /**
  * What makes each type's example its own: the resource's state just after the event and the
  * fields that changed, as they were (details come from event-details.ts). The fields are the
@@ -320,6 +334,14 @@ const variations: Partial<Record<CatalogType, Variation>> = {
     },
     previousAttributes: { status: 'ACTIVE', cancelledAt: null, cancellationDetails: null },
   },
+  'subscription.past_due': {
+    object: { status: 'PAST_DUE', pastDueSince: CHANGED_AT, pastDueAccessUntil: '2026-11-26T12:00:00.000Z', version: 2 },
+    previousAttributes: { status: 'ACTIVE', pastDueSince: null, pastDueAccessUntil: null },
+  },
+  'subscription.recovered': {
+    object: { status: 'ACTIVE', pastDueSince: null, pastDueAccessUntil: null, version: 3 },
+    previousAttributes: { status: 'PAST_DUE', pastDueSince: CHANGED_AT, pastDueAccessUntil: '2026-11-26T12:00:00.000Z' },
+  },
   'subscription.renewed': {
     object: { currentPeriodStart: PERIOD.end, currentPeriodEnd: '2027-01-01T00:00:00.000Z', updatedAt: PERIOD.end },
     previousAttributes: { currentPeriodStart: PERIOD.start, currentPeriodEnd: PERIOD.end },
@@ -327,12 +349,18 @@ const variations: Partial<Record<CatalogType, Variation>> = {
   'invoice.created': { object: { status: 'draft', number: null, finalizedAt: null } },
   'invoice.finalized': { object: FINALIZED, previousAttributes: { status: 'draft', number: null, finalizedAt: null } },
   'invoice.paid': {
-    object: { status: 'paid', amountPaid: '49.00', amountRemaining: '0.00', paidAt: CHANGED_AT },
-    previousAttributes: { status: 'finalized', amountPaid: '0.00', paidAt: null, amountRemaining: '49.00' },
+    object: { status: 'paid', amountPaid: '49.00', amountRemaining: '0.00', paidAt: CHANGED_AT, paymentStatus: 'paid' },
+    previousAttributes: { status: 'finalized', amountPaid: '0.00', paidAt: null, amountRemaining: '49.00', paymentStatus: 'unpaid' },
   },
+  'invoice.payment_failed': paymentFailure('failed', 'card_declined', 'Your card was declined.'),
+  'invoice.payment_action_required': paymentFailure(
+    'requires_action',
+    'authentication_required',
+    'Your card was declined. This transaction requires authentication.',
+  ),
   'invoice.voided': {
-    object: { status: 'void', amountRemaining: '0.00', voidedAt: CHANGED_AT },
-    previousAttributes: { status: 'finalized', voidedAt: null, amountRemaining: '49.00' },
+    object: { status: 'void', amountRemaining: '0.00', voidedAt: CHANGED_AT, paymentStatus: 'void' },
+    previousAttributes: { status: 'finalized', voidedAt: null, amountRemaining: '49.00', paymentStatus: 'unpaid' },
   },
   'invoice.marked_uncollectible': {
     object: { status: 'uncollectible', markedUncollectibleAt: CHANGED_AT },

@@ -21,6 +21,28 @@ import type { HostResolver } from './resolve-destination.js';
 import { listDeliveriesOfMessage, listTenantMessages } from './webhook-message.repository.js';
 import { webhookExample } from './webhook-docs.js';
 import type { WebhookMessage } from './webhook-message.js';
+import Stripe from 'stripe';
+import { FAKE_STRIPE_SECRET_KEY, FAKE_STRIPE_WEBHOOK_SECRET, StripeFake, type TestCard } from '../../../test/helpers/stripe-fake.js';
+
+/** Posts one of the fake's Stripe events to a connection's webhook URL, signed as Stripe signs. */
+async function postStripeEvent(w: { api: { request: Client['request'] } }, connection: { id: string }, event: Record<string, unknown>): Promise<void> {
+  const payload = JSON.stringify(event);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/v1/payments/stripe/webhooks/${connection.id}`,
+    headers: {
+      'content-type': 'application/json',
+      'stripe-signature': Stripe.webhooks.generateTestHeaderString({
+        payload,
+        secret: FAKE_STRIPE_WEBHOOK_SECRET,
+        timestamp: Math.floor(t.clock.now() / 1000),
+      }),
+    },
+    payload,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.ok(w);
+}
 
 const resolver: HostResolver = async (name) => {
   if (name === 'hooks.example') return ['93.184.216.34'];
@@ -468,7 +490,77 @@ describe('200 invoice and credit note events', () => {
       assert.equal(m.parsed.data.previousAttributes!.status, before[k]);
     }
     for (const m of ms.slice(3)) await sameAsGet(w, m, `/api/v1/invoices/${m.parsed.data.object.id}`);
-    assert.deepEqual(ms[3]!.parsed.data.previousAttributes, { status: 'finalized', amountPaid: '0.00', amountRemaining: '30.00', paidAt: null });
+    assert.deepEqual(ms[3]!.parsed.data.previousAttributes, {
+      status: 'finalized',
+      amountPaid: '0.00',
+      amountRemaining: '30.00',
+      paidAt: null,
+      paymentStatus: 'unpaid',
+    });
+  });
+
+  it('collection through Stripe: invoice.payment_failed and subscription.past_due on a decline, invoice.payment_action_required for 3-D Secure, subscription.recovered when a new card pays', async () => {
+    const fake = await StripeFake.start({ clock: () => t.clock.now() });
+    try {
+      t.deps.config.stripeApiBase = fake.apiBase;
+      const w = await world(['*']);
+      const put = await w.api.request('PUT', '/api/v1/payment_providers/stripe', {
+        secretKey: FAKE_STRIPE_SECRET_KEY,
+        webhookSecret: FAKE_STRIPE_WEBHOOK_SECRET,
+      });
+      assert.ok([200, 201].includes(put.status), JSON.stringify(put.body));
+      const c = put.body as { id: string };
+      const carded = async (card: TestCard) => {
+        const customer = await ok(w.api.post('/api/v1/customers', { name: card, externalId: card, testClockId: w.clockId }));
+        const session = await ok(
+          w.api.post(`/api/v1/customers/${customer.id}/payment_method_sessions`, { successUrl: 'https://s.example/ok', cancelUrl: 'https://s.example/no' }),
+        );
+        fake.completeSetupSession(session.id, card);
+        const sub = await ok(w.api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: w.off.basic }));
+        return { customerId: customer.id as string, sub };
+      };
+      const declined = await carded('pm_card_chargeDeclined');
+      const authenticated = await carded('pm_card_authenticationRequired');
+      // The cards reach Tollgate through Stripe's webhooks, posted here directly (the fake has no endpoint in this file).
+      for (const e of fake.eventsOf('checkout.session.completed')) await postStripeEvent(w, c, e);
+      const s = await track(w);
+      await advance(w, APRIL + 2 * HOUR);
+      const ms = await s.messages();
+      const of = (type: string) => ms.filter((m) => m.eventType === type);
+      assert.equal(of('invoice.payment_failed').length, 1);
+      assert.equal(of('invoice.payment_action_required').length, 1);
+      assert.equal(of('subscription.past_due').length, 2);
+      for (const m of [...of('invoice.payment_failed'), ...of('invoice.payment_action_required')]) {
+        checkBody(m);
+        await sameAsGet(w, m, `/api/v1/invoices/${m.parsed.data.object.id}`);
+      }
+      for (const m of of('subscription.past_due')) {
+        checkBody(m);
+        await sameAsGet(w, m, `/api/v1/subscriptions/${m.parsed.data.object.id}`);
+        assert.equal(m.parsed.data.previousAttributes!.status, 'ACTIVE');
+      }
+      assert.equal(of('invoice.payment_action_required')[0]!.parsed.data.object.lastPaymentError.code, 'authentication_required');
+
+      const s2 = await track(w);
+      const session = await ok(
+        w.api.post(`/api/v1/customers/${declined.customerId}/payment_method_sessions`, {
+          successUrl: 'https://s.example/ok',
+          cancelUrl: 'https://s.example/no',
+        }),
+      );
+      const seen = fake.eventsOf('checkout.session.completed').length;
+      fake.completeSetupSession(session.id, 'pm_card_visa');
+      for (const e of fake.eventsOf('checkout.session.completed').slice(seen)) await postStripeEvent(w, c, e);
+      const after = await s2.messages();
+      assert.deepEqual(types(after), ['invoice.paid', 'subscription.recovered']);
+      for (const m of after) checkBody(m);
+      await sameAsGet(w, after[1]!, `/api/v1/subscriptions/${declined.sub.id}`);
+      assert.equal(after[1]!.parsed.data.previousAttributes!.status, 'PAST_DUE');
+      assert.ok(authenticated.sub.id);
+    } finally {
+      t.deps.config.stripeApiBase = null;
+      await fake.close();
+    }
   });
 
   it('POST /api/v1/credit_notes: credit_note.created with the GET’s credit note, ordered by its subscription; a replay writes none', async () => {

@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/transaction.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { PaymentProviderError } from './payment-provider.js';
 import type { PaymentProviderConnection } from './payment-provider-connection.js';
-import { isProviderEventApplied, markProviderEventApplied, setProviderPaymentMethod } from './provider-customer.repository.js';
+import { isProviderEventApplied, setProviderPaymentMethod } from './provider-customer.repository.js';
 import { stripeProviderOf } from './stripe-for.js';
 
 const EVENT_ID = /^evt_[A-Za-z0-9_]{1,250}$/;
@@ -21,7 +21,7 @@ const EVENT_TYPE = /^[a-z_]+(\.[a-z_]+){1,4}$/;
  * and a redelivery is not stored twice. A refused signature is audited in the connection's
  * workspace and stores nothing.
  */
-export async function receiveStripeWebhook(deps: Deps, connectionId: string, request: SignedRequest): Promise<{ duplicate: boolean }> {
+export async function receiveStripeWebhook(deps: Deps, connectionId: string, request: SignedRequest): Promise<ReceivedStripeEvent> {
   const connection = await findPaymentProviderById(deps.db, connectionId);
   if (!connection) {
     throw new AppError('NOT_FOUND', `No payment provider connection '${connectionId}' exists (or it was disconnected). Check the URL Stripe posts to.`, {
@@ -68,20 +68,37 @@ export async function receiveStripeWebhook(deps: Deps, connectionId: string, req
     payload: request.body.toString('utf8'),
     receivedAt: deps.clock.now(),
   });
-  // What can be applied now is applied before the answer; a failure answers 503, so Stripe
-  // delivers again and the stored, unapplied event is applied then.
-  if (event.type === 'checkout.session.completed' && !(await isProviderEventApplied(deps.db, connection.id, event.id))) {
-    await applySetupCompleted(deps, connection, event as { id: string; data?: { object?: { id?: unknown } } });
-  }
-  return { duplicate: !stored };
+  const applied = await isProviderEventApplied(deps.db, connection.id, event.id);
+  return { duplicate: !stored, applied, connection, event: event as StripeEvent };
 }
 
-/** A setup session completed: its card becomes the customer's default, shown on our side too. */
-async function applySetupCompleted(
-  deps: Deps,
-  connection: PaymentProviderConnection & Tenant,
-  event: { id: string; data?: { object?: { id?: unknown } } },
-): Promise<void> {
+/** A verified Stripe event as far as Tollgate reads it. */
+export interface StripeEvent {
+  id: string;
+  type: string;
+  data?: { object?: Record<string, unknown> };
+}
+
+/** What a verified delivery gives the caller to apply (billing/apply-stripe-event.ts), unless an earlier delivery applied it. */
+export interface ReceivedStripeEvent {
+  duplicate: boolean;
+  applied: boolean;
+  connection: PaymentProviderConnection & Tenant;
+  event: StripeEvent;
+}
+
+/** Stripe did not answer while an event was applied: 503, so Stripe delivers it again and the kept event is applied then. */
+export function redeliverLater(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'Stripe did not answer while this event was applied; it is kept, deliver it again.', {
+    headers: { 'retry-after': '5' },
+  });
+}
+
+/**
+ * A setup session completed: its card becomes the customer's default, shown on our side too (and
+ * audited). Our customers whose card it is, or none when the session is not complete. Safe to repeat.
+ */
+export async function applySetupCompleted(deps: Deps, connection: PaymentProviderConnection & Tenant, event: StripeEvent): Promise<string[]> {
   const sessionId = event.data?.object?.id;
   if (typeof sessionId !== 'string')
     throw new AppError('VALIDATION_FAILED', 'checkout.session.completed without its session (data.object.id).', { field: 'body.data.object.id' });
@@ -89,36 +106,32 @@ async function applySetupCompleted(
   try {
     applied = await stripeProviderOf(deps, connection).applySetupSession(sessionId);
   } catch (err) {
-    if (err instanceof PaymentProviderError && err.kind === 'unavailable') {
-      throw new AppError('SERVICE_UNAVAILABLE', 'Stripe did not answer while this event was applied; it is kept, deliver it again.', {
-        headers: { 'retry-after': '5' },
-      });
-    }
+    if (err instanceof PaymentProviderError && err.kind === 'unavailable') throw redeliverLater();
     throw err;
   }
   const now = deps.clock.now();
-  await inTransaction(deps.db, async (trx) => {
-    if (applied) {
-      for (const customerId of await setProviderPaymentMethod(trx, connection, 'stripe', applied.customer.id, applied.paymentMethod, now)) {
-        await recordAudit(
-          trx,
-          deps,
-          {
-            workspaceId: connection.workspaceId,
-            environment: connection.environment,
-            actor: { type: 'ANONYMOUS', id: 'stripe' },
-            correlationId: event.id,
-            source: 'webhook',
-          },
-          {
-            eventType: 'payment_method.updated',
-            targetType: 'customer',
-            targetId: customerId,
-            payload: { provider: 'stripe', brand: applied.paymentMethod.brand, last4: applied.paymentMethod.last4 },
-          },
-        );
-      }
+  return inTransaction(deps.db, async (trx) => {
+    if (!applied) return [];
+    const customerIds = await setProviderPaymentMethod(trx, connection, 'stripe', applied.customer.id, applied.paymentMethod, now);
+    for (const customerId of customerIds) {
+      await recordAudit(
+        trx,
+        deps,
+        {
+          workspaceId: connection.workspaceId,
+          environment: connection.environment,
+          actor: { type: 'ANONYMOUS', id: 'stripe' },
+          correlationId: event.id,
+          source: 'webhook',
+        },
+        {
+          eventType: 'payment_method.updated',
+          targetType: 'customer',
+          targetId: customerId,
+          payload: { provider: 'stripe', brand: applied.paymentMethod.brand, last4: applied.paymentMethod.last4 },
+        },
+      );
     }
-    await markProviderEventApplied(trx, connection.id, event.id, now);
+    return customerIds;
   });
 }

@@ -6,15 +6,13 @@ import { findPaymentProvider } from './payment-provider-connection.repository.js
 import type { PaymentProvider } from './payment-provider.js';
 import { createStripeProvider } from './stripe-provider.js';
 
-/** How long one call to Stripe may take before it counts as unavailable (Stripe's client would wait 80 s). */
-export const STRIPE_TIMEOUT_MS = 10_000;
-
 /** The Stripe adapter for a connection, with its key unsealed for this use only. */
 export function stripeProviderOf(deps: Pick<Deps, 'secrets' | 'config'>, connection: PaymentProviderConnection): PaymentProvider {
   return createStripeProvider({
     secretKey: deps.secrets.open(connection.secretKey, sealedFor(connection.id, 'secretKey')),
     apiBase: deps.config.stripeApiBase,
-    timeoutMs: STRIPE_TIMEOUT_MS,
+    // How long one call may take before it counts as unavailable (STRIPE_TIMEOUT_MS; Stripe's client would wait 80 s).
+    timeoutMs: deps.config.stripeTimeoutMs,
   });
 }
 

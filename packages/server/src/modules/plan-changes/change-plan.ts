@@ -137,7 +137,7 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
     if (applyAt === 'PERIOD_END') {
       const next: Subscription = {
         ...sub,
-        status: 'ACTIVE_PENDING_CHANGE',
+        status: sub.status === 'PAST_DUE' ? 'PAST_DUE' : 'ACTIVE_PENDING_CHANGE',
         scheduledChange: { offeringId: to.offering.id, requestedAt: now, kind, channel, usageLimits },
         version: sub.version + 1,
         updatedAt: deps.clock.now(),
@@ -173,7 +173,7 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
         : null;
     const next: Subscription = {
       ...sub,
-      status: 'ACTIVE',
+      status: sub.status === 'PAST_DUE' ? 'PAST_DUE' : 'ACTIVE',
       offeringId: to.offering.id,
       priceVersionId: await priceVersionFor(txDeps, ctx, to),
       billingPeriod: to.offering.billingPeriod as Subscription['billingPeriod'],
@@ -241,7 +241,7 @@ export async function cancelPlan(
     if (applyAt === 'PERIOD_END') {
       const next: Subscription = {
         ...sub,
-        status: 'ACTIVE_PENDING_CHANGE',
+        status: sub.status === 'PAST_DUE' ? 'PAST_DUE' : 'ACTIVE_PENDING_CHANGE',
         cancelAtPeriodEnd: true,
         cancellationDetails: { ...request, requestedAt: now },
         version: sub.version + 1,
@@ -274,7 +274,7 @@ export async function withdrawChange(deps: Deps, ctx: OperationContext, id: stri
     }
     const next: Subscription = {
       ...sub,
-      status: 'ACTIVE',
+      status: sub.status === 'PAST_DUE' ? 'PAST_DUE' : 'ACTIVE',
       scheduledChange: null,
       cancelAtPeriodEnd: false,
       // A withdrawn cancellation was never made.

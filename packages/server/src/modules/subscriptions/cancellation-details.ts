@@ -13,8 +13,11 @@ import { toIso } from '../../lib/clock.js';
 export const cancelReasons = ['TOO_EXPENSIVE', 'MISSING_FEATURES', 'SWITCHED_SERVICE', 'UNUSED', 'TECHNICAL_ISSUES', 'OTHER'] as const;
 export type CancelReason = (typeof cancelReasons)[number];
 
-/** Who asked: the operator API (POST …/cancel, PATCH cancelAtPeriodEnd), or the buyer in the embedded widget. */
-export const cancelChannels = ['API', 'EMBED'] as const;
+/**
+ * Who asked: the operator API (POST …/cancel, PATCH cancelAtPeriodEnd), the buyer in the embedded
+ * widget, or dunning (the workspace's final rule after the last payment retry failed).
+ */
+export const cancelChannels = ['API', 'EMBED', 'DUNNING'] as const;
 export type CancelChannel = (typeof cancelChannels)[number];
 
 /** The longest comment a cancellation keeps. */
@@ -39,7 +42,10 @@ export const CancellationDetailsSchema = Type.Object({
   }),
   cancel_channel: Type.Union(
     cancelChannels.map((c) => Type.Literal(c)),
-    { description: 'EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd).' },
+    {
+      description:
+        'EMBED: the buyer, in the upgrade/cancel widget. API: the operator API (POST …/cancel, or PATCH cancelAtPeriodEnd). DUNNING: the workspace’s final rule (pastDueFinalAction cancel_subscription) after the last payment retry failed.',
+    },
   ),
   comment: Type.Union([Type.String({ maxLength: CANCEL_COMMENT_MAX }), Type.Null()]),
   requestedAt: Timestamp,

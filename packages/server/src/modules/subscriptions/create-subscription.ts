@@ -71,6 +71,9 @@ export async function createSubscription(
       priceVersionPinned: input.priceVersionPinned ?? false,
       discount: null,
       cancellationDetails: null,
+      pastDueSince: null,
+      pastDueAccessUntil: null,
+      collectionMethod: input.collectionMethod ?? null,
       createdAt: deps.clock.now(),
       updatedAt: deps.clock.now(),
     };

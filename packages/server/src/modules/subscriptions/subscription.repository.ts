@@ -23,6 +23,7 @@ function serialized(s: Subscription) {
   };
 }
 import type { SubscriptionTable } from '../../db/tables/subscription.table.js';
+import type { CollectionMethod } from './collection-method.js';
 
 function toSubscription(r: Selectable<SubscriptionTable>): Subscription {
   return {
@@ -53,6 +54,9 @@ function toSubscription(r: Selectable<SubscriptionTable>): Subscription {
     priceVersionPinned: Number(r.priceVersionPinned) === 1,
     discount: r.discount === null ? null : (JSON.parse(r.discount) as SubscriptionDiscount),
     cancellationDetails: r.cancellationDetails === null ? null : (JSON.parse(r.cancellationDetails) as CancellationDetails),
+    pastDueSince: r.pastDueSince === null ? null : Number(r.pastDueSince),
+    pastDueAccessUntil: r.pastDueAccessUntil === null ? null : Number(r.pastDueAccessUntil),
+    collectionMethod: r.collectionMethod as CollectionMethod | null,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -120,6 +124,9 @@ export async function updateSubscriptionIfVersion(db: Db, tenant: Tenant, next: 
       trialEndsAt: next.trialEndsAt,
       billingAnchor: next.billingAnchor,
       priceVersionId: next.priceVersionId,
+      pastDueSince: next.pastDueSince,
+      pastDueAccessUntil: next.pastDueAccessUntil,
+      collectionMethod: next.collectionMethod,
       ...serialized(next),
       currency: next.currency,
       version: next.version,

@@ -313,7 +313,7 @@ describe('GET /api/v1/subscriptions', () => {
     const res = await api.get('/api/v1/subscriptions?status=PAUSED');
     assert.equal(res.status, 400);
     assert.equal(res.body.errors[0].field, 'query.status');
-    assert.match(res.body.errors[0].message, /ACTIVE, ACTIVE_PENDING_CHANGE, CANCELLED/);
+    assert.match(res.body.errors[0].message, /ACTIVE, ACTIVE_PENDING_CHANGE, PAST_DUE, CANCELLED/);
   });
 
   it('an sk_live_ key never sees test subscriptions', async () => {

@@ -7,12 +7,16 @@ import { billingPeriods, type BillingPeriod } from '../../lib/periods.js';
 import { CancellationDetailsSchema, presentCancellationDetails, type CancellationDetails } from './cancellation-details.js';
 import { EnforcementSchema, type Enforcement } from '../catalog/usage-limit.js';
 import { UsageLimitOverrides, type UsageLimitOverride } from './usage-limits.js';
+import { CollectionMethodSchema, type CollectionMethod } from './collection-method.js';
 
 /**
  * ACTIVE; ACTIVE_PENDING_CHANGE while a change waits for the period end (the renewal job applies
- * it and the subscription is ACTIVE again); CANCELLED, for good.
+ * it and the subscription is ACTIVE again); PAST_DUE while an automatic payment has failed and is
+ * being retried (it keeps serving for the workspace's grace period, keeps renewing, and any change
+ * it had waiting stays in scheduledChange; paid, it is ACTIVE or ACTIVE_PENDING_CHANGE again);
+ * CANCELLED, for good.
  */
-export const subscriptionStatuses = ['ACTIVE', 'ACTIVE_PENDING_CHANGE', 'CANCELLED'] as const;
+export const subscriptionStatuses = ['ACTIVE', 'ACTIVE_PENDING_CHANGE', 'PAST_DUE', 'CANCELLED'] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 
 // The limit shape is the catalog's too (rate plans' defaults): modules/catalog/usage-limit.ts.
@@ -97,8 +101,24 @@ export interface Subscription {
   discount: SubscriptionDiscount | null;
   /** How the cancellation (done, or waiting for the period end) was asked for; null: none asked for. */
   cancellationDetails: CancellationDetails | null;
+  /** PAST_DUE since (its time); null when it is not past due. */
+  pastDueSince: number | null;
+  /** Past due: the entitlement check refuses (PAYMENT_PAST_DUE) from this instant, its time. */
+  pastDueAccessUntil: number | null;
+  /** Its own collection method; null: the workspace's billing settings decide, invoice by invoice. */
+  collectionMethod: CollectionMethod | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** The status a subscription that is not (or no longer) past due has: ACTIVE, or ACTIVE_PENDING_CHANGE while a change waits. */
+export function settledStatus(s: Pick<Subscription, 'cancelAtPeriodEnd' | 'scheduledChange'>): SubscriptionStatus {
+  return s.cancelAtPeriodEnd || s.scheduledChange !== null ? 'ACTIVE_PENDING_CHANGE' : 'ACTIVE';
+}
+
+/** Past due for longer than its grace period at `now` (its time): the product stops serving it. */
+export function pastDueBlocks(s: Pick<Subscription, 'status' | 'pastDueAccessUntil'>, now: number): boolean {
+  return s.status === 'PAST_DUE' && s.pastDueAccessUntil !== null && now >= s.pastDueAccessUntil;
 }
 
 const Status = Type.Union(subscriptionStatuses.map((s) => Type.Literal(s)));
@@ -190,6 +210,16 @@ export const SubscriptionSchema = Type.Object(
       description:
         'How the cancellation was asked for: the reason, cancel_channel (EMBED from the widget, API otherwise), the comment and when (requestedAt, in the subscription’s time). Set by a cancellation now or at the period end and kept once cancelled; null when none was asked for, or after a scheduled one is withdrawn.',
     }),
+    pastDueSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'PAST_DUE: when an automatic payment first failed (its time); null when it is not past due.',
+    }),
+    pastDueAccessUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'PAST_DUE: the end of the grace period; from then until it is paid the entitlement check answers allowed false with reason PAYMENT_PAST_DUE. null when it is not past due.',
+    }),
+    collectionMethod: Type.Union([CollectionMethodSchema, Type.Null()], {
+      description: 'How its invoices are collected; null: as the workspace’s billing settings say at each invoice.',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -219,6 +249,11 @@ export const CreateSubscriptionBody = Type.Object(
     ),
     periodAlignment: Type.Optional(Alignment),
     priceVersionPinned: Type.Optional(Type.Boolean({ description: 'Keep the prices of the day of subscribing for every period (default false).' })),
+    collectionMethod: Type.Optional(
+      Type.Union([CollectionMethodSchema, Type.Null()], {
+        description: 'Its own collection method; left out or null: the workspace’s billing settings decide.',
+      }),
+    ),
     metadata: Type.Optional(Metadata),
     ...EntitlementFields,
   },
@@ -234,6 +269,9 @@ export const UpdateSubscriptionBody = Type.Object(
       Type.Boolean({ description: 'true: cancel at the end of the current period (the renewal job does it, and revokes the keys then); false: undo that.' }),
     ),
     priceVersionPinned: Type.Optional(Type.Boolean()),
+    collectionMethod: Type.Optional(
+      Type.Union([CollectionMethodSchema, Type.Null()], { description: 'From the next invoice on; null: the workspace’s billing settings decide.' }),
+    ),
     ...EntitlementFields,
   },
   { additionalProperties: false, minProperties: 1 },
@@ -287,6 +325,8 @@ export function presentSubscription(s: Subscription): Static<typeof Subscription
     trialEndsAt: toIsoOrNull(s.trialEndsAt),
     cancelledAt: toIsoOrNull(s.cancelledAt),
     cancellationDetails: presentCancellationDetails(s.cancellationDetails),
+    pastDueSince: toIsoOrNull(s.pastDueSince),
+    pastDueAccessUntil: toIsoOrNull(s.pastDueAccessUntil),
     createdAt: toIso(s.createdAt),
     updatedAt: toIso(s.updatedAt),
   };

@@ -7,7 +7,7 @@ import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { subscriptionEvent } from './subscription-event.js';
 import { toIso } from '../../lib/clock.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import type { Subscription, UpdateSubscriptionInput } from './subscription.js';
+import { settledStatus, type Subscription, type UpdateSubscriptionInput } from './subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from './subscription.repository.js';
 import { checkEntitlementConfig } from './check-entitlement-config.js';
 import { toUsageLimitOverrides } from './usage-limits.js';
@@ -42,8 +42,8 @@ export async function updateSubscription(deps: Deps, ctx: OperationContext, id: 
       version: current.version + 1,
       updatedAt: deps.clock.now(),
     };
-    // A cancellation asked for at the period end waits like a plan change does.
-    next.status = next.cancelAtPeriodEnd || next.scheduledChange !== null ? 'ACTIVE_PENDING_CHANGE' : 'ACTIVE';
+    // A cancellation asked for at the period end waits like a plan change does; past due stays past due until paid.
+    if (current.status !== 'PAST_DUE') next.status = settledStatus(next);
     if (next.cancelAtPeriodEnd !== current.cancelAtPeriodEnd) {
       next.cancellationDetails = next.cancelAtPeriodEnd
         ? { reason: null, cancel_channel: 'API', comment: null, requestedAt: await timeOf({ ...deps, db: trx }, ctx, current.testClockId) }

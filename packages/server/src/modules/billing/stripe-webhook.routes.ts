@@ -5,14 +5,17 @@ import { enforceRateLimit } from '../../http/rate-limit.js';
 import { errors, publicSecurity } from '../../http/schemas.js';
 import type { App } from '../../http/types.js';
 import { AppError } from '../../lib/errors.js';
-import { receiveStripeWebhook } from './receive-provider-webhook.js';
+import { receiveStripeWebhook } from '../payments/receive-provider-webhook.js';
+import { applyStripeEvent } from './apply-stripe-event.js';
+import type { Collection } from './collect-invoice.js';
 
 /**
- * POST /v1/payments/stripe/webhooks/{id}: Stripe's events for one connection. No API key: the
+ * POST /v1/payments/stripe/webhooks/{id}: Stripe's events for one connection, kept by the payments
+ * module's inbox and applied here (billing sits above payments: applying moves invoices). No API key: the
  * signature on the raw bytes authenticates, so this scope keeps bodies as Buffers (no JSON
  * parser runs first). Failed attempts count against the sender's IP address.
  */
-export async function stripeWebhookRoutes(app: App, deps: Deps): Promise<void> {
+export async function stripeWebhookRoutes(app: App, deps: Deps, collection: Collection): Promise<void> {
   await app.register(async (scoped) => {
     const scope = scoped as unknown as App;
     keepBodiesRaw(scope);
@@ -37,6 +40,8 @@ export async function stripeWebhookRoutes(app: App, deps: Deps): Promise<void> {
             url: req.url,
             contentType: req.headers['content-type'] ?? null,
           });
+          // Applied before the answer: a failure answers 503 and Stripe's redelivery applies the kept event.
+          if (!r.applied) await applyStripeEvent(deps, collection, r.connection, r.event);
           return { received: true as const, duplicate: r.duplicate };
         } catch (err) {
           if (err instanceof AppError && (err.status === 401 || err.status === 404)) {

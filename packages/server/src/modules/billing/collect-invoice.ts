@@ -1,0 +1,412 @@
+import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { OperationContext } from '../../lib/operation-context.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
+import { isUnsettled, outcomeAdvances, type Payment, type PaymentTrigger } from '../payments/payment.js';
+import { PaymentProviderError, type ChargeRequest, type ChargeResult, type PaymentProvider } from '../payments/payment-provider.js';
+import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
+import { findPayment, insertPayment, savePayment } from '../payments/payment.repository.js';
+import { findProviderCustomer } from '../payments/provider-customer.repository.js';
+import { stripeProviderOf } from '../payments/stripe-for.js';
+import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
+import { cancelSubscription } from '../subscriptions/cancel-subscription.js';
+import { settledStatus, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
+import { subscriptionEvent } from '../subscriptions/subscription-event.js';
+import { findSubscription, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
+import { timeOf } from '../test-clocks/clock-time.js';
+import { billingSettingsOf } from './billing-settings.repository.js';
+import { nextDunningStep, pastDueAccessUntil } from './dunning.js';
+import { amountDue, amountRemaining, type Invoice } from './invoice.js';
+import { countFailingInvoices, findInvoice, saveInvoice } from './invoice.repository.js';
+import { invoiceEvent } from './issue-invoice.js';
+import { subscriptionBilling } from './open-subscription.js';
+
+/**
+ * Collecting an invoice through the connected provider (issue 39), in three steps so that a
+ * crash, a timeout, a retry or two nodes at once still charge an invoice once:
+ * 1. claim: in one transaction, with the invoice's row held, an attempt row is written (pending,
+ *    numbered, unique per invoice) with the idempotency key and the payment method it will send;
+ * 2. charge: the provider is called outside any transaction with that key;
+ * 3. apply: the outcome is written in another transaction (applyChargeOutcome).
+ * A crash after 1 leaves a pending attempt: the reconciliation (reconcile-payments.ts) sends the
+ * same request again, and the provider answers with the first charge instead of making a second.
+ * No new attempt is made while one is pending or processing.
+ */
+
+/** What collection needs beyond Deps: the revocation of keys when dunning cancels a subscription. */
+export interface Collection {
+  bound: BoundCredentials;
+}
+
+/** The key the provider receives for attempt `n` of an invoice: the same attempt never charges twice. */
+export const attemptKey = (invoiceId: string, n: number) => `tollgate-${invoiceId}-attempt-${n}`;
+
+export interface CollectOptions {
+  trigger: PaymentTrigger;
+  origin: OperationContext;
+  /** Where the provider sends a buyer back after 3-D Secure; with it a charge that needs them gives the page's URL. */
+  returnUrl?: string | null;
+}
+
+export interface CollectResult {
+  invoice: Invoice;
+  /** The attempt made; null when none was (nothing owed, one in flight, no provider). */
+  payment: Payment | null;
+  /** Why no attempt was made. */
+  skipped?: 'no_provider' | 'not_open' | 'nothing_owed' | 'in_flight' | 'provider_unavailable';
+}
+
+/** The request an attempt sends, the same on every retry of it (the provider replays only identical requests). */
+function chargeRequest(invoice: Invoice, payment: Payment, providerCustomerId: string, tenant: Tenant, returnUrl: string | null): ChargeRequest {
+  return {
+    customer: { id: providerCustomerId },
+    amount: payment.amount,
+    currency: payment.currency,
+    idempotencyKey: payment.idempotencyKey!,
+    paymentMethodId: payment.paymentMethodId,
+    returnUrl,
+    metadata: { invoiceId: invoice.id, attemptId: payment.id, workspaceId: tenant.workspaceId, environment: tenant.environment },
+    description: `Invoice ${invoice.number ?? invoice.id}`,
+  };
+}
+
+const noPaymentMethod = (payment: Payment): ChargeResult => ({
+  providerReference: null,
+  status: 'failed',
+  amount: payment.amount,
+  currency: payment.currency,
+  failureCode: 'no_payment_method',
+  failureMessage: 'The customer has no payment method on file: add one through a payment method session.',
+  actionUrl: null,
+});
+
+/** Sends an attempt's request (again) and gives its outcome, or null when the provider did not answer. */
+export async function sendAttempt(
+  deps: Deps,
+  provider: PaymentProvider,
+  tenant: Tenant,
+  invoice: Invoice,
+  payment: Payment,
+  returnUrl: string | null,
+): Promise<ChargeResult | null> {
+  if (payment.paymentMethodId === null) return noPaymentMethod(payment);
+  const known = await findProviderCustomer(deps.db, tenant, 'stripe', invoice.customerId);
+  if (!known) return noPaymentMethod(payment);
+  try {
+    return await provider.charge(chargeRequest(invoice, payment, known.providerCustomerId, tenant, returnUrl));
+  } catch (err) {
+    if (!(err instanceof PaymentProviderError)) throw err;
+    if (err.kind === 'unavailable') {
+      deps.log.warn({ err, invoiceId: invoice.id, paymentId: payment.id }, 'the provider did not answer a charge; the reconciliation sends it again');
+      return null;
+    }
+    // Refused as asked (credentials, an amount it cannot carry): a failure the seller must look at.
+    deps.log.error({ err, invoiceId: invoice.id, paymentId: payment.id }, 'the provider refused a charge');
+    return { ...noPaymentMethod(payment), failureCode: err.providerCode ?? 'provider_rejected', failureMessage: err.message.slice(0, 500) };
+  }
+}
+
+/**
+ * Charges what an open invoice still owes (see the module comment). The payment method is the one
+ * on file (read from the provider when we have not seen one yet), fixed on the attempt.
+ */
+export async function collectInvoice(deps: Deps, c: Collection, tenant: Tenant, invoiceId: string, opts: CollectOptions): Promise<CollectResult> {
+  const connection = await findPaymentProvider(deps.db, tenant, 'stripe');
+  const before = await findInvoice(deps.db, tenant, invoiceId);
+  if (!before) throw new Error(`invoice ${invoiceId} vanished`);
+  if (!connection) return { invoice: await unschedule(deps, tenant, before), payment: null, skipped: 'no_provider' };
+  const provider = stripeProviderOf(deps, connection);
+
+  const known = await findProviderCustomer(deps.db, tenant, 'stripe', before.customerId);
+  let paymentMethodId = known?.paymentMethod?.id ?? null;
+  if (known && paymentMethodId === null) {
+    try {
+      paymentMethodId = (await provider.defaultPaymentMethod({ id: known.providerCustomerId }))?.id ?? null;
+    } catch (err) {
+      if (!(err instanceof PaymentProviderError) || err.kind !== 'unavailable') throw err;
+      return { invoice: before, payment: null, skipped: 'provider_unavailable' };
+    }
+  }
+
+  const claimed = await inTransaction(deps.db, async (trx): Promise<CollectResult> => {
+    const invoice = await findInvoice(trx, tenant, invoiceId, { lock: deps.dialect === 'postgres' });
+    if (!invoice) throw new Error(`invoice ${invoiceId} vanished`);
+    if (invoice.status !== 'finalized') return { invoice: await unschedule({ ...deps, db: trx }, tenant, invoice), payment: null, skipped: 'not_open' };
+    const owed = amountRemaining(invoice);
+    if (new Decimal(owed).lte(0)) return { invoice: await unschedule({ ...deps, db: trx }, tenant, invoice), payment: null, skipped: 'nothing_owed' };
+    if (invoice.latestAttemptStatus === 'pending' || invoice.latestAttemptStatus === 'processing') return { invoice, payment: null, skipped: 'in_flight' };
+    const n = invoice.attemptCount + 1;
+    const now = deps.clock.now();
+    const payment: Payment = {
+      id: deps.ids.next('payment'),
+      invoiceId,
+      customerId: invoice.customerId,
+      provider: 'stripe',
+      status: 'pending',
+      amount: owed,
+      currency: invoice.currency,
+      reference: null,
+      paidAt: null,
+      attempt: n,
+      idempotencyKey: attemptKey(invoiceId, n),
+      providerReference: null,
+      paymentMethodId,
+      failureCode: null,
+      failureMessage: null,
+      actionUrl: null,
+      // The schedule's attempts after the first are its retries.
+      trigger: opts.trigger === 'automatic' && n > 1 ? 'retry' : opts.trigger,
+      amountRefunded: roundToMinorUnit('0', invoice.currency),
+      createdAt: now,
+      updatedAt: now,
+    };
+    await insertPayment(trx, tenant, payment);
+    const updated: Invoice = {
+      ...invoice,
+      attemptCount: n,
+      nextPaymentAttemptAt: null,
+      latestAttemptStatus: 'pending',
+      paymentActionUrl: null,
+      updatedAt: now,
+    };
+    await saveInvoice(trx, tenant, updated);
+    return { invoice: updated, payment };
+  });
+  if (!claimed.payment) return claimed;
+
+  const result = await sendAttempt(deps, provider, tenant, claimed.invoice, claimed.payment, opts.returnUrl ?? null);
+  if (result === null) return claimed;
+  return applyChargeOutcome(deps, c, tenant, claimed.payment.id, result, opts.origin);
+}
+
+/** Nothing more to collect: the schedule is cleared so the job stops listing it. */
+async function unschedule(deps: Deps, tenant: Tenant, invoice: Invoice): Promise<Invoice> {
+  if (invoice.nextPaymentAttemptAt === null) return invoice;
+  const updated = { ...invoice, nextPaymentAttemptAt: null, updatedAt: deps.clock.now() };
+  await saveInvoice(deps.db, tenant, updated);
+  return updated;
+}
+
+/** What an outcome leaves to do after its transaction: the workspace's final rule may cancel the subscription. */
+type FollowUp = { cancel: { subscriptionId: string; invoice: Invoice } } | null;
+
+/**
+ * Writes a provider's outcome for an attempt, whoever brings it (the charge's answer, a webhook,
+ * the reconciliation), in any order: an outcome that does not move the attempt forward
+ * (payment.ts: outcomeAdvances) changes nothing, so a duplicate or a late one is harmless.
+ * - succeeded: the amount is paid on the invoice; settled, it is paid (invoice.paid), and a past-due
+ *   subscription with no other failing invoice is itself again (subscription.recovered).
+ * - failed or requires_action (for the invoice's latest attempt): the error or the buyer's page is
+ *   shown on the invoice, the subscription becomes past due (subscription.past_due), and the retry
+ *   schedule sets the next attempt, or, after the last one, the workspace's final rule applies.
+ */
+export async function applyChargeOutcome(
+  deps: Deps,
+  c: Collection,
+  tenant: Tenant,
+  paymentId: string,
+  result: ChargeResult,
+  origin: OperationContext,
+): Promise<CollectResult> {
+  let followUp: FollowUp = null;
+  let subscriptionChanged = false;
+  const applied = await inTransaction(deps.db, async (trx): Promise<CollectResult> => {
+    const txDeps: Deps = { ...deps, db: trx };
+    const first = await findPayment(trx, tenant, paymentId);
+    if (!first) throw new Error(`payment ${paymentId} vanished`);
+    const invoice = await findInvoice(trx, tenant, first.invoiceId, { lock: deps.dialect === 'postgres' });
+    if (!invoice) throw new Error(`invoice ${first.invoiceId} vanished`);
+    // Read again under the invoice's lock: everything that changes an attempt holds it.
+    const payment = (await findPayment(trx, tenant, paymentId))!;
+    const sameStatusNewReference = result.status === payment.status && result.providerReference !== null && payment.providerReference === null;
+    if (!outcomeAdvances(payment.status, result.status) && !sameStatusNewReference) return { invoice, payment };
+
+    const now = await timeOf(txDeps, tenant, invoice.testClockId);
+    const real = deps.clock.now();
+    const updatedPayment: Payment = {
+      ...payment,
+      status: result.status,
+      providerReference: result.providerReference ?? payment.providerReference,
+      failureCode: result.status === 'failed' || result.status === 'requires_action' ? result.failureCode : null,
+      failureMessage: result.status === 'failed' || result.status === 'requires_action' ? result.failureMessage : null,
+      actionUrl: result.status === 'requires_action' ? result.actionUrl : null,
+      paidAt: result.status === 'succeeded' ? now : null,
+      updatedAt: real,
+    };
+    await savePayment(trx, tenant, updatedPayment);
+    const latest = payment.attempt === invoice.attemptCount;
+
+    if (result.status === 'succeeded') {
+      if (invoice.status !== 'finalized' && invoice.status !== 'uncollectible') {
+        // Money arrived for an invoice that was voided or settled meanwhile: kept, never lost, for the operator to refund.
+        deps.log.warn({ invoiceId: invoice.id, paymentId, status: invoice.status }, 'a payment succeeded for an invoice that is no longer open');
+        return { invoice, payment: updatedPayment };
+      }
+      const amountPaid = roundToMinorUnit(new Decimal(invoice.amountPaid).plus(updatedPayment.amount), invoice.currency);
+      const settled = new Decimal(amountPaid).gte(amountDue(invoice));
+      const updated: Invoice = {
+        ...invoice,
+        amountPaid,
+        latestAttemptStatus: latest ? 'succeeded' : invoice.latestAttemptStatus,
+        lastPaymentError: null,
+        paymentActionUrl: null,
+        nextPaymentAttemptAt: settled ? null : invoice.nextPaymentAttemptAt,
+        ...(settled ? { status: 'paid' as const, paidAt: now } : {}),
+        updatedAt: real,
+      };
+      await saveInvoice(trx, tenant, updated);
+      if (settled) {
+        await recordAudit(trx, deps, origin, {
+          eventType: 'invoice.paid',
+          targetType: 'invoice',
+          targetId: invoice.id,
+          payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid, paymentId, provider: payment.provider },
+        });
+        await emitWebhookEvent(trx, deps, origin, invoiceEvent('invoice.paid', updated, invoice));
+        subscriptionChanged = await recoverIfSettled(txDeps, tenant, origin, updated);
+      }
+      return { invoice: updated, payment: updatedPayment };
+    }
+
+    if (result.status === 'processing' || !latest || invoice.status !== 'finalized') {
+      const updated: Invoice = latest ? { ...invoice, latestAttemptStatus: result.status, updatedAt: real } : invoice;
+      if (latest) await saveInvoice(trx, tenant, updated);
+      return { invoice: updated, payment: updatedPayment };
+    }
+
+    // failed or requires_action, for the latest attempt of an open invoice.
+    const settings = await billingSettingsOf(trx, tenant);
+    const firstFailedAt = invoice.paymentFailedAt ?? now;
+    const step = payment.trigger === 'plan_change' ? null : nextDunningStep(settings, firstFailedAt, now);
+    let updated: Invoice = {
+      ...invoice,
+      latestAttemptStatus: result.status,
+      lastPaymentError: { code: result.failureCode ?? 'failed', message: result.failureMessage },
+      paymentActionUrl: result.status === 'requires_action' ? result.actionUrl : null,
+      paymentFailedAt: firstFailedAt,
+      nextPaymentAttemptAt: step?.kind === 'retry' ? step.at : null,
+      updatedAt: real,
+    };
+    if (step?.kind === 'final' && step.action === 'mark_uncollectible') {
+      updated = { ...updated, status: 'uncollectible', markedUncollectibleAt: now };
+    }
+    await saveInvoice(trx, tenant, updated);
+    const type = result.status === 'requires_action' ? 'invoice.payment_action_required' : 'invoice.payment_failed';
+    await recordAudit(trx, deps, origin, {
+      eventType: type,
+      severity: 'WARN',
+      targetType: 'invoice',
+      targetId: invoice.id,
+      payload: {
+        number: invoice.number,
+        paymentId,
+        attempt: payment.attempt,
+        amount: payment.amount,
+        currency: payment.currency,
+        failureCode: updatedPayment.failureCode,
+        nextPaymentAttempt: updated.nextPaymentAttemptAt === null ? null : new Date(updated.nextPaymentAttemptAt).toISOString(),
+        finalAction: step?.kind === 'final' ? step.action : null,
+      },
+    });
+    await emitWebhookEvent(trx, deps, origin, invoiceEvent(type, updated, invoice));
+    if (updated.status === 'uncollectible') {
+      await recordAudit(trx, deps, origin, {
+        eventType: 'invoice.marked_uncollectible',
+        targetType: 'invoice',
+        targetId: invoice.id,
+        payload: { number: invoice.number, from: 'finalized', to: 'uncollectible', reason: 'payment_retries_exhausted' },
+      });
+      await emitWebhookEvent(
+        trx,
+        deps,
+        origin,
+        invoiceEvent('invoice.marked_uncollectible', updated, { ...invoice, ...updated, status: 'finalized', markedUncollectibleAt: null }),
+      );
+    }
+    if (invoice.subscriptionId !== null && payment.trigger !== 'plan_change') {
+      if (updated.status === 'uncollectible') subscriptionChanged = await recoverIfSettled(txDeps, tenant, origin, updated);
+      else subscriptionChanged = await markPastDue(txDeps, tenant, origin, invoice.subscriptionId, now, settings.pastDueGraceDays, updated);
+      if (step?.kind === 'final' && step.action === 'cancel_subscription') followUp = { cancel: { subscriptionId: invoice.subscriptionId, invoice: updated } };
+    }
+    return { invoice: updated, payment: updatedPayment };
+  });
+  if (subscriptionChanged) deps.caches.clear(SUBSCRIPTIONS_CHANGED);
+  if (followUp) await cancelAfterDunning(deps, c, tenant, origin, followUp);
+  return applied;
+}
+
+/** The subscription becomes past due (once: later failures keep its first date and grace). */
+async function markPastDue(
+  deps: Deps,
+  tenant: Tenant,
+  origin: OperationContext,
+  subscriptionId: string,
+  now: number,
+  graceDays: number,
+  invoice: Invoice,
+): Promise<boolean> {
+  const sub = await findSubscription(deps.db, tenant, subscriptionId);
+  if (!sub || sub.status === 'CANCELLED' || sub.status === 'PAST_DUE') return false;
+  const next: Subscription = {
+    ...sub,
+    status: 'PAST_DUE',
+    pastDueSince: now,
+    pastDueAccessUntil: pastDueAccessUntil({ pastDueGraceDays: graceDays }, now),
+    version: sub.version + 1,
+    updatedAt: deps.clock.now(),
+  };
+  await writeSubscription(deps, tenant, next, sub);
+  const payload = { invoiceId: invoice.id, number: invoice.number, pastDueAccessUntil: new Date(next.pastDueAccessUntil!).toISOString() };
+  await recordAudit(deps.db, deps, origin, { eventType: 'subscription.past_due', severity: 'WARN', targetType: 'subscription', targetId: sub.id, payload });
+  await emitWebhookEvent(deps.db, deps, origin, subscriptionEvent('subscription.past_due', next, sub, payload));
+  return true;
+}
+
+/** A past-due subscription whose failing invoices are all settled (paid, or written off) is itself again. */
+export async function recoverIfSettled(deps: Deps, tenant: Tenant, origin: OperationContext, invoice: Invoice): Promise<boolean> {
+  if (invoice.subscriptionId === null) return false;
+  const sub = await findSubscription(deps.db, tenant, invoice.subscriptionId);
+  if (!sub || sub.status !== 'PAST_DUE') return false;
+  if ((await countFailingInvoices(deps.db, tenant, sub.id, invoice.id)) > 0) return false;
+  const next: Subscription = {
+    ...sub,
+    status: settledStatus(sub),
+    pastDueSince: null,
+    pastDueAccessUntil: null,
+    version: sub.version + 1,
+    updatedAt: deps.clock.now(),
+  };
+  await writeSubscription(deps, tenant, next, sub);
+  const payload = { invoiceId: invoice.id, number: invoice.number, invoiceStatus: invoice.status };
+  await recordAudit(deps.db, deps, origin, { eventType: 'subscription.recovered', targetType: 'subscription', targetId: sub.id, payload });
+  await emitWebhookEvent(deps.db, deps, origin, subscriptionEvent('subscription.recovered', next, sub, payload));
+  return true;
+}
+
+async function writeSubscription(deps: Deps, tenant: Tenant, next: Subscription, read: Subscription): Promise<void> {
+  // Changed since it was read (a renewal, an operator): throw, so the outcome is applied again (webhook redelivery, reconciliation).
+  if (!(await updateSubscriptionIfVersion(deps.db, tenant, next, read.version)))
+    throw new Error(`subscription ${read.id} changed while a payment outcome was applied`);
+}
+
+/** The final rule: the subscription is cancelled as any cancellation is (its usage billed, its keys revoked). */
+async function cancelAfterDunning(deps: Deps, c: Collection, tenant: Tenant, origin: OperationContext, f: NonNullable<FollowUp>): Promise<void> {
+  const { subscriptionId, invoice } = f.cancel;
+  const sub = await findSubscription(deps.db, tenant, subscriptionId);
+  if (!sub || sub.status === 'CANCELLED') return;
+  await cancelSubscription(
+    deps,
+    { ...origin, workspaceId: tenant.workspaceId, environment: tenant.environment },
+    subscriptionId,
+    c.bound,
+    subscriptionBilling,
+    { reason: null, cancel_channel: 'DUNNING', comment: `The last payment retry of invoice ${invoice.number ?? invoice.id} failed.` },
+  );
+}
+
+/** Unsettled attempts block a new one; exported for the hub and the console, which say so. */
+export const attemptInFlight = (i: Pick<Invoice, 'latestAttemptStatus'>) =>
+  i.latestAttemptStatus !== null && isUnsettled(i.latestAttemptStatus) && i.latestAttemptStatus !== 'requires_action';

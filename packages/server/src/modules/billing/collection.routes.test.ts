@@ -1,0 +1,341 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
+import { FAKE_STRIPE_SECRET_KEY, FAKE_STRIPE_WEBHOOK_SECRET, StripeFake, type TestCard } from '../../../test/helpers/stripe-fake.js';
+import { boundCredentials } from '../authentication/bound-credentials.js';
+import { runBilling } from './run-billing.js';
+
+/**
+ * Collection and dunning (issue 39) through the real server, on a test clock, against the Stripe
+ * fake (STRIPE_API_BASE): an invoice collected automatically is charged when it is finalized; a
+ * decline makes the subscription past due and is retried 3, 5 and 7 days after the first failure;
+ * past the grace period the entitlement check answers PAYMENT_PAST_DUE; after the last retry the
+ * workspace's rule cancels the subscription (keys revoked) or writes the invoice off; a new card
+ * retries at once; a lost answer or a lost webhook is found by the reconciliation; webhooks in
+ * any order, twice, change nothing more. Each with its invoice, subscription, entitlement, outbound
+ * webhook and audit outcome.
+ */
+
+let fake: StripeFake;
+let t: TestApp;
+let base: string;
+
+before(async () => {
+  fake = await StripeFake.start({ clock: () => t.clock.now() });
+  t = await createTestApp({ config: { stripeApiBase: fake.apiBase, stripeTimeoutMs: 500, paymentReconcileAfterMs: 60_000 } });
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+});
+after(async () => {
+  await fake.close();
+  await t.close();
+});
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const JAN = Date.UTC(2026, 0, 10);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function ok(p: Promise<{ status: number; body: any }>) {
+  const res = await p;
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+interface Seller {
+  ws: TenantHandle;
+  api: Client;
+  productId: string;
+  offeringId: string;
+  clockId: string;
+  webhookEndpointId: string;
+}
+
+/** A workspace with Stripe connected, an offering of 30.00 a month, a test clock at JAN and an endpoint for every event. */
+async function seller(settings: Record<string, unknown> = {}): Promise<Seller> {
+  const ws = await t.seed.workspace();
+  const api = t.seed.client(ws.test.secretKey);
+  const c = await api.request('PUT', '/api/v1/payment_providers/stripe', { secretKey: FAKE_STRIPE_SECRET_KEY, webhookSecret: FAKE_STRIPE_WEBHOOK_SECRET });
+  assert.ok([200, 201].includes(c.status), JSON.stringify(c.body));
+  fake.setWebhookEndpoint(`${base}${c.body.webhookUrl}`, FAKE_STRIPE_WEBHOOK_SECRET);
+  if (Object.keys(settings).length > 0) await ok(api.patch('/api/v1/billing/settings', settings));
+  const product = await t.seed.product(ws.test);
+  await ok(api.post('/api/v1/metrics', { name: 'api_calls' }));
+  const plan = await ok(
+    api.post('/api/v1/rate-plans', {
+      name: 'Calls',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      metrics: [{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: '0.01', includedFree: 1000 }],
+    }),
+  );
+  const offering = await ok(
+    api.post('/api/v1/offerings', { productId: product.id, name: 'Pro', currency: 'USD', billingPeriod: 'MONTHLY', entryPrice: '30', ratePlanIds: [plan.id] }),
+  );
+  const clock = await ok(api.post('/api/v1/test_clocks', { frozenTime: iso(JAN) }));
+  const endpoint = await ok(api.post('/api/v1/webhook-endpoints', { url: 'https://hooks.example/billing', eventTypes: ['*'] }));
+  return { ws, api, productId: product.id, offeringId: offering.id, clockId: clock.id, webhookEndpointId: endpoint.id };
+}
+
+/** A buyer adds a card on the hosted page; Stripe's webhooks make it the default (and retry what failed). */
+async function addCard(s: Seller, customerId: string, card: TestCard): Promise<void> {
+  const session = await ok(
+    s.api.post(`/api/v1/customers/${customerId}/payment_method_sessions`, { successUrl: 'https://seller.example/ok', cancelUrl: 'https://seller.example/no' }),
+  );
+  fake.completeSetupSession(session.id, card);
+  for (const d of await fake.deliverWebhooks()) assert.equal(d.status, 200, JSON.stringify(d));
+}
+
+/** A customer on the seller's clock, with a card (or none), subscribed: the first invoice (30.00) is a draft for the grace hour. */
+async function subscriber(s: Seller, name: string, card: TestCard | null) {
+  const customer = await ok(s.api.post('/api/v1/customers', { name, externalId: name, testClockId: s.clockId }));
+  if (card) await addCard(s, customer.id, card);
+  const sub = await ok(s.api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: s.offeringId }));
+  const key = await t.seed.productKey(s.ws.test, sub.id);
+  return { customerId: customer.id as string, subscriptionId: sub.id as string, keyId: key.id };
+}
+
+const advance = (s: Seller, to: number) => ok(s.api.post(`/api/v1/test_clocks/${s.clockId}/advance`, { frozenTime: iso(to) }));
+const invoicesOf = async (s: Seller, subscriptionId: string) =>
+  (await ok(s.api.get(`/api/v1/invoices?subscriptionId=${subscriptionId}&limit=100`))).data.sort((a: any, b: any) => (a.id < b.id ? -1 : 1));
+const firstInvoice = async (s: Seller, subscriptionId: string) => (await invoicesOf(s, subscriptionId))[0];
+const paymentsOf = async (s: Seller, invoiceId: string) => (await ok(s.api.get(`/api/v1/invoices/${invoiceId}/payments`))).data;
+const check = async (s: Seller, customerId: string) => ok(s.api.get(`/v1/entitlements/check?accessorId=${customerId}&productId=${s.productId}`));
+const subscription = (s: Seller, id: string) => ok(s.api.get(`/api/v1/subscriptions/${id}`));
+
+async function auditTypes(s: Seller, targetId: string): Promise<string[]> {
+  const rows = await t.deps.db
+    .selectFrom('auditEvents')
+    .select(['eventType'])
+    .where('workspaceId', '=', s.ws.workspaceId)
+    .where('targetId', '=', targetId)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => r.eventType);
+}
+
+async function webhookTypes(s: Seller, objectId: string): Promise<string[]> {
+  const rows = await t.deps.db.selectFrom('webhookMessages').select(['eventType', 'body']).where('workspaceId', '=', s.ws.workspaceId).orderBy('seq').execute();
+  return rows.filter((r) => (JSON.parse(r.body) as { data: { object: { id: string } } }).data.object.id === objectId).map((r) => r.eventType);
+}
+
+/** PaymentIntents that captured money for an invoice, at the fake. */
+const chargesFor = (invoiceId: string) => fake.succeededPaymentIntents({ invoiceId });
+
+describe('collection: charge_automatically', () => {
+  it('a card that succeeds: charged at finalization, the invoice paid, one PaymentIntent; Stripe’s webhooks, twice and reversed, change nothing', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'payer', 'pm_card_visa');
+    const draft = await firstInvoice(s, b.subscriptionId);
+    assert.deepEqual([draft.status, draft.paymentStatus, draft.nextPaymentAttempt], ['draft', 'unpaid', null]);
+
+    await advance(s, JAN + 2 * HOUR);
+    const paid = await ok(s.api.get(`/api/v1/invoices/${draft.id}`));
+    assert.deepEqual(
+      [paid.status, paid.paymentStatus, paid.amountPaid, paid.amountRemaining, paid.attemptCount, paid.nextPaymentAttempt, paid.lastPaymentError],
+      ['paid', 'paid', '30.00', '0.00', 1, null, null],
+    );
+    assert.equal(paid.paidAt, iso(JAN + 2 * HOUR), 'paid in the clock’s time');
+    const [attempt] = await paymentsOf(s, draft.id);
+    assert.deepEqual(
+      [attempt.provider, attempt.status, attempt.amount, attempt.attempt, attempt.trigger, attempt.failureCode],
+      ['stripe', 'succeeded', '30.00', 1, 'automatic', null],
+    );
+    assert.match(attempt.providerReference, /^pi_/);
+    assert.equal(chargesFor(draft.id).length, 1);
+    assert.equal(chargesFor(draft.id)[0]!.amount, 3000, 'in cents, exactly');
+
+    for (const d of await fake.deliverWebhooks({ order: 'reversed', duplicates: true })) assert.equal(d.status, 200, JSON.stringify(d));
+    const after = await ok(s.api.get(`/api/v1/invoices/${draft.id}`));
+    assert.deepEqual([after.status, after.amountPaid, after.attemptCount], ['paid', '30.00', 1]);
+    assert.equal((await paymentsOf(s, draft.id)).length, 1);
+    assert.deepEqual(
+      (await auditTypes(s, draft.id)).filter((x) => x.startsWith('invoice.')),
+      ['invoice.created', 'invoice.finalized', 'invoice.paid'],
+    );
+    assert.deepEqual(await webhookTypes(s, draft.id), ['invoice.created', 'invoice.finalized', 'invoice.paid']);
+    assert.equal((await subscription(s, b.subscriptionId)).status, 'ACTIVE');
+    assert.deepEqual([(await check(s, b.customerId)).allowed, (await check(s, b.customerId)).reason], [true, 'OK']);
+  });
+
+  it('a card that declines, then succeeds after the buyer adds a new one: past due, retried at once, recovered', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'decliner', 'pm_card_chargeDeclinedInsufficientFunds');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    await advance(s, JAN + 2 * HOUR);
+    const failed = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual(
+      [failed.status, failed.paymentStatus, failed.attemptCount, failed.lastPaymentError.code, failed.nextPaymentAttempt],
+      ['finalized', 'failed', 1, 'insufficient_funds', iso(JAN + 2 * HOUR + 3 * DAY)],
+    );
+    const pastDue = await subscription(s, b.subscriptionId);
+    assert.deepEqual([pastDue.status, pastDue.pastDueSince, pastDue.pastDueAccessUntil], ['PAST_DUE', iso(JAN + 2 * HOUR), iso(JAN + 2 * HOUR + 3 * DAY)]);
+    assert.deepEqual([(await check(s, b.customerId)).allowed, (await check(s, b.customerId)).reason], [true, 'OK'], 'served during the grace period');
+    assert.equal(chargesFor(invoice.id).length, 0);
+
+    await addCard(s, b.customerId, 'pm_card_mastercard');
+    const paid = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([paid.status, paid.paymentStatus, paid.attemptCount, paid.lastPaymentError, paid.nextPaymentAttempt], ['paid', 'paid', 2, null, null]);
+    const attempts = await paymentsOf(s, invoice.id);
+    assert.deepEqual(
+      attempts.map((p: any) => [p.attempt, p.trigger, p.status, p.failureCode]),
+      [
+        [1, 'automatic', 'failed', 'insufficient_funds'],
+        [2, 'card_updated', 'succeeded', null],
+      ],
+    );
+    assert.equal(chargesFor(invoice.id).length, 1);
+    const recovered = await subscription(s, b.subscriptionId);
+    assert.deepEqual([recovered.status, recovered.pastDueSince, recovered.pastDueAccessUntil], ['ACTIVE', null, null]);
+    assert.deepEqual(await webhookTypes(s, b.subscriptionId), ['subscription.created', 'subscription.past_due', 'subscription.recovered']);
+    assert.deepEqual(await webhookTypes(s, invoice.id), ['invoice.created', 'invoice.finalized', 'invoice.payment_failed', 'invoice.paid']);
+    assert.ok((await auditTypes(s, b.subscriptionId)).includes('subscription.past_due'));
+    assert.ok((await auditTypes(s, invoice.id)).includes('invoice.payment_failed'));
+    // Nothing is retried later: the schedule went with the payment.
+    await advance(s, JAN + 10 * DAY);
+    assert.equal((await paymentsOf(s, invoice.id)).length, 2);
+  });
+
+  it('a card that never succeeds: retried on days 3, 5 and 7; refused with PAYMENT_PAST_DUE after the grace; then cancelled, its key revoked', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'never', 'pm_card_chargeDeclined');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    const t0 = JAN + 2 * HOUR;
+    await advance(s, t0);
+    assert.equal((await ok(s.api.get(`/api/v1/invoices/${invoice.id}`))).nextPaymentAttempt, iso(t0 + 3 * DAY));
+
+    await advance(s, t0 + 3 * DAY);
+    let now = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([now.attemptCount, now.nextPaymentAttempt], [2, iso(t0 + 5 * DAY)]);
+    const refused = await check(s, b.customerId);
+    assert.deepEqual([refused.allowed, refused.reason], [false, 'PAYMENT_PAST_DUE'], 'the grace (3 days) is over');
+
+    await advance(s, t0 + 5 * DAY);
+    now = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([now.attemptCount, now.nextPaymentAttempt], [3, iso(t0 + 7 * DAY)]);
+
+    await advance(s, t0 + 7 * DAY);
+    now = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([now.status, now.paymentStatus, now.attemptCount, now.nextPaymentAttempt], ['finalized', 'failed', 4, null]);
+    const cancelled = await subscription(s, b.subscriptionId);
+    assert.equal(cancelled.status, 'CANCELLED');
+    assert.equal(cancelled.cancellationDetails.cancel_channel, 'DUNNING');
+    const key = await t.deps.db.selectFrom('apiKeys').select(['status']).where('id', '=', b.keyId).executeTakeFirstOrThrow();
+    assert.equal(key.status, 'REVOKED');
+    assert.equal((await check(s, b.customerId)).reason, 'NO_ACTIVE_SUBSCRIPTION');
+    assert.deepEqual(
+      (await paymentsOf(s, invoice.id)).map((p: any) => [p.attempt, p.trigger, p.status]),
+      [
+        [1, 'automatic', 'failed'],
+        [2, 'retry', 'failed'],
+        [3, 'retry', 'failed'],
+        [4, 'retry', 'failed'],
+      ],
+    );
+    assert.deepEqual(await webhookTypes(s, b.subscriptionId), ['subscription.created', 'subscription.past_due', 'subscription.cancelled']);
+    assert.equal((await webhookTypes(s, invoice.id)).filter((x) => x === 'invoice.payment_failed').length, 4);
+    assert.equal(chargesFor(invoice.id).length, 0);
+  });
+
+  it('mark_uncollectible as the final rule: the invoice is written off, the subscription serves again; a customer without a card fails as no_payment_method', async () => {
+    const s = await seller({ paymentRetryDays: [2], pastDueGraceDays: 0, pastDueFinalAction: 'mark_uncollectible' });
+    const b = await subscriber(s, 'cardless', null);
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    const t0 = JAN + 2 * HOUR;
+    await advance(s, t0);
+    const failed = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([failed.paymentStatus, failed.lastPaymentError.code, failed.nextPaymentAttempt], ['failed', 'no_payment_method', iso(t0 + 2 * DAY)]);
+    assert.equal((await check(s, b.customerId)).reason, 'PAYMENT_PAST_DUE', 'no grace');
+    await advance(s, t0 + 2 * DAY);
+    const written = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([written.status, written.markedUncollectibleAt, written.attemptCount], ['uncollectible', iso(t0 + 2 * DAY), 2]);
+    assert.equal((await subscription(s, b.subscriptionId)).status, 'ACTIVE');
+    assert.deepEqual([(await check(s, b.customerId)).allowed, (await check(s, b.customerId)).reason], [true, 'OK']);
+    assert.deepEqual(await webhookTypes(s, b.subscriptionId), ['subscription.created', 'subscription.past_due', 'subscription.recovered']);
+    assert.equal(fake.requestsTo('POST', '/v1/payment_intents').filter((r) => r.params.metadata?.invoiceId === invoice.id).length, 0, 'nothing to charge');
+  });
+
+  it('a lost answer (a timeout after Stripe charged): the attempt stays pending, no second attempt is made; the reconciliation finds the one charge', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'lost', 'pm_card_visa');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    fake.failNext('timeout-after-execute', { method: 'POST', path: '/v1/payment_intents' });
+    await advance(s, JAN + 2 * HOUR);
+    const pending = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([pending.status, pending.paymentStatus, pending.attemptCount], ['finalized', 'processing', 1]);
+    assert.equal((await paymentsOf(s, invoice.id))[0].status, 'pending');
+    assert.equal(chargesFor(invoice.id).length, 1, 'Stripe charged');
+
+    // The next runs make no second attempt while one is in flight, and ask nothing before the bound.
+    await runBilling(t.deps, boundCredentials, { testClock: null });
+    assert.equal((await paymentsOf(s, invoice.id)).length, 1);
+    t.clock.advance(61_000);
+    const run = await runBilling(t.deps, boundCredentials, { testClock: null });
+    assert.ok(run.reconciled >= 1, JSON.stringify(run));
+    const paid = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([paid.status, paid.amountPaid, paid.attemptCount], ['paid', '30.00', 1]);
+    assert.equal(chargesFor(invoice.id).length, 1, 'the same charge, not a second');
+    const sent = fake.requestsTo('POST', '/v1/payment_intents').filter((r) => r.params.metadata?.invoiceId === invoice.id);
+    assert.equal(new Set(sent.map((r) => r.idempotencyKey)).size, 1, 'sent again under the same key');
+    assert.ok(sent.some((r) => r.replayed));
+  });
+
+  it('a lost answer that Stripe’s webhook settles before the reconciliation: paid once, the later reconciliation changes nothing', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'hooked', 'pm_card_visa');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    fake.failNext('timeout-after-execute', { method: 'POST', path: '/v1/payment_intents' });
+    await advance(s, JAN + 2 * HOUR);
+    assert.equal((await paymentsOf(s, invoice.id))[0].status, 'pending');
+    for (const d of await fake.deliverWebhooks({ order: 'reversed', duplicates: true })) assert.equal(d.status, 200, JSON.stringify(d));
+    const paid = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([paid.status, paid.amountPaid], ['paid', '30.00']);
+    assert.match((await paymentsOf(s, invoice.id))[0].providerReference, /^pi_/);
+    t.clock.advance(61_000);
+    await runBilling(t.deps, boundCredentials, { testClock: null });
+    assert.deepEqual(await webhookTypes(s, invoice.id), ['invoice.created', 'invoice.finalized', 'invoice.paid']);
+    assert.equal(chargesFor(invoice.id).length, 1);
+  });
+
+  it('Stripe unreachable at finalization: the attempt waits, pending, and the reconciliation charges once it answers', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'offline', 'pm_card_visa');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    await fake.setDown(true);
+    try {
+      await advance(s, JAN + 2 * HOUR);
+    } finally {
+      await fake.setDown(false);
+    }
+    assert.equal((await paymentsOf(s, invoice.id))[0].status, 'pending');
+    assert.equal(chargesFor(invoice.id).length, 0);
+    t.clock.advance(61_000);
+    await runBilling(t.deps, boundCredentials, { testClock: null });
+    assert.equal((await ok(s.api.get(`/api/v1/invoices/${invoice.id}`))).status, 'paid');
+    assert.equal(chargesFor(invoice.id).length, 1);
+  });
+
+  it('send_invoice and a workspace without Stripe: nothing is charged', async () => {
+    const s = await seller({ collectionMethod: 'send_invoice' });
+    const b = await subscriber(s, 'invoiced', 'pm_card_visa');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    await advance(s, JAN + 2 * HOUR);
+    const open = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([open.status, open.paymentStatus, open.attemptCount, open.nextPaymentAttempt], ['finalized', 'unpaid', 0, null]);
+    assert.equal(chargesFor(invoice.id).length, 0);
+  });
+});
+
+describe('billing settings: dunning', () => {
+  it('defaults 3, 5, 7 days, 3 days of grace, cancel; a schedule out of order is refused naming body.paymentRetryDays', async () => {
+    const s = await seller();
+    const settings = await ok(s.api.get('/api/v1/billing/settings'));
+    assert.deepEqual([settings.paymentRetryDays, settings.pastDueGraceDays, settings.pastDueFinalAction], [[3, 5, 7], 3, 'cancel_subscription']);
+    const bad = await s.api.patch('/api/v1/billing/settings', { paymentRetryDays: [5, 3] });
+    assert.deepEqual([bad.status, bad.body.errors[0].field], [400, 'body.paymentRetryDays']);
+    const tooLong = await s.api.patch('/api/v1/billing/settings', { paymentRetryDays: [1, 2, 3, 4, 5, 6, 7, 8, 9] });
+    assert.equal(tooLong.status, 400);
+    const set = await ok(s.api.patch('/api/v1/billing/settings', { paymentRetryDays: [1, 4], pastDueGraceDays: 7, pastDueFinalAction: 'mark_uncollectible' }));
+    assert.deepEqual([set.paymentRetryDays, set.pastDueGraceDays, set.pastDueFinalAction], [[1, 4], 7, 'mark_uncollectible']);
+  });
+});
