@@ -75,6 +75,13 @@ export class OperatorApi {
     /** Records money that arrived outside Tollgate (a bank transfer); the payment that leaves nothing owed marks the invoice paid. */
     recordPayment: (id: string, body: BodyOf<'/api/v1/invoices/{id}/payments', 'post'>, opts?: CreateOptions) =>
       this.post('/api/v1/invoices/{id}/payments', id, body, this.key(opts)),
+    /** Its payments and payment attempts, oldest first. */
     payments: (id: string) => this.get('/api/v1/invoices/{id}/payments', id),
+    /**
+     * Charges what it still owes now through the connected Stripe account (retry now): the attempt,
+     * with the invoice. Not keyed: each call that gets through is a new attempt, so a lost answer is not retried.
+     */
+    attemptPayment: (id: string, body: BodyOf<'/api/v1/invoices/{id}/attempt_payment', 'post'> = {}) =>
+      this.post('/api/v1/invoices/{id}/attempt_payment', id, body, null),
   };
 }

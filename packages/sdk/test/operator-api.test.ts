@@ -98,6 +98,11 @@ describe('operator methods, typed from the served OpenAPI document', () => {
     const err = await tg.invoices.recordPayment(draft.id, { amount: '1000000' }).catch((e: unknown) => e);
     assert.ok(err instanceof TollgateError);
     assert.deepEqual([err.status, err.errors[0]!.field], [400, 'body.amount']);
+    // Retry now needs a payment provider: without Stripe connected, a TollgateError saying so.
+    const retry = await tg.invoices.attemptPayment(draft.id).catch((e: unknown) => e);
+    assert.ok(retry instanceof TollgateError);
+    assert.equal(retry.status, 409);
+    assert.match(retry.errors[0]!.message, /Stripe is not connected/);
   });
 
   it('TollgateError carries the status, the envelope’s errors[] (code, message, field) and X-Request-Id', async () => {

@@ -239,7 +239,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await hubPageRoutes(a, deps);
     if (opts.demo && deps.config.profile === 'development') await widgetDemoRoutes(a, deps, opts.demo);
     await billingRoutes(a, deps);
-    await invoiceRoutes(a, deps);
+    await invoiceRoutes(a, deps, { bound: boundCredentials });
     await testClockRoutes(a, deps, testClockBilling(boundCredentials));
     await paymentProviderRoutes(a, deps);
     await stripeWebhookRoutes(a, deps, { bound: boundCredentials });

@@ -1925,8 +1925,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List an invoice’s payments, oldest first
-     * @description Every payment recorded against the invoice, whoever moved the money.
+     * List an invoice’s payments and payment attempts, oldest first
+     * @description Every payment recorded against the invoice and every attempt made through the payment provider, with its outcome (pending, processing, requires_action, succeeded, failed), why it was made (trigger), Stripe’s PaymentIntent (providerReference) and, for a failure, Stripe’s code.
      */
     get: operations['listInvoicePayments'];
     put?: never;
@@ -1935,6 +1935,26 @@ export interface paths {
      * @description A bank transfer, a cheque: money that reached you without a provider. Partial payments add up in amountPaid; the one that leaves nothing owed marks the invoice paid (invoice.paid in the audit log and to webhook endpoints). The amount is more than 0, at most amountRemaining, in at most the currency’s minor digits (400 naming body.amount otherwise); paidAt defaults to now and is never in the future. 409 unless the invoice is finalized or uncollectible. Send Idempotency-Key to make a retry safe. Answers the payment, with the invoice as it now is.
      */
     post: operations['recordInvoicePayment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/invoices/{id}/attempt_payment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Charge what an invoice still owes, now
+     * @description Retry now: charges amountRemaining through the connected Stripe account with the customer’s card on file, whatever the retry schedule says (trigger manual_retry), and answers the attempt with the invoice as it now is: succeeded (the invoice is paid), failed (lastPaymentError; the schedule goes on), requires_action (the buyer must authenticate: with returnUrl, paymentActionUrl is Stripe’s page for them), or pending when Stripe did not answer in time (the reconciliation settles it; it is never charged twice). 409 when the invoice is not finalized, owes nothing, has an attempt in flight, or Stripe is not connected. Each call that gets through is a new attempt.
+     */
+    post: operations['attemptInvoicePayment'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4503,8 +4523,8 @@ export interface components {
       paidAt: string | null;
       /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
       attempt: number | null;
-      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (POST …/pay), plan_change (an upgrade charged at once), hosted_page (the buyer paid on the provider’s page); null for a manual payment. */
-      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'plan_change' | 'hosted_page' | null;
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
       /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
       providerReference: string | null;
       /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
@@ -4516,6 +4536,44 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    /** PaymentAttempt */
+    PaymentAttempt: {
+      /** @description pay_… */
+      id: string;
+      /** @enum {string} */
+      object: 'payment';
+      invoiceId: string;
+      customerId: string;
+      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
+      provider: 'manual' | 'stripe';
+      /** @description A manual payment is succeeded. A provider attempt: pending (asked, no answer yet: the reconciliation asks again), processing, requires_action (the buyer must act at actionUrl), succeeded or failed (failureCode says why). */
+      status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
+      /** @description Decimal, in the invoice’s currency and its minor digits. */
+      amount: string;
+      /** @description Refunded so far, decimal. */
+      amountRefunded: string;
+      currency: string;
+      /** @description The payer’s or the bank’s reference, as recorded. */
+      reference: string | null;
+      /** @description When the money arrived; null until it has. */
+      paidAt: string | null;
+      /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
+      attempt: number | null;
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      providerReference: string | null;
+      /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
+      failureCode: string | null;
+      failureMessage: string | null;
+      /** @description requires_action: where the buyer completes the payment. */
+      actionUrl: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      invoice: components['schemas']['Invoice'];
     };
     /**
      * PaymentMethod
@@ -4678,8 +4736,8 @@ export interface components {
       paidAt: string | null;
       /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
       attempt: number | null;
-      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (POST …/pay), plan_change (an upgrade charged at once), hosted_page (the buyer paid on the provider’s page); null for a manual payment. */
-      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'plan_change' | 'hosted_page' | null;
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
       /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
       providerReference: string | null;
       /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
@@ -14216,6 +14274,125 @@ export interface operations {
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  attemptInvoicePayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "returnUrl": "https://example.com/support"
+         *     }
+         */
+        'application/json': {
+          /** @description Where Stripe sends the buyer back after 3-D Secure; with it, a card that needs them gives paymentActionUrl. */
+          returnUrl?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pay_01jd3m5x7c0000000000000000",
+           *       "object": "payment",
+           *       "invoiceId": "invoiceId",
+           *       "customerId": "customerId",
+           *       "provider": "manual",
+           *       "status": "pending",
+           *       "amount": "amount",
+           *       "amountRefunded": "amountRefunded",
+           *       "currency": "currency",
+           *       "reference": "reference",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "attempt": 1,
+           *       "trigger": "automatic",
+           *       "providerReference": "providerReference",
+           *       "failureCode": "failureCode",
+           *       "failureMessage": "failureMessage",
+           *       "actionUrl": "actionUrl",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z",
+           *       "invoice": {
+           *         "id": "inv_01jd3m5x7c0000000000000000",
+           *         "object": "invoice",
+           *         "customerId": "customerId",
+           *         "subscriptionId": "subscriptionId",
+           *         "billingReason": "subscription_create",
+           *         "status": "draft",
+           *         "number": "number",
+           *         "currency": "currency",
+           *         "periodStart": "2026-11-01T00:00:00.000Z",
+           *         "periodEnd": "2026-11-01T00:00:00.000Z",
+           *         "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *         "lines": [
+           *           {
+           *             "type": "entry_price",
+           *             "description": "Pro plan",
+           *             "ratePlanId": "ratePlanId",
+           *             "metricName": "metricName",
+           *             "pricingModel": "pricingModel",
+           *             "quantity": "quantity",
+           *             "freeUnits": "freeUnits",
+           *             "billableQuantity": "billableQuantity",
+           *             "rate": "rate",
+           *             "amount": "amount",
+           *             "periodStart": "2026-11-01T00:00:00.000Z",
+           *             "periodEnd": "2026-11-01T00:00:00.000Z",
+           *             "adjustsInvoiceId": "adjustsInvoiceId"
+           *           }
+           *         ],
+           *         "subtotal": "subtotal",
+           *         "total": "total",
+           *         "creditedTotal": "creditedTotal",
+           *         "amountPaid": "amountPaid",
+           *         "amountDue": "amountDue",
+           *         "amountRemaining": "amountRemaining",
+           *         "collectionMethod": "charge_automatically",
+           *         "dueDate": "2026-11-01T00:00:00.000Z",
+           *         "paymentStatus": "unpaid",
+           *         "attemptCount": 1,
+           *         "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *         "lastPaymentError": {
+           *           "code": "code",
+           *           "message": "message"
+           *         },
+           *         "paymentActionUrl": "paymentActionUrl",
+           *         "testClockId": "testClockId",
+           *         "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *         "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *         "paidAt": "2026-11-01T00:00:00.000Z",
+           *         "voidedAt": "2026-11-01T00:00:00.000Z",
+           *         "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-01T00:00:00.000Z",
+           *         "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['PaymentAttempt'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };

@@ -420,7 +420,7 @@ export class StripeFake {
   }
 
   private route(method: string, path: string, p: Obj): Answer {
-    const m = /^\/v1\/(customers|payment_methods|payment_intents|checkout\/sessions|setup_intents|refunds)(?:\/([^/]+))?(?:\/(confirm))?$/.exec(path);
+    const m = /^\/v1\/(customers|payment_methods|payment_intents|checkout\/sessions|setup_intents|refunds)(?:\/([^/]+))?(?:\/(confirm|cancel))?$/.exec(path);
     const [, collection, id, action] = m ?? [];
     const ok = (object: Obj): Answer => ({ status: 200, body: JSON.stringify(this.expanded(object, p.expand)) });
     switch (`${method} ${collection}${id ? '/:id' : ''}${action ? `/${action}` : ''}`) {
@@ -444,6 +444,8 @@ export class StripeFake {
         return ok(this.find(this.paymentIntents, 'payment_intent', id!));
       case 'POST payment_intents/:id/confirm':
         return this.confirmPaymentIntent(this.find(this.paymentIntents, 'payment_intent', id!), p, ok);
+      case 'POST payment_intents/:id/cancel':
+        return ok(this.cancelPaymentIntent(this.find(this.paymentIntents, 'payment_intent', id!), p));
       case 'POST refunds':
         return ok(this.createRefund(p));
       default:
@@ -631,6 +633,21 @@ export class StripeFake {
     if (p.payment_method) pi.payment_method = this.paymentMethodFor(p.payment_method as string, pi.customer as string | null).id;
     if (!pi.payment_method) throw this.missingPaymentMethod(pi);
     return this.confirm(pi, truthy(p.off_session), p.return_url ?? null, ok);
+  }
+
+  /** Stripe cancels a PaymentIntent that has not succeeded (nor is processing); a succeeded one is refused. */
+  private cancelPaymentIntent(pi: Obj, p: Obj): Obj {
+    if (['succeeded', 'canceled', 'processing'].includes(pi.status as string)) {
+      throw new Refusal(400, {
+        type: 'invalid_request_error',
+        code: 'payment_intent_unexpected_state',
+        message: `You cannot cancel this PaymentIntent because it has a status of ${pi.status}.`,
+        payment_intent: pi,
+      });
+    }
+    Object.assign(pi, { status: 'canceled', next_action: null, cancellation_reason: p.cancellation_reason ?? null, canceled_at: this.seconds() });
+    this.emit('payment_intent.canceled', pi);
+    return pi;
   }
 
   private missingPaymentMethod(pi: Obj): Refusal {

@@ -2,13 +2,14 @@ import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { OperationContext } from '../../lib/operation-context.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { isUnsettled, outcomeAdvances, type Payment, type PaymentTrigger } from '../payments/payment.js';
 import { PaymentProviderError, type ChargeRequest, type ChargeResult, type PaymentProvider } from '../payments/payment-provider.js';
 import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
-import { findPayment, insertPayment, savePayment } from '../payments/payment.repository.js';
+import { findPayment, insertPayment, listInvoicePayments, savePayment } from '../payments/payment.repository.js';
 import { findProviderCustomer } from '../payments/provider-customer.repository.js';
 import { stripeProviderOf } from '../payments/stripe-for.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
@@ -120,6 +121,14 @@ export async function collectInvoice(deps: Deps, c: Collection, tenant: Tenant, 
   if (!connection) return { invoice: await unschedule(deps, tenant, before), payment: null, skipped: 'no_provider' };
   const provider = stripeProviderOf(deps, connection);
 
+  // A page where the buyer could still authenticate an earlier attempt is withdrawn first: two
+  // attempts must never both succeed. One the buyer completed meanwhile is the payment.
+  const superseded = await withdrawWaitingAttempts(deps, c, provider, tenant, before, opts.origin);
+  if (superseded === 'paid' || superseded === 'unavailable') {
+    const now = (await findInvoice(deps.db, tenant, invoiceId))!;
+    return { invoice: now, payment: null, skipped: superseded === 'paid' ? 'not_open' : 'provider_unavailable' };
+  }
+
   const known = await findProviderCustomer(deps.db, tenant, 'stripe', before.customerId);
   let paymentMethodId = known?.paymentMethod?.id ?? null;
   if (known && paymentMethodId === null) {
@@ -180,6 +189,48 @@ export async function collectInvoice(deps: Deps, c: Collection, tenant: Tenant, 
   const result = await sendAttempt(deps, provider, tenant, claimed.invoice, claimed.payment, opts.returnUrl ?? null);
   if (result === null) return claimed;
   return applyChargeOutcome(deps, c, tenant, claimed.payment.id, result, opts.origin);
+}
+
+/**
+ * Cancels, at the provider, the invoice's attempts still waiting for the buyer (3-D Secure): each
+ * is then failed as `canceled` (superseded; the invoice's state is the next attempt's to set), or,
+ * when the buyer completed it first, applied as the payment it is.
+ */
+async function withdrawWaitingAttempts(
+  deps: Deps,
+  c: Collection,
+  provider: PaymentProvider,
+  tenant: Tenant,
+  invoice: Invoice,
+  origin: OperationContext,
+): Promise<'none' | 'withdrawn' | 'paid' | 'unavailable'> {
+  if (invoice.latestAttemptStatus !== 'requires_action' && invoice.attemptCount === 0) return 'none';
+  const waiting = (await listInvoicePayments(deps.db, tenant, invoice.id)).filter((p) => p.status === 'requires_action' && p.providerReference !== null);
+  let outcome: 'none' | 'withdrawn' | 'paid' = 'none';
+  for (const p of waiting) {
+    let result: ChargeResult;
+    try {
+      result = await provider.cancelCharge(p.providerReference!);
+    } catch (err) {
+      if (err instanceof PaymentProviderError && err.kind === 'unavailable') return 'unavailable';
+      throw err;
+    }
+    if (result.status === 'succeeded') {
+      await applyChargeOutcome(deps, c, tenant, p.id, result, origin);
+      outcome = 'paid';
+    } else {
+      await savePayment(deps.db, tenant, {
+        ...p,
+        status: 'failed',
+        failureCode: 'canceled',
+        failureMessage: 'Withdrawn: a newer attempt replaced it.',
+        actionUrl: null,
+        updatedAt: deps.clock.now(),
+      });
+      if (outcome === 'none') outcome = 'withdrawn';
+    }
+  }
+  return outcome;
 }
 
 /** Nothing more to collect: the schedule is cleared so the job stops listing it. */
@@ -410,3 +461,38 @@ async function cancelAfterDunning(deps: Deps, c: Collection, tenant: Tenant, ori
 /** Unsettled attempts block a new one; exported for the hub and the console, which say so. */
 export const attemptInFlight = (i: Pick<Invoice, 'latestAttemptStatus'>) =>
   i.latestAttemptStatus !== null && isUnsettled(i.latestAttemptStatus) && i.latestAttemptStatus !== 'requires_action';
+
+/**
+ * An attempt asked for now (an operator's retry, the buyer paying from the hub): the invoice must
+ * be open, owe something, and have no attempt in flight, in an environment with Stripe connected;
+ * otherwise a 409 that says which. Not keyed by the request: each call that gets through is a new
+ * attempt (the one before it has an outcome), as Stripe's "pay" is.
+ */
+export async function attemptPaymentNow(
+  deps: Deps,
+  c: Collection,
+  ctx: OperationContext,
+  invoiceId: string,
+  opts: { trigger: 'manual_retry' | 'customer'; returnUrl: string | null },
+): Promise<CollectResult> {
+  const invoice = await findInvoice(deps.db, ctx, invoiceId);
+  if (!invoice) throw notFound('invoice', invoiceId);
+  if (invoice.status !== 'finalized') {
+    throw new AppError(
+      'CONFLICT',
+      invoice.status === 'draft'
+        ? `Invoice '${invoiceId}' is a draft: finalize it before asking for a payment.`
+        : `Invoice '${invoiceId}' is ${invoice.status}: only a finalized invoice is charged.`,
+    );
+  }
+  if (attemptInFlight(invoice)) throw new AppError('CONFLICT', `A payment of invoice '${invoiceId}' is in flight; its outcome comes first.`);
+  if (!(await findPaymentProvider(deps.db, ctx, 'stripe')))
+    throw new AppError('CONFLICT', `Stripe is not connected to the ${ctx.environment} environment: connect it first (PUT /api/v1/payment_providers/stripe).`);
+  const r = await collectInvoice(deps, c, ctx, invoiceId, { trigger: opts.trigger, origin: ctx, returnUrl: opts.returnUrl });
+  if (r.skipped === 'nothing_owed') throw new AppError('CONFLICT', `Invoice '${invoiceId}' owes nothing.`);
+  if (r.skipped === 'provider_unavailable') {
+    throw new AppError('SERVICE_UNAVAILABLE', 'Stripe did not answer; nothing was charged. Retry in a moment.', { headers: { 'retry-after': '5' } });
+  }
+  if (!r.payment) throw new AppError('CONFLICT', `Invoice '${invoiceId}' cannot be charged now (${r.skipped ?? 'unknown'}).`);
+  return r;
+}

@@ -326,6 +326,68 @@ describe('collection: charge_automatically', () => {
   });
 });
 
+describe('POST /api/v1/invoices/{id}/attempt_payment (retry now)', () => {
+  it('a card that needs 3-D Secure: requires_action off-session; retried now with a returnUrl it gives Stripe’s page; authenticated, Stripe’s webhook pays it', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'secure', 'pm_card_authenticationRequired');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    await advance(s, JAN + 2 * HOUR);
+    const waiting = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([waiting.paymentStatus, waiting.lastPaymentError.code, waiting.paymentActionUrl], ['requires_action', 'authentication_required', null]);
+    assert.equal((await subscription(s, b.subscriptionId)).status, 'PAST_DUE');
+    assert.ok((await webhookTypes(s, invoice.id)).includes('invoice.payment_action_required'));
+
+    const now = await ok(s.api.post(`/api/v1/invoices/${invoice.id}/attempt_payment`, { returnUrl: 'https://seller.example/paid' }));
+    assert.deepEqual([now.status, now.attempt, now.trigger], ['requires_action', 2, 'manual_retry']);
+    assert.match(now.actionUrl, /\/fake\/authenticate\/pi_/);
+    assert.equal(now.invoice.paymentActionUrl, now.actionUrl);
+    // Another attempt withdraws the page of this one (cancelled at Stripe): two can never both succeed.
+    const again = await ok(s.api.post(`/api/v1/invoices/${invoice.id}/attempt_payment`, { returnUrl: 'https://seller.example/paid' }));
+    assert.deepEqual([again.status, again.attempt], ['requires_action', 3]);
+    assert.equal(fake.paymentIntents.get(now.providerReference)!.status, 'canceled');
+    const attempts = await paymentsOf(s, invoice.id);
+    assert.deepEqual(
+      attempts.map((p: any) => [p.attempt, p.status, p.failureCode]),
+      [
+        [1, 'failed', 'canceled'],
+        [2, 'failed', 'canceled'],
+        [3, 'requires_action', null],
+      ],
+    );
+
+    fake.completeAuthentication(again.providerReference, 'succeed');
+    for (const d of await fake.deliverWebhooks()) assert.equal(d.status, 200, JSON.stringify(d));
+    const paid = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([paid.status, paid.paymentStatus, paid.amountPaid], ['paid', 'paid', '30.00']);
+    assert.equal(chargesFor(invoice.id).length, 1);
+    assert.equal((await subscription(s, b.subscriptionId)).status, 'ACTIVE');
+
+    const done = await s.api.post(`/api/v1/invoices/${invoice.id}/attempt_payment`, {});
+    assert.equal(done.status, 409);
+    assert.match(done.body.errors[0].message, /is paid/);
+    assert.equal((await s.api.post('/api/v1/invoices/inv_nothing/attempt_payment', {})).status, 404);
+    const bad = await s.api.post(`/api/v1/invoices/${invoice.id}/attempt_payment`, { returnUrl: 'javascript:alert(1)' });
+    assert.deepEqual([bad.status, bad.body.errors[0].field], [400, 'body.returnUrl']);
+  });
+
+  it('409 while an attempt is in flight, and without Stripe connected', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'inflight', 'pm_card_visa');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    fake.failNext('timeout-after-execute', { method: 'POST', path: '/v1/payment_intents' });
+    await advance(s, JAN + 2 * HOUR);
+    const busy = await s.api.post(`/api/v1/invoices/${invoice.id}/attempt_payment`, {});
+    assert.equal(busy.status, 409);
+    assert.match(busy.body.errors[0].message, /in flight/);
+    await ok(s.api.delete('/api/v1/payment_providers/stripe'));
+    t.clock.advance(61_000);
+    await runBilling(t.deps, boundCredentials, { testClock: null });
+    assert.equal(chargesFor(invoice.id).length, 1, 'charged once, at Stripe');
+    const none = await s.api.post(`/api/v1/invoices/${invoice.id}/attempt_payment`, {});
+    assert.equal(none.status, 409);
+  });
+});
+
 describe('billing settings: dunning', () => {
   it('defaults 3, 5, 7 days, 3 days of grace, cancel; a schedule out of order is refused naming body.paymentRetryDays', async () => {
     const s = await seller();

@@ -10,14 +10,17 @@ import { timeOf } from '../test-clocks/clock-time.js';
 import { BillingSettingsSchema, presentBillingSettings, UpdateBillingSettingsBody } from './billing-settings.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
 import { updateBillingSettings } from './update-billing-settings.js';
-import { CreateCreditNoteBody, CreditNoteSchema, presentCreditNote } from './credit-note.js';
+import { CreateCreditNoteBody, CreditNoteSchema, IssuedCreditNoteSchema, presentCreditNote } from './credit-note.js';
 import { findCreditNote, listCreditNotes } from './credit-note.repository.js';
 import { finalizeInvoice } from './finalize-invoice.js';
 import { invoiceStatuses, InvoiceSchema, presentInvoice } from './invoice.js';
 import { findInvoice, listInvoices, type InvoiceFilter } from './invoice.repository.js';
 import { transitionInvoice, type InvoiceAction } from './invoice-transitions.js';
 import { issueCreditNote } from './issue-credit-note.js';
+import { sendPendingRefunds } from './refund-credit-note.js';
+import { presentRefund } from '../payments/refund.js';
 import { recordManualPayment } from './record-manual-payment.js';
+import { attemptPaymentNow, type Collection } from './collect-invoice.js';
 import { PaymentSchema, presentPayment, RecordPaymentBody } from '../payments/payment.js';
 import { listInvoicePayments } from '../payments/payment.repository.js';
 
@@ -43,7 +46,7 @@ const toFilter = (q: FilterQuery & Omit<InvoiceFilter, 'periodFrom' | 'periodTo'
   periodTo: q.periodTo === undefined ? undefined : Date.parse(q.periodTo),
 });
 
-export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
+export async function invoiceRoutes(app: App, deps: Deps, collection: Collection): Promise<void> {
   app.get('/api/v1/invoices', {
     config: admin,
     schema: {
@@ -173,12 +176,45 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
       }),
   });
 
+  app.post('/api/v1/invoices/:id/attempt_payment', {
+    config: admin,
+    schema: {
+      operationId: 'attemptInvoicePayment',
+      summary: 'Charge what an invoice still owes, now',
+      description:
+        'Retry now: charges amountRemaining through the connected Stripe account with the customer’s card on file, whatever the retry schedule says (trigger manual_retry), and answers the attempt with the invoice as it now is: succeeded (the invoice is paid), failed (lastPaymentError; the schedule goes on), requires_action (the buyer must authenticate: with returnUrl, paymentActionUrl is Stripe’s page for them), or pending when Stripe did not answer in time (the reconciliation settles it; it is never charged twice). 409 when the invoice is not finalized, owes nothing, has an attempt in flight, or Stripe is not connected. Each call that gets through is a new attempt.',
+      tags,
+      security: bearerSecurity,
+      params: IdParams,
+      body: Type.Optional(
+        Type.Object(
+          {
+            returnUrl: Type.Optional(
+              Type.String({
+                maxLength: 2_000,
+                pattern: '^https?://[^\\s]+$',
+                description: 'Where Stripe sends the buyer back after 3-D Secure; with it, a card that needs them gives paymentActionUrl.',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      response: { 200: Type.Composite([PaymentSchema, Type.Object({ invoice: InvoiceSchema })], { title: 'PaymentAttempt' }), ...errors(403, 404, 409, 503) },
+    },
+    handler: async (req) => {
+      const r = await attemptPaymentNow(deps, collection, req.ctx, req.params.id, { trigger: 'manual_retry', returnUrl: req.body?.returnUrl ?? null });
+      return { ...presentPayment(r.payment!), invoice: presentInvoice(r.invoice) };
+    },
+  });
+
   app.get('/api/v1/invoices/:id/payments', {
     config: admin,
     schema: {
       operationId: 'listInvoicePayments',
-      summary: 'List an invoice’s payments, oldest first',
-      description: 'Every payment recorded against the invoice, whoever moved the money.',
+      summary: 'List an invoice’s payments and payment attempts, oldest first',
+      description:
+        'Every payment recorded against the invoice and every attempt made through the payment provider, with its outcome (pending, processing, requires_action, succeeded, failed), why it was made (trigger), Stripe’s PaymentIntent (providerReference) and, for a failure, Stripe’s code.',
       tags,
       security: bearerSecurity,
       params: IdParams,
@@ -199,14 +235,20 @@ export async function invoiceRoutes(app: App, deps: Deps): Promise<void> {
       operationId: 'createCreditNote',
       summary: 'Issue a credit note',
       description:
-        "Against a finalized, paid or uncollectible invoice, with lines and a reason; its total is at most what is left of the invoice (its total less earlier credit notes). Numbered in the workspace's credit-note sequence. The invoice's own lines never change; its creditedTotal and amountRemaining do.",
+        "Against a finalized, paid or uncollectible invoice, with lines and a reason; its total is at most what is left of the invoice (its total less earlier credit notes). Numbered in the workspace's credit-note sequence. The invoice's own lines never change; its creditedTotal and amountRemaining do. On a paid invoice, refund gives the money back: through Stripe (after the credit note is committed, under an idempotency key of the credit note and the payment; a refund Stripe does not answer stays pending and the reconciliation sends it again, never twice), recorded out of band, or credited to the customer's balance for their next invoices; never more than was paid and not yet given back (400 naming body.refund.amount).",
       tags: ['Credit notes'],
       security: bearerSecurity,
       headers: IdempotencyHeaders,
       body: CreateCreditNoteBody,
-      response: { 200: CreditNoteSchema, ...errors(403, 404, 409, 422) },
+      response: { 200: IssuedCreditNoteSchema, ...errors(403, 404, 409, 422) },
     },
-    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentCreditNote(await issueCreditNote(tx, req.ctx, req.body))),
+    handler: async (req, reply) => {
+      const note = await idempotent(deps, req, reply, async (tx) => presentCreditNote(await issueCreditNote(tx, req.ctx, req.body)));
+      // After the commit, never inside it: a refund through Stripe is an HTTP call. A replay sends
+      // what is still pending again under the same keys, so Stripe refunds once.
+      const refunds = await sendPendingRefunds(deps, req.ctx, note.id);
+      return { ...note, refunds: refunds.map(presentRefund) };
+    },
   });
 
   app.get('/api/v1/credit_notes', {

@@ -138,4 +138,10 @@ export interface PaymentProvider {
    */
   retrieveCharge(providerReference: string): Promise<ChargeResult>;
   refund(input: RefundRequest): Promise<RefundResult>;
+  /**
+   * Withdraws a charge that has not succeeded (one waiting for the buyer's 3-D Secure) so it can
+   * never succeed after a newer attempt does; gives the charge as it then stands (succeeded when
+   * the buyer got there first: that is the payment, and no new attempt is needed).
+   */
+  cancelCharge(providerReference: string): Promise<ChargeResult>;
 }

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { roundToMinorUnit } from '@tollgate/pricing';
 import { toIso, toIsoOrNull } from '../../lib/clock.js';
 
-export const paymentProviderNames = ['manual', 'stripe'] as const;
+export const paymentProviderNames = ['manual', 'stripe', 'customer_balance'] as const;
 export type PaymentProviderName = (typeof paymentProviderNames)[number];
 
 /**
@@ -14,7 +14,7 @@ export const paymentAttemptStatuses = ['pending', 'processing', 'requires_action
 export type PaymentAttemptStatus = (typeof paymentAttemptStatuses)[number];
 
 /** Why an attempt was made. */
-export const paymentTriggers = ['automatic', 'retry', 'card_updated', 'manual_retry', 'plan_change', 'hosted_page'] as const;
+export const paymentTriggers = ['automatic', 'retry', 'card_updated', 'manual_retry', 'customer', 'plan_change'] as const;
 export type PaymentTrigger = (typeof paymentTriggers)[number];
 
 /**
@@ -66,7 +66,10 @@ export const PaymentSchema = Type.Object(
     customerId: Type.String(),
     provider: Type.Union(
       paymentProviderNames.map((p) => Type.Literal(p)),
-      { description: 'manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account.' },
+      {
+        description:
+          'manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account; customer_balance: spent from the customer’s balance (credit notes credited to it) when the invoice was finalized.',
+      },
     ),
     status: Type.Union(
       paymentAttemptStatuses.map((p) => Type.Literal(p)),
@@ -83,7 +86,7 @@ export const PaymentSchema = Type.Object(
     attempt: Type.Union([Type.Integer(), Type.Null()], { description: 'A provider attempt’s number on the invoice (1, 2…); null for a manual payment.' }),
     trigger: Type.Union([...paymentTriggers.map((t) => Type.Literal(t)), Type.Null()], {
       description:
-        'Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (POST …/pay), plan_change (an upgrade charged at once), hosted_page (the buyer paid on the provider’s page); null for a manual payment.',
+        'Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment.',
     }),
     providerReference: Type.Union([Type.String({ maxLength: 255 }), Type.Null()], {
       description: 'The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered.',
@@ -123,6 +126,11 @@ export type RecordPaymentInput = Static<typeof RecordPaymentBody>;
 export function presentPayment(p: Payment): Static<typeof PaymentSchema> {
   const { idempotencyKey: _key, paymentMethodId: _pm, ...shown } = p;
   return { ...shown, object: 'payment', paidAt: toIsoOrNull(p.paidAt), createdAt: toIso(p.createdAt), updatedAt: toIso(p.updatedAt) };
+}
+
+/** A payment from the customer's balance, made when an invoice is finalized: succeeded from the start. */
+export function balancePayment(fields: Pick<Payment, 'id' | 'invoiceId' | 'customerId' | 'amount' | 'currency' | 'paidAt' | 'createdAt'>): Payment {
+  return { ...manualPayment({ ...fields, reference: null }), provider: 'customer_balance' };
 }
 
 /** A manual payment: money that arrived outside any provider, succeeded from the start. */

@@ -150,6 +150,17 @@ describe('charge', () => {
     assert.equal((await stripe.retrieveCharge(result.providerReference!)).status, 'succeeded');
   });
 
+  it('cancelCharge withdraws a page the buyer has not used (failed, canceled); one the buyer completed first stays the payment', async () => {
+    const { customer } = await customerPaying('pm_card_authenticationRequired');
+    const waiting = await stripe.charge(chargeOf(customer, { idempotencyKey: 'cancel-1', returnUrl: 'https://seller.test/paid' }));
+    const cancelled = await stripe.cancelCharge(waiting.providerReference!);
+    assert.deepEqual([cancelled.status, cancelled.failureCode], ['failed', 'canceled']);
+    assert.throws(() => fake.completeAuthentication(waiting.providerReference!), /canceled, not requires_action/);
+    const raced = await stripe.charge(chargeOf(customer, { idempotencyKey: 'cancel-2', returnUrl: 'https://seller.test/paid' }));
+    fake.completeAuthentication(raced.providerReference!);
+    assert.equal((await stripe.cancelCharge(raced.providerReference!)).status, 'succeeded');
+  });
+
   it('a card that needs 3-D Secure, without a return URL: requires_action (authentication_required), no URL', async () => {
     const { customer } = await customerPaying('pm_card_authenticationRequired');
     const result = await stripe.charge(chargeOf(customer));

@@ -205,6 +205,18 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
       return chargeResult(await call('retrieve the charge', () => client.paymentIntents.retrieve(providerReference)));
     },
 
+    async cancelCharge(providerReference) {
+      try {
+        return chargeResult(await client.paymentIntents.cancel(providerReference, { cancellation_reason: 'abandoned' }));
+      } catch (e) {
+        // Refused because it is no longer cancelable (succeeded, processing, already canceled): read it as it stands.
+        if (isStripeError(e) && e.code === 'payment_intent_unexpected_state') {
+          return chargeResult(await call('retrieve the charge', () => client.paymentIntents.retrieve(providerReference)));
+        }
+        throw providerError('cancel the charge', e);
+      }
+    },
+
     async refund(req) {
       const amount = stripeAmount(req.amount, req.currency);
       const refund = await call('refund', () =>
