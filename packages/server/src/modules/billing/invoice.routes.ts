@@ -186,24 +186,26 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
       tags,
       security: bearerSecurity,
       params: IdParams,
-      body: Type.Optional(
-        Type.Object(
-          {
-            returnUrl: Type.Optional(
-              Type.String({
-                maxLength: 2_000,
-                pattern: '^https?://[^\\s]+$',
-                description: 'Where Stripe sends the buyer back after 3-D Secure; with it, a card that needs them gives paymentActionUrl.',
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+      body: Type.Object(
+        {
+          returnUrl: Type.Optional(
+            Type.String({
+              maxLength: 2_000,
+              pattern: '^https?://[^\\s]+$',
+              description: 'Where Stripe sends the buyer back after 3-D Secure; with it, a card that needs them gives paymentActionUrl.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
       ),
       response: { 200: Type.Composite([PaymentSchema, Type.Object({ invoice: InvoiceSchema })], { title: 'PaymentAttempt' }), ...errors(403, 404, 409, 503) },
     },
+    // The body is optional: none at all charges without a return URL.
+    preValidation: async (req) => {
+      req.body ??= {};
+    },
     handler: async (req) => {
-      const r = await attemptPaymentNow(deps, collection, req.ctx, req.params.id, { trigger: 'manual_retry', returnUrl: req.body?.returnUrl ?? null });
+      const r = await attemptPaymentNow(deps, collection, req.ctx, req.params.id, { trigger: 'manual_retry', returnUrl: req.body.returnUrl ?? null });
       return { ...presentPayment(r.payment!), invoice: presentInvoice(r.invoice) };
     },
   });
