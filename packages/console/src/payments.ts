@@ -65,3 +65,60 @@ export const providerText = (provider: string): string => PROVIDERS[provider] ??
 export function webhookAddress(origin: string, path: string): string {
   return /^https?:\/\//.test(path) ? path : `${origin.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}`;
 }
+
+/**
+ * Retry payment is offered while the server would take it: a finalized invoice that owes something,
+ * with Stripe connected and no attempt in flight (paymentStatus processing). One waiting for the
+ * buyer may be retried: the server withdraws its page first.
+ */
+export function canRetryPayment(invoice: { status: string; amountRemaining: string; paymentStatus?: string }, stripeConnected: boolean): boolean {
+  return stripeConnected && invoice.status === 'finalized' && invoice.paymentStatus !== 'processing' && canRecordPayment(invoice);
+}
+
+const PAYMENT_STATUSES: Record<string, string> = {
+  unpaid: 'Unpaid',
+  processing: 'Processing',
+  requires_action: 'Waiting for the buyer to authenticate',
+  failed: 'Failed',
+  partially_paid: 'Partly paid',
+  paid: 'Paid',
+  void: 'Void',
+};
+
+/** An invoice's paymentStatus in words; one this console does not know is shown as sent. */
+export const paymentStatusText = (status: string): string => PAYMENT_STATUSES[status] ?? status;
+
+const TRIGGERS: Record<string, string> = {
+  automatic: 'at finalization',
+  retry: 'scheduled retry',
+  card_updated: 'new card',
+  manual_retry: 'operator’s retry',
+  customer: 'by the customer',
+  plan_change: 'plan change',
+};
+
+/** An attempt's number and why it was made: "#2, operator’s retry"; null for a manual payment. */
+export function attemptText(p: { attempt: number | null; trigger: string | null }): string | null {
+  if (p.attempt === null) return null;
+  return p.trigger ? `#${p.attempt}, ${TRIGGERS[p.trigger] ?? p.trigger}` : `#${p.attempt}`;
+}
+
+/** Why an attempt failed: "insufficient_funds: Your card has insufficient funds." (the code alone without a message). */
+export function failureText(code: string | null, message: string | null): string | null {
+  if (code === null) return null;
+  return message ? `${code}: ${message}` : code;
+}
+
+/** What an attempt made now came to, for the status line (a link to the buyer's page is shown beside it). */
+export function attemptOutcomeText(p: { status: string; amount: string; currency: string; failureCode: string | null; failureMessage: string | null }): string {
+  switch (p.status) {
+    case 'succeeded':
+      return `Paid: ${formatAmount(p.amount, p.currency)} charged. The invoice is paid.`;
+    case 'failed':
+      return `The payment failed: ${p.failureMessage ?? 'Stripe gave no message.'} (${p.failureCode ?? 'no code'})`;
+    case 'requires_action':
+      return 'The buyer’s bank wants them to authenticate this payment: send them the link.';
+    default:
+      return 'Stripe has not answered yet: the payment settles when it does, and is never charged twice.';
+  }
+}

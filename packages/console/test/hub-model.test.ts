@@ -3,15 +3,19 @@ import assert from 'node:assert/strict';
 import { contrast } from '@tollgate/pricing';
 import {
   accentColors,
+  cardText,
   endedKindOf,
   expiredText,
   graceText,
   hubViewOf,
+  invoicePaymentText,
   linkTokenOf,
   NO_LINK_TEXT,
+  payOutcomeText,
   planTitle,
   quotaFigure,
   remainingText,
+  returnNoticeOf,
   sellerName,
   subscriptionLabel,
 } from '../src/hub/model.js';
@@ -41,6 +45,7 @@ describe('hubViewOf: the view a path shows', () => {
     ['/hub/usage/', 'usage'],
     ['/hub/subscription', 'subscription'],
     ['/hub/billing', 'billing'],
+    ['/hub/payment-method', 'payment-method'],
     ['/hub/nope', null],
     ['/console', null],
   ];
@@ -147,4 +152,69 @@ describe('endedKindOf: a hub opened without a link is not an expired link', () =
   ];
   for (const [name, hadLink, remembered, want] of cases) it(name, () => assert.equal(endedKindOf(hadLink, remembered), want));
   it('the no-link page says how to get a link', () => assert.match(NO_LINK_TEXT, /sign in to your account .* open its developer hub/));
+});
+
+describe('cardText: the card on file, as much as the API gave', () => {
+  const cases: Array<[Parameters<typeof cardText>[0], string]> = [
+    [{ brand: 'visa', last4: '4242', expMonth: 4, expYear: 2030 }, 'Visa ending in 4242, expires 04/2030'],
+    [{ brand: 'mastercard', last4: '4444', expMonth: 12, expYear: 2031 }, 'Mastercard ending in 4444, expires 12/2031'],
+    [{ brand: null, last4: '0005', expMonth: null, expYear: null }, 'Card ending in 0005'],
+    [{ brand: 'amex', last4: null, expMonth: 1, expYear: null }, 'Amex'],
+  ];
+  for (const [card, want] of cases) it(want, () => assert.equal(cardText(card), want));
+});
+
+describe('invoicePaymentText: where an invoice’s payment stands, for the customer', () => {
+  const declined = { code: 'card_declined', message: 'Your card was declined.' };
+  const cases: Array<[Parameters<typeof invoicePaymentText>[0], string]> = [
+    [{ paymentStatus: 'paid', lastPaymentError: null, nextPaymentAttempt: null }, 'Paid'],
+    [{ paymentStatus: 'void', lastPaymentError: null, nextPaymentAttempt: null }, 'Void'],
+    [{ paymentStatus: 'processing', lastPaymentError: null, nextPaymentAttempt: null }, 'Payment in progress'],
+    [
+      { paymentStatus: 'failed', lastPaymentError: declined, nextPaymentAttempt: '2026-01-13T02:00:00.000Z' },
+      'Payment failed: Your card was declined. Next try: 2026-01-13 02:00 UTC.',
+    ],
+    [
+      { paymentStatus: 'failed', lastPaymentError: { code: 'no_payment_method', message: null }, nextPaymentAttempt: null },
+      'Payment failed: You have no card on file: add one under Payment method, then pay again.',
+    ],
+    [
+      { paymentStatus: 'requires_action', lastPaymentError: { code: 'authentication_required', message: null }, nextPaymentAttempt: null },
+      'Your bank asks you to confirm the payment: use Pay now.',
+    ],
+    [{ paymentStatus: 'failed', lastPaymentError: { code: 'expired_card', message: null }, nextPaymentAttempt: null }, 'Payment failed: expired card.'],
+    [{ paymentStatus: 'partially_paid', lastPaymentError: null, nextPaymentAttempt: null }, 'Partly paid.'],
+    [{ paymentStatus: 'unpaid', lastPaymentError: null, nextPaymentAttempt: null }, 'Unpaid.'],
+  ];
+  for (const [i, want] of cases) it(want, () => assert.equal(invoicePaymentText(i), want));
+});
+
+describe('payOutcomeText and returnNoticeOf: what Pay now and the provider’s pages came to', () => {
+  it('paid, failed with the reason (and where to add a card), still processing', () => {
+    assert.equal(payOutcomeText({ status: 'succeeded', failureCode: null, failureMessage: null }), 'Paid. Thank you!');
+    assert.equal(
+      payOutcomeText({ status: 'failed', failureCode: 'card_declined', failureMessage: 'Your card was declined.' }),
+      'The payment failed: Your card was declined.',
+    );
+    assert.equal(
+      payOutcomeText({ status: 'failed', failureCode: 'no_payment_method', failureMessage: 'The customer has no payment method on file.' }),
+      'The payment failed: You have no card on file: add one under Payment method, then pay again.',
+    );
+    assert.match(payOutcomeText({ status: 'pending', failureCode: null, failureMessage: null }), /being processed/);
+    assert.match(payOutcomeText({ status: 'requires_action', failureCode: null, failureMessage: null }), /try Pay now again/);
+  });
+  const cases: Array<[string, RegExp | null]> = [
+    ['?card=added', /your card is saved/],
+    ['?card=cancelled', /^No card was added\.$/],
+    ['?invoice=inv_1&payment_intent=pi_1&redirect_status=succeeded', /your payment is confirmed/],
+    ['?invoice=inv_1&payment_intent=pi_1&redirect_status=failed', /not confirmed/],
+    ['?invoice=inv_1', null],
+    ['', null],
+  ];
+  for (const [search, want] of cases)
+    it(`returnNoticeOf(${JSON.stringify(search)})`, () => {
+      const got = returnNoticeOf(search);
+      if (want === null) assert.equal(got, null);
+      else assert.match(got ?? '', want);
+    });
 });

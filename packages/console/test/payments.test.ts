@@ -1,6 +1,19 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canRecordPayment, providerText, recordedText, recordPaymentBody, utcDayOf, webhookAddress, type PaymentForm } from '../src/payments.js';
+import {
+  attemptOutcomeText,
+  attemptText,
+  canRecordPayment,
+  canRetryPayment,
+  failureText,
+  paymentStatusText,
+  providerText,
+  recordedText,
+  recordPaymentBody,
+  utcDayOf,
+  webhookAddress,
+  type PaymentForm,
+} from '../src/payments.js';
 
 describe('canRecordPayment: finalized or uncollectible, with something owed', () => {
   const cases: Array<[string, string, boolean]> = [
@@ -73,4 +86,61 @@ describe('providerText and webhookAddress', () => {
     ['https://billing.example.com', 'https://hooks.example.com/pp_1', 'https://hooks.example.com/pp_1'],
   ];
   for (const [origin, path, want] of addresses) it(`${origin} + ${path} -> ${want}`, () => assert.equal(webhookAddress(origin, path), want));
+});
+
+describe('canRetryPayment: finalized, something owed, Stripe connected, nothing in flight', () => {
+  const cases: Array<[string, string, string, boolean, boolean]> = [
+    ['finalized', '30.00', 'failed', true, true],
+    ['finalized', '30.00', 'unpaid', true, true],
+    ['finalized', '10.00', 'partially_paid', true, true],
+    // Waiting for the buyer: a retry withdraws the page first.
+    ['finalized', '30.00', 'requires_action', true, true],
+    ['finalized', '30.00', 'processing', true, false],
+    ['finalized', '30.00', 'failed', false, false],
+    ['finalized', '0.00', 'failed', true, false],
+    ['uncollectible', '30.00', 'failed', true, false],
+    ['draft', '30.00', 'unpaid', true, false],
+    ['paid', '0.00', 'paid', true, false],
+  ];
+  for (const [status, amountRemaining, paymentStatus, connected, want] of cases)
+    it(`${status}, ${amountRemaining} owed, ${paymentStatus}, Stripe ${connected ? 'connected' : 'not connected'} -> ${want}`, () =>
+      assert.equal(canRetryPayment({ status, amountRemaining, paymentStatus }, connected), want));
+});
+
+describe('an attempt in words', () => {
+  it('paymentStatusText: each status, and an unknown one as sent', () => {
+    assert.deepEqual(['unpaid', 'processing', 'requires_action', 'failed', 'partially_paid', 'paid', 'void', 'new_one'].map(paymentStatusText), [
+      'Unpaid',
+      'Processing',
+      'Waiting for the buyer to authenticate',
+      'Failed',
+      'Partly paid',
+      'Paid',
+      'Void',
+      'new_one',
+    ]);
+  });
+  it('attemptText: its number and why; null for a manual payment', () => {
+    assert.equal(attemptText({ attempt: 2, trigger: 'manual_retry' }), '#2, operator’s retry');
+    assert.equal(attemptText({ attempt: 1, trigger: 'automatic' }), '#1, at finalization');
+    assert.equal(attemptText({ attempt: 3, trigger: 'customer' }), '#3, by the customer');
+    assert.equal(attemptText({ attempt: 4, trigger: 'later_kind' }), '#4, later_kind');
+    assert.equal(attemptText({ attempt: 5, trigger: null }), '#5');
+    assert.equal(attemptText({ attempt: null, trigger: null }), null);
+  });
+  it('failureText: the code and the message, the code alone, or nothing', () => {
+    assert.equal(failureText('insufficient_funds', 'Your card has insufficient funds.'), 'insufficient_funds: Your card has insufficient funds.');
+    assert.equal(failureText('no_payment_method', null), 'no_payment_method');
+    assert.equal(failureText(null, null), null);
+  });
+  it('attemptOutcomeText: paid, failed with the reason, the buyer needed, no answer yet', () => {
+    const p = { amount: '30.00', currency: 'USD', failureCode: null, failureMessage: null };
+    assert.equal(attemptOutcomeText({ ...p, status: 'succeeded' }), 'Paid: $30.00 charged. The invoice is paid.');
+    assert.equal(
+      attemptOutcomeText({ ...p, status: 'failed', failureCode: 'card_declined', failureMessage: 'Your card was declined.' }),
+      'The payment failed: Your card was declined. (card_declined)',
+    );
+    assert.match(attemptOutcomeText({ ...p, status: 'requires_action' }), /send them the link/);
+    assert.match(attemptOutcomeText({ ...p, status: 'pending' }), /never charged twice/);
+  });
 });

@@ -1,6 +1,7 @@
 import { ApiKeySchema } from './modules/api-keys/api-key.js';
 import { CreditNoteSchema } from './modules/billing/credit-note.js';
 import { InvoiceSchema } from './modules/billing/invoice.js';
+import { PaymentSchema } from './modules/payments/payment.js';
 import { catalogTypes, eventCatalog, type ResourceKind } from './modules/outbound-webhooks/event-catalog.js';
 import { inlineResourceSchemas, webhookOperation } from './modules/outbound-webhooks/webhook-docs.js';
 import { SubscriptionSchema } from './modules/subscriptions/subscription.js';
@@ -17,6 +18,7 @@ const componentOf = {
   subscription: ['Subscription', SubscriptionSchema],
   invoice: ['Invoice', InvoiceSchema],
   credit_note: ['CreditNote', CreditNoteSchema],
+  payment: ['Payment', PaymentSchema],
   api_key: ['ApiKey', ApiKeySchema],
 } as const satisfies Partial<Record<ResourceKind, readonly [string, object]>>;
 

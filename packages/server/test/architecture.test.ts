@@ -36,7 +36,7 @@ const OWNERS: Record<string, string[]> = {
   'outbound-webhooks': ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'webhook_lanes', 'webhook_messages'],
   operators: ['operator_invitations', 'operator_sessions', 'operator_users'],
   'plan-changes': [],
-  payments: ['payment_provider_events', 'payment_providers', 'payments', 'provider_customers'],
+  payments: ['customer_balances', 'payment_provider_events', 'payment_providers', 'payments', 'provider_customers', 'refunds'],
   plugs: ['webhook_event_ids', 'webhook_log', 'webhook_sources'],
   products: ['products'],
   'retention-offers': ['retention_offer_acceptances'],

@@ -66,6 +66,16 @@ export interface ChangeResult {
   creditNoteAmount: string | null;
   scheduledAt: string | null;
   effectiveAt: string | null;
+  /**
+   * An IMMEDIATE change that pays first (the seller collects through Stripe): the payment's outcome;
+   * the change takes effect only once it succeeded. null or absent: nothing was charged at once.
+   */
+  payment?: {
+    status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
+    failureCode: string | null;
+    failureMessage: string | null;
+    actionUrl: string | null;
+  } | null;
   subscription: WidgetSubscription;
 }
 
@@ -128,7 +138,7 @@ export class WidgetApi {
   config = () => this.call<WidgetConfig>('GET', '/config');
   candidates = async () => (await this.call<{ data: Candidate[] }>('GET', '/change-candidates')).data;
   preview = (body: { offeringId?: string; cancel?: true; reason?: CancelReason; applyAt: ApplyAt }) => this.call<Preview>('POST', '/preview-change', body);
-  upgrade = (body: { offeringId: string; applyAt: ApplyAt; expectedVersion: number }, idempotencyKey: string) =>
+  upgrade = (body: { offeringId: string; applyAt: ApplyAt; expectedVersion: number; returnUrl?: string }, idempotencyKey: string) =>
     this.call<ChangeResult>('POST', '/upgrade', body, { 'idempotency-key': idempotencyKey });
   cancel = (body: { reason: CancelReason; applyAt: ApplyAt; expectedVersion: number }, idempotencyKey: string) =>
     this.call<ChangeResult>('POST', '/cancel', body, { 'idempotency-key': idempotencyKey });

@@ -96,7 +96,13 @@ export function resultLines(m: Messages, r: ChangeResult): string[] {
   const lines: string[] = [];
   if (r.action === 'CANCEL') lines.push(r.applyAt === 'PERIOD_END' && r.effectiveAt ? m.doneCancelAt(dateOf(r.effectiveAt)) : m.doneCancelledNow);
   else if (r.applyAt === 'PERIOD_END' && r.scheduledAt) lines.push(m.doneScheduled(r.offeringName ?? '', dateOf(r.scheduledAt)));
-  else lines.push(m.doneChanged(r.offeringName ?? ''));
+  else if (r.payment && r.payment.status !== 'succeeded') {
+    // Paid first: the change waits for its payment, and the buyer reads why.
+    const name = r.offeringName ?? '';
+    if (r.payment.status === 'failed') lines.push(m.donePaymentFailed(name, r.payment.failureMessage ?? r.payment.failureCode ?? 'declined'));
+    else if (r.payment.status === 'requires_action') lines.push(m.donePaymentAction(name));
+    else lines.push(m.donePaymentPending(name));
+  } else lines.push(m.doneChanged(r.offeringName ?? ''));
   const status = `status${r.status}`;
   if (status in m) lines.push(m[status as 'statusACTIVE']);
   if (r.invoiceId) lines.push(m.invoice(r.invoiceNumber ?? r.invoiceId));

@@ -275,7 +275,7 @@ export class TollgateUpgradeCancel extends LitElement {
       const expectedVersion = preview.subscriptionVersion;
       const r =
         this.mode === 'upgrade'
-          ? await this.api.upgrade({ offeringId: this.selected!, applyAt: preview.applyAt, expectedVersion }, key)
+          ? await this.api.upgrade({ offeringId: this.selected!, applyAt: preview.applyAt, expectedVersion, ...returnUrl() }, key)
           : await this.api.cancel({ reason: this.reason ?? 'OTHER', applyAt: preview.applyAt, expectedVersion }, key);
       this.result = r;
       this.sub = r.subscription;
@@ -561,13 +561,22 @@ export class TollgateUpgradeCancel extends LitElement {
     const m = this.m;
     const r = this.result;
     const lines = this.offerAccepted ? [m.offerAccepted] : r ? resultLines(m, r) : [];
+    // A payment the buyer's bank must confirm (3-D Secure): Stripe's page, which brings them back here.
+    const confirm = r?.payment?.status === 'requires_action' ? r.payment.actionUrl : null;
     return html`<div part="result" role="status">${lines.map((l) => html`<p>${l}</p>`)}</div>
+      ${confirm ? html`<div class="actions"><a class="primary" part="button primary" href=${confirm}>${m.confirmPayment}</a></div>` : nothing}
       ${
         this.inline
           ? nothing
           : html`<div class="actions"><button class="primary" type="button" part="button primary" @click=${() => this.close()}>${m.done}</button></div>`
       }`;
   }
+}
+
+/** The page the widget is on, for Stripe to bring the buyer back to after 3-D Secure (http(s) pages only). */
+function returnUrl(): { returnUrl?: string } {
+  const here = globalThis.location?.href;
+  return typeof here === 'string' && /^https?:\/\//.test(here) && here.length <= 2000 ? { returnUrl: here } : {};
 }
 
 if (!customElements.get('tollgate-upgrade-cancel')) customElements.define('tollgate-upgrade-cancel', TollgateUpgradeCancel);

@@ -158,6 +158,26 @@ describe('resultLines: the done step names the invoice and the credit note by th
       },
       ['Your subscription ends on May 1, 2026.', 'Status: active, a change is scheduled'],
     ],
+    [
+      'an upgrade paid first, paid: the change took effect',
+      { payment: { status: 'succeeded', failureCode: null, failureMessage: null, actionUrl: null } },
+      ['Your plan is now Agents.', 'Status: active', 'Invoice INV-2026-000003'],
+    ],
+    [
+      'an upgrade whose payment was declined: it waits, and says why',
+      { payment: { status: 'failed', failureCode: 'card_declined', failureMessage: 'Your card was declined.', actionUrl: null } },
+      ['Your payment was declined (Your card was declined.): Agents starts once the invoice is paid.', 'Status: active', 'Invoice INV-2026-000003'],
+    ],
+    [
+      'an upgrade the bank must confirm',
+      { payment: { status: 'requires_action', failureCode: null, failureMessage: null, actionUrl: 'https://stripe.example/3ds' } },
+      ['Your bank asks you to confirm the payment: Agents starts once it is confirmed.', 'Status: active', 'Invoice INV-2026-000003'],
+    ],
+    [
+      'an upgrade whose payment has no answer yet',
+      { payment: { status: 'pending', failureCode: null, failureMessage: null, actionUrl: null } },
+      ['Your payment is being processed: Agents starts once it is paid.', 'Status: active', 'Invoice INV-2026-000003'],
+    ],
   ];
   for (const [name, change, expected] of cases) it(name, () => assert.deepEqual(resultLines(messages, { ...done, ...change }), expected));
 });

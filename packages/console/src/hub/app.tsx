@@ -30,6 +30,7 @@ import { Keys } from './keys.js';
 import { Usage } from './usage.js';
 import { Subscription } from './subscription.js';
 import { Billing } from './billing.js';
+import { PaymentMethod } from './payment-method.js';
 
 const SELLER_KEY = 'tollgate.hub.seller';
 
@@ -57,7 +58,13 @@ function remember(s: HubSession): void {
   }
 }
 
-const VIEWS: Record<HubViewName, () => preact.JSX.Element> = { keys: Keys, usage: Usage, subscription: Subscription, billing: Billing };
+const VIEWS: Record<HubViewName, () => preact.JSX.Element> = {
+  keys: Keys,
+  usage: Usage,
+  subscription: Subscription,
+  billing: Billing,
+  'payment-method': PaymentMethod,
+};
 
 export function HubApp() {
   const location = useLocation();

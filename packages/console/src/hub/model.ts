@@ -9,7 +9,7 @@ import { formatInstant } from '../format.js';
 
 export const HUB_BASE = '/hub';
 
-export type HubViewName = 'keys' | 'usage' | 'subscription' | 'billing';
+export type HubViewName = 'keys' | 'usage' | 'subscription' | 'billing' | 'payment-method';
 
 /** The hub's views, in navigation order; the first is /hub itself. */
 export const HUB_VIEWS: ReadonlyArray<{ name: HubViewName; path: string; label: string }> = [
@@ -17,6 +17,7 @@ export const HUB_VIEWS: ReadonlyArray<{ name: HubViewName; path: string; label: 
   { name: 'usage', path: `${HUB_BASE}/usage`, label: 'Usage and quotas' },
   { name: 'subscription', path: `${HUB_BASE}/subscription`, label: 'Subscription' },
   { name: 'billing', path: `${HUB_BASE}/billing`, label: 'Invoices' },
+  { name: 'payment-method', path: `${HUB_BASE}/payment-method`, label: 'Payment method' },
 ];
 
 /** The view a path shows; null for a path the hub does not have (a trailing slash is the same path). */
@@ -136,4 +137,67 @@ export function subscriptionLabel(sub: SubscriptionChoice, all: readonly Subscri
   const title = planTitle(sub);
   const label = `${title}, ${sub.status.toLowerCase().replace(/_/g, ' ')}`;
   return all.some((o) => o.id !== sub.id && planTitle(o) === title) ? `${label} · ${sub.id}` : label;
+}
+
+export interface Card {
+  brand: string | null;
+  last4: string | null;
+  expMonth: number | null;
+  expYear: number | null;
+}
+
+/** The card on file: "Visa ending in 4242, expires 04/2030"; what the API left out is left out. */
+export function cardText(card: Card): string {
+  const brand = card.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : 'Card';
+  const last4 = card.last4 ? ` ending in ${card.last4}` : '';
+  const expiry = card.expMonth && card.expYear ? `, expires ${String(card.expMonth).padStart(2, '0')}/${card.expYear}` : '';
+  return brand + last4 + expiry;
+}
+
+type PaymentError = { code: string; message: string | null } | null;
+// The provider's words are the customer's own bank's; ours for a missing card are the operator's, so reworded.
+const NO_CARD = 'You have no card on file: add one under Payment method, then pay again.';
+const why = (e: PaymentError) => (!e ? 'no reason given.' : e.code === 'no_payment_method' ? NO_CARD : (e.message ?? `${e.code.replace(/_/g, ' ')}.`));
+
+/** Where an invoice's payment stands, for the customer: "Payment failed: Your card was declined. Next try: 2026-01-13 02:00 UTC." */
+export function invoicePaymentText(i: { paymentStatus: string; lastPaymentError: PaymentError; nextPaymentAttempt: string | null }): string {
+  const next = i.nextPaymentAttempt ? ` Next try: ${formatInstant(i.nextPaymentAttempt)}.` : '';
+  switch (i.paymentStatus) {
+    case 'paid':
+      return 'Paid';
+    case 'void':
+      return 'Void';
+    case 'processing':
+      return 'Payment in progress';
+    case 'requires_action':
+      return `Your bank asks you to confirm the payment: use Pay now.${next}`;
+    case 'failed':
+      return `Payment failed: ${why(i.lastPaymentError)}${next}`;
+    case 'partially_paid':
+      return `Partly paid.${next}`;
+    default:
+      return `Unpaid.${next}`;
+  }
+}
+
+/** What Pay now came to (a payment that needs the customer's bank sends them to its page instead). */
+export function payOutcomeText(p: { status: string; failureCode: string | null; failureMessage: string | null }): string {
+  if (p.status === 'succeeded') return 'Paid. Thank you!';
+  if (p.status === 'failed') return `The payment failed: ${why(p.failureCode ? { code: p.failureCode, message: p.failureMessage } : null)}`;
+  if (p.status === 'requires_action') return 'Your bank asks you to confirm this payment, but gave no page for it: try Pay now again in a moment.';
+  return 'Your payment is being processed: it shows here once your bank answers.';
+}
+
+/**
+ * What the address says the customer just did on the payment provider's page: came back from
+ * adding a card (`?card=added|cancelled`) or from confirming a payment (`?redirect_status=…`,
+ * which Stripe adds); null for anything else.
+ */
+export function returnNoticeOf(search: string): string | null {
+  const q = new URLSearchParams(search);
+  if (q.get('card') === 'added') return 'Thank you: your card is saved. It shows here as soon as the payment provider confirms it.';
+  if (q.get('card') === 'cancelled') return 'No card was added.';
+  if (q.get('redirect_status') === 'succeeded') return 'Thank you: your payment is confirmed. The invoice shows as paid as soon as your bank’s answer arrives.';
+  if (q.get('redirect_status') === 'failed') return 'The payment was not confirmed. You can try again with Pay now.';
+  return null;
 }

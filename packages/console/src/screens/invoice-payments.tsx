@@ -1,5 +1,7 @@
 /**
- * An invoice's payments, oldest first, and, for an admin while the invoice is finalized or
+ * An invoice's payments and Stripe's attempts, oldest first; for an admin, Retry payment (charge
+ * the card on file now, while the server would take it: finalized, owing, Stripe connected, no
+ * attempt in flight) with its outcome, and, while the invoice is finalized or
  * uncollectible with something owed, the form that records money which arrived outside Tollgate
  * (a bank transfer, a cheque). The request carries an Idempotency-Key made for the payment being
  * recorded and kept until one is recorded: a double click, or a retry after the answer was lost,
@@ -11,7 +13,17 @@ import { NewForm } from '../components/managed-list.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { useConsole } from '../context.js';
 import { formatAmount, formatInstant, NONE } from '../format.js';
-import { canRecordPayment, providerText, recordedText, recordPaymentBody, utcDayOf } from '../payments.js';
+import {
+  attemptOutcomeText,
+  attemptText,
+  canRecordPayment,
+  canRetryPayment,
+  failureText,
+  providerText,
+  recordedText,
+  recordPaymentBody,
+  utcDayOf,
+} from '../payments.js';
 import { formValues, useAction, useKept } from '../use-action.js';
 import { useApi } from '../use-api.js';
 import type { Invoice } from './invoices.js';
@@ -23,6 +35,14 @@ interface Payment {
   currency: string;
   reference: string | null;
   paidAt: string | null;
+  status: string;
+  attempt: number | null;
+  trigger: string | null;
+  providerReference: string | null;
+  failureCode: string | null;
+  failureMessage: string | null;
+  actionUrl: string | null;
+  createdAt: string;
 }
 
 type RecordedPayment = Payment & { invoice: Invoice };
@@ -37,26 +57,32 @@ function PaymentList(props: { payments: Payment[] | null; caption: string }) {
         <caption>{props.caption}</caption>
         <thead>
           <tr>
-            <th scope="col">Paid at</th>
+            <th scope="col">When</th>
             <th scope="col" class="num">
               Amount
             </th>
             <th scope="col">How</th>
             <th scope="col">Reference</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Failure</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((p) => (
             <tr key={p.id}>
-              <td>{formatInstant(p.paidAt)}</td>
+              <td>{formatInstant(p.paidAt ?? p.createdAt)}</td>
               <td class="num amount">{formatAmount(p.amount, p.currency)}</td>
               <td>{providerText(p.provider)}</td>
-              <td>{p.reference ?? NONE}</td>
+              <td>{p.reference ?? p.providerReference ?? NONE}</td>
+              <td>{p.status.replace('_', ' ')}</td>
+              <td>{attemptText(p) ?? NONE}</td>
+              <td>{failureText(p.failureCode, p.failureMessage) ?? NONE}</td>
             </tr>
           ))}
           {props.payments !== null && rows.length === 0 && (
             <tr>
-              <td colSpan={4}>No payments yet.</td>
+              <td colSpan={7}>No payments yet.</td>
             </tr>
           )}
         </tbody>
@@ -120,6 +146,33 @@ function RecordPayment(props: { invoice: Invoice; onRecorded: (recorded: Recorde
   );
 }
 
+/** Charges the card on file now (POST …/attempt_payment) and says what came of it; the server's refusals as it words them. */
+function RetryPayment(props: { invoice: Invoice; onDone: () => void }) {
+  const i = props.invoice;
+  const providers = useApi((api) => api.get<{ data: Array<{ provider: string }> }>('/api/v1/payment_providers'), []);
+  const action = useAction<Payment>();
+  const connected = providers.state === 'ok' && providers.data.data.some((p) => p.provider === 'stripe');
+  const outcome = action.result;
+  async function retry() {
+    // Stripe sends a buyer who authenticates back to the developer hub's invoices.
+    const returnUrl = `${window.location.origin}/hub/billing?invoice=${encodeURIComponent(i.id)}`;
+    if (await action.run((api) => api.post<Payment>(`/api/v1/invoices/${encodeURIComponent(i.id)}/attempt_payment`, { returnUrl }))) props.onDone();
+  }
+  return (
+    <div class="retry-payment">
+      {canRetryPayment(i, connected) && (
+        <button type="button" disabled={action.busy} onClick={() => void retry()}>
+          Retry payment
+        </button>
+      )}
+      <p role="status" class={outcome ? 'notice' : undefined}>
+        {outcome && attemptOutcomeText(outcome)} {outcome?.actionUrl && <a href={outcome.actionUrl}>The buyer’s page</a>}
+      </p>
+      {action.problem && <ProblemMessage problem={action.problem} />}
+    </div>
+  );
+}
+
 export function InvoicePayments(props: { invoice: Invoice; onRecorded: () => void }) {
   const i = props.invoice;
   const { session } = useConsole();
@@ -138,6 +191,16 @@ export function InvoicePayments(props: { invoice: Invoice; onRecorded: () => voi
       </p>
       {loaded.state === 'error' && <ProblemMessage problem={loaded.problem} />}
       <PaymentList payments={payments?.data ?? null} caption="Payments, oldest first" />
+      {/* Kept once the invoice is paid, so the outcome stays in view. */}
+      {admin && i.status !== 'draft' && (
+        <RetryPayment
+          invoice={i}
+          onDone={() => {
+            loaded.reload();
+            props.onRecorded();
+          }}
+        />
+      )}
       {admin && i.status === 'draft' && <p class="muted">A payment is recorded against the invoice once it is finalized.</p>}
       {admin && canRecordPayment(i) && (
         // Keyed by what is owed: after a partial payment the form starts again, prefilled with the rest.

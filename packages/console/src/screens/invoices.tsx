@@ -11,6 +11,7 @@ import { PagedTable, type Column } from '../components/paged-table.js';
 import { ProblemMessage } from '../components/problem-message.js';
 import { ScreenTitle } from '../components/screen-title.js';
 import { formatAmount, formatInstant, formatLineRate, formatPeriod, formatUsage, NONE } from '../format.js';
+import { failureText, paymentStatusText } from '../payments.js';
 import { foldedLinesText, isZeroUsageLine, lineDescription, ratePlanIdsOf, type InvoiceLine, type LineContext } from '../invoice-lines.js';
 import type { RatePlanRecord } from '../plan-form.js';
 import { hrefOf } from '../routes.js';
@@ -35,6 +36,11 @@ export interface Invoice {
   creditedTotal: string;
   amountPaid: string;
   amountRemaining: string;
+  paymentStatus: string;
+  attemptCount: number;
+  nextPaymentAttempt: string | null;
+  lastPaymentError: { code: string; message: string | null } | null;
+  paymentActionUrl: string | null;
   finalizeAt: string;
   finalizedAt: string | null;
   paidAt: string | null;
@@ -230,6 +236,22 @@ export function InvoiceDetail(props: { id: string }) {
             <dd class="amount">{formatAmount(i.amountPaid, i.currency)}</dd>
             <dt>Still owed</dt>
             <dd class="amount">{formatAmount(i.amountRemaining, i.currency)}</dd>
+            <dt>Payment</dt>
+            <dd>
+              {paymentStatusText(i.paymentStatus)}
+              {i.paymentActionUrl && (
+                <>
+                  {' '}
+                  (<a href={i.paymentActionUrl}>the buyer’s page</a>)
+                </>
+              )}
+            </dd>
+            <dt>Attempts</dt>
+            <dd>{i.attemptCount}</dd>
+            {i.lastPaymentError && <dt>Last failure</dt>}
+            {i.lastPaymentError && <dd>{failureText(i.lastPaymentError.code, i.lastPaymentError.message)}</dd>}
+            {i.nextPaymentAttempt && <dt>Next attempt</dt>}
+            {i.nextPaymentAttempt && <dd>{formatInstant(i.nextPaymentAttempt)}</dd>}
             <dt>Customer</dt>
             <dd>{i.customerId}</dd>
             <dt>Subscription</dt>

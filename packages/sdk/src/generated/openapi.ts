@@ -1291,6 +1291,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/hub/payment_method': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The card the customer pays with
+     * @description The hub session’s customer’s card on file (brand, last four digits, expiry; null when none yet), and whether the seller takes cards here at all (`cardPayments`: Stripe connected to this environment).
+     */
+    get: operations['retrieveHubPaymentMethod'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/payment_method_session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start the hosted page where the customer adds or replaces their card
+     * @description No body. A Stripe-hosted page (Checkout in setup mode) for the hub session’s customer: send the browser to `url`; Stripe sends it back to the hub’s payment method page (`/hub/payment-method?card=added`, or `?card=cancelled` when the customer leaves). The card becomes the default when Stripe’s webhook arrives; a new card retries the customer’s failed invoices at once. 409 when the seller takes no cards here (Stripe not connected); 503 with Retry-After when Stripe does not answer. Needs X-CSRF-Token.
+     */
+    post: operations['createHubPaymentMethodSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/invoices/{id}/pay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pay an open invoice now, with the card on file
+     * @description No body. Charges what one of the hub session’s customer’s finalized invoices still owes, now, with their card (trigger customer), and answers the attempt with the invoice as it now is: succeeded (paid), failed (failureCode and failureMessage; lastPaymentError on the invoice), requires_action (the bank wants the customer: send them to actionUrl, which returns them to the hub’s invoices) or pending (Stripe did not answer in time; it is never charged twice). Another customer’s invoice reads as absent (404). 409 when the invoice is not finalized, owes nothing, has a payment in flight, or the seller takes no cards here; 503 with Retry-After when Stripe does not answer. Needs X-CSRF-Token.
+     */
+    post: operations['payHubInvoice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/batch': {
     parameters: {
       query?: never;
@@ -1976,7 +2036,7 @@ export interface paths {
     put?: never;
     /**
      * Issue a credit note
-     * @description Against a finalized, paid or uncollectible invoice, with lines and a reason; its total is at most what is left of the invoice (its total less earlier credit notes). Numbered in the workspace's credit-note sequence. The invoice's own lines never change; its creditedTotal and amountRemaining do.
+     * @description Against a finalized, paid or uncollectible invoice, with lines and a reason; its total is at most what is left of the invoice (its total less earlier credit notes). Numbered in the workspace's credit-note sequence. The invoice's own lines never change; its creditedTotal and amountRemaining do. On a paid invoice, refund gives the money back: through Stripe (after the credit note is committed, under an idempotency key of the credit note and the payment; a refund Stripe does not answer stays pending and the reconciliation sends it again, never twice), recorded out of band, or credited to the customer's balance for their next invoices; never more than was paid and not yet given back (400 naming body.refund.amount).
      */
     post: operations['createCreditNote'];
     delete?: never;
@@ -2209,6 +2269,86 @@ export interface paths {
      * @description Brand, last four digits and expiry, as Stripe last told us; 404 naming path.id when the customer has none yet.
      */
     get: operations['retrievePaymentMethod'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List refunds, newest first
+     * @description What credit notes on paid invoices gave back, newest first, with cursor pagination; filter by credit note, invoice or payment. A provider refund is pending until Stripe answers (the reconciliation asks again under the same idempotency key).
+     */
+    get: operations['listRefunds'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/refunds/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a refund
+     * @description One refund by its id: its credit note, the payment it is taken from, its method and status.
+     */
+    get: operations['retrieveRefund'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/payments/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a payment
+     * @description One payment or payment attempt by its id, as GET /api/v1/invoices/{id}/payments lists it, with amountRefunded (the payment.refunded webhook’s data.object).
+     */
+    get: operations['retrievePayment'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/customers/{id}/balance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A customer’s balance
+     * @description What credit notes credited to the customer’s balance (refund method customer_balance) and their invoices have not spent yet, per currency: each invoice finalized in that currency spends it first, as a payment of provider customer_balance. No currency listed: nothing there.
+     */
+    get: operations['retrieveCustomerBalance'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3039,6 +3179,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'payment.refunded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A payment’s amountRefunded grew: a credit note’s refund through Stripe (once Stripe answered) or recorded out of band, or a refund Stripe reported (charge.refunded, made in its dashboard too). previousAttributes.amountRefunded is what it showed before.
+     * @description A payment’s amountRefunded grew: a credit note’s refund through Stripe (once Stripe answered) or recorded out of band, or a refund Stripe reported (charge.refunded, made in its dashboard too). previousAttributes.amountRefunded is what it showed before. Sent to every enabled endpoint whose eventTypes hold payment.refunded, payment.* or *. data.object is the resource as GET /api/v1/payments/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['paymentRefundedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'usage.limit_alert': {
     parameters: {
       query?: never;
@@ -3445,7 +3605,7 @@ export interface components {
       applyAt: 'IMMEDIATE' | 'PERIOD_END';
       /** @description API, or EMBED for the widget (cancel_channel). */
       channel: 'API' | 'EMBED';
-      /** @description ACTIVE, ACTIVE_PENDING_CHANGE (a PERIOD_END change waiting) or CANCELLED. */
+      /** @description ACTIVE, ACTIVE_PENDING_CHANGE (a PERIOD_END change waiting), PAST_DUE or CANCELLED. A change that pays first and is not paid yet leaves it as it was. */
       status: string;
       offeringId: string | null;
       /** @description The new offering (the current one for a cancellation). */
@@ -3461,6 +3621,14 @@ export interface components {
       creditNoteAmount: string | null;
       scheduledAt: string | null;
       effectiveAt: string | null;
+      /** @description An IMMEDIATE change with a charge, in an environment with Stripe connected and charge_automatically: the invoice is charged at once and the change takes effect only once it is paid (Stripe’s pending_if_incomplete; subscription.pendingUpdate meanwhile, for 23 hours). null when nothing was charged. A retry with the same Idempotency-Key answers as the first answer did and never charges again. */
+      payment: {
+        /** @description succeeded: paid, the change took effect; failed: refused (failureCode), the change waits; requires_action: the buyer authenticates at actionUrl, then it takes effect; pending/processing: no answer yet (the change takes effect when it comes). */
+        status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
+        failureCode: string | null;
+        failureMessage: string | null;
+        actionUrl: string | null;
+      } | null;
       subscription: components['schemas']['Subscription'];
     };
     /** ClientCredential */
@@ -3763,6 +3931,25 @@ export interface components {
        */
       updatedAt: string;
     };
+    /** CustomerBalance */
+    CustomerBalance: {
+      /** @enum {string} */
+      object: 'customer_balance';
+      /** @description cus_… */
+      customerId: string;
+      /** @description One per currency the customer was ever credited in. */
+      balances: {
+        /** @description ISO 4217. */
+        currency: string;
+        /** @description Decimal, in the currency’s minor digits; 0 once spent. */
+        amount: string;
+        /**
+         * Format: date-time
+         * @description When it last changed.
+         */
+        updatedAt: string;
+      }[];
+    };
     /** CustomerList */
     CustomerList: {
       /** @enum {string} */
@@ -3933,6 +4120,66 @@ export interface components {
       }[];
       /** @description Tollgate addition: the seller's look for the hosted page; {} for the default. */
       theme: components['schemas']['StorefrontTheme'];
+    };
+    /** HubPaymentAttempt */
+    HubPaymentAttempt: {
+      /** @description pay_… */
+      id: string;
+      /** @enum {string} */
+      object: 'payment';
+      invoiceId: string;
+      customerId: string;
+      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account; customer_balance: spent from the customer’s balance (credit notes credited to it) when the invoice was finalized. */
+      provider: 'manual' | 'stripe' | 'customer_balance';
+      /** @description A manual payment is succeeded. A provider attempt: pending (asked, no answer yet: the reconciliation asks again), processing, requires_action (the buyer must act at actionUrl), succeeded or failed (failureCode says why). */
+      status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
+      /** @description Decimal, in the invoice’s currency and its minor digits. */
+      amount: string;
+      /** @description Refunded so far, decimal: credit notes’ refunds through Stripe or out of band, and refunds Stripe reports (charge.refunded, its dashboard’s too). Only ever grows. */
+      amountRefunded: string;
+      currency: string;
+      /** @description The payer’s or the bank’s reference, as recorded. */
+      reference: string | null;
+      /** @description When the money arrived; null until it has. */
+      paidAt: string | null;
+      /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
+      attempt: number | null;
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      providerReference: string | null;
+      /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
+      failureCode: string | null;
+      failureMessage: string | null;
+      /** @description requires_action: where the buyer completes the payment. */
+      actionUrl: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      invoice: components['schemas']['Invoice'];
+    };
+    /** HubPaymentMethod */
+    HubPaymentMethod: {
+      /** @enum {string} */
+      object: 'hub_payment_method';
+      /** @description Whether the seller takes cards in this environment (Stripe connected): without it there is no card to add. */
+      cardPayments: boolean;
+      /** @description The card on file, as much as may be shown; null when there is none yet. */
+      card: {
+        /** @description visa, mastercard… */
+        brand: string | null;
+        last4: string | null;
+        expMonth: number | null;
+        expYear: number | null;
+      } | null;
+    };
+    /** HubPaymentMethodSession */
+    HubPaymentMethodSession: {
+      /** @enum {string} */
+      object: 'hub_payment_method_session';
+      /** @description Stripe’s page, for this customer. */
+      url: string;
     };
     /**
      * HubPlan
@@ -4167,6 +4414,20 @@ export interface components {
       pastDueAccessUntil: string | null;
       /** @description How its invoices are collected; null: as the workspace’s billing settings say at each invoice. */
       collectionMethod: ('charge_automatically' | 'send_invoice') | null;
+      /** @description An IMMEDIATE plan change waiting for its invoice to be paid (Stripe connected, charge_automatically): the subscription stays on its offering until the payment succeeds, then changes (subscription.upgraded…); null when none waits. */
+      pendingUpdate: {
+        /** @description The offering it moves to once paid. */
+        offeringId: string;
+        /** @description inv_…: the change’s invoice, to be paid first. */
+        invoiceId: string;
+        /** Format: date-time */
+        requestedAt: string;
+        /**
+         * Format: date-time
+         * @description Unpaid by then, the change is dropped and its invoice voided (23 hours).
+         */
+        expiresAt: string;
+      } | null;
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -4327,6 +4588,46 @@ export interface components {
       data: components['schemas']['Invoice'][];
       /** @description More items exist beyond this page in the direction of travel. */
       hasMore: boolean;
+    };
+    /** IssuedCreditNote */
+    IssuedCreditNote: {
+      /** @description cn_… */
+      id: string;
+      /** @enum {string} */
+      object: 'credit_note';
+      invoiceId: string;
+      customerId: string;
+      subscriptionId: string | null;
+      /** @description The credit-note prefix, the year and a gapless sequence per workspace and environment, e.g. CN-2026-000007. */
+      number: string;
+      status: 'issued' | 'void';
+      /** @description Why: Stripe's reasons, plus proration (plan changes) and other. */
+      reason: 'duplicate' | 'fraudulent' | 'order_change' | 'product_unsatisfactory' | 'proration' | 'other';
+      memo: string | null;
+      currency: string;
+      lines: {
+        description: string;
+        amount: string;
+        invoiceLineIndex: number | null;
+      }[];
+      total: string;
+      /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+      metadata: {
+        [key: string]: string;
+      };
+      voidedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      updatedAt: string;
+      /** @description With refund: a refund per payment it is taken from (or one credited to the customer’s balance), as they stand when the call returns; a provider refund Stripe did not answer in time is pending and settled by the reconciliation (GET /api/v1/refunds?creditNoteId= shows it later). Empty without refund. */
+      refunds: components['schemas']['Refund'][];
     };
     /** IssuedLine */
     IssuedLine: {
@@ -4508,13 +4809,13 @@ export interface components {
       object: 'payment';
       invoiceId: string;
       customerId: string;
-      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
-      provider: 'manual' | 'stripe';
+      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account; customer_balance: spent from the customer’s balance (credit notes credited to it) when the invoice was finalized. */
+      provider: 'manual' | 'stripe' | 'customer_balance';
       /** @description A manual payment is succeeded. A provider attempt: pending (asked, no answer yet: the reconciliation asks again), processing, requires_action (the buyer must act at actionUrl), succeeded or failed (failureCode says why). */
       status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
       /** @description Decimal, in the invoice’s currency and its minor digits. */
       amount: string;
-      /** @description Refunded so far, decimal. */
+      /** @description Refunded so far, decimal: credit notes’ refunds through Stripe or out of band, and refunds Stripe reports (charge.refunded, its dashboard’s too). Only ever grows. */
       amountRefunded: string;
       currency: string;
       /** @description The payer’s or the bank’s reference, as recorded. */
@@ -4545,13 +4846,13 @@ export interface components {
       object: 'payment';
       invoiceId: string;
       customerId: string;
-      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
-      provider: 'manual' | 'stripe';
+      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account; customer_balance: spent from the customer’s balance (credit notes credited to it) when the invoice was finalized. */
+      provider: 'manual' | 'stripe' | 'customer_balance';
       /** @description A manual payment is succeeded. A provider attempt: pending (asked, no answer yet: the reconciliation asks again), processing, requires_action (the buyer must act at actionUrl), succeeded or failed (failureCode says why). */
       status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
       /** @description Decimal, in the invoice’s currency and its minor digits. */
       amount: string;
-      /** @description Refunded so far, decimal. */
+      /** @description Refunded so far, decimal: credit notes’ refunds through Stripe or out of band, and refunds Stripe reports (charge.refunded, its dashboard’s too). Only ever grows. */
       amountRefunded: string;
       currency: string;
       /** @description The payer’s or the bank’s reference, as recorded. */
@@ -4721,13 +5022,13 @@ export interface components {
       object: 'payment';
       invoiceId: string;
       customerId: string;
-      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account. */
-      provider: 'manual' | 'stripe';
+      /** @description manual: recorded by an operator (a bank transfer, a cheque); stripe: collected through the connected Stripe account; customer_balance: spent from the customer’s balance (credit notes credited to it) when the invoice was finalized. */
+      provider: 'manual' | 'stripe' | 'customer_balance';
       /** @description A manual payment is succeeded. A provider attempt: pending (asked, no answer yet: the reconciliation asks again), processing, requires_action (the buyer must act at actionUrl), succeeded or failed (failureCode says why). */
       status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
       /** @description Decimal, in the invoice’s currency and its minor digits. */
       amount: string;
-      /** @description Refunded so far, decimal. */
+      /** @description Refunded so far, decimal: credit notes’ refunds through Stripe or out of band, and refunds Stripe reports (charge.refunded, its dashboard’s too). Only ever grows. */
       amountRefunded: string;
       currency: string;
       /** @description The payer’s or the bank’s reference, as recorded. */
@@ -4750,6 +5051,53 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
       invoice: components['schemas']['Invoice'];
+    };
+    /** Refund */
+    Refund: {
+      /** @description re_… */
+      id: string;
+      /** @enum {string} */
+      object: 'refund';
+      /** @description cn_…: the credit note that gives the money back. */
+      creditNoteId: string;
+      /** @description inv_… */
+      invoiceId: string;
+      /** @description cus_… */
+      customerId: string;
+      /** @description pay_…: the payment it is taken from; null when credited to the customer’s balance. */
+      paymentId: string | null;
+      /** @description provider: refunded through Stripe against the payment; out_of_band: returned outside Tollgate and recorded (a manual payment is refunded this way); customer_balance: credited to the customer’s balance, which their next invoices spend first. */
+      method: 'provider' | 'out_of_band' | 'customer_balance';
+      /** @description pending: asked of Stripe, no answer yet (the reconciliation asks again under the same idempotency key, so it is never refunded twice); succeeded; failed (failureCode says why). out_of_band and customer_balance are succeeded at once. */
+      status: 'pending' | 'succeeded' | 'failed';
+      /** @description Decimal, in the invoice’s currency and its minor digits. */
+      amount: string;
+      /** @description The invoice’s currency, ISO 4217. */
+      currency: string;
+      /** @description The provider’s refund (Stripe: re_…); null until it answered and for the other methods. */
+      providerReference: string | null;
+      /** @description failed: the provider’s code. */
+      failureCode: string | null;
+      /** @description failed: the provider’s words, for the operator. */
+      failureMessage: string | null;
+      /**
+       * Format: date-time
+       * @description When the credit note asked for it.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When its status last changed (or the reconciliation last asked).
+       */
+      updatedAt: string;
+    };
+    /** RefundList */
+    RefundList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['Refund'][];
+      /** @description More items exist beyond this page in the direction of travel. */
+      hasMore: boolean;
     };
     /** RetentionOfferAcceptance */
     RetentionOfferAcceptance: {
@@ -5095,6 +5443,20 @@ export interface components {
       pastDueAccessUntil: string | null;
       /** @description How its invoices are collected; null: as the workspace’s billing settings say at each invoice. */
       collectionMethod: ('charge_automatically' | 'send_invoice') | null;
+      /** @description An IMMEDIATE plan change waiting for its invoice to be paid (Stripe connected, charge_automatically): the subscription stays on its offering until the payment succeeds, then changes (subscription.upgraded…); null when none waits. */
+      pendingUpdate: {
+        /** @description The offering it moves to once paid. */
+        offeringId: string;
+        /** @description inv_…: the change’s invoice, to be paid first. */
+        invoiceId: string;
+        /** Format: date-time */
+        requestedAt: string;
+        /**
+         * Format: date-time
+         * @description Unpaid by then, the change is dropped and its invoice voided (23 hours).
+         */
+        expiresAt: string;
+      } | null;
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -5748,7 +6110,7 @@ export interface components {
       applyAt: 'IMMEDIATE' | 'PERIOD_END';
       /** @description API, or EMBED for the widget (cancel_channel). */
       channel: 'API' | 'EMBED';
-      /** @description ACTIVE, ACTIVE_PENDING_CHANGE (a PERIOD_END change waiting) or CANCELLED. */
+      /** @description ACTIVE, ACTIVE_PENDING_CHANGE (a PERIOD_END change waiting), PAST_DUE or CANCELLED. A change that pays first and is not paid yet leaves it as it was. */
       status: string;
       offeringId: string | null;
       /** @description The new offering (the current one for a cancellation). */
@@ -5764,6 +6126,14 @@ export interface components {
       creditNoteAmount: string | null;
       scheduledAt: string | null;
       effectiveAt: string | null;
+      /** @description An IMMEDIATE change with a charge, in an environment with Stripe connected and charge_automatically: the invoice is charged at once and the change takes effect only once it is paid (Stripe’s pending_if_incomplete; subscription.pendingUpdate meanwhile, for 23 hours). null when nothing was charged. A retry with the same Idempotency-Key answers as the first answer did and never charges again. */
+      payment: {
+        /** @description succeeded: paid, the change took effect; failed: refused (failureCode), the change waits; requires_action: the buyer authenticates at actionUrl, then it takes effect; pending/processing: no answer yet (the change takes effect when it comes). */
+        status: 'pending' | 'processing' | 'requires_action' | 'succeeded' | 'failed';
+        failureCode: string | null;
+        failureMessage: string | null;
+        actionUrl: string | null;
+      } | null;
       subscription: components['schemas']['WidgetSubscription'];
     };
     /** WidgetConfig */
@@ -7063,6 +7433,12 @@ export interface operations {
            *           "pastDueSince": "2026-11-01T00:00:00.000Z",
            *           "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *           "collectionMethod": "charge_automatically",
+           *           "pendingUpdate": {
+           *             "offeringId": "offeringId",
+           *             "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *             "requestedAt": "2026-11-01T00:00:00.000Z",
+           *             "expiresAt": "2026-11-01T00:00:00.000Z"
+           *           },
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T00:00:00.000Z"
            *         }
@@ -7233,6 +7609,12 @@ export interface operations {
            *       "pastDueSince": "2026-11-01T00:00:00.000Z",
            *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *       "collectionMethod": "charge_automatically",
+           *       "pendingUpdate": {
+           *         "offeringId": "offeringId",
+           *         "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "expiresAt": "2026-11-01T00:00:00.000Z"
+           *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -7331,6 +7713,12 @@ export interface operations {
            *       "pastDueSince": "2026-11-01T00:00:00.000Z",
            *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *       "collectionMethod": "charge_automatically",
+           *       "pendingUpdate": {
+           *         "offeringId": "offeringId",
+           *         "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "expiresAt": "2026-11-01T00:00:00.000Z"
+           *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -7485,6 +7873,12 @@ export interface operations {
            *       "pastDueSince": "2026-11-01T00:00:00.000Z",
            *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *       "collectionMethod": "charge_automatically",
+           *       "pendingUpdate": {
+           *         "offeringId": "offeringId",
+           *         "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "expiresAt": "2026-11-01T00:00:00.000Z"
+           *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -7693,6 +8087,7 @@ export interface operations {
          *       "offeringId": "off_01jd3m5x7c0000000000000000",
          *       "applyAt": "IMMEDIATE",
          *       "expectedVersion": 1,
+         *       "returnUrl": "https://example.com/support",
          *       "usageLimits": [
          *         {
          *           "metricName": "metricName",
@@ -7709,6 +8104,8 @@ export interface operations {
           applyAt?: 'IMMEDIATE' | 'PERIOD_END';
           /** @description The subscription's version from the preview (subscriptionVersion): if it changed since, 409 SUBSCRIPTION_CHANGED instead of a change. */
           expectedVersion?: number;
+          /** @description Where Stripe sends the buyer back after 3-D Secure, when an IMMEDIATE change is paid first and their card needs it (payment.actionUrl is then Stripe’s page); the widget sends its page. */
+          returnUrl?: string;
           /** @description The subscription's own limits on the new offering (as PATCH …/subscriptions/{id} takes them), replacing its usageLimits when the change takes effect (IMMEDIATE: now; PERIOD_END: at the renewal). Left out: none, so the new offering's rate plan defaults apply as they are; the old overrides never carry over. */
           usageLimits?: {
             /** @description The metric, exactly as usage events name it. */
@@ -7745,6 +8142,12 @@ export interface operations {
            *       "creditNoteAmount": "creditNoteAmount",
            *       "scheduledAt": "2026-11-01T00:00:00.000Z",
            *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "payment": {
+           *         "status": "pending",
+           *         "failureCode": "failureCode",
+           *         "failureMessage": "failureMessage",
+           *         "actionUrl": "actionUrl"
+           *       },
            *       "subscription": {
            *         "id": "sub_01jd3m5x7c0000000000000000",
            *         "object": "subscription",
@@ -7809,6 +8212,12 @@ export interface operations {
            *         "pastDueSince": "2026-11-01T00:00:00.000Z",
            *         "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *         "collectionMethod": "charge_automatically",
+           *         "pendingUpdate": {
+           *           "offeringId": "offeringId",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "requestedAt": "2026-11-01T00:00:00.000Z",
+           *           "expiresAt": "2026-11-01T00:00:00.000Z"
+           *         },
            *         "createdAt": "2026-11-01T00:00:00.000Z",
            *         "updatedAt": "2026-11-01T00:00:00.000Z"
            *       }
@@ -7884,6 +8293,12 @@ export interface operations {
            *       "creditNoteAmount": "creditNoteAmount",
            *       "scheduledAt": "2026-11-01T00:00:00.000Z",
            *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "payment": {
+           *         "status": "pending",
+           *         "failureCode": "failureCode",
+           *         "failureMessage": "failureMessage",
+           *         "actionUrl": "actionUrl"
+           *       },
            *       "subscription": {
            *         "id": "sub_01jd3m5x7c0000000000000000",
            *         "object": "subscription",
@@ -7948,6 +8363,12 @@ export interface operations {
            *         "pastDueSince": "2026-11-01T00:00:00.000Z",
            *         "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *         "collectionMethod": "charge_automatically",
+           *         "pendingUpdate": {
+           *           "offeringId": "offeringId",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "requestedAt": "2026-11-01T00:00:00.000Z",
+           *           "expiresAt": "2026-11-01T00:00:00.000Z"
+           *         },
            *         "createdAt": "2026-11-01T00:00:00.000Z",
            *         "updatedAt": "2026-11-01T00:00:00.000Z"
            *       }
@@ -8047,6 +8468,12 @@ export interface operations {
            *       "pastDueSince": "2026-11-01T00:00:00.000Z",
            *       "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *       "collectionMethod": "charge_automatically",
+           *       "pendingUpdate": {
+           *         "offeringId": "offeringId",
+           *         "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *         "requestedAt": "2026-11-01T00:00:00.000Z",
+           *         "expiresAt": "2026-11-01T00:00:00.000Z"
+           *       },
            *       "createdAt": "2026-11-01T00:00:00.000Z",
            *       "updatedAt": "2026-11-01T00:00:00.000Z"
            *     }
@@ -8328,7 +8755,8 @@ export interface operations {
          * @example {
          *       "offeringId": "off_01jd3m5x7c0000000000000000",
          *       "applyAt": "IMMEDIATE",
-         *       "expectedVersion": 1
+         *       "expectedVersion": 1,
+         *       "returnUrl": "https://example.com/support"
          *     }
          */
         'application/json': {
@@ -8338,6 +8766,8 @@ export interface operations {
           applyAt?: 'IMMEDIATE' | 'PERIOD_END';
           /** @description The subscription's version from the preview (subscriptionVersion): if it changed since, 409 SUBSCRIPTION_CHANGED instead of a change. */
           expectedVersion?: number;
+          /** @description Where Stripe sends the buyer back after 3-D Secure, when an IMMEDIATE change is paid first and their card needs it (payment.actionUrl is then Stripe’s page); the widget sends its page. */
+          returnUrl?: string;
         };
       };
     };
@@ -8365,6 +8795,12 @@ export interface operations {
            *       "creditNoteAmount": "creditNoteAmount",
            *       "scheduledAt": "2026-11-01T00:00:00.000Z",
            *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "payment": {
+           *         "status": "pending",
+           *         "failureCode": "failureCode",
+           *         "failureMessage": "failureMessage",
+           *         "actionUrl": "actionUrl"
+           *       },
            *       "subscription": {
            *         "object": "widget_subscription",
            *         "id": "id",
@@ -8455,6 +8891,12 @@ export interface operations {
            *       "creditNoteAmount": "creditNoteAmount",
            *       "scheduledAt": "2026-11-01T00:00:00.000Z",
            *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "payment": {
+           *         "status": "pending",
+           *         "failureCode": "failureCode",
+           *         "failureMessage": "failureMessage",
+           *         "actionUrl": "actionUrl"
+           *       },
            *       "subscription": {
            *         "object": "widget_subscription",
            *         "id": "id",
@@ -10762,6 +11204,12 @@ export interface operations {
            *           "pastDueSince": "2026-11-01T00:00:00.000Z",
            *           "pastDueAccessUntil": "2026-11-01T00:00:00.000Z",
            *           "collectionMethod": "charge_automatically",
+           *           "pendingUpdate": {
+           *             "offeringId": "offeringId",
+           *             "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *             "requestedAt": "2026-11-01T00:00:00.000Z",
+           *             "expiresAt": "2026-11-01T00:00:00.000Z"
+           *           },
            *           "createdAt": "2026-11-01T00:00:00.000Z",
            *           "updatedAt": "2026-11-01T00:00:00.000Z",
            *           "productName": "productName",
@@ -11126,6 +11574,181 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveHubPaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "hub_payment_method",
+           *       "cardPayments": true,
+           *       "card": {
+           *         "brand": "brand",
+           *         "last4": "last",
+           *         "expMonth": 1,
+           *         "expYear": 1
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['HubPaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createHubPaymentMethodSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "hub_payment_method_session",
+           *       "url": "url"
+           *     }
+           */
+          'application/json': components['schemas']['HubPaymentMethodSession'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  payHubInvoice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pay_01jd3m5x7c0000000000000000",
+           *       "object": "payment",
+           *       "invoiceId": "invoiceId",
+           *       "customerId": "customerId",
+           *       "provider": "manual",
+           *       "status": "pending",
+           *       "amount": "amount",
+           *       "amountRefunded": "amountRefunded",
+           *       "currency": "currency",
+           *       "reference": "reference",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "attempt": 1,
+           *       "trigger": "automatic",
+           *       "providerReference": "providerReference",
+           *       "failureCode": "failureCode",
+           *       "failureMessage": "failureMessage",
+           *       "actionUrl": "actionUrl",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z",
+           *       "invoice": {
+           *         "id": "inv_01jd3m5x7c0000000000000000",
+           *         "object": "invoice",
+           *         "customerId": "customerId",
+           *         "subscriptionId": "subscriptionId",
+           *         "billingReason": "subscription_create",
+           *         "status": "draft",
+           *         "number": "number",
+           *         "currency": "currency",
+           *         "periodStart": "2026-11-01T00:00:00.000Z",
+           *         "periodEnd": "2026-11-01T00:00:00.000Z",
+           *         "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *         "lines": [
+           *           {
+           *             "type": "entry_price",
+           *             "description": "Pro plan",
+           *             "ratePlanId": "ratePlanId",
+           *             "metricName": "metricName",
+           *             "pricingModel": "pricingModel",
+           *             "quantity": "quantity",
+           *             "freeUnits": "freeUnits",
+           *             "billableQuantity": "billableQuantity",
+           *             "rate": "rate",
+           *             "amount": "amount",
+           *             "periodStart": "2026-11-01T00:00:00.000Z",
+           *             "periodEnd": "2026-11-01T00:00:00.000Z",
+           *             "adjustsInvoiceId": "adjustsInvoiceId"
+           *           }
+           *         ],
+           *         "subtotal": "subtotal",
+           *         "total": "total",
+           *         "creditedTotal": "creditedTotal",
+           *         "amountPaid": "amountPaid",
+           *         "amountDue": "amountDue",
+           *         "amountRemaining": "amountRemaining",
+           *         "collectionMethod": "charge_automatically",
+           *         "dueDate": "2026-11-01T00:00:00.000Z",
+           *         "paymentStatus": "unpaid",
+           *         "attemptCount": 1,
+           *         "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *         "lastPaymentError": {
+           *           "code": "code",
+           *           "message": "message"
+           *         },
+           *         "paymentActionUrl": "paymentActionUrl",
+           *         "testClockId": "testClockId",
+           *         "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *         "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *         "paidAt": "2026-11-01T00:00:00.000Z",
+           *         "voidedAt": "2026-11-01T00:00:00.000Z",
+           *         "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-01T00:00:00.000Z",
+           *         "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['HubPaymentAttempt'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };
@@ -14488,7 +15111,11 @@ export interface operations {
          *           "invoiceLineIndex": 1
          *         }
          *       ],
-         *       "metadata": {}
+         *       "metadata": {},
+         *       "refund": {
+         *         "method": "provider",
+         *         "amount": "10.00"
+         *       }
          *     }
          */
         'application/json': {
@@ -14507,6 +15134,13 @@ export interface operations {
           /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
           metadata?: {
             [key: string]: string;
+          };
+          /** @description Only for a paid invoice: what happens to the money (Stripe’s refund_amount, out_of_band_amount and credit_amount). Without it nothing moves, as before: the invoice’s creditedTotal grows. On an invoice still open a credit note reduces what is owed instead, and refund is a 400. */
+          refund?: {
+            /** @description provider: refunded through Stripe against the invoice’s Stripe payments, newest first (Stripe must be connected); out_of_band: money you returned outside Tollgate, recorded against the invoice’s other payments (the way to refund a manual payment); customer_balance: credited to the customer’s balance, which their next invoices spend first, at finalization. */
+            method: 'provider' | 'out_of_band' | 'customer_balance';
+            /** @description What goes back, at most the credit note’s total (the default) and at most what was paid on the invoice and not yet given back (through the provider: what its Stripe payments have left); more is a 400 naming this field. The rest of the credit note is credited without money moving. */
+            amount?: string;
           };
         };
       };
@@ -14541,10 +15175,29 @@ export interface operations {
            *       "metadata": {},
            *       "voidedAt": "2026-11-01T00:00:00.000Z",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
-           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       "updatedAt": "2026-11-01T00:00:00.000Z",
+           *       "refunds": [
+           *         {
+           *           "id": "re_01jd3m5x7c0000000000000000",
+           *           "object": "refund",
+           *           "creditNoteId": "cn_01jd3m5x7c0000000000000000",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "paymentId": "paymentId",
+           *           "method": "provider",
+           *           "status": "pending",
+           *           "amount": "amount",
+           *           "currency": "cur",
+           *           "providerReference": "providerReference",
+           *           "failureCode": "failureCode",
+           *           "failureMessage": "failureMessage",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ]
            *     }
            */
-          'application/json': components['schemas']['CreditNote'];
+          'application/json': components['schemas']['IssuedCreditNote'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -15312,6 +15965,209 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listRefunds: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+        /** @description cn_… */
+        creditNoteId?: string;
+        /** @description inv_… */
+        invoiceId?: string;
+        /** @description pay_… */
+        paymentId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "re_01jd3m5x7c0000000000000000",
+           *           "object": "refund",
+           *           "creditNoteId": "cn_01jd3m5x7c0000000000000000",
+           *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *           "customerId": "cus_01jd3m5x7c0000000000000000",
+           *           "paymentId": "paymentId",
+           *           "method": "provider",
+           *           "status": "pending",
+           *           "amount": "amount",
+           *           "currency": "cur",
+           *           "providerReference": "providerReference",
+           *           "failureCode": "failureCode",
+           *           "failureMessage": "failureMessage",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['RefundList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "re_01jd3m5x7c0000000000000000",
+           *       "object": "refund",
+           *       "creditNoteId": "cn_01jd3m5x7c0000000000000000",
+           *       "invoiceId": "inv_01jd3m5x7c0000000000000000",
+           *       "customerId": "cus_01jd3m5x7c0000000000000000",
+           *       "paymentId": "paymentId",
+           *       "method": "provider",
+           *       "status": "pending",
+           *       "amount": "amount",
+           *       "currency": "cur",
+           *       "providerReference": "providerReference",
+           *       "failureCode": "failureCode",
+           *       "failureMessage": "failureMessage",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Refund'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrievePayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "pay_01jd3m5x7c0000000000000000",
+           *       "object": "payment",
+           *       "invoiceId": "invoiceId",
+           *       "customerId": "customerId",
+           *       "provider": "manual",
+           *       "status": "pending",
+           *       "amount": "amount",
+           *       "amountRefunded": "amountRefunded",
+           *       "currency": "currency",
+           *       "reference": "reference",
+           *       "paidAt": "2026-11-01T00:00:00.000Z",
+           *       "attempt": 1,
+           *       "trigger": "automatic",
+           *       "providerReference": "providerReference",
+           *       "failureCode": "failureCode",
+           *       "failureMessage": "failureMessage",
+           *       "actionUrl": "actionUrl",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Payment'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveCustomerBalance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "customer_balance",
+           *       "customerId": "cus_01jd3m5x7c0000000000000000",
+           *       "balances": [
+           *         {
+           *           "currency": "cur",
+           *           "amount": "amount",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['CustomerBalance'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -17534,6 +18390,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-10-01T09:30:00.000Z"
          *         }
@@ -17662,6 +18519,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -17845,6 +18703,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -18028,6 +18887,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -18215,6 +19075,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -18385,6 +19246,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -18548,6 +19410,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -18721,6 +19584,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-12-01T00:00:00.000Z"
          *         },
@@ -18888,6 +19752,7 @@ export interface operations {
          *           "pastDueSince": "2026-11-23T12:00:00.000Z",
          *           "pastDueAccessUntil": "2026-11-26T12:00:00.000Z",
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -19038,6 +19903,7 @@ export interface operations {
          *           "pastDueSince": null,
          *           "pastDueAccessUntil": null,
          *           "collectionMethod": null,
+         *           "pendingUpdate": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
          *           "updatedAt": "2026-11-23T12:00:00.000Z"
          *         },
@@ -20218,6 +21084,117 @@ export interface operations {
                   id: string;
                   /** @constant */
                   object: 'credit_note';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  paymentRefundedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "payment.refunded",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "id": "pay_01jd3m5x7c0000000000000000",
+         *           "object": "payment",
+         *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "provider": "stripe",
+         *           "status": "succeeded",
+         *           "amount": "49.00",
+         *           "amountRefunded": "12.50",
+         *           "currency": "USD",
+         *           "reference": null,
+         *           "paidAt": "2026-11-01T01:00:00.000Z",
+         *           "attempt": 1,
+         *           "trigger": "automatic",
+         *           "providerReference": "pi_3QExampleTollgate0001",
+         *           "failureCode": null,
+         *           "failureMessage": null,
+         *           "actionUrl": null,
+         *           "createdAt": "2026-11-01T01:00:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z"
+         *         },
+         *         "previousAttributes": {
+         *           "amountRefunded": "0.00"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'payment.refunded';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description The payment as GET /api/v1/payments/{id} returns it at the event's commit (never a secret). */
+                object: components['schemas']['Payment'];
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                object: {
+                  id: string;
+                  /** @constant */
+                  object: 'payment';
                 };
                 /** @constant */
                 thin: true;

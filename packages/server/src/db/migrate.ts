@@ -32,6 +32,8 @@ import * as m0028 from './migrations/0028_collection_method.js';
 import * as m0029 from './migrations/0029_payment_provider_events.js';
 import * as m0030 from './migrations/0030_provider_customers.js';
 import * as m0031 from './migrations/0031_collection.js';
+import * as m0032 from './migrations/0032_refunds.js';
+import * as m0033 from './migrations/0033_pending_updates.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -67,6 +69,8 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0029_payment_provider_events', m0029],
   ['0030_provider_customers', m0030],
   ['0031_collection', m0031],
+  ['0032_refunds', m0032],
+  ['0033_pending_updates', m0033],
 ];
 
 /**

@@ -24,6 +24,7 @@ import type { RetentionOfferAcceptanceTable } from './tables/retention-offer-acc
 import type { PaymentProviderTable } from './tables/payment-provider.table.js';
 import type { PaymentTable } from './tables/payment.table.js';
 import type { ProviderCustomerTable } from './tables/provider-customer.table.js';
+import type { CustomerBalanceTable, RefundTable } from './tables/refund.table.js';
 import type { PaymentProviderEventTable } from './tables/payment-provider-event.table.js';
 import type {
   WebhookAttemptTable,
@@ -78,4 +79,6 @@ export interface Database {
   payments: PaymentTable;
   providerCustomers: ProviderCustomerTable;
   paymentProviderEvents: PaymentProviderEventTable;
+  refunds: RefundTable;
+  customerBalances: CustomerBalanceTable;
 }

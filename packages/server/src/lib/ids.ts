@@ -38,6 +38,7 @@ export const idPrefixes = {
   operatorInvitation: 'opinv',
   paymentProvider: 'pp',
   payment: 'pay',
+  refund: 're',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

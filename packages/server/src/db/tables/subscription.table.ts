@@ -48,6 +48,8 @@ export interface SubscriptionTable {
   pastDueAccessUntil: number | null;
   /** charge_automatically | send_invoice; null: the workspace's billing settings decide. */
   collectionMethod: string | null;
+  /** JSON PendingUpdate: an IMMEDIATE change waiting for its invoice to be paid (0033); null: none. */
+  pendingUpdate: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -9,6 +9,7 @@ import { applySetupCompleted, redeliverLater, type StripeEvent } from '../paymen
 import { stripeProviderOf } from '../payments/stripe-for.js';
 import { applyChargeOutcome, collectInvoice, type Collection } from './collect-invoice.js';
 import { listFailingInvoicesOfCustomer } from './invoice.repository.js';
+import { applyChargeRefunded } from './refund-credit-note.js';
 
 /** A new card retries at most this many of the customer's failing invoices at once; the job takes the rest. */
 const RETRIES_ON_CARD_UPDATE = 10;
@@ -35,6 +36,9 @@ export async function applyStripeEvent(deps: Deps, c: Collection, connection: Pa
     for (const customerId of await applySetupCompleted(deps, connection, event)) await retryWithNewCard(deps, c, tenant, origin, customerId);
   } else if (PAYMENT_INTENT_EVENTS.has(event.type)) {
     await applyPaymentIntentEvent(deps, c, connection, tenant, origin, event);
+  } else if (event.type === 'charge.refunded') {
+    // The charge carries Stripe's count (amount_refunded): applied as it is, only ever growing, so no read is needed.
+    await applyChargeRefunded(deps, tenant, origin, event);
   }
   await markProviderEventApplied(deps.db, connection.id, event.id, deps.clock.now());
 }

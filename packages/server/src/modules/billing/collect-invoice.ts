@@ -14,7 +14,8 @@ import { findProviderCustomer } from '../payments/provider-customer.repository.j
 import { stripeProviderOf } from '../payments/stripe-for.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { cancelSubscription } from '../subscriptions/cancel-subscription.js';
-import { settledStatus, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
+import { settledStatus, SUBSCRIPTIONS_CHANGED, withPendingUpdateApplied, type Subscription } from '../subscriptions/subscription.js';
+import { changeEventType } from './renew-subscription.js';
 import { subscriptionEvent } from '../subscriptions/subscription-event.js';
 import { findSubscription, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
@@ -317,7 +318,9 @@ export async function applyChargeOutcome(
           payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid, paymentId, provider: payment.provider },
         });
         await emitWebhookEvent(trx, deps, origin, invoiceEvent('invoice.paid', updated, invoice));
-        subscriptionChanged = await recoverIfSettled(txDeps, tenant, origin, updated);
+        // A plan change that paid first takes effect now that its invoice is paid.
+        const changed = await applyPendingUpdate(txDeps, tenant, origin, updated);
+        subscriptionChanged = (await recoverIfSettled(txDeps, tenant, origin, updated)) || changed;
       }
       return { invoice: updated, payment: updatedPayment };
     }
@@ -335,7 +338,11 @@ export async function applyChargeOutcome(
     let updated: Invoice = {
       ...invoice,
       latestAttemptStatus: result.status,
-      lastPaymentError: { code: result.failureCode ?? 'failed', message: result.failureMessage },
+      // A charge made on-session that needs 3-D Secure comes without a decline code: it is authentication that is missing.
+      lastPaymentError: {
+        code: result.failureCode ?? (result.status === 'requires_action' ? 'authentication_required' : 'failed'),
+        message: result.failureMessage,
+      },
       paymentActionUrl: result.status === 'requires_action' ? result.actionUrl : null,
       paymentFailedAt: firstFailedAt,
       nextPaymentAttemptAt: step?.kind === 'retry' ? step.at : null,
@@ -413,6 +420,21 @@ async function markPastDue(
   const payload = { invoiceId: invoice.id, number: invoice.number, pastDueAccessUntil: new Date(next.pastDueAccessUntil!).toISOString() };
   await recordAudit(deps.db, deps, origin, { eventType: 'subscription.past_due', severity: 'WARN', targetType: 'subscription', targetId: sub.id, payload });
   await emitWebhookEvent(deps.db, deps, origin, subscriptionEvent('subscription.past_due', next, sub, payload));
+  return true;
+}
+
+/** The subscription's change waiting for this invoice's payment (pay first) takes effect, announced as the change it is. */
+async function applyPendingUpdate(deps: Deps, tenant: Tenant, origin: OperationContext, invoice: Invoice): Promise<boolean> {
+  if (invoice.subscriptionId === null) return false;
+  const sub = await findSubscription(deps.db, tenant, invoice.subscriptionId);
+  if (!sub?.pendingUpdate || sub.pendingUpdate.invoiceId !== invoice.id || sub.status === 'CANCELLED') return false;
+  const update = sub.pendingUpdate;
+  const next = withPendingUpdateApplied(sub, deps.clock.now());
+  await writeSubscription(deps, tenant, next, sub);
+  const details = { ...update.details, effectiveAt: new Date(await timeOf(deps, tenant, sub.testClockId)).toISOString() };
+  const type = changeEventType(update.kind);
+  await recordAudit(deps.db, deps, origin, { eventType: type, targetType: 'subscription', targetId: sub.id, payload: details });
+  await emitWebhookEvent(deps.db, deps, origin, subscriptionEvent(type, next, sub, details));
   return true;
 }
 

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
-import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
-import { FAKE_STRIPE_SECRET_KEY, FAKE_STRIPE_WEBHOOK_SECRET, StripeFake, type TestCard } from '../../../test/helpers/stripe-fake.js';
+import { StripeFake, type TestCard } from '../../../test/helpers/stripe-fake.js';
+import { addCard as addCardOf, iso, ok, stripeSeller, stripeSubscriber, type Seller, type StripeWorld } from '../../../test/helpers/stripe-seller.js';
 import { boundCredentials } from '../authentication/bound-credentials.js';
 import { runBilling } from './run-billing.js';
 
@@ -34,65 +34,15 @@ after(async () => {
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const JAN = Date.UTC(2026, 0, 10);
-const iso = (ms: number) => new Date(ms).toISOString();
+const world = (): StripeWorld => ({ t, fake, base });
+const seller = (settings: Record<string, unknown> = {}) => stripeSeller(world(), JAN, { settings });
+const addCard = (s: Seller, customerId: string, card: TestCard) => addCardOf(world(), s, customerId, card);
 
-async function ok(p: Promise<{ status: number; body: any }>) {
-  const res = await p;
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
-
-interface Seller {
-  ws: TenantHandle;
-  api: Client;
-  productId: string;
-  offeringId: string;
-  clockId: string;
-  webhookEndpointId: string;
-}
-
-/** A workspace with Stripe connected, an offering of 30.00 a month, a test clock at JAN and an endpoint for every event. */
-async function seller(settings: Record<string, unknown> = {}): Promise<Seller> {
-  const ws = await t.seed.workspace();
-  const api = t.seed.client(ws.test.secretKey);
-  const c = await api.request('PUT', '/api/v1/payment_providers/stripe', { secretKey: FAKE_STRIPE_SECRET_KEY, webhookSecret: FAKE_STRIPE_WEBHOOK_SECRET });
-  assert.ok([200, 201].includes(c.status), JSON.stringify(c.body));
-  fake.setWebhookEndpoint(`${base}${c.body.webhookUrl}`, FAKE_STRIPE_WEBHOOK_SECRET);
-  if (Object.keys(settings).length > 0) await ok(api.patch('/api/v1/billing/settings', settings));
-  const product = await t.seed.product(ws.test);
-  await ok(api.post('/api/v1/metrics', { name: 'api_calls' }));
-  const plan = await ok(
-    api.post('/api/v1/rate-plans', {
-      name: 'Calls',
-      currency: 'USD',
-      billingPeriod: 'MONTHLY',
-      metrics: [{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: '0.01', includedFree: 1000 }],
-    }),
-  );
-  const offering = await ok(
-    api.post('/api/v1/offerings', { productId: product.id, name: 'Pro', currency: 'USD', billingPeriod: 'MONTHLY', entryPrice: '30', ratePlanIds: [plan.id] }),
-  );
-  const clock = await ok(api.post('/api/v1/test_clocks', { frozenTime: iso(JAN) }));
-  const endpoint = await ok(api.post('/api/v1/webhook-endpoints', { url: 'https://hooks.example/billing', eventTypes: ['*'] }));
-  return { ws, api, productId: product.id, offeringId: offering.id, clockId: clock.id, webhookEndpointId: endpoint.id };
-}
-
-/** A buyer adds a card on the hosted page; Stripe's webhooks make it the default (and retry what failed). */
-async function addCard(s: Seller, customerId: string, card: TestCard): Promise<void> {
-  const session = await ok(
-    s.api.post(`/api/v1/customers/${customerId}/payment_method_sessions`, { successUrl: 'https://seller.example/ok', cancelUrl: 'https://seller.example/no' }),
-  );
-  fake.completeSetupSession(session.id, card);
-  for (const d of await fake.deliverWebhooks()) assert.equal(d.status, 200, JSON.stringify(d));
-}
-
-/** A customer on the seller's clock, with a card (or none), subscribed: the first invoice (30.00) is a draft for the grace hour. */
+/** A customer on the seller's clock, with a card (or none), subscribed, with a product key bound to the subscription. */
 async function subscriber(s: Seller, name: string, card: TestCard | null) {
-  const customer = await ok(s.api.post('/api/v1/customers', { name, externalId: name, testClockId: s.clockId }));
-  if (card) await addCard(s, customer.id, card);
-  const sub = await ok(s.api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: s.offeringId }));
-  const key = await t.seed.productKey(s.ws.test, sub.id);
-  return { customerId: customer.id as string, subscriptionId: sub.id as string, keyId: key.id };
+  const b = await stripeSubscriber(world(), s, name, card);
+  const key = await t.seed.productKey(s.ws.test, b.subscriptionId);
+  return { ...b, keyId: key.id };
 }
 
 const advance = (s: Seller, to: number) => ok(s.api.post(`/api/v1/test_clocks/${s.clockId}/advance`, { frozenTime: iso(to) }));
@@ -315,6 +265,24 @@ describe('collection: charge_automatically', () => {
     assert.equal(chargesFor(invoice.id).length, 1);
   });
 
+  it('a subscription’s own collection method wins over the workspace’s: send_invoice there, nothing charged, a due date instead', async () => {
+    const s = await seller();
+    const customer = await ok(s.api.post('/api/v1/customers', { name: 'own', externalId: 'own', testClockId: s.clockId }));
+    await addCard(s, customer.id, 'pm_card_visa');
+    const sub = await ok(s.api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: s.offeringId, collectionMethod: 'send_invoice' }));
+    assert.equal(sub.collectionMethod, 'send_invoice');
+    const invoice = await firstInvoice(s, sub.id);
+    assert.equal(invoice.collectionMethod, 'send_invoice');
+    await advance(s, JAN + 2 * HOUR);
+    const open = await ok(s.api.get(`/api/v1/invoices/${invoice.id}`));
+    assert.deepEqual([open.status, open.attemptCount, open.dueDate], ['finalized', 0, iso(JAN + 2 * HOUR + 30 * DAY)]);
+    assert.equal(chargesFor(invoice.id).length, 0);
+    const back = await ok(s.api.patch(`/api/v1/subscriptions/${sub.id}`, { collectionMethod: null }));
+    assert.equal(back.collectionMethod, null);
+    const bad = await s.api.patch(`/api/v1/subscriptions/${sub.id}`, { collectionMethod: 'by_carrier_pigeon' });
+    assert.deepEqual([bad.status, bad.body.errors[0].field], [400, 'body.collectionMethod']);
+  });
+
   it('send_invoice and a workspace without Stripe: nothing is charged', async () => {
     const s = await seller({ collectionMethod: 'send_invoice' });
     const b = await subscriber(s, 'invoiced', 'pm_card_visa');
@@ -385,6 +353,88 @@ describe('POST /api/v1/invoices/{id}/attempt_payment (retry now)', () => {
     assert.equal(chargesFor(invoice.id).length, 1, 'charged once, at Stripe');
     const none = await s.api.post(`/api/v1/invoices/${invoice.id}/attempt_payment`, {});
     assert.equal(none.status, 409);
+  });
+});
+
+describe('plan changes pay first (Stripe’s pending_if_incomplete)', () => {
+  const upgrade = (s: Seller, subscriptionId: string, key: string, body: Record<string, unknown> = {}) =>
+    s.api.post(`/api/v1/subscriptions/${subscriptionId}/upgrade`, { offeringId: s.scaleId, ...body }, { 'idempotency-key': key });
+
+  it('an upgrade whose payment succeeds takes effect at once, charged once', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'upgrader', 'pm_card_visa');
+    await advance(s, JAN + 2 * HOUR);
+    await advance(s, JAN + 10 * DAY);
+    const res = await upgrade(s, b.subscriptionId, 'up-1');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      [res.body.payment.status, res.body.status, res.body.subscription.offeringId, res.body.subscription.pendingUpdate],
+      ['succeeded', 'ACTIVE', s.scaleId, null],
+    );
+    assert.equal(res.body.effectiveAt, iso(JAN + 10 * DAY));
+    const invoice = await ok(s.api.get(`/api/v1/invoices/${res.body.invoiceId}`));
+    assert.deepEqual([invoice.status, invoice.billingReason], ['paid', 'subscription_update']);
+    assert.equal(chargesFor(invoice.id).length, 1);
+    assert.deepEqual(
+      (await paymentsOf(s, invoice.id)).map((p: any) => p.trigger),
+      ['plan_change'],
+    );
+    assert.ok((await webhookTypes(s, b.subscriptionId)).includes('subscription.upgraded'));
+  });
+
+  it('an upgrade whose payment fails waits on the old offering; the same key again never charges; a new card pays it and the change takes effect', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'hopeful', 'pm_card_visa');
+    await advance(s, JAN + 2 * HOUR);
+    await addCard(s, b.customerId, 'pm_card_chargeDeclined');
+    await advance(s, JAN + 10 * DAY);
+    const res = await upgrade(s, b.subscriptionId, 'up-2');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual([res.body.payment.status, res.body.payment.failureCode, res.body.effectiveAt], ['failed', 'card_declined', null]);
+    assert.equal(res.body.subscription.offeringId, s.offeringId, 'still on the old offering');
+    assert.deepEqual([res.body.subscription.pendingUpdate.offeringId, res.body.subscription.pendingUpdate.invoiceId], [s.scaleId, res.body.invoiceId]);
+    assert.equal(res.body.subscription.status, 'ACTIVE', 'a failed change does not make the subscription past due');
+    assert.ok(!(await webhookTypes(s, b.subscriptionId)).includes('subscription.upgraded'));
+    const before = fake.requestsTo('POST', '/v1/payment_intents').length;
+    const replay = await upgrade(s, b.subscriptionId, 'up-2');
+    assert.deepEqual([replay.status, replay.headers['idempotent-replayed']], [200, 'true']);
+    assert.equal(fake.requestsTo('POST', '/v1/payment_intents').length, before, 'the replay charged nothing');
+    // Nor does the billing run: the change's invoice is the request's to charge.
+    await advance(s, JAN + 10 * DAY + HOUR);
+    assert.equal(fake.requestsTo('POST', '/v1/payment_intents').length, before);
+
+    await addCard(s, b.customerId, 'pm_card_visa');
+    const sub = await subscription(s, b.subscriptionId);
+    assert.deepEqual([sub.offeringId, sub.pendingUpdate], [s.scaleId, null]);
+    assert.equal((await ok(s.api.get(`/api/v1/invoices/${res.body.invoiceId}`))).status, 'paid');
+    assert.equal(chargesFor(res.body.invoiceId).length, 1);
+    assert.ok((await webhookTypes(s, b.subscriptionId)).includes('subscription.upgraded'));
+  });
+
+  it('a change that needs the buyer gives Stripe’s page; authenticated, it takes effect; one never paid is dropped after 23 hours and its invoice voided', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'secure-up', 'pm_card_visa');
+    await advance(s, JAN + 2 * HOUR);
+    await addCard(s, b.customerId, 'pm_card_authenticationRequired');
+    await advance(s, JAN + 10 * DAY);
+    const res = await upgrade(s, b.subscriptionId, 'up-3', { returnUrl: 'https://seller.example/plans' });
+    assert.equal(res.body.payment.status, 'requires_action', JSON.stringify(res.body));
+    assert.match(res.body.payment.actionUrl, /\/fake\/authenticate\/pi_/);
+    const pi = (await paymentsOf(s, res.body.invoiceId))[0].providerReference;
+    fake.completeAuthentication(pi, 'succeed');
+    for (const d of await fake.deliverWebhooks()) assert.equal(d.status, 200, JSON.stringify(d));
+    assert.equal((await subscription(s, b.subscriptionId)).offeringId, s.scaleId);
+
+    const c = await subscriber(s, 'never-up', 'pm_card_visa');
+    await advance(s, JAN + 10 * DAY + 2 * HOUR);
+    await addCard(s, c.customerId, 'pm_card_chargeDeclined');
+    const failed = await upgrade(s, c.subscriptionId, 'up-4');
+    assert.equal(failed.body.payment.status, 'failed');
+    await advance(s, JAN + 11 * DAY + 3 * HOUR);
+    const dropped = await subscription(s, c.subscriptionId);
+    assert.deepEqual([dropped.offeringId, dropped.pendingUpdate], [s.offeringId, null]);
+    assert.equal((await ok(s.api.get(`/api/v1/invoices/${failed.body.invoiceId}`))).status, 'void');
+    assert.ok((await auditTypes(s, c.subscriptionId)).includes('subscription.change_expired'));
   });
 });
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { toIso, toIsoOrNull } from '../../lib/clock.js';
 import { Metadata, Timestamp } from '../../http/schemas.js';
+import { RefundSchema, refundMethods } from '../payments/refund.js';
 
 /**
  * A credit note (cn_): money given back against one finalized invoice, with lines and a reason,
@@ -91,10 +92,51 @@ export const CreateCreditNoteBody = Type.Object(
       { minItems: 1, maxItems: 100 },
     ),
     metadata: Type.Optional(Metadata),
+    refund: Type.Optional(
+      Type.Object(
+        {
+          method: Type.Union(
+            refundMethods.map((m) => Type.Literal(m)),
+            {
+              description:
+                'provider: refunded through Stripe against the invoice’s Stripe payments, newest first (Stripe must be connected); out_of_band: money you returned outside Tollgate, recorded against the invoice’s other payments (the way to refund a manual payment); customer_balance: credited to the customer’s balance, which their next invoices spend first, at finalization.',
+            },
+          ),
+          amount: Type.Optional(
+            Type.String({
+              pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,12})?$',
+              maxLength: 40,
+              description:
+                'What goes back, at most the credit note’s total (the default) and at most what was paid on the invoice and not yet given back (through the provider: what its Stripe payments have left); more is a 400 naming this field. The rest of the credit note is credited without money moving.',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Only for a paid invoice: what happens to the money (Stripe’s refund_amount, out_of_band_amount and credit_amount). Without it nothing moves, as before: the invoice’s creditedTotal grows. On an invoice still open a credit note reduces what is owed instead, and refund is a 400.',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 export type CreateCreditNoteInput = Static<typeof CreateCreditNoteBody>;
+
+/** The answer to POST /api/v1/credit_notes: the credit note and the refunds it made, as they stand after the call. */
+export const IssuedCreditNoteSchema = Type.Composite(
+  [
+    CreditNoteSchema,
+    Type.Object({
+      refunds: Type.Array(RefundSchema, {
+        maxItems: 1000,
+        description:
+          'With refund: a refund per payment it is taken from (or one credited to the customer’s balance), as they stand when the call returns; a provider refund Stripe did not answer in time is pending and settled by the reconciliation (GET /api/v1/refunds?creditNoteId= shows it later). Empty without refund.',
+      }),
+    }),
+  ],
+  { title: 'IssuedCreditNote' },
+);
 
 export function presentCreditNote(c: CreditNote): Static<typeof CreditNoteSchema> {
   return { ...c, object: 'credit_note', voidedAt: toIsoOrNull(c.voidedAt), createdAt: toIso(c.createdAt), updatedAt: toIso(c.updatedAt) };

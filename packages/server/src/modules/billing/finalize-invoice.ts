@@ -11,11 +11,15 @@ import { loadPriceVersion } from '../catalog/price-version.js';
 import { documentNumber, type BillingSettings } from './billing-settings.js';
 import { billingSettingsOf, takeDocumentNumbers } from './billing-settings.repository.js';
 import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
+import { changeCustomerBalance, customerBalancesOf } from '../payments/customer-balance.repository.js';
+import { balancePayment } from '../payments/payment.js';
+import { insertPayment } from '../payments/payment.repository.js';
+import type { WebhookEventInput } from '../outbound-webhooks/emit-webhook-events.js';
 
 /** What finalization reads of the billing settings: the number's prefix and, for send_invoice, the days until due. */
 type NumberingSettings = Pick<BillingSettings, 'invoicePrefix' | 'daysUntilDue'>;
 import type { AuditEventInput } from '../audit/audit-event.js';
-import { totalOf, type Invoice, type IssuedLine } from './invoice.js';
+import { amountDue, totalOf, type Invoice, type IssuedLine } from './invoice.js';
 import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent, issued } from './issue-invoice.js';
 import { rediscounted } from './discount-line.js';
@@ -186,8 +190,86 @@ export async function finalizeDrafts(
     lines.push([...own, ...(opts.adjust === false ? [] : await lateUsageAdjustments(deps, tenant, d, issued))]);
   }
   const collects = (await findPaymentProvider(deps.db, tenant, 'stripe')) !== null;
+  // Before the number: the sequence's row is the last one this transaction takes.
+  const spent = await spendBalances(deps, tenant, drafts, lines, at);
   const first = await takeDocumentNumbers(deps.db, tenant, 'invoice', drafts.length);
-  return drafts.map((d, k) => finalized(deps, d, lines[k]!, settings, first + k, at, collects));
+  return drafts.map((d, k) => paidFrom(finalized(deps, d, lines[k]!, settings, first + k, at, collects), spent.get(d.id) ?? null, at));
+}
+
+/**
+ * The customers' balances (credit notes credited to them) spent on the drafts being finalized, in
+ * the order given: each takes what it owes, at most what is left, as a payment of provider
+ * customer_balance (written here, in the caller's transaction), so amountRemaining, and what
+ * collection charges, is only the rest. One read of the group's balances, held until the commit
+ * on PostgreSQL (two finalizations never spend the same money); nothing for customers without one.
+ */
+async function spendBalances(deps: Deps, tenant: Tenant, drafts: readonly Invoice[], lines: readonly IssuedLine[][], at: number): Promise<Map<string, string>> {
+  const balances = await customerBalancesOf(
+    deps.db,
+    tenant,
+    drafts.map((d) => d.customerId),
+    { lock: deps.dialect === 'postgres' },
+  );
+  const spent = new Map<string, string>();
+  if (balances.size === 0) return spent;
+  const read = new Map(balances);
+  for (const [k, d] of drafts.entries()) {
+    const key = `${d.customerId}:${d.currency}`;
+    const left = balances.get(key);
+    if (left === undefined) continue;
+    const owed = new Decimal(totalOf(lines[k]!, d.currency)).minus(d.creditedTotal).minus(d.amountPaid);
+    const take = Decimal.min(owed, left);
+    if (take.lte(0)) continue;
+    const amount = roundToMinorUnit(take, d.currency);
+    spent.set(d.id, amount);
+    balances.set(key, roundToMinorUnit(new Decimal(left).minus(amount), d.currency));
+    await insertPayment(
+      deps.db,
+      tenant,
+      balancePayment({
+        id: deps.ids.next('payment'),
+        invoiceId: d.id,
+        customerId: d.customerId,
+        amount,
+        currency: d.currency,
+        paidAt: at,
+        createdAt: deps.clock.now(),
+      }),
+    );
+  }
+  for (const [key, balance] of balances) {
+    const before = read.get(key)!;
+    if (balance === before) continue;
+    const [customerId, currency] = key.split(':') as [string, string];
+    await changeCustomerBalance(deps.db, tenant, customerId, currency, before, new Decimal(balance).minus(before).toFixed(), deps.clock.now());
+  }
+  return spent;
+}
+
+/** A finalized invoice with `amount` of it paid from the customer's balance: paid, when that is all it asks; else collection charges the rest. */
+function paidFrom(invoice: Invoice, amount: string | null, at: number): Invoice {
+  if (amount === null) return invoice;
+  const amountPaid = roundToMinorUnit(new Decimal(invoice.amountPaid).plus(amount), invoice.currency);
+  if (new Decimal(amountPaid).lt(amountDue(invoice))) return { ...invoice, amountPaid };
+  return { ...invoice, amountPaid, status: 'paid', paidAt: at, nextPaymentAttemptAt: null };
+}
+
+/**
+ * invoice.paid for an invoice its customer's balance paid whole at finalization (paidFrom): the
+ * audit event and webhook message the caller writes after its invoice.finalized ones; none otherwise.
+ */
+export function paidAtFinalization(invoice: Invoice): { audit: AuditEventInput; message: WebhookEventInput } | null {
+  if (invoice.status !== 'paid') return null;
+  const before: Invoice = { ...invoice, status: 'finalized', paidAt: null, amountPaid: roundToMinorUnit('0', invoice.currency) };
+  return {
+    audit: {
+      eventType: 'invoice.paid',
+      targetType: 'invoice',
+      targetId: invoice.id,
+      payload: { number: invoice.number, from: 'finalized', to: 'paid', total: invoice.total, amountPaid: invoice.amountPaid, provider: 'customer_balance' },
+    },
+    message: invoiceEvent('invoice.paid', invoice, before),
+  };
 }
 
 /**
@@ -223,16 +305,12 @@ export async function finalizeInvoices(
     const drafts = invoices.filter((i) => i.status === 'draft');
     const finalized = await finalizeDrafts(txDeps, tenant, drafts, at, settings, { rerate: true });
     for (const i of finalized) await saveInvoice(trx, tenant, i);
-    await recordAudits(
-      trx,
-      deps,
-      finalized.map((i) => ({ origin, event: invoiceFinalizedAudit(i) })),
-    );
-    await emitWebhookEvents(
-      trx,
-      deps,
-      finalized.map((i, k) => ({ origin, event: invoiceEvent('invoice.finalized', i, drafts[k]) })),
-    );
+    const paid = finalized.flatMap((i) => paidAtFinalization(i) ?? []);
+    await recordAudits(trx, deps, [...finalized.map((i) => ({ origin, event: invoiceFinalizedAudit(i) })), ...paid.map((p) => ({ origin, event: p.audit }))]);
+    await emitWebhookEvents(trx, deps, [
+      ...finalized.map((i, k) => ({ origin, event: invoiceEvent('invoice.finalized', i, drafts[k]) })),
+      ...paid.map((p) => ({ origin, event: p.message })),
+    ]);
     const byId = new Map(finalized.map((i) => [i.id, i]));
     return { invoices: invoices.map((i) => byId.get(i.id) ?? i), finalized };
   });

@@ -11,6 +11,7 @@ import { presentCreditNote, type CreateCreditNoteInput, type CreditNote } from '
 import { insertCreditNote } from './credit-note.repository.js';
 import type { Invoice } from './invoice.js';
 import { findInvoice, saveInvoice } from './invoice.repository.js';
+import { checkRefund, recordRefunds } from './refund-credit-note.js';
 
 const CREDITABLE = new Set(['finalized', 'paid', 'uncollectible']);
 
@@ -57,7 +58,10 @@ export function creditNoteProblems(
  * Issues a credit note against an invoice, numbered in the tenant's credit-note sequence, and
  * adds it to the invoice's credited total, in one transaction with its audit event and webhook
  * message. Plan changes
- * (immediate downgrades and cancellations) issue theirs through this too.
+ * (immediate downgrades and cancellations) issue theirs through this too. With `refund` (a paid
+ * invoice), the money given back is recorded in the same transaction (refund-credit-note.ts); a
+ * refund through the provider is only written pending here: the caller sends it after the commit
+ * (sendPendingRefunds), never inside this transaction.
  */
 export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: CreateCreditNoteInput): Promise<CreditNote> {
   return inTransaction(deps.db, async (trx) => {
@@ -66,6 +70,13 @@ export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: 
     const problems = creditNoteProblems(invoice, input);
     if (problems.length > 0)
       throw new AppError(problems[0]!.field === 'body.invoiceId' ? 'CONFLICT' : 'VALIDATION_FAILED', problems[0]!.message, { details: problems });
+    const txDeps: Deps = { ...deps, db: trx };
+    const noteTotal = roundToMinorUnit(
+      input.lines.reduce((acc, l) => acc.plus(roundToMinorUnit(l.amount, invoice.currency)), new Decimal(0)),
+      invoice.currency,
+    );
+    // Checked before anything is written (a 400 takes no number of the sequence).
+    const refundParts = input.refund ? await checkRefund(txDeps, ctx, invoice, noteTotal, input.refund) : [];
     const settings = await billingSettingsOf(trx, ctx);
     const n = await takeDocumentNumber(trx, ctx, 'credit_note');
     const lines = input.lines.map((l) => ({
@@ -106,7 +117,15 @@ export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: 
       eventType: 'credit_note.created',
       targetType: 'credit_note',
       targetId: note.id,
-      payload: { number: note.number, invoiceId: invoice.id, invoiceNumber: invoice.number, total, currency: note.currency, reason: note.reason },
+      payload: {
+        number: note.number,
+        invoiceId: invoice.id,
+        invoiceNumber: invoice.number,
+        total,
+        currency: note.currency,
+        reason: note.reason,
+        ...(input.refund ? { refund: { method: input.refund.method, amount: roundToMinorUnit(input.refund.amount ?? total, invoice.currency) } } : {}),
+      },
     });
     await emitWebhookEvent(
       trx,
@@ -114,6 +133,8 @@ export async function issueCreditNote(deps: Deps, ctx: OperationContext, input: 
       ctx,
       resourceEvent('credit_note.created', note.subscriptionId, presentCreditNote, note, undefined, { invoiceNumber: invoice.number }),
     );
+    // After the credit note's event: a refund recorded now (out of band) is its consequence. Provider refunds are sent after the commit.
+    if (input.refund) await recordRefunds(txDeps, ctx, invoice, note, input.refund, refundParts);
     return note;
   });
 }

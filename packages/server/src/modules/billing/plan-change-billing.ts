@@ -6,7 +6,7 @@ import { emitWebhookEvents } from '../outbound-webhooks/emit-webhook-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
 import type { CreditNote } from './credit-note.js';
-import { finalizeDrafts, finalizeInvoices, invoiceFinalizedAudit } from './finalize-invoice.js';
+import { finalizeDrafts, finalizeInvoices, invoiceFinalizedAudit, paidAtFinalization } from './finalize-invoice.js';
 import type { Invoice } from './invoice.js';
 import { findInvoicesByCycleKeys, insertInvoice } from './invoice.repository.js';
 import { draftInvoice, invoiceCreatedAudit, invoiceEvent, type DraftInput } from './issue-invoice.js';
@@ -65,13 +65,16 @@ export async function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, in
   if (!(await insertInvoice(txDeps.db, ctx, invoice!))) {
     throw new AppError('CONFLICT', `Subscription '${input.sub.id}' was changed at this instant already; fetch it and try again.`);
   }
+  const paid = paidAtFinalization(invoice!);
   await recordAudits(txDeps.db, txDeps, [
     { origin: ctx, event: invoiceCreatedAudit(draft) },
     { origin: ctx, event: invoiceFinalizedAudit(invoice!) },
+    ...(paid ? [{ origin: ctx, event: paid.audit }] : []),
   ]);
   await emitWebhookEvents(txDeps.db, txDeps, [
     { origin: ctx, event: invoiceEvent('invoice.created', draft) },
     { origin: ctx, event: invoiceEvent('invoice.finalized', invoice!, draft) },
+    ...(paid ? [{ origin: ctx, event: paid.message }] : []),
   ]);
   return invoice!;
 }

@@ -6,6 +6,7 @@ import { listUnsettledAttempts, touchPayment } from '../payments/payment.reposit
 import { stripeProviderOf } from '../payments/stripe-for.js';
 import { applyChargeOutcome, sendAttempt, type Collection } from './collect-invoice.js';
 import { findInvoice } from './invoice.repository.js';
+import { reconcileRefunds } from './refund-credit-note.js';
 import { billingOrigin } from './renew-subscription.js';
 
 /** An attempt waiting for the buyer (3-D Secure) is asked about once an hour: they may take days. */
@@ -73,5 +74,8 @@ export async function reconcilePayments(deps: Deps, c: Collection): Promise<Reco
     }
   };
   await Promise.all(Array.from({ length: Math.min(AT_ONCE, unsettled.length) }, worker));
+  // Refunds whose answer was lost, or that Stripe was down for, the same way (refund-credit-note.ts).
+  const refunds = await reconcileRefunds(deps);
+  run.settled += refunds;
   return run;
 }

@@ -16,7 +16,7 @@ import { subscriptionEvent } from '../subscriptions/subscription-event.js';
 import { lockSubscriptionsForRenewal, updateRenewedSubscriptions } from '../subscriptions/subscription.repository.js';
 import type { BillingSettings } from './billing-settings.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
-import { finalizeDrafts, invoiceFinalizedAudit } from './finalize-invoice.js';
+import { finalizeDrafts, invoiceFinalizedAudit, paidAtFinalization } from './finalize-invoice.js';
 import type { Invoice } from './invoice.js';
 import { insertInvoices } from './invoice.repository.js';
 import { draftInvoice, invoiceCreatedAudit, invoiceEvent, issued, type DraftInput } from './issue-invoice.js';
@@ -227,13 +227,17 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
       const messages: Array<{ origin: OperationContext; event: WebhookEventInput }> = [];
       for (const c of closed) {
         const invoice = c.invoice && (done.get(c.invoice.id) ?? c.invoice);
-        c.renewal.invoiceFinalized = invoice?.status === 'finalized';
+        // Paid at once by the customer's balance is finalized too (finalize-invoice.ts: paidFrom).
+        const wasFinalized = invoice !== null && done.has(invoice.id);
+        c.renewal.invoiceFinalized = wasFinalized;
         const add = (event: AuditEventInput, message: WebhookEventInput | null) => {
           events.push({ origin: c.origin, event });
           if (message) messages.push({ origin: c.origin, event: message });
         };
         if (invoice) add(invoiceCreatedAudit(c.invoice!), invoiceEvent('invoice.created', c.invoice!));
-        if (invoice?.status === 'finalized') add(invoiceFinalizedAudit(invoice), invoiceEvent('invoice.finalized', invoice, c.invoice!));
+        if (wasFinalized) add(invoiceFinalizedAudit(invoice), invoiceEvent('invoice.finalized', invoice, c.invoice!));
+        const paid = wasFinalized ? paidAtFinalization(invoice) : null;
+        if (paid) add(paid.audit, paid.message);
         for (const e of renewalEvents(c, revoked.get(c.sub.id))) add(e.audit, e.message);
       }
       await recordAudits(trx, deps, events);

@@ -7,6 +7,7 @@ import { finalizeInvoices } from './finalize-invoice.js';
 import { listCollectionsDue, listDraftsDue } from './invoice.repository.js';
 import { collectInvoice, type Collection } from './collect-invoice.js';
 import { reconcilePayments } from './reconcile-payments.js';
+import { expirePendingUpdates } from './expire-pending-updates.js';
 import { billingOrigin, renewSubscriptions } from './renew-subscription.js';
 import type { Environment } from '../../lib/crypto.js';
 
@@ -228,6 +229,7 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
   }
 
   await finalizeDue();
+  await expirePendingUpdates(deps, now, where);
   await collectDue(deps, { bound }, now, where, run);
   if (!scope.testClock) run.reconciled = (await reconcilePayments(deps, { bound })).settled;
   return run;

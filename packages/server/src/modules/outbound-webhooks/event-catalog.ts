@@ -5,7 +5,7 @@
  * `webhook.test` is sent by the test route to one endpoint whatever its filters; nobody
  * subscribes to it.
  */
-export type ResourceKind = 'subscription' | 'invoice' | 'credit_note' | 'usage_limit_alert' | 'api_key' | 'webhook_test';
+export type ResourceKind = 'subscription' | 'invoice' | 'credit_note' | 'payment' | 'usage_limit_alert' | 'api_key' | 'webhook_test';
 
 export interface CatalogEntry {
   category: string;
@@ -40,6 +40,12 @@ export const eventCatalog = {
     'A payment of an invoice needs the buyer (3-D Secure): paymentActionUrl is where they complete it, when the provider gave one.',
   ),
   'credit_note.created': { category: 'credit_note', resource: 'credit_note', description: 'A credit note was issued against an invoice.' },
+  'payment.refunded': {
+    category: 'payment',
+    resource: 'payment',
+    description:
+      'A payment’s amountRefunded grew: a credit note’s refund through Stripe (once Stripe answered) or recorded out of band, or a refund Stripe reported (charge.refunded, made in its dashboard too). previousAttributes.amountRefunded is what it showed before.',
+  },
   'usage.limit_alert': {
     category: 'usage',
     resource: 'usage_limit_alert',
@@ -135,6 +141,16 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
     reason: 'proration',
     currency: 'USD',
     total: '12.50',
+  },
+  payment: {
+    id: 'pay_01jd3m5x7c0000000000000000',
+    object: 'payment',
+    invoiceId: 'inv_01jd3m5x7c0000000000000000',
+    provider: 'stripe',
+    status: 'succeeded',
+    amount: '49.00',
+    amountRefunded: '12.50',
+    currency: 'USD',
   },
   usage_limit_alert: {
     object: 'usage_limit_alert',

@@ -578,6 +578,31 @@ describe('200 invoice and credit note events', () => {
     await sameAsGet(w, ms[0]!, `/api/v1/credit_notes/${note.id}`);
     await replayWritesNone(w.api.post('/api/v1/credit_notes', body, { 'idempotency-key': 'note-once' }), s, ms);
   });
+
+  it('a credit note refunding a manual payment out of band: credit_note.created, then payment.refunded with the GET’s payment and its amountRefunded before', async () => {
+    const w = await world(['*']);
+    const sub = await subscribe(w, w.off.basic);
+    const [invoice] = await invoicesOf(w, sub.id);
+    await ok(w.api.post(`/api/v1/invoices/${invoice!.id}/finalize`, {}));
+    await ok(w.api.post(`/api/v1/invoices/${invoice!.id}/payments`, { amount: '30.00' }));
+    const s = await track(w);
+    const note = await ok(
+      w.api.post('/api/v1/credit_notes', {
+        invoiceId: invoice!.id,
+        reason: 'other',
+        lines: [{ description: 'Goodwill', amount: '7.50' }],
+        refund: { method: 'out_of_band' },
+      }),
+    );
+    const ms = await s.messages();
+    assert.deepEqual(types(ms), ['credit_note.created', 'payment.refunded']);
+    const refunded = ms[1]!;
+    checkBody(refunded);
+    assert.equal(refunded.orderingKey, sub.id);
+    assert.equal(refunded.parsed.data.object.id, note.refunds[0].paymentId);
+    assert.deepEqual([refunded.parsed.data.object.amountRefunded, refunded.parsed.data.previousAttributes], ['7.50', { amountRefunded: '0.00' }]);
+    await sameAsGet(w, refunded, `/api/v1/payments/${note.refunds[0].paymentId}`);
+  });
 });
 
 describe('200 usage.limit_alert', () => {

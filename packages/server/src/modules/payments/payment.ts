@@ -79,7 +79,10 @@ export const PaymentSchema = Type.Object(
       },
     ),
     amount: Type.String({ description: 'Decimal, in the invoice’s currency and its minor digits.' }),
-    amountRefunded: Type.String({ description: 'Refunded so far, decimal.' }),
+    amountRefunded: Type.String({
+      description:
+        'Refunded so far, decimal: credit notes’ refunds through Stripe or out of band, and refunds Stripe reports (charge.refunded, its dashboard’s too). Only ever grows.',
+    }),
     currency: Type.String(),
     reference: Type.Union([Type.String({ maxLength: 255 }), Type.Null()], { description: 'The payer’s or the bank’s reference, as recorded.' }),
     paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the money arrived; null until it has.' }),

@@ -9,14 +9,15 @@ import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { subscriptionEvent } from '../subscriptions/subscription-event.js';
 import { changeEventType } from '../billing/renew-subscription.js';
 import { creditUnusedTime, issueChangeInvoice } from '../billing/plan-change-billing.js';
-import { findInvoicesByCycleKeys } from '../billing/invoice.repository.js';
+import { collectInvoice, type Collection } from '../billing/collect-invoice.js';
+import { findInvoicesByCycleKeys, saveInvoice } from '../billing/invoice.repository.js';
 import type { CreditNote } from '../billing/credit-note.js';
 import type { Invoice } from '../billing/invoice.js';
 import { priceVersionFor } from '../catalog/price-version.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { cancelSubscription, type CancelRequest } from '../subscriptions/cancel-subscription.js';
 import type { SubscriptionBilling } from '../subscriptions/subscription-billing.js';
-import { presentSubscription, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
+import { PENDING_UPDATE_TTL_MS, presentSubscription, SUBSCRIPTIONS_CHANGED, type Subscription } from '../subscriptions/subscription.js';
 import { findSubscription, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { checkEntitlementConfig } from '../subscriptions/check-entitlement-config.js';
@@ -46,6 +47,8 @@ interface Outcome {
   scheduledAt: number | null;
   effectiveAt: number | null;
   offeringName: string | null;
+  /** Pay first: the change waits for its invoice's payment, made after the commit (settleChangePayment). */
+  paysFirst?: boolean;
 }
 
 function presentOutcome(o: Outcome): ChangeResult {
@@ -65,6 +68,7 @@ function presentOutcome(o: Outcome): ChangeResult {
     creditNoteAmount: o.creditNoteAmount,
     scheduledAt: toIsoOrNull(o.scheduledAt),
     effectiveAt: toIsoOrNull(o.effectiveAt),
+    payment: o.paysFirst ? { status: 'pending', failureCode: null, failureMessage: null, actionUrl: null } : null,
     subscription: presentSubscription(o.sub),
   };
 }
@@ -185,7 +189,6 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
       version: sub.version + 1,
       updatedAt: deps.clock.now(),
     };
-    await save(trx, ctx, next, sub);
     const payload = {
       kind,
       applyAt,
@@ -199,6 +202,36 @@ export async function changePlan(deps: Deps, ctx: OperationContext, id: string, 
       invoiceId: invoice?.id ?? null,
       creditNoteId: note?.id ?? null,
     };
+    // Pay first: a charge today that Stripe collects (finalization scheduled it) waits for its
+    // payment; the request charges it after this commit, and the change applies once it is paid.
+    if (invoice && invoice.nextPaymentAttemptAt !== null && note === null) {
+      await saveInvoice(trx, ctx, { ...invoice, nextPaymentAttemptAt: null });
+      const waiting: Subscription = {
+        ...sub,
+        pendingUpdate: {
+          invoiceId: invoice.id,
+          offeringId: to.offering.id,
+          priceVersionId: next.priceVersionId,
+          billingPeriod: next.billingPeriod,
+          billingAnchor: next.billingAnchor,
+          currentPeriodStart: next.currentPeriodStart,
+          currentPeriodEnd: next.currentPeriodEnd,
+          usageLimits,
+          kind,
+          channel,
+          requestedAt: now,
+          expiresAt: now + PENDING_UPDATE_TTL_MS,
+          details: payload,
+        },
+        version: sub.version + 1,
+        updatedAt: deps.clock.now(),
+      };
+      await save(trx, ctx, waiting, sub);
+      await recordAudit(trx, deps, ctx, { eventType: 'subscription.change_pending', targetType: 'subscription', targetId: sub.id, payload });
+      await afterCommit(trx, () => deps.caches.clear(SUBSCRIPTIONS_CHANGED));
+      return { ...base, sub: waiting, ...issued(invoice, null), scheduledAt: null, effectiveAt: null, paysFirst: true };
+    }
+    await save(trx, ctx, next, sub);
     await recordAudit(trx, deps, ctx, { eventType: changeEventType(kind), targetType: 'subscription', targetId: sub.id, payload });
     await emitWebhookEvent(trx, deps, ctx, subscriptionEvent(changeEventType(kind), next, sub, payload));
     await afterCommit(trx, () => deps.caches.clear(SUBSCRIPTIONS_CHANGED));
@@ -293,4 +326,37 @@ export async function withdrawChange(deps: Deps, ctx: OperationContext, id: stri
     await emitWebhookEvent(trx, deps, ctx, subscriptionEvent('subscription.change_withdrawn', next, sub, payload));
     return next;
   });
+}
+
+/**
+ * The payment of a change that pays first, made after the change's transaction committed (never
+ * inside one: Stripe is called over the network): what the result then says (the payment, the
+ * status, when it took effect) and the subscription as it stands: changed when the payment
+ * succeeded (collect-invoice.ts applies a subscription's pending update when its invoice is paid,
+ * whoever brings the payment), still waiting otherwise. null when nothing is to be paid first.
+ */
+export async function settleChangePayment(
+  deps: Deps,
+  c: Collection,
+  ctx: OperationContext,
+  result: Pick<ChangeResult, 'payment' | 'invoiceId' | 'subscriptionId'>,
+  returnUrl: string | null,
+): Promise<{ fields: Pick<ChangeResult, 'status' | 'effectiveAt' | 'payment'>; subscription: Subscription } | null> {
+  if (result.payment?.status !== 'pending' || result.invoiceId === null) return null;
+  const r = await collectInvoice(deps, c, ctx, result.invoiceId, { trigger: 'plan_change', origin: ctx, returnUrl });
+  const sub = (await findSubscription(deps.db, ctx, result.subscriptionId))!;
+  const applied = sub.pendingUpdate === null && r.payment?.status === 'succeeded';
+  return {
+    fields: {
+      status: sub.status,
+      effectiveAt: applied ? toIso(await timeOf(deps, ctx, sub.testClockId)) : null,
+      payment: {
+        status: r.payment?.status ?? 'pending',
+        failureCode: r.payment?.failureCode ?? null,
+        failureMessage: r.payment?.failureMessage ?? null,
+        actionUrl: r.payment?.actionUrl ?? null,
+      },
+    },
+    subscription: sub,
+  };
 }

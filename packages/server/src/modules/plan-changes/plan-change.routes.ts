@@ -10,7 +10,7 @@ import type { SubscriptionBilling } from '../subscriptions/subscription-billing.
 import { presentSubscription, SubscriptionSchema } from '../subscriptions/subscription.js';
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { listChangeCandidates, presentCandidate } from './change-candidates.js';
-import { cancelPlan, changePlan, withdrawChange } from './change-plan.js';
+import { cancelPlan, changePlan, settleChangePayment, withdrawChange } from './change-plan.js';
 import { CancelBody, ChangeCandidateSchema, ChangePreviewSchema, ChangeResultSchema, OperatorChangeBody, PreviewChangeBody } from './plan-change.js';
 import { previewChange } from './preview-change.js';
 
@@ -89,9 +89,13 @@ export async function planChangeRoutes(app: App, deps: Deps, bound: BoundCredent
       body: OperatorChangeBody,
       response: { 200: ChangeResultSchema, ...errors(400, 403, 404, 409) },
     },
-    handler: (req, reply) => {
+    handler: async (req, reply) => {
       requireIdempotencyKey(req);
-      return idempotent(deps, req, reply, (tx) => changePlan(tx, req.ctx, req.params.id, req.body, 'API'));
+      const result = await idempotent(deps, req, reply, (tx) => changePlan(tx, req.ctx, req.params.id, req.body, 'API'));
+      // A change that pays first is charged after its commit; a replay answers as the first answer did, and never charges.
+      if (reply.getHeader('idempotent-replayed') === 'true') return result;
+      const paid = await settleChangePayment(deps, { bound }, req.ctx, result, req.body.returnUrl ?? null);
+      return paid ? { ...result, ...paid.fields, subscription: presentSubscription(paid.subscription) } : result;
     },
   });
 

@@ -51,7 +51,19 @@ export const PreviewChangeBody = Type.Object(
 export type PreviewChangeInput = Static<typeof PreviewChangeBody>;
 
 export const ChangeBody = Type.Object(
-  { offeringId: OfferingId, applyAt: Type.Optional(ApplyAtSchema), expectedVersion: Type.Optional(ExpectedVersion) },
+  {
+    offeringId: OfferingId,
+    applyAt: Type.Optional(ApplyAtSchema),
+    expectedVersion: Type.Optional(ExpectedVersion),
+    returnUrl: Type.Optional(
+      Type.String({
+        maxLength: 2_000,
+        pattern: '^https?://[^\\s]+$',
+        description:
+          'Where Stripe sends the buyer back after 3-D Secure, when an IMMEDIATE change is paid first and their card needs it (payment.actionUrl is then Stripe’s page); the widget sends its page.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type ChangeInput = Static<typeof ChangeBody>;
@@ -170,7 +182,11 @@ const ChangeResultFields = {
   action: ActionSchema,
   applyAt: ApplyAtSchema,
   channel: literals(changeChannels, 'API, or EMBED for the widget (cancel_channel).'),
-  status: Type.String({ maxLength: 40, description: 'ACTIVE, ACTIVE_PENDING_CHANGE (a PERIOD_END change waiting) or CANCELLED.' }),
+  status: Type.String({
+    maxLength: 40,
+    description:
+      'ACTIVE, ACTIVE_PENDING_CHANGE (a PERIOD_END change waiting), PAST_DUE or CANCELLED. A change that pays first and is not paid yet leaves it as it was.',
+  }),
   offeringId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
   offeringName: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'The new offering (the current one for a cancellation).' }),
   invoiceId: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
@@ -189,6 +205,27 @@ const ChangeResultFields = {
   creditNoteAmount: NullableMoney('Its total.'),
   scheduledAt: NullableTimestamp,
   effectiveAt: NullableTimestamp,
+  payment: Type.Union(
+    [
+      Type.Object({
+        status: Type.Union(
+          ['pending', 'processing', 'requires_action', 'succeeded', 'failed'].map((x) => Type.Literal(x)),
+          {
+            description:
+              'succeeded: paid, the change took effect; failed: refused (failureCode), the change waits; requires_action: the buyer authenticates at actionUrl, then it takes effect; pending/processing: no answer yet (the change takes effect when it comes).',
+          },
+        ),
+        failureCode: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+        failureMessage: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+        actionUrl: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        'An IMMEDIATE change with a charge, in an environment with Stripe connected and charge_automatically: the invoice is charged at once and the change takes effect only once it is paid (Stripe’s pending_if_incomplete; subscription.pendingUpdate meanwhile, for 23 hours). null when nothing was charged. A retry with the same Idempotency-Key answers as the first answer did and never charges again.',
+    },
+  ),
 };
 
 export const ChangeResultSchema = Type.Object({ ...ChangeResultFields, subscription: SubscriptionSchema }, { title: 'ChangeResult' });

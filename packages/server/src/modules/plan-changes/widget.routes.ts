@@ -9,7 +9,7 @@ import type { SubscriptionBilling } from '../subscriptions/subscription-billing.
 import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { widgetSessionOf } from '../widget-sessions/widget-session-of.js';
 import { listChangeCandidates, presentCandidate } from './change-candidates.js';
-import { cancelPlan, changePlan, withdrawChange, type ChangeResult } from './change-plan.js';
+import { cancelPlan, changePlan, settleChangePayment, withdrawChange, type ChangeResult } from './change-plan.js';
 import {
   CancelBody,
   ChangeBody,
@@ -125,10 +125,14 @@ export async function widgetRoutes(app: App, deps: Deps, bound: BoundCredentials
       body: ChangeBody,
       response: { 200: WidgetChangeResultSchema, ...errors(400, 401, 403, 404, 409) },
     },
-    handler: (req, reply) => {
+    handler: async (req, reply) => {
       requireIdempotencyKey(req);
       const id = widgetSessionOf(req).subscriptionId;
-      return idempotent(deps, req, reply, async (tx) => forWidget(tx, req.ctx, await changePlan(tx, req.ctx, id, req.body, 'EMBED')));
+      const result = await idempotent(deps, req, reply, async (tx) => forWidget(tx, req.ctx, await changePlan(tx, req.ctx, id, req.body, 'EMBED')));
+      // Pay first: charged after the change's commit (a replay answers as the first answer did, and never charges).
+      if (reply.getHeader('idempotent-replayed') === 'true') return result;
+      const paid = await settleChangePayment(deps, { bound }, req.ctx, result, req.body.returnUrl ?? null);
+      return paid ? { ...result, ...paid.fields, subscription: await presentWidgetSubscription(deps, req.ctx, paid.subscription) } : result;
     },
   });
 

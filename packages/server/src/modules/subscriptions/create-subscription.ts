@@ -74,6 +74,7 @@ export async function createSubscription(
       pastDueSince: null,
       pastDueAccessUntil: null,
       collectionMethod: input.collectionMethod ?? null,
+      pendingUpdate: null,
       createdAt: deps.clock.now(),
       updatedAt: deps.clock.now(),
     };

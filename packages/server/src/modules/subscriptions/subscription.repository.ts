@@ -6,7 +6,7 @@ import type { Environment } from '../../lib/crypto.js';
 import type { BillingPeriod } from '../../lib/periods.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { PeriodAlignment } from '@tollgate/pricing';
-import type { ScheduledChange, SpendBudget, Subscription, SubscriptionDiscount, SubscriptionStatus, UsageLimit } from './subscription.js';
+import type { PendingUpdate, ScheduledChange, SpendBudget, Subscription, SubscriptionDiscount, SubscriptionStatus, UsageLimit } from './subscription.js';
 import type { CancellationDetails } from './cancellation-details.js';
 
 function serialized(s: Subscription) {
@@ -20,6 +20,7 @@ function serialized(s: Subscription) {
     priceVersionPinned: s.priceVersionPinned ? 1 : 0,
     discount: s.discount === null ? null : JSON.stringify(s.discount),
     cancellationDetails: s.cancellationDetails === null ? null : JSON.stringify(s.cancellationDetails),
+    pendingUpdate: s.pendingUpdate === null ? null : JSON.stringify(s.pendingUpdate),
   };
 }
 import type { SubscriptionTable } from '../../db/tables/subscription.table.js';
@@ -57,6 +58,7 @@ function toSubscription(r: Selectable<SubscriptionTable>): Subscription {
     pastDueSince: r.pastDueSince === null ? null : Number(r.pastDueSince),
     pastDueAccessUntil: r.pastDueAccessUntil === null ? null : Number(r.pastDueAccessUntil),
     collectionMethod: r.collectionMethod as CollectionMethod | null,
+    pendingUpdate: r.pendingUpdate === null ? null : (JSON.parse(r.pendingUpdate) as PendingUpdate),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -261,4 +263,19 @@ export async function countDueOnTestClock(db: Db, tenant: Tenant, testClockId: s
     .where('currentPeriodEnd', '<=', until)
     .executeTakeFirstOrThrow();
   return Number(r.n);
+}
+
+/**
+ * Subscriptions with a plan change waiting for its payment, on real time (no test clock) or on one
+ * test clock: few at any time (a change waits at most 23 hours), so they are all read.
+ */
+export async function listWithPendingUpdates(
+  db: Db,
+  where: { tenant: Tenant; id: string } | null,
+  limit: number,
+): Promise<Array<{ tenant: Tenant; subscription: Subscription }>> {
+  let q = db.selectFrom('subscriptions').selectAll().where('pendingUpdate', 'is not', null);
+  q = where ? q.$call(forTenant(where.tenant)).where('testClockId', '=', where.id) : q.where('testClockId', 'is', null);
+  const rows = await q.orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ tenant: { workspaceId: r.workspaceId, environment: r.environment as Environment }, subscription: toSubscription(r) }));
 }

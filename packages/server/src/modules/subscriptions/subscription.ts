@@ -107,8 +107,55 @@ export interface Subscription {
   pastDueAccessUntil: number | null;
   /** Its own collection method; null: the workspace's billing settings decide, invoice by invoice. */
   collectionMethod: CollectionMethod | null;
+  /** An IMMEDIATE change waiting for its invoice to be paid; null: none. */
+  pendingUpdate: PendingUpdate | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/**
+ * An IMMEDIATE plan change that pays first (Stripe's pending_if_incomplete): decided and invoiced
+ * at the request, applied only once its invoice is paid (the subscription stays where it is
+ * meanwhile), dropped and its invoice voided at `expiresAt`.
+ */
+export interface PendingUpdate {
+  invoiceId: string;
+  offeringId: string;
+  priceVersionId: string | null;
+  billingPeriod: BillingPeriod;
+  billingAnchor: number;
+  currentPeriodStart: number;
+  currentPeriodEnd: number;
+  usageLimits: UsageLimitOverride[];
+  kind: 'UPGRADE' | 'DOWNGRADE' | 'LATERAL';
+  channel: 'API' | 'EMBED';
+  /** When it was asked for (the subscription's time). */
+  requestedAt: number;
+  /** The subscription's time after which it is dropped: 23 hours after it was asked for, as Stripe's. */
+  expiresAt: number;
+  /** The change's audit and webhook details, written when it applies. */
+  details: Record<string, unknown>;
+}
+
+/** How long a change waits for its payment (Stripe's pending updates expire after 23 hours). */
+export const PENDING_UPDATE_TTL_MS = 23 * 3_600_000;
+
+/** Pure: the subscription once its pending change applies (the change's offering, period and limits). */
+export function withPendingUpdateApplied(sub: Subscription, updatedAt: number): Subscription {
+  const u = sub.pendingUpdate!;
+  return {
+    ...sub,
+    offeringId: u.offeringId,
+    priceVersionId: u.priceVersionId,
+    billingPeriod: u.billingPeriod,
+    billingAnchor: u.billingAnchor,
+    currentPeriodStart: u.currentPeriodStart,
+    currentPeriodEnd: u.currentPeriodEnd,
+    usageLimits: u.usageLimits,
+    pendingUpdate: null,
+    version: sub.version + 1,
+    updatedAt,
+  };
 }
 
 /** The status a subscription that is not (or no longer) past due has: ACTIVE, or ACTIVE_PENDING_CHANGE while a change waits. */
@@ -220,6 +267,21 @@ export const SubscriptionSchema = Type.Object(
     collectionMethod: Type.Union([CollectionMethodSchema, Type.Null()], {
       description: 'How its invoices are collected; null: as the workspace’s billing settings say at each invoice.',
     }),
+    pendingUpdate: Type.Union(
+      [
+        Type.Object({
+          offeringId: Type.String({ maxLength: 100, description: 'The offering it moves to once paid.' }),
+          invoiceId: Type.String({ maxLength: 100, description: 'inv_…: the change’s invoice, to be paid first.' }),
+          requestedAt: Type.String({ format: 'date-time' }),
+          expiresAt: Type.String({ format: 'date-time', description: 'Unpaid by then, the change is dropped and its invoice voided (23 hours).' }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'An IMMEDIATE plan change waiting for its invoice to be paid (Stripe connected, charge_automatically): the subscription stays on its offering until the payment succeeds, then changes (subscription.upgraded…); null when none waits.',
+      },
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -325,6 +387,14 @@ export function presentSubscription(s: Subscription): Static<typeof Subscription
     trialEndsAt: toIsoOrNull(s.trialEndsAt),
     cancelledAt: toIsoOrNull(s.cancelledAt),
     cancellationDetails: presentCancellationDetails(s.cancellationDetails),
+    pendingUpdate: s.pendingUpdate
+      ? {
+          offeringId: s.pendingUpdate.offeringId,
+          invoiceId: s.pendingUpdate.invoiceId,
+          requestedAt: toIso(s.pendingUpdate.requestedAt),
+          expiresAt: toIso(s.pendingUpdate.expiresAt),
+        }
+      : null,
     pastDueSince: toIsoOrNull(s.pastDueSince),
     pastDueAccessUntil: toIsoOrNull(s.pastDueAccessUntil),
     createdAt: toIso(s.createdAt),
