@@ -12,17 +12,13 @@
 // BENCH_INGEST_SECONDS (10) the ingestion-alone phases, BENCH_INGEST_RATE (batches/s) the open
 // loop's rate (half the closed loop's alone by default), against a third advance. 127.0.0.1 only; stops by itself.
 import { addMonthsClamped } from '../packages/pricing/src/periods.js';
-import http from 'node:http';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { createIdGenerator } from '../packages/server/src/lib/ids.js';
 import type { PricedOffering } from '../packages/server/src/modules/catalog/load-priced-offering.js';
 import { metricsRatedByDimension, unitsOfOffering, usageGroupsOf } from '../packages/server/src/modules/billing/priced-units.js';
 import { ratePeriod } from '../packages/server/src/modules/billing/rate-period.js';
-import type { PeriodUsage } from '../packages/server/src/modules/usage/period-usage.js';
 import { BATCH, batchBodies, closedLoop, openLoop, percentile, scratchPostgres, startBenchServer, type LoadResult } from './lib.js';
+import { GRACE, HOUR, T0, cloneTemplate, postgresStore, readTemplate, request, sqliteStore, writeUsage, type Store } from './subscriptions-fixture.js';
 
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
 const PER_CUSTOMER = Number(process.env.BENCH_SUBSCRIPTIONS_PER_CUSTOMER ?? 100);
@@ -32,125 +28,11 @@ const OPEN_RATE = process.env.BENCH_INGEST_RATE ? Number(process.env.BENCH_INGES
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
 /** Every subscription carries a retention discount (issue 17): each renewal invoice gets a discount line. */
 const DISCOUNT = process.env.BENCH_DISCOUNT === '1';
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-/** The workspace's grace period (the default): drafts are finalized this long after their period ends. */
-const GRACE = HOUR;
-/** Where the clock starts: a period that starts and ends inside an hour, so both edges are read from raw events. */
-const T0 = Date.UTC(2026, 0, 5, 2, 34, 56, 789);
-const METRICS = ['api_calls', 'tokens', 'seats'] as const;
-const EVENTS_PER_HOUR = 5;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
     .join(' ');
-
-type Row = Record<string, unknown>;
-
-/** The little this bench needs of a database: queries with `?` placeholders, and bulk inserts of rows as objects. */
-interface Store {
-  all<T = Row>(q: string, params?: unknown[]): Promise<T[]>;
-  run(q: string, params?: unknown[]): Promise<void>;
-  insert(table: string, rows: Row[]): Promise<void>;
-  analyze(): Promise<void>;
-  close(): Promise<void>;
-}
-
-function sqliteStore(file: string): Store {
-  const db = new SQLite(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 10000');
-  return {
-    async all<T>(q: string, params: unknown[] = []) {
-      return db.prepare(q).all(...params) as T[];
-    },
-    async run(q, params = []) {
-      db.prepare(q).run(...params);
-    },
-    async insert(table, rows) {
-      if (rows.length === 0) return;
-      const columns = Object.keys(rows[0]!);
-      const stmt = db.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
-      db.transaction(() => {
-        for (const r of rows) stmt.run(columns.map((c) => r[c] ?? null));
-      })();
-    },
-    async analyze() {
-      db.exec('analyze');
-    },
-    async close() {
-      db.close();
-    },
-  };
-}
-
-async function postgresStore(url: string): Promise<Store> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  let i = 0;
-  const numbered = (q: string) => ((i = 0), q.replace(/\?/g, () => `$${++i}`));
-  return {
-    async all<T>(q: string, params: unknown[] = []) {
-      return (await client.query(numbered(q), params)).rows as T[];
-    },
-    async run(q, params = []) {
-      await client.query(numbered(q), params);
-    },
-    async insert(table, rows) {
-      if (rows.length === 0) return;
-      const columns = Object.keys(rows[0]!).join(', ');
-      for (let k = 0; k < rows.length; k += 5000) {
-        await client.query(`insert into ${table} (${columns}) select ${columns} from json_populate_recordset(null::${table}, $1)`, [
-          JSON.stringify(rows.slice(k, k + 5000)),
-        ]);
-      }
-    },
-    async analyze() {
-      await client.query('vacuum analyze');
-    },
-    close: () => client.end(),
-  };
-}
-
-/** A JSON request with no client-side timeout (an advance answers when its billing work is done). */
-function request(url: string, method: string, auth: string, body?: unknown): Promise<{ status: number; json: Row }> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      url,
-      { method, headers: { authorization: auth, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const out = { status: res.statusCode ?? 0, json: (text ? JSON.parse(text) : {}) as Row };
-          if (out.status >= 300) reject(new Error(`${method} ${url}: ${out.status} ${text}`));
-          else resolve(out);
-        });
-      },
-    );
-    req.setTimeout(0);
-    req.on('error', reject);
-    req.end(data);
-  });
-}
-
-/** The instants of a customer's events in a period: the start's hour, two days inside, the end's hour. */
-function eventTimes(start: number, end: number): number[] {
-  const hours = [start + 10 * 60_000, start + 3 * DAY + 17 * 60_000, start + 12 * DAY + 5 * 60_000, end - 20 * 60_000];
-  return hours.flatMap((h) => Array.from({ length: EVENTS_PER_HOUR }, (_, k) => h + k * 60_000));
-}
-
-/** Integer quantities per event, by customer and metric (exact, so sums are plain integers). */
-function quantityOf(c: number, metric: (typeof METRICS)[number]): number {
-  if (metric === 'api_calls') return 4_000 + (c % 7) * 1_000;
-  if (metric === 'tokens') return 20_000 + (c % 13) * 3_000;
-  return 1 + (c % 4);
-}
-
-const monthStart = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1);
 
 async function main() {
   const adminUrl = process.env.BENCH_DATABASE_URL;
@@ -184,115 +66,30 @@ async function main() {
     // Past the grace period: the first invoice (the entry price) is finalized and numbered, as it would be.
     await request(`${url}/api/v1/test_clocks/${clock.id}/advance`, 'POST', auth, { frozenTime: new Date(T0 + 2 * HOUR).toISOString() });
 
-    const [customerRow] = await s.all(`select * from customers where id = ?`, [first.id]);
-    const [subRow] = await s.all(`select * from subscriptions where id = ?`, [firstSub.id]);
-    const [invoiceRow] = await s.all(`select * from invoices where subscription_id = ?`, [firstSub.id]);
-    const [seq] = await s.all<{ next_value: number }>(
-      `select next_value from document_sequences where workspace_id = ? and environment = ? and kind = 'invoice'`,
-      tenant,
-    );
-    if (!customerRow || !subRow || !invoiceRow || !seq || invoiceRow.status !== 'finalized') throw new Error('the template rows are not as expected');
+    const template = await readTemplate(s, tenant, first.id, firstSub.id);
+    const subRow = template.subscription;
     const periodStart = Number(subRow.current_period_start);
     const end1 = Number(subRow.current_period_end);
     const end2 = addMonthsClamped(end1, 1);
     const end3 = addMonthsClamped(end1, 2);
     const clockId = clock.id;
 
-    // Ids made at the template's creation time, as the service would have made them around then.
-    let idMs = Number(customerRow.created_at);
-    const ids = createIdGenerator({ now: () => idMs });
-    const customers: Row[] = [];
-    const customerIds = [first.id];
-    for (let c = 1; c < CUSTOMERS; c++) {
-      const id = ids.next('customer');
-      customerIds.push(id);
-      customers.push({ ...customerRow, id, external_id: `renewals-${c}` });
-    }
-    idMs = Number(subRow.created_at);
-    const subs: Row[] = [];
-    const invoices: Row[] = [];
-    let number = Number(seq.next_value);
-    const prefix = String(invoiceRow.number).replace(/-\d+$/, '');
-    for (let c = 0; c < CUSTOMERS; c++) {
-      for (let k = c === 0 ? 1 : 0; k < PER_CUSTOMER; k++) {
-        const id = ids.next('subscription');
-        subs.push({ ...subRow, id, customer_id: customerIds[c] });
-        invoices.push({
-          ...invoiceRow,
-          id: ids.next('invoice'),
-          customer_id: customerIds[c],
-          subscription_id: id,
-          number: `${prefix}-${String(number++).padStart(6, '0')}`,
-        });
-      }
-    }
-    await s.insert('customers', customers);
-    await s.insert('subscriptions', subs);
-    await s.insert('invoices', invoices);
-    await s.run(`update document_sequences set next_value = ? where workspace_id = ? and environment = ? and kind = 'invoice'`, [number, ...tenant]);
-
-    // Usage in both periods, as ingestion writes it: events, their UTC hours and months (totals only: no metadata, no dimensions).
-    const events: Row[] = [];
-    const hourly = new Map<string, Row>();
-    const monthly = new Map<string, Row>();
-    const usageOf: PeriodUsage[] = [];
-    for (let c = 0; c < CUSTOMERS; c++) {
-      for (const [start, end] of [
-        [periodStart, end1],
-        [end1, end2],
-      ] as const) {
-        const times = eventTimes(start, end);
-        const usage: PeriodUsage = new Map();
-        for (const metric of METRICS) {
-          const q = quantityOf(c, metric);
-          for (const t of times) {
-            events.push({
-              workspace_id: workspaceId,
-              environment: 'test',
-              customer_id: customerIds[c],
-              metric_name: metric,
-              quantity: String(q),
-              occurred_at: t,
-              period_start: monthStart(t),
-              received_at: t,
-              event_id: null,
-              metadata: null,
-              source: 'api',
-            });
-            for (const [map, key, extra] of [
-              [hourly, 'hour_start', Math.floor(t / HOUR) * HOUR],
-              [monthly, 'period_start', monthStart(t)],
-            ] as const) {
-              const k = `${customerIds[c]}|${metric}|${extra}`;
-              const r = map.get(k) ?? {
-                workspace_id: workspaceId,
-                environment: 'test',
-                customer_id: customerIds[c],
-                metric_name: metric,
-                [key]: extra,
-                dimension: '',
-                quantity_sum: '0',
-                event_count: 0,
-                updated_at: t,
-              };
-              r.quantity_sum = String(Number(r.quantity_sum) + q);
-              r.event_count = Number(r.event_count) + 1;
-              map.set(k, r);
-            }
-          }
-          usage.set(metric, { quantity: String(q * times.length), events: times.length, dimensions: new Map() });
-        }
-        if (start === periodStart) usageOf.push(usage);
-      }
-    }
-    await s.insert('usage_events', events);
-    await s.insert('usage_hourly', [...hourly.values()]);
-    await s.insert('usage_aggregates', [...monthly.values()]);
+    const customerIds = await cloneTemplate(s, tenant, template, {
+      subscriptions: CUSTOMERS * PER_CUSTOMER,
+      perCustomer: PER_CUSTOMER,
+      externalIdPrefix: 'renewals-',
+    });
+    // Usage in both periods; the first period's is also rated in process below (the ceiling).
+    const written = await writeUsage(s, workspaceId, customerIds, [
+      [periodStart, end1],
+      [end1, end2],
+    ]);
+    const usageOf = written.usage[0]!;
     await s.analyze();
     const setupSeconds = (performance.now() - t0) / 1000;
     const total = CUSTOMERS * PER_CUSTOMER;
     out.push(
-      `setup ${setupSeconds.toFixed(1)} s: ${fmt(total)} subscriptions, ${fmt(events.length)} events (${fmt(hourly.size)} hourly, ${fmt(monthly.size)} monthly rows); ` +
+      `setup ${setupSeconds.toFixed(1)} s: ${fmt(total)} subscriptions, ${fmt(written.events)} events (${fmt(written.hourly)} hourly, ${fmt(written.monthly)} monthly rows); ` +
         `period ${new Date(periodStart).toISOString()} to ${new Date(end1).toISOString()}`,
     );
 
