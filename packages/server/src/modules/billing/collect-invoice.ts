@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
-import { isUnsettled, outcomeAdvances, type Payment, type PaymentTrigger } from '../payments/payment.js';
+import { outcomeAdvances, type Payment, type PaymentTrigger } from '../payments/payment.js';
 import { PaymentProviderError, type ChargeRequest, type ChargeResult, type PaymentProvider } from '../payments/payment-provider.js';
 import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
 import { findPayment, insertPayment, listInvoicePayments, savePayment } from '../payments/payment.repository.js';
@@ -147,7 +147,7 @@ export async function collectInvoice(deps: Deps, c: Collection, tenant: Tenant, 
     if (invoice.status !== 'finalized') return { invoice: await unschedule({ ...deps, db: trx }, tenant, invoice), payment: null, skipped: 'not_open' };
     const owed = amountRemaining(invoice);
     if (new Decimal(owed).lte(0)) return { invoice: await unschedule({ ...deps, db: trx }, tenant, invoice), payment: null, skipped: 'nothing_owed' };
-    if (invoice.latestAttemptStatus === 'pending' || invoice.latestAttemptStatus === 'processing') return { invoice, payment: null, skipped: 'in_flight' };
+    if (attemptInFlight(invoice)) return { invoice, payment: null, skipped: 'in_flight' };
     const n = invoice.attemptCount + 1;
     const now = deps.clock.now();
     const payment: Payment = {
@@ -205,7 +205,8 @@ async function withdrawWaitingAttempts(
   invoice: Invoice,
   origin: OperationContext,
 ): Promise<'none' | 'withdrawn' | 'paid' | 'unavailable'> {
-  if (invoice.latestAttemptStatus !== 'requires_action' && invoice.attemptCount === 0) return 'none';
+  // Any earlier attempt may still wait for the buyer, not only the latest (a later one may have failed off-session).
+  if (invoice.attemptCount === 0) return 'none';
   const waiting = (await listInvoicePayments(deps.db, tenant, invoice.id)).filter((p) => p.status === 'requires_action' && p.providerReference !== null);
   let outcome: 'none' | 'withdrawn' | 'paid' = 'none';
   for (const p of waiting) {
@@ -480,9 +481,8 @@ async function cancelAfterDunning(deps: Deps, c: Collection, tenant: Tenant, ori
   );
 }
 
-/** Unsettled attempts block a new one; exported for the hub and the console, which say so. */
-export const attemptInFlight = (i: Pick<Invoice, 'latestAttemptStatus'>) =>
-  i.latestAttemptStatus !== null && isUnsettled(i.latestAttemptStatus) && i.latestAttemptStatus !== 'requires_action';
+/** An attempt asked of the provider and not yet answered (pending, processing) blocks a new one; one waiting for the buyer does not (it is withdrawn first). */
+export const attemptInFlight = (i: Pick<Invoice, 'latestAttemptStatus'>) => i.latestAttemptStatus === 'pending' || i.latestAttemptStatus === 'processing';
 
 /**
  * An attempt asked for now (an operator's retry, the buyer paying from the hub): the invoice must

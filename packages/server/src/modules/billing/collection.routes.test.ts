@@ -23,7 +23,8 @@ let base: string;
 
 before(async () => {
   fake = await StripeFake.start({ clock: () => t.clock.now() });
-  t = await createTestApp({ config: { stripeApiBase: fake.apiBase, stripeTimeoutMs: 500, paymentReconcileAfterMs: 60_000 } });
+  // A normal call to the fake never nears 3 s, even on a busy machine; a lost answer (the fake never answers) always reaches it.
+  t = await createTestApp({ config: { stripeApiBase: fake.apiBase, stripeTimeoutMs: 3_000, paymentReconcileAfterMs: 60_000 } });
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
 });
 after(async () => {

@@ -22,7 +22,7 @@ let base: string;
 
 before(async () => {
   fake = await StripeFake.start({ clock: () => t.clock.now() });
-  t = await createTestApp({ config: { stripeApiBase: fake.apiBase, stripeTimeoutMs: 500, paymentReconcileAfterMs: 60_000 } });
+  t = await createTestApp({ config: { stripeApiBase: fake.apiBase, stripeTimeoutMs: 3_000, paymentReconcileAfterMs: 60_000 } });
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
 });
 after(async () => {
