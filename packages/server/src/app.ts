@@ -49,6 +49,7 @@ import { testClockBilling } from './modules/billing/advance-test-clock.js';
 import { testClockRoutes } from './modules/test-clocks/test-clock.routes.js';
 import { paymentProviderRoutes } from './modules/payments/payment-provider.routes.js';
 import { stripeWebhookRoutes } from './modules/billing/stripe-webhook.routes.js';
+import { hostedInvoiceRoutes } from './modules/billing/hosted-invoice.routes.js';
 import { paymentMethodRoutes } from './modules/payments/payment-method.routes.js';
 import { refundRoutes } from './modules/payments/refund.routes.js';
 import { catalogRoutes } from './modules/catalog/catalog.routes.js';
@@ -246,6 +247,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await testClockRoutes(a, deps, testClockBilling(boundCredentials));
     await paymentProviderRoutes(a, deps);
     await stripeWebhookRoutes(a, deps, { bound: boundCredentials });
+    await hostedInvoiceRoutes(a, deps, { bound: boundCredentials });
     await paymentMethodRoutes(a, deps);
     await refundRoutes(a, deps);
     await webhookRoutes(a, deps, usage);

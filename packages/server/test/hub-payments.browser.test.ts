@@ -159,4 +159,54 @@ describe('the developer hub’s payment screens in Chromium', () => {
     p.requests.length = 0;
     await hub('billing-paid', (pg) => invoiceRow(pg).getByRole('cell', { name: 'Paid', exact: true }).waitFor());
   });
+
+  it('an invoice sent to be paid: Pay online opens its payment page, Pay goes to Stripe’s page, and the buyer comes back to it paid', opts, async () => {
+    // The payment page's address starts with PUBLIC_URL: this server's own here.
+    b.t.deps.config.publicUrl = b.origin;
+    const [demo] = (await api.get('/api/v1/offerings?limit=1')).body.data;
+    const made = await api.post('/api/v1/offerings', {
+      productId: demo.productId,
+      name: 'Invoiced',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      entryPrice: '49',
+      ratePlanIds: demo.ratePlanIds,
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const offering = made.body;
+    const customer = await api.post('/api/v1/customers', { name: 'Sent Invoices Ltd', externalId: 'sent-invoices' });
+    const sub = await api.post('/api/v1/subscriptions', { customerId: customer.body.id, offeringId: offering.id, collectionMethod: 'send_invoice' });
+    assert.equal(sub.status, 200, JSON.stringify(sub.body));
+    const [draft] = (await api.get(`/api/v1/customers/${customer.body.id}/invoices`)).body.data;
+    const sent = (await api.post(`/api/v1/invoices/${draft.id}/finalize`, {})).body;
+    assert.deepEqual([sent.collectionMethod, sent.paymentStatus, sent.total], ['send_invoice', 'unpaid', '49.00']);
+    assert.ok(sent.hostedInvoiceUrl.startsWith(`${b.origin}/pay/${b.t.demo!.workspaceId}.t.`), sent.hostedInvoiceUrl);
+
+    const minted = await api.post('/api/v1/hub_sessions', { customerId: customer.body.id });
+    const buyer = await b.open(`/hub#${/#(hbl_\w+)$/.exec(minted.body.url)![1]}`);
+    const { page } = buyer;
+    await heading(page, 'API keys');
+    await page.getByRole('navigation', { name: 'Developer hub' }).getByRole('link', { name: 'Invoices' }).click();
+    await heading(page, 'Invoices');
+    const row = page.getByRole('table', { name: 'Your invoices, newest first' }).getByRole('row', { name: new RegExp(sent.number) });
+    assert.equal(await row.getByRole('button', { name: /^Pay now/ }).count(), 0, 'no charge of a card on file for a sent invoice');
+    await row.getByRole('link', { name: `Pay online: invoice ${sent.number}` }).click();
+
+    await page.getByRole('heading', { level: 1, name: `Invoice ${sent.number}` }).waitFor();
+    assert.equal(page.url(), sent.hostedInvoiceUrl);
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.getByRole('heading', { name: /^Pay \d+ usd \(Stripe fake\)$/ }).waitFor();
+    await page.locator('select[name="card"]').selectOption('pm_card_visa');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    // Back before Stripe's webhooks: the page reads Stripe and shows the invoice paid.
+    await page.getByText(/^Paid on .*\. Thank you\.$/).waitFor();
+    assert.equal(page.url(), sent.hostedInvoiceUrl);
+    assert.deepEqual(buyer.problems, [], 'no script error, nothing the CSP refused');
+
+    const paid = (await api.get(`/api/v1/invoices/${sent.id}`)).body;
+    assert.deepEqual([paid.status, paid.paymentStatus, paid.amountRemaining], ['paid', 'paid', '0.00']);
+    await deliver();
+    assert.equal(fake.succeededPaymentIntents({ invoiceId: sent.id }).length, 1, 'paid once');
+    assert.equal((await api.get(`/api/v1/invoices/${sent.id}`)).body.amountPaid, paid.amountPaid, 'the webhooks change nothing more');
+  });
 });

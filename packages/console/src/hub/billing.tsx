@@ -3,6 +3,8 @@
  * with where its payment stands (what failed, when it is tried next), and Pay now on one that is
  * open and owes something (POST /api/v1/hub/invoices/{id}/pay): paid, failed (why), or, when the
  * customer's bank wants them, off to its page, which sends them back here (`?redirect_status=…`).
+ * An invoice sent to be paid (send_invoice) links to its payment page instead (hostedInvoiceUrl),
+ * where the customer pays by card on Stripe's page whether or not a card is on file.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
@@ -27,6 +29,8 @@ interface Invoice {
   amountRemaining: string;
   finalizedAt: string | null;
   paymentStatus: string;
+  collectionMethod: string;
+  hostedInvoiceUrl: string | null;
   nextPaymentAttempt: string | null;
   lastPaymentError: { code: string; message: string | null } | null;
 }
@@ -103,12 +107,20 @@ export function Billing() {
       cell: (i) => (
         <div class="payment-cell">
           {invoicePaymentText(i)}
-          {canRetryPayment(i, cardPayments) && (
+          {i.collectionMethod === 'send_invoice' && i.hostedInvoiceUrl && i.status === 'finalized' && i.paymentStatus !== 'processing' ? (
             <div>
-              <button type="button" disabled={paying !== null} aria-label={`Pay now: invoice ${i.number ?? ''}`} onClick={() => void pay(i)}>
-                Pay now
-              </button>
+              <a href={i.hostedInvoiceUrl} aria-label={`Pay online: invoice ${i.number ?? ''}`}>
+                Pay online
+              </a>
             </div>
+          ) : (
+            canRetryPayment(i, cardPayments) && (
+              <div>
+                <button type="button" disabled={paying !== null} aria-label={`Pay now: invoice ${i.number ?? ''}`} onClick={() => void pay(i)}>
+                  Pay now
+                </button>
+              </div>
+            )
           )}
         </div>
       ),

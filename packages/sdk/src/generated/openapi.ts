@@ -2237,6 +2237,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/pay/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An invoice’s payment page (HTML)
+     * @description The page an invoice’s hostedInvoiceUrl opens, for the buyer: who is paid, the invoice’s number, issue and due dates, total and amount due, and a Pay button when Stripe is connected to its environment and something is owed. A paid invoice says so (with the date), a void or uncollectible one that nothing can be paid there. Public, no key (the token in the address is checked against the server’s key ring); never cached; no script. An address that names no invoice, or a draft, is a 404 HTML page.
+     */
+    get: operations['retrieveInvoicePaymentPage'];
+    put?: never;
+    /**
+     * Pay an invoice through Stripe (the payment page’s Pay button)
+     * @description What the payment page’s Pay button posts (its body is not read). Answers 303 to a Stripe-hosted Checkout page for the amount still owed; the buyer comes back to the payment page after paying or giving up. A Checkout page still open is reused rather than a second one made, and any newer attempt (a retry, a charge of a new card) withdraws it first, so an invoice is never paid twice. The payment is an attempt with trigger payment_page (GET /api/v1/invoices/{id}/payments); its outcome arrives through Stripe’s webhooks (checkout.session.completed, payment_intent.succeeded) and the reconciliation, and marks the invoice paid (invoice.paid). Otherwise the payment page, saying why: nothing owed, Stripe not connected, a payment in flight (200), or Stripe not answering (503 with Retry-After; nothing was charged).
+     */
+    post: operations['payInvoiceThroughPage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/customers/{id}/payment_method_sessions': {
     parameters: {
       query?: never;
@@ -4144,9 +4168,9 @@ export interface components {
       paidAt: string | null;
       /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
       attempt: number | null;
-      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
-      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
-      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once), payment_page (the buyer opened the invoice’s payment page, hostedInvoiceUrl: a Stripe Checkout page); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | 'payment_page' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…), or for a payment page its Checkout Session (cs_…) until the buyer paid; null for a manual payment and until the provider answered. */
       providerReference: string | null;
       /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
       failureCode: string | null;
@@ -4540,6 +4564,7 @@ export interface components {
         code: string;
         message: string | null;
       } | null;
+      hostedInvoiceUrl: string | null;
       paymentActionUrl: string | null;
       testClockId: string | null;
       /**
@@ -4824,9 +4849,9 @@ export interface components {
       paidAt: string | null;
       /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
       attempt: number | null;
-      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
-      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
-      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once), payment_page (the buyer opened the invoice’s payment page, hostedInvoiceUrl: a Stripe Checkout page); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | 'payment_page' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…), or for a payment page its Checkout Session (cs_…) until the buyer paid; null for a manual payment and until the provider answered. */
       providerReference: string | null;
       /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
       failureCode: string | null;
@@ -4861,9 +4886,9 @@ export interface components {
       paidAt: string | null;
       /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
       attempt: number | null;
-      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
-      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
-      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once), payment_page (the buyer opened the invoice’s payment page, hostedInvoiceUrl: a Stripe Checkout page); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | 'payment_page' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…), or for a payment page its Checkout Session (cs_…) until the buyer paid; null for a manual payment and until the provider answered. */
       providerReference: string | null;
       /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
       failureCode: string | null;
@@ -5037,9 +5062,9 @@ export interface components {
       paidAt: string | null;
       /** @description A provider attempt’s number on the invoice (1, 2…); null for a manual payment. */
       attempt: number | null;
-      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment. */
-      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | null;
-      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered. */
+      /** @description Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once), payment_page (the buyer opened the invoice’s payment page, hostedInvoiceUrl: a Stripe Checkout page); null for a manual payment. */
+      trigger: 'automatic' | 'retry' | 'card_updated' | 'manual_retry' | 'customer' | 'plan_change' | 'payment_page' | null;
+      /** @description The provider’s object: Stripe’s PaymentIntent (pi_…), or for a payment page its Checkout Session (cs_…) until the buyer paid; null for a manual payment and until the provider answered. */
       providerReference: string | null;
       /** @description failed: the provider’s decline or error code (card_declined, insufficient_funds, expired_card, authentication_required, no_payment_method…). */
       failureCode: string | null;
@@ -11362,6 +11387,7 @@ export interface operations {
            *             "code": "code",
            *             "message": "message"
            *           },
+           *           "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *           "paymentActionUrl": "paymentActionUrl",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -11728,6 +11754,7 @@ export interface operations {
            *           "code": "code",
            *           "message": "message"
            *         },
+           *         "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *         "paymentActionUrl": "paymentActionUrl",
            *         "testClockId": "testClockId",
            *         "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14148,6 +14175,7 @@ export interface operations {
            *             "code": "code",
            *             "message": "message"
            *           },
+           *           "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *           "paymentActionUrl": "paymentActionUrl",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14252,6 +14280,7 @@ export interface operations {
            *             "code": "code",
            *             "message": "message"
            *           },
+           *           "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *           "paymentActionUrl": "paymentActionUrl",
            *           "testClockId": "testClockId",
            *           "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14340,6 +14369,7 @@ export interface operations {
            *         "code": "code",
            *         "message": "message"
            *       },
+           *       "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14425,6 +14455,7 @@ export interface operations {
            *         "code": "code",
            *         "message": "message"
            *       },
+           *       "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14511,6 +14542,7 @@ export interface operations {
            *         "code": "code",
            *         "message": "message"
            *       },
+           *       "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14597,6 +14629,7 @@ export interface operations {
            *         "code": "code",
            *         "message": "message"
            *       },
+           *       "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14683,6 +14716,7 @@ export interface operations {
            *         "code": "code",
            *         "message": "message"
            *       },
+           *       "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *       "paymentActionUrl": "paymentActionUrl",
            *       "testClockId": "testClockId",
            *       "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14875,6 +14909,7 @@ export interface operations {
            *           "code": "code",
            *           "message": "message"
            *         },
+           *         "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *         "paymentActionUrl": "paymentActionUrl",
            *         "testClockId": "testClockId",
            *         "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -14995,6 +15030,7 @@ export interface operations {
            *           "code": "code",
            *           "message": "message"
            *         },
+           *         "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
            *         "paymentActionUrl": "paymentActionUrl",
            *         "testClockId": "testClockId",
            *         "finalizeAt": "2026-11-01T00:00:00.000Z",
@@ -15866,6 +15902,93 @@ export interface operations {
       413: components['responses']['ContentTooLarge'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveInvoicePaymentPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token of the invoice’s hostedInvoiceUrl. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payment page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'text/html': string;
+        };
+      };
+      /** @description No invoice at this address (an HTML page). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'text/html': string;
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+    };
+  };
+  payInvoiceThroughPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The token of the invoice’s hostedInvoiceUrl. */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Nothing to pay now: the page says why. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'text/html': string;
+        };
+      };
+      /** @description To the Stripe-hosted Checkout page (Location). */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No invoice at this address (an HTML page). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'text/html': string;
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      /** @description Stripe did not answer: the page, with Retry-After. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'text/html': string;
+        };
+      };
     };
   };
   createPaymentMethodSession: {
@@ -20054,6 +20177,7 @@ export interface operations {
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
          *           "paymentStatus": "unpaid",
+         *           "hostedInvoiceUrl": "https://api.example.com/pay/ws_01jd3m5x7c0000000000000000.t.inv_01jd3m5x7c0000000000000000.mVx0c2Vhb3BsZWFzZXBheQ",
          *           "attemptCount": 0,
          *           "nextPaymentAttempt": null,
          *           "lastPaymentError": null,
@@ -20193,6 +20317,7 @@ export interface operations {
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
          *           "paymentStatus": "unpaid",
+         *           "hostedInvoiceUrl": "https://api.example.com/pay/ws_01jd3m5x7c0000000000000000.t.inv_01jd3m5x7c0000000000000000.mVx0c2Vhb3BsZWFzZXBheQ",
          *           "attemptCount": 0,
          *           "nextPaymentAttempt": null,
          *           "lastPaymentError": null,
@@ -20337,6 +20462,7 @@ export interface operations {
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
          *           "paymentStatus": "paid",
+         *           "hostedInvoiceUrl": "https://api.example.com/pay/ws_01jd3m5x7c0000000000000000.t.inv_01jd3m5x7c0000000000000000.mVx0c2Vhb3BsZWFzZXBheQ",
          *           "attemptCount": 0,
          *           "nextPaymentAttempt": null,
          *           "lastPaymentError": null,
@@ -20483,6 +20609,7 @@ export interface operations {
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
          *           "paymentStatus": "void",
+         *           "hostedInvoiceUrl": "https://api.example.com/pay/ws_01jd3m5x7c0000000000000000.t.inv_01jd3m5x7c0000000000000000.mVx0c2Vhb3BsZWFzZXBheQ",
          *           "attemptCount": 0,
          *           "nextPaymentAttempt": null,
          *           "lastPaymentError": null,
@@ -20628,6 +20755,7 @@ export interface operations {
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
          *           "paymentStatus": "unpaid",
+         *           "hostedInvoiceUrl": "https://api.example.com/pay/ws_01jd3m5x7c0000000000000000.t.inv_01jd3m5x7c0000000000000000.mVx0c2Vhb3BsZWFzZXBheQ",
          *           "attemptCount": 0,
          *           "nextPaymentAttempt": null,
          *           "lastPaymentError": null,
@@ -20771,6 +20899,7 @@ export interface operations {
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
          *           "paymentStatus": "failed",
+         *           "hostedInvoiceUrl": "https://api.example.com/pay/ws_01jd3m5x7c0000000000000000.t.inv_01jd3m5x7c0000000000000000.mVx0c2Vhb3BsZWFzZXBheQ",
          *           "attemptCount": 1,
          *           "nextPaymentAttempt": "2026-11-04T01:00:00.000Z",
          *           "lastPaymentError": {
@@ -20918,6 +21047,7 @@ export interface operations {
          *           "collectionMethod": "charge_automatically",
          *           "dueDate": null,
          *           "paymentStatus": "requires_action",
+         *           "hostedInvoiceUrl": "https://api.example.com/pay/ws_01jd3m5x7c0000000000000000.t.inv_01jd3m5x7c0000000000000000.mVx0c2Vhb3BsZWFzZXBheQ",
          *           "attemptCount": 1,
          *           "nextPaymentAttempt": "2026-11-04T01:00:00.000Z",
          *           "lastPaymentError": {

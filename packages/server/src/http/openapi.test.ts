@@ -145,6 +145,8 @@ describe('operations in the OpenAPI document', () => {
       'paths POST /oauth/token',
       'paths POST /api/v1/hub/session',
       'paths GET /pricing/{storefrontId}',
+      'paths GET /pay/{token}',
+      'paths POST /pay/{token}',
       'paths POST /v1/ingest/webhook/{sourceId}',
       'paths POST /v1/payments/stripe/webhooks/{id}',
       'paths GET /widget/v1/tollgate-widget.js',

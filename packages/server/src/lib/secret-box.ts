@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -53,6 +53,27 @@ export class SecretBox {
     return { keyId: this.currentKeyId, ciphertext: Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64') };
   }
 
+  /**
+   * A tag over `data` for `purpose` (HMAC-SHA256, base64url, its first `length` characters: 43 is
+   * all 256 bits, 22 is 132), made with the current key: for values we hand out and must recognise
+   * later without storing them (an invoice's payment page address). The key is derived per
+   * purpose, so a tag made for one use never passes for another.
+   */
+  mac(purpose: string, data: string, length = 43): string {
+    return macWith(this.keys[0]!.key, purpose, data).slice(0, length);
+  }
+
+  /** Whether `tag` is mac(purpose, data) under any configured key (a rotated key's tags still pass while it is configured); constant time. */
+  verifyMac(purpose: string, data: string, tag: string, length = 43): boolean {
+    const presented = Buffer.from(tag, 'utf8');
+    let ok = false;
+    for (const k of this.keys) {
+      const expected = Buffer.from(macWith(k.key, purpose, data).slice(0, length), 'utf8');
+      if (expected.length === presented.length && timingSafeEqual(expected, presented)) ok = true;
+    }
+    return ok;
+  }
+
   /** Throws SecretBoxError when the key is unknown or the tag does not match (tampered, wrong key or wrong row). */
   open(sealed: Sealed, associatedData: string): string {
     const key = this.byId.get(sealed.keyId);
@@ -68,6 +89,11 @@ export class SecretBox {
       throw new SecretBoxError(`sealed value failed its authentication check (key '${sealed.keyId}')`);
     }
   }
+}
+
+function macWith(key: Buffer, purpose: string, data: string): string {
+  const derived = createHmac('sha256', key).update(`tollgate mac v1 ${purpose}`).digest();
+  return createHmac('sha256', derived).update(data, 'utf8').digest('base64url');
 }
 
 /** `id:base64key[,id:base64key…]`: the first seals, all open. Each key is 32 random bytes. */

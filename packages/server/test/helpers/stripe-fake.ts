@@ -14,7 +14,8 @@
  * package's own `webhooks.generateTestHeaderString`.
  *
  *   POST /v1/customers, GET|POST /v1/customers/:id      (invoice_settings.default_payment_method)
- *   POST /v1/checkout/sessions (mode=setup), GET /v1/checkout/sessions/:id, GET /v1/setup_intents/:id
+ *   POST /v1/checkout/sessions (mode=setup or payment), GET /v1/checkout/sessions/:id, POST …/:id/expire,
+ *   GET /v1/setup_intents/:id
  *   GET  /v1/payment_methods/:id
  *   POST /v1/payment_intents (confirm, off_session), GET /v1/payment_intents/:id, POST …/:id/confirm
  *   POST /v1/refunds                                     (never more than is left unrefunded)
@@ -33,6 +34,8 @@
  *   const fake = await StripeFake.start({ clock: () => t.clock.now() });
  *   fake.apiBase, FAKE_STRIPE_SECRET_KEY                  → the adapter's settings
  *   fake.completeSetupSession(sessionId, 'pm_card_visa')  → the buyer finishes Checkout (pm id back)
+ *   fake.payCheckoutSession(sessionId, 'pm_card_visa')    → the buyer pays a payment-mode Checkout page
+ *   fake.expireCheckoutSession(sessionId)                 → a Checkout page reaches its expiry unpaid
  *   fake.attachCard(customerId, 'pm_card_chargeDeclined') → a default card without the Checkout round
  *   fake.completeAuthentication(piId, 'succeed' | 'fail') → the buyer finishes 3-D Secure
  *   fake.detachPaymentMethod(pmId), fake.dispute(piId)    → what happens outside our calls
@@ -232,6 +235,43 @@ export class StripeFake {
   }
 
   /**
+   * The buyer pays a payment-mode Checkout page with a test card. As on Stripe's page, a declined
+   * card leaves the page open (the PaymentIntent fails, the buyer may try another card); a card
+   * that succeeds completes it. Gives the PaymentIntent.
+   */
+  payCheckoutSession(sessionId: string, card: TestCard = 'pm_card_visa'): Obj {
+    const session = this.mustFind(this.checkoutSessions, sessionId);
+    if (session.mode !== 'payment' || session.status !== 'open') throw new Error(`Checkout Session ${sessionId} is not an open payment page`);
+    let pi = session.payment_intent ? this.mustFind(this.paymentIntents, session.payment_intent) : null;
+    if (!pi) {
+      // Stripe makes the page's PaymentIntent when the buyer confirms, with payment_intent_data.
+      const answer = this.createPaymentIntent(
+        { amount: String(session.amount_total), currency: session.currency, customer: session.customer, ...session.payment_intent_data },
+        (o) => ({ status: 200, body: JSON.stringify(o) }),
+      );
+      pi = this.mustFind(this.paymentIntents, JSON.parse(answer.body).id);
+      session.payment_intent = pi.id;
+    }
+    pi.payment_method = this.newPaymentMethod(card, session.customer).id;
+    try {
+      this.confirm(pi, false, null, (o) => ({ status: 200, body: JSON.stringify(o) }));
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+    }
+    if (pi.status === 'succeeded') {
+      Object.assign(session, { status: 'complete', payment_status: 'paid' });
+      this.emit('checkout.session.completed', session);
+    }
+    return pi;
+  }
+
+  /** A Checkout page reaches its expiry unpaid (Stripe's default: 24 hours). */
+  expireCheckoutSession(sessionId: string): Obj {
+    const session = this.mustFind(this.checkoutSessions, sessionId);
+    return this.expireSession(session);
+  }
+
+  /**
    * A shortcut for tests that are not about adding a card: the card attached to the customer and
    * made its default, as after a completed setup session and applySetupSession (no events).
    */
@@ -420,7 +460,9 @@ export class StripeFake {
   }
 
   private route(method: string, path: string, p: Obj): Answer {
-    const m = /^\/v1\/(customers|payment_methods|payment_intents|checkout\/sessions|setup_intents|refunds)(?:\/([^/]+))?(?:\/(confirm|cancel))?$/.exec(path);
+    const m = /^\/v1\/(customers|payment_methods|payment_intents|checkout\/sessions|setup_intents|refunds)(?:\/([^/]+))?(?:\/(confirm|cancel|expire))?$/.exec(
+      path,
+    );
     const [, collection, id, action] = m ?? [];
     const ok = (object: Obj): Answer => ({ status: 200, body: JSON.stringify(this.expanded(object, p.expand)) });
     switch (`${method} ${collection}${id ? '/:id' : ''}${action ? `/${action}` : ''}`) {
@@ -436,6 +478,8 @@ export class StripeFake {
         return ok(this.createCheckoutSession(p));
       case 'GET checkout/sessions/:id':
         return ok(this.find(this.checkoutSessions, 'checkout.session', id!));
+      case 'POST checkout/sessions/:id/expire':
+        return ok(this.expireSession(this.find(this.checkoutSessions, 'checkout.session', id!), true));
       case 'GET setup_intents/:id':
         return ok(this.find(this.setupIntents, 'setup_intent', id!));
       case 'POST payment_intents':
@@ -522,9 +566,65 @@ export class StripeFake {
     return pm;
   }
 
+  /** Stripe expires an open session only (the API's expire: a 400 otherwise). */
+  private expireSession(session: Obj, byApi = false): Obj {
+    if (session.status !== 'open') {
+      if (!byApi) throw new Error(`Checkout Session ${session.id} is ${session.status}, not open`);
+      throw new Refusal(400, {
+        type: 'invalid_request_error',
+        message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`,
+      });
+    }
+    Object.assign(session, { status: 'expired', url: null });
+    const pi = session.payment_intent ? this.paymentIntents.get(session.payment_intent) : undefined;
+    if (pi && pi.status !== 'succeeded' && pi.status !== 'canceled') Object.assign(pi, { status: 'canceled', cancellation_reason: 'abandoned' });
+    this.emit('checkout.session.expired', session);
+    return session;
+  }
+
+  /** A payment page: one line for the amount, its PaymentIntent made when the buyer pays. */
+  private createPaymentSession(p: Obj): Obj {
+    const line = Array.isArray(p.line_items) && p.line_items.length === 1 ? (p.line_items[0] as Obj) : null;
+    if (!line?.price_data) throw missing('line_items');
+    const amount = this.amountParam(line.price_data.unit_amount, 'line_items[0][price_data][unit_amount]', true)!;
+    const quantity = Number(line.quantity ?? 1);
+    if (!p.success_url) throw missing('success_url');
+    const customer = p.customer ? this.find(this.customers, 'customer', p.customer as string, 'customer').id : null;
+    const created = this.seconds();
+    const id = this.id('cs_test');
+    const session = {
+      id,
+      object: 'checkout.session',
+      mode: 'payment',
+      status: 'open',
+      url: `${this.apiBase}/fake/checkout/${id}`,
+      customer,
+      currency: String(line.price_data.currency).toLowerCase(),
+      amount_subtotal: amount * quantity,
+      amount_total: amount * quantity,
+      setup_intent: null,
+      payment_intent: null,
+      payment_intent_data: p.payment_intent_data ?? {},
+      payment_status: 'unpaid',
+      success_url: p.success_url,
+      cancel_url: p.cancel_url ?? null,
+      metadata: p.metadata ?? {},
+      created,
+      expires_at: created + 24 * 3600,
+      livemode: false,
+    };
+    this.checkoutSessions.set(id, session);
+    return session;
+  }
+
   private createCheckoutSession(p: Obj): Obj {
+    if (p.mode === 'payment') return this.createPaymentSession(p);
     if (p.mode !== 'setup') {
-      throw new Refusal(400, { type: 'invalid_request_error', param: 'mode', message: 'This fake supports Checkout Sessions with mode=setup only.' });
+      throw new Refusal(400, {
+        type: 'invalid_request_error',
+        param: 'mode',
+        message: 'This fake supports Checkout Sessions with mode=setup or mode=payment only.',
+      });
     }
     if (!p.customer) throw missing('customer'); // optional at Stripe; Tollgate always sends one
     const customer = this.find(this.customers, 'customer', p.customer as string, 'customer');
@@ -844,12 +944,20 @@ export class StripeFake {
       if (method !== 'POST') {
         const options = Object.keys(TEST_CARDS).map((c) => `<option>${c}</option>`);
         return html(
-          `<h1>Add a card (Stripe fake)</h1><form method="post"><select name="card">${options.join('')}</select> <button>Save card</button></form>` +
+          (session.mode === 'payment'
+            ? `<h1>Pay ${session.amount_total} ${session.currency} (Stripe fake)</h1><form method="post"><select name="card">${options.join('')}</select> <button>Pay</button></form>`
+            : `<h1>Add a card (Stripe fake)</h1><form method="post"><select name="card">${options.join('')}</select> <button>Save card</button></form>`) +
             (session.cancel_url ? `<p><a href="${session.cancel_url}">Cancel</a></p>` : ''),
         );
       }
-      const card = form.get('card') ?? 'pm_card_visa';
-      this.completeSetupSession(id!, (card in TEST_CARDS ? card : 'pm_card_visa') as TestCard);
+      const card = (form.get('card') ?? 'pm_card_visa') in TEST_CARDS ? (form.get('card') as TestCard) : 'pm_card_visa';
+      if (session.mode === 'payment') {
+        const pi = this.payCheckoutSession(id!, card);
+        if (pi.status !== 'succeeded')
+          return html(`<h1>Declined (Stripe fake)</h1><p>${pi.last_payment_error?.code ?? pi.status}</p><p><a href="${session.url}">Try another card</a></p>`);
+      } else {
+        this.completeSetupSession(id!, card);
+      }
       return redirect(String(session.success_url).replace('{CHECKOUT_SESSION_ID}', id!));
     }
     if (kind === 'authenticate' && this.paymentIntents.has(id!)) {

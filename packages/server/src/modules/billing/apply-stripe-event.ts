@@ -34,8 +34,8 @@ export async function applyStripeEvent(deps: Deps, c: Collection, connection: Pa
   const origin: OperationContext = { ...tenant, actor: { type: 'ANONYMOUS', id: 'stripe' }, correlationId: event.id, source: 'webhook' };
   if (event.type === 'checkout.session.completed' && event.data?.object?.mode !== 'payment') {
     for (const customerId of await applySetupCompleted(deps, connection, event)) await retryWithNewCard(deps, c, tenant, origin, customerId);
-  } else if (PAYMENT_INTENT_EVENTS.has(event.type)) {
-    await applyPaymentIntentEvent(deps, c, connection, tenant, origin, event);
+  } else if (PAYMENT_INTENT_EVENTS.has(event.type) || PAYMENT_PAGE_EVENTS.has(event.type)) {
+    await applyPaymentEvent(deps, c, connection, tenant, origin, event);
   } else if (event.type === 'charge.refunded') {
     // The charge carries Stripe's count (amount_refunded): applied as it is, only ever growing, so no read is needed.
     await applyChargeRefunded(deps, tenant, origin, event);
@@ -43,7 +43,16 @@ export async function applyStripeEvent(deps: Deps, c: Collection, connection: Pa
   await markProviderEventApplied(deps.db, connection.id, event.id, deps.clock.now());
 }
 
-async function applyPaymentIntentEvent(
+/** A payment page's (Checkout Session, payment mode) end: paid, or expired unpaid. */
+const PAYMENT_PAGE_EVENTS = new Set(['checkout.session.completed', 'checkout.session.expired']);
+
+/**
+ * A PaymentIntent's or a payment page's event: its object carries our metadata (a page's
+ * PaymentIntent too), which finds the attempt, and the attempt's own reference is read again. A
+ * page attempt is read through its page while the page is open: a card declined on the page is no
+ * outcome, since the buyer may try another card there.
+ */
+async function applyPaymentEvent(
   deps: Deps,
   c: Collection,
   connection: PaymentProviderConnection,
@@ -60,9 +69,10 @@ async function applyPaymentIntentEvent(
     (typeof metadata.attemptId === 'string' ? await findPayment(deps.db, tenant, metadata.attemptId) : null) ??
     (await findPaymentByProviderReference(deps.db, tenant, id));
   if (!payment) return;
+  const reference = payment.trigger === 'payment_page' && payment.providerReference !== null ? payment.providerReference : id;
   let result: ChargeResult;
   try {
-    result = await stripeProviderOf(deps, connection).retrieveCharge(id);
+    result = await stripeProviderOf(deps, connection).retrieveCharge(reference);
   } catch (err) {
     if (err instanceof PaymentProviderError && err.kind === 'unavailable') throw redeliverLater();
     throw err;

@@ -11,6 +11,9 @@ import { PaymentProviderError, type ChargeRequest, type ChargeResult, type Payme
 import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
 import { findPayment, insertPayment, listInvoicePayments, savePayment } from '../payments/payment.repository.js';
 import { findProviderCustomer } from '../payments/provider-customer.repository.js';
+import { ensureStripeCustomer } from '../payments/create-payment-method-session.js';
+import { findCustomer } from '../customers/customer.repository.js';
+import { hostedInvoiceUrl } from './hosted-invoice.js';
 import { stripeProviderOf } from '../payments/stripe-for.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { cancelSubscription } from '../subscriptions/cancel-subscription.js';
@@ -94,11 +97,16 @@ export async function sendAttempt(
   payment: Payment,
   returnUrl: string | null,
 ): Promise<ChargeResult | null> {
-  if (payment.paymentMethodId === null) return noPaymentMethod(payment);
+  const page = payment.trigger === 'payment_page';
+  if (payment.paymentMethodId === null && !page) return noPaymentMethod(payment);
   const known = await findProviderCustomer(deps.db, tenant, 'stripe', invoice.customerId);
   if (!known) return noPaymentMethod(payment);
   try {
-    return await provider.charge(chargeRequest(invoice, payment, known.providerCustomerId, tenant, returnUrl));
+    const request = chargeRequest(invoice, payment, known.providerCustomerId, tenant, returnUrl);
+    if (!page) return await provider.charge(request);
+    // The buyer comes back to the invoice's payment page either way; the address is derived, so a resend asks for the same page.
+    const back = hostedInvoiceUrl(deps, tenant, invoice)!;
+    return await provider.createPaymentPage({ ...request, successUrl: back, cancelUrl: back });
   } catch (err) {
     if (!(err instanceof PaymentProviderError)) throw err;
     if (err.kind === 'unavailable') {
@@ -130,15 +138,20 @@ export async function collectInvoice(deps: Deps, c: Collection, tenant: Tenant, 
     return { invoice: now, payment: null, skipped: superseded === 'paid' ? 'not_open' : 'provider_unavailable' };
   }
 
-  const known = await findProviderCustomer(deps.db, tenant, 'stripe', before.customerId);
-  let paymentMethodId = known?.paymentMethod?.id ?? null;
-  if (known && paymentMethodId === null) {
-    try {
-      paymentMethodId = (await provider.defaultPaymentMethod({ id: known.providerCustomerId }))?.id ?? null;
-    } catch (err) {
-      if (!(err instanceof PaymentProviderError) || err.kind !== 'unavailable') throw err;
-      return { invoice: before, payment: null, skipped: 'provider_unavailable' };
+  let paymentMethodId: string | null = null;
+  try {
+    if (opts.trigger === 'payment_page') {
+      // The buyer gives a card on the page: no method is fixed, but the page needs a Stripe customer.
+      const customer = await findCustomer(deps.db, tenant, before.customerId);
+      if (customer) await ensureStripeCustomer(deps, tenant, provider, customer);
+    } else {
+      const known = await findProviderCustomer(deps.db, tenant, 'stripe', before.customerId);
+      paymentMethodId = known?.paymentMethod?.id ?? null;
+      if (known && paymentMethodId === null) paymentMethodId = (await provider.defaultPaymentMethod({ id: known.providerCustomerId }))?.id ?? null;
     }
+  } catch (err) {
+    if (!(err instanceof PaymentProviderError) || err.kind !== 'unavailable') throw err;
+    return { invoice: before, payment: null, skipped: 'provider_unavailable' };
   }
 
   const claimed = await inTransaction(deps.db, async (trx): Promise<CollectResult> => {
@@ -318,7 +331,7 @@ export async function applyChargeOutcome(
           targetId: invoice.id,
           payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid, paymentId, provider: payment.provider },
         });
-        await emitWebhookEvent(trx, deps, origin, invoiceEvent('invoice.paid', updated, invoice));
+        await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, 'invoice.paid', updated, invoice));
         // A plan change that paid first takes effect now that its invoice is paid.
         const changed = await applyPendingUpdate(txDeps, tenant, origin, updated);
         subscriptionChanged = (await recoverIfSettled(txDeps, tenant, origin, updated)) || changed;
@@ -329,6 +342,13 @@ export async function applyChargeOutcome(
     if (result.status === 'processing' || !latest || invoice.status !== 'finalized') {
       const updated: Invoice = latest ? { ...invoice, latestAttemptStatus: result.status, updatedAt: real } : invoice;
       if (latest) await saveInvoice(trx, tenant, updated);
+      return { invoice: updated, payment: updatedPayment };
+    }
+    if (payment.trigger === 'payment_page') {
+      // A page opened (the buyer is paying) or left to expire is no failure: no error, no dunning;
+      // an expired page leaves the invoice as it was before it, unpaid.
+      const updated: Invoice = { ...invoice, latestAttemptStatus: result.status === 'requires_action' ? 'requires_action' : null, updatedAt: real };
+      await saveInvoice(trx, tenant, updated);
       return { invoice: updated, payment: updatedPayment };
     }
 
@@ -370,7 +390,7 @@ export async function applyChargeOutcome(
         finalAction: step?.kind === 'final' ? step.action : null,
       },
     });
-    await emitWebhookEvent(trx, deps, origin, invoiceEvent(type, updated, invoice));
+    await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, type, updated, invoice));
     if (updated.status === 'uncollectible') {
       await recordAudit(trx, deps, origin, {
         eventType: 'invoice.marked_uncollectible',
@@ -382,7 +402,7 @@ export async function applyChargeOutcome(
         trx,
         deps,
         origin,
-        invoiceEvent('invoice.marked_uncollectible', updated, { ...invoice, ...updated, status: 'finalized', markedUncollectibleAt: null }),
+        invoiceEvent(deps, tenant, 'invoice.marked_uncollectible', updated, { ...invoice, ...updated, status: 'finalized', markedUncollectibleAt: null }),
       );
     }
     if (invoice.subscriptionId !== null && payment.trigger !== 'plan_change') {

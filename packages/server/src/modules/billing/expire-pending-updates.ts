@@ -39,7 +39,7 @@ export async function expirePendingUpdates(deps: Deps, now: number, where: { ten
         await saveInvoice(trx, tenant, voided);
         const reason = { number: invoice.number, from: invoice.status, to: 'void', reason: 'plan_change_unpaid' };
         await recordAudit(trx, deps, origin, { eventType: 'invoice.voided', targetType: 'invoice', targetId: invoice.id, payload: reason });
-        await emitWebhookEvent(trx, deps, origin, invoiceEvent('invoice.voided', voided, invoice));
+        await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, origin, 'invoice.voided', voided, invoice));
       }
       return true;
     });

@@ -19,6 +19,7 @@ import type { WebhookEventInput } from '../outbound-webhooks/emit-webhook-events
 /** What finalization reads of the billing settings: the number's prefix and, for send_invoice, the days until due. */
 type NumberingSettings = Pick<BillingSettings, 'invoicePrefix' | 'daysUntilDue'>;
 import type { AuditEventInput } from '../audit/audit-event.js';
+import type { InvoiceLinks } from './hosted-invoice.js';
 import { amountDue, totalOf, type Invoice, type IssuedLine } from './invoice.js';
 import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent, issued } from './issue-invoice.js';
@@ -258,7 +259,7 @@ function paidFrom(invoice: Invoice, amount: string | null, at: number): Invoice 
  * invoice.paid for an invoice its customer's balance paid whole at finalization (paidFrom): the
  * audit event and webhook message the caller writes after its invoice.finalized ones; none otherwise.
  */
-export function paidAtFinalization(invoice: Invoice): { audit: AuditEventInput; message: WebhookEventInput } | null {
+export function paidAtFinalization(links: InvoiceLinks, tenant: Tenant, invoice: Invoice): { audit: AuditEventInput; message: WebhookEventInput } | null {
   if (invoice.status !== 'paid') return null;
   const before: Invoice = { ...invoice, status: 'finalized', paidAt: null, amountPaid: roundToMinorUnit('0', invoice.currency) };
   return {
@@ -268,7 +269,7 @@ export function paidAtFinalization(invoice: Invoice): { audit: AuditEventInput; 
       targetId: invoice.id,
       payload: { number: invoice.number, from: 'finalized', to: 'paid', total: invoice.total, amountPaid: invoice.amountPaid, provider: 'customer_balance' },
     },
-    message: invoiceEvent('invoice.paid', invoice, before),
+    message: invoiceEvent(links, tenant, 'invoice.paid', invoice, before),
   };
 }
 
@@ -305,10 +306,10 @@ export async function finalizeInvoices(
     const drafts = invoices.filter((i) => i.status === 'draft');
     const finalized = await finalizeDrafts(txDeps, tenant, drafts, at, settings, { rerate: true });
     for (const i of finalized) await saveInvoice(trx, tenant, i);
-    const paid = finalized.flatMap((i) => paidAtFinalization(i) ?? []);
+    const paid = finalized.flatMap((i) => paidAtFinalization(deps, tenant, i) ?? []);
     await recordAudits(trx, deps, [...finalized.map((i) => ({ origin, event: invoiceFinalizedAudit(i) })), ...paid.map((p) => ({ origin, event: p.audit }))]);
     await emitWebhookEvents(trx, deps, [
-      ...finalized.map((i, k) => ({ origin, event: invoiceEvent('invoice.finalized', i, drafts[k]) })),
+      ...finalized.map((i, k) => ({ origin, event: invoiceEvent(deps, tenant, 'invoice.finalized', i, drafts[k]) })),
       ...paid.map((p) => ({ origin, event: p.message })),
     ]);
     const byId = new Map(finalized.map((i) => [i.id, i]));

@@ -62,7 +62,7 @@ export async function transitionInvoice(deps: Deps, ctx: OperationContext, id: s
       targetId: id,
       payload: { number: invoice.number, from: invoice.status, to: updated.status, total: invoice.total, amountPaid: updated.amountPaid },
     });
-    await emitWebhookEvent(trx, deps, ctx, invoiceEvent(invoiceActions[action].event, updated, invoice));
+    await emitWebhookEvent(trx, deps, ctx, invoiceEvent(deps, ctx, invoiceActions[action].event, updated, invoice));
     // Its subscription, past due because of it, is itself again when nothing else is failing.
     recovered = await recoverIfSettled({ ...deps, db: trx }, ctx, ctx, updated);
     return updated;

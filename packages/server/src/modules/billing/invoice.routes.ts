@@ -62,7 +62,7 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
     handler: async (req) => {
       const customerId = await customerIdFilter(deps.db, req.ctx, req.query.customerId);
       const page = await listInvoices(deps.db, req.ctx, { ...toFilter(req.query), customerId });
-      return { object: 'list' as const, data: page.items.map(presentInvoice), hasMore: page.hasMore };
+      return { object: 'list' as const, data: page.items.map((i) => presentInvoice(i, deps, req.ctx)), hasMore: page.hasMore };
     },
   });
 
@@ -82,7 +82,7 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
     handler: async (req) => {
       const customer = await requireCustomerByRef(deps.db, req.ctx, req.params.id, 'path.id');
       const page = await listInvoices(deps.db, req.ctx, { ...toFilter(req.query), customerId: customer.id });
-      return { object: 'list' as const, data: page.items.map(presentInvoice), hasMore: page.hasMore };
+      return { object: 'list' as const, data: page.items.map((i) => presentInvoice(i, deps, req.ctx)), hasMore: page.hasMore };
     },
   });
 
@@ -100,7 +100,7 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
     handler: async (req) => {
       const invoice = await findInvoice(deps.db, req.ctx, req.params.id);
       if (!invoice) throw notFound('invoice', req.params.id);
-      return presentInvoice(invoice);
+      return presentInvoice(invoice, deps, req.ctx);
     },
   });
 
@@ -120,7 +120,7 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
       const invoice = await findInvoice(deps.db, req.ctx, req.params.id);
       if (!invoice) throw notFound('invoice', req.params.id);
       const at = await timeOf(deps, req.ctx, invoice.testClockId);
-      return presentInvoice(await finalizeInvoice(deps, req.ctx, req.ctx, req.params.id, at, { onlyDraft: true }));
+      return presentInvoice(await finalizeInvoice(deps, req.ctx, req.ctx, req.params.id, at, { onlyDraft: true }), deps, req.ctx);
     },
   });
 
@@ -151,7 +151,7 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
         params: IdParams,
         response: { 200: InvoiceSchema, ...errors(403, 404, 409) },
       },
-      handler: async (req) => presentInvoice(await transitionInvoice(deps, req.ctx, req.params.id, action)),
+      handler: async (req) => presentInvoice(await transitionInvoice(deps, req.ctx, req.params.id, action), deps, req.ctx),
     });
   }
 
@@ -172,7 +172,7 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
     handler: (req, reply) =>
       idempotent(deps, req, reply, async (tx) => {
         const { payment, invoice } = await recordManualPayment(tx, req.ctx, req.params.id, req.body);
-        return { ...presentPayment(payment), invoice: presentInvoice(invoice) };
+        return { ...presentPayment(payment), invoice: presentInvoice(invoice, deps, req.ctx) };
       }),
   });
 
@@ -206,7 +206,7 @@ export async function invoiceRoutes(app: App, deps: Deps, collection: Collection
     },
     handler: async (req) => {
       const r = await attemptPaymentNow(deps, collection, req.ctx, req.params.id, { trigger: 'manual_retry', returnUrl: req.body.returnUrl ?? null });
-      return { ...presentPayment(r.payment!), invoice: presentInvoice(r.invoice) };
+      return { ...presentPayment(r.payment!), invoice: presentInvoice(r.invoice, deps, req.ctx) };
     },
   });
 

@@ -6,6 +6,8 @@ import type { InvoiceLine } from './rate-period.js';
 import { Amount, InvoiceLineSchema, Nullable } from './upcoming-invoice.js';
 import { CollectionMethodSchema, type CollectionMethod } from './billing-settings.js';
 import type { PaymentAttemptStatus } from '../payments/payment.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { hostedInvoiceUrl, type InvoiceLinks } from './hosted-invoice.js';
 
 /**
  * An issued invoice, modelled on Stripe's. draft → finalized → paid | void | uncollectible
@@ -193,6 +195,14 @@ export const InvoiceSchema = Type.Object(
       ),
       Type.Null(),
     ]),
+    hostedInvoiceUrl: Nullable(
+      Type.String({
+        format: 'uri',
+        maxLength: 2048,
+        description:
+          'The invoice’s payment page (Stripe’s hosted_invoice_url): it shows what is owed and takes the buyer to a Stripe-hosted Checkout page to pay it; the address to put in the e-mail of a send_invoice invoice. The same for the invoice’s whole life; PUBLIC_URL sets its origin. Null for a draft and a void invoice.',
+      }),
+    ),
     paymentActionUrl: Nullable(
       Type.String({ maxLength: 2000, description: 'requires_action: the provider’s page where the buyer completes the payment (3-D Secure).' }),
     ),
@@ -209,7 +219,8 @@ export const InvoiceSchema = Type.Object(
   { title: 'Invoice' },
 );
 
-export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
+/** `links` and `tenant` give the payment page's address (hosted-invoice.ts). */
+export function presentInvoice(i: Invoice, links: InvoiceLinks, tenant: Tenant): Static<typeof InvoiceSchema> {
   const {
     cycleKey: _cycleKey,
     allowanceFrom: _allowanceFrom,
@@ -230,6 +241,7 @@ export function presentInvoice(i: Invoice): Static<typeof InvoiceSchema> {
     amountDue: amountDue(i),
     amountRemaining: amountRemaining(i),
     paymentStatus: paymentStatusOf(i),
+    hostedInvoiceUrl: hostedInvoiceUrl(links, tenant, i),
     nextPaymentAttempt: toIsoOrNull(i.nextPaymentAttemptAt),
     dueDate: toIsoOrNull(i.dueDate),
     finalizeAt: toIso(i.finalizeAt),

@@ -9,6 +9,7 @@ import type { CatalogType } from '../outbound-webhooks/event-catalog.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
+import type { InvoiceLinks } from './hosted-invoice.js';
 import { presentInvoice, totalOf, type BillingReason, type Invoice, type IssuedLine } from './invoice.js';
 import { insertInvoice } from './invoice.repository.js';
 import type { InvoiceLine } from './rate-period.js';
@@ -98,8 +99,8 @@ export function invoiceCreatedAudit(invoice: Invoice): AuditEventInput {
  * invoice as it stands after this event: a renewal that issues and finalizes one in the same
  * transaction sends the draft with invoice.created and the numbered invoice with invoice.finalized.
  */
-export function invoiceEvent(type: CatalogType, invoice: Invoice, before?: Invoice): WebhookEventInput {
-  return resourceEvent(type, invoice.subscriptionId, presentInvoice, invoice, before);
+export function invoiceEvent(links: InvoiceLinks, tenant: Tenant, type: CatalogType, invoice: Invoice, before?: Invoice): WebhookEventInput {
+  return resourceEvent(type, invoice.subscriptionId, (i: Invoice) => presentInvoice(i, links, tenant), invoice, before);
 }
 
 /**
@@ -111,6 +112,6 @@ export async function issueDraftInvoice(deps: Deps, tenant: Tenant, origin: Even
   const invoice = draftInvoice(deps, await billingSettingsOf(deps.db, tenant), input);
   if (!(await insertInvoice(deps.db, tenant, invoice))) return null;
   await recordAudit(deps.db, deps, origin, invoiceCreatedAudit(invoice));
-  await emitWebhookEvent(deps.db, deps, { ...tenant, correlationId: origin.correlationId }, invoiceEvent('invoice.created', invoice));
+  await emitWebhookEvent(deps.db, deps, { ...tenant, correlationId: origin.correlationId }, invoiceEvent(deps, tenant, 'invoice.created', invoice));
   return invoice;
 }

@@ -65,15 +65,15 @@ export async function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, in
   if (!(await insertInvoice(txDeps.db, ctx, invoice!))) {
     throw new AppError('CONFLICT', `Subscription '${input.sub.id}' was changed at this instant already; fetch it and try again.`);
   }
-  const paid = paidAtFinalization(invoice!);
+  const paid = paidAtFinalization(txDeps, ctx, invoice!);
   await recordAudits(txDeps.db, txDeps, [
     { origin: ctx, event: invoiceCreatedAudit(draft) },
     { origin: ctx, event: invoiceFinalizedAudit(invoice!) },
     ...(paid ? [{ origin: ctx, event: paid.audit }] : []),
   ]);
   await emitWebhookEvents(txDeps.db, txDeps, [
-    { origin: ctx, event: invoiceEvent('invoice.created', draft) },
-    { origin: ctx, event: invoiceEvent('invoice.finalized', invoice!, draft) },
+    { origin: ctx, event: invoiceEvent(txDeps, ctx, 'invoice.created', draft) },
+    { origin: ctx, event: invoiceEvent(txDeps, ctx, 'invoice.finalized', invoice!, draft) },
     ...(paid ? [{ origin: ctx, event: paid.message }] : []),
   ]);
   return invoice!;

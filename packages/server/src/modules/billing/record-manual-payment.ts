@@ -100,7 +100,7 @@ export async function recordManualPayment(
         targetId: invoiceId,
         payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid },
       });
-      await emitWebhookEvent(trx, deps, ctx, invoiceEvent('invoice.paid', updated, invoice));
+      await emitWebhookEvent(trx, deps, ctx, invoiceEvent(deps, ctx, 'invoice.paid', updated, invoice));
       recovered = await recoverIfSettled({ ...deps, db: trx }, ctx, ctx, updated);
     }
     return { payment, invoice: updated };

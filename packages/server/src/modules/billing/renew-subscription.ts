@@ -234,9 +234,9 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
           events.push({ origin: c.origin, event });
           if (message) messages.push({ origin: c.origin, event: message });
         };
-        if (invoice) add(invoiceCreatedAudit(c.invoice!), invoiceEvent('invoice.created', c.invoice!));
-        if (wasFinalized) add(invoiceFinalizedAudit(invoice), invoiceEvent('invoice.finalized', invoice, c.invoice!));
-        const paid = wasFinalized ? paidAtFinalization(invoice) : null;
+        if (invoice) add(invoiceCreatedAudit(c.invoice!), invoiceEvent(deps, tenant, 'invoice.created', c.invoice!));
+        if (wasFinalized) add(invoiceFinalizedAudit(invoice), invoiceEvent(deps, tenant, 'invoice.finalized', invoice, c.invoice!));
+        const paid = wasFinalized ? paidAtFinalization(deps, tenant, invoice) : null;
         if (paid) add(paid.audit, paid.message);
         for (const e of renewalEvents(c, revoked.get(c.sub.id))) add(e.audit, e.message);
       }

@@ -78,7 +78,7 @@ export async function hubAccountRoutes(app: App, deps: Deps): Promise<void> {
     },
     handler: async (req) => {
       const page = await listInvoices(deps.db, req.ctx, { ...req.query, customerId: hubSessionOf(req).customerId, issuedOnly: true });
-      return { object: 'list' as const, data: page.items.map(presentInvoice), hasMore: page.hasMore };
+      return { object: 'list' as const, data: page.items.map((i) => presentInvoice(i, deps, req.ctx)), hasMore: page.hasMore };
     },
   });
 

@@ -140,6 +140,12 @@ describe('POST /api/v1/hub/invoices/:id/pay', () => {
     for (const d of await fake.deliverWebhooks()) assert.equal(d.status, 200, JSON.stringify(d));
     const [listed] = (await ok(a.hub.get('/api/v1/hub/invoices'))).data;
     assert.deepEqual([listed.id, listed.status, listed.paymentStatus, listed.amountRemaining], [invoice.id, 'paid', 'paid', '0.00']);
+    assert.equal(
+      listed.hostedInvoiceUrl,
+      (await ok(s.api.get(`/api/v1/invoices/${invoice.id}`))).hostedInvoiceUrl,
+      'the payment page, as the operator sees it',
+    );
+    assert.match(listed.hostedInvoiceUrl, /\/pay\/ws_[^.]+\.t\.inv_[^.]+\.[A-Za-z0-9_-]{22}$/);
 
     const again = await a.hub.post(`/api/v1/hub/invoices/${invoice.id}/pay`);
     assert.equal(again.status, 409, 'nothing is owed any more');

@@ -122,7 +122,7 @@ export async function hubPaymentRoutes(app: App, deps: Deps, collection: Collect
       if (!(await findPaymentProvider(deps.db, req.ctx, 'stripe'))) throw noCards();
       const returnUrl = `${hubBase(deps, req)}/billing?invoice=${encodeURIComponent(invoice.id)}`;
       const r = await attemptPaymentNow(deps, collection, req.ctx, invoice.id, { trigger: 'customer', returnUrl });
-      return { ...presentPayment(r.payment!), invoice: presentInvoice(r.invoice) };
+      return { ...presentPayment(r.payment!), invoice: presentInvoice(r.invoice, deps, req.ctx) };
     },
   });
 }

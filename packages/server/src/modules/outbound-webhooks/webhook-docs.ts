@@ -245,6 +245,7 @@ const fullResources: Partial<Record<ResourceKind, Record<string, unknown>>> = {
     collectionMethod: 'charge_automatically',
     dueDate: null,
     paymentStatus: 'unpaid',
+    hostedInvoiceUrl: `https://api.example.com/pay/${EXAMPLE_ID('ws')}.t.${EXAMPLE_ID('inv')}.mVx0c2Vhb3BsZWFzZXBheQ`,
     attemptCount: 0,
     nextPaymentAttempt: null,
     lastPaymentError: null,

@@ -2,9 +2,33 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { requireCustomerByRef } from '../customers/customer-refs.js';
-import { PaymentProviderError } from './payment-provider.js';
-import { findProviderCustomer, insertProviderCustomer } from './provider-customer.repository.js';
+import type { Tenant } from '../../lib/tenant.js';
+import type { Customer } from '../customers/customer.js';
+import { PaymentProviderError, type PaymentProvider } from './payment-provider.js';
+import { findProviderCustomer, insertProviderCustomer, type ProviderCustomerRow } from './provider-customer.repository.js';
 import { requireStripe } from './stripe-for.js';
+
+/**
+ * Our customer's Stripe customer, made the first time one is needed under an idempotency key of
+ * our customer's id, so two requests at once make one. Throws PaymentProviderError.
+ */
+export async function ensureStripeCustomer(
+  deps: Deps,
+  tenant: Tenant,
+  provider: PaymentProvider,
+  customer: Pick<Customer, 'id' | 'email' | 'name' | 'externalId'>,
+): Promise<ProviderCustomerRow> {
+  const known = await findProviderCustomer(deps.db, tenant, 'stripe', customer.id);
+  if (known) return known;
+  const made = await provider.createCustomer({
+    email: customer.email,
+    name: customer.name ?? customer.externalId ?? customer.id,
+    idempotencyKey: `tollgate-customer-${tenant.workspaceId}-${tenant.environment}-${customer.id}`,
+    metadata: { tollgateCustomerId: customer.id, workspaceId: tenant.workspaceId, environment: tenant.environment },
+  });
+  await insertProviderCustomer(deps.db, tenant, 'stripe', customer.id, made.id, deps.clock.now());
+  return (await findProviderCustomer(deps.db, tenant, 'stripe', customer.id))!;
+}
 
 export interface PaymentMethodSessionInput {
   successUrl: string;
@@ -22,19 +46,9 @@ export async function createPaymentMethodSession(deps: Deps, ctx: OperationConte
   const customer = await requireCustomerByRef(deps.db, ctx, customerRef, 'path.id');
   const { provider } = await requireStripe(deps, ctx);
   try {
-    let known = await findProviderCustomer(deps.db, ctx, 'stripe', customer.id);
-    if (!known) {
-      const made = await provider.createCustomer({
-        email: customer.email,
-        name: customer.name ?? customer.externalId ?? customer.id,
-        idempotencyKey: `tollgate-customer-${ctx.workspaceId}-${ctx.environment}-${customer.id}`,
-        metadata: { tollgateCustomerId: customer.id, workspaceId: ctx.workspaceId, environment: ctx.environment },
-      });
-      await insertProviderCustomer(deps.db, ctx, 'stripe', customer.id, made.id, deps.clock.now());
-      known = await findProviderCustomer(deps.db, ctx, 'stripe', customer.id);
-    }
+    const known = await ensureStripeCustomer(deps, ctx, provider, customer);
     const session = await provider.createSetupSession({
-      customer: { id: known!.providerCustomerId },
+      customer: { id: known.providerCustomerId },
       currency: input.currency ?? 'USD',
       successUrl: input.successUrl,
       cancelUrl: input.cancelUrl,

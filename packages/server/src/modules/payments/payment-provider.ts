@@ -90,6 +90,24 @@ export interface ChargeRequest {
   description: string;
 }
 
+/**
+ * A hosted page where the buyer pays an amount once (Stripe Checkout, payment mode): how a
+ * send_invoice invoice is paid. Its outcome comes as a charge's does, by its reference.
+ */
+export interface PaymentPageRequest {
+  customer: ProviderCustomer;
+  /** Decimal string in `currency`. */
+  amount: string;
+  currency: string;
+  /** Derived from the invoice and the attempt: a retry gives the same page, never a second one. */
+  idempotencyKey: string;
+  /** Where the buyer lands after paying, and after giving up. */
+  successUrl: string;
+  cancelUrl: string;
+  metadata: ChargeRequest['metadata'];
+  description: string;
+}
+
 export interface RefundRequest {
   providerReference: string;
   /** Decimal string in `currency`, the charge's currency; never more than is left unrefunded (the provider refuses). */
@@ -131,6 +149,13 @@ export interface PaymentProvider {
   applySetupSession(sessionId: string): Promise<{ customer: ProviderCustomer; paymentMethod: PaymentMethodSummary } | null>;
   defaultPaymentMethod(customer: ProviderCustomer): Promise<PaymentMethodSummary | null>;
   charge(input: ChargeRequest): Promise<ChargeResult>;
+  /**
+   * Opens a hosted payment page: requires_action with the page at `actionUrl` and the page's
+   * reference (Stripe: the Checkout Session's `cs_…`) while the buyer has not paid. retrieveCharge
+   * and cancelCharge take that reference too: paid, they give the charge (its own reference,
+   * `pi_…`); expired or withdrawn, failed with `expired` or `canceled`.
+   */
+  createPaymentPage(input: PaymentPageRequest): Promise<ChargeResult>;
   /**
    * The charge as it stands now, by its reference (reconciliation). When the answer to charge() was
    * lost there is no reference yet: call charge() again with the same request and key, which gives

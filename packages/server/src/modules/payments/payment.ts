@@ -14,7 +14,7 @@ export const paymentAttemptStatuses = ['pending', 'processing', 'requires_action
 export type PaymentAttemptStatus = (typeof paymentAttemptStatuses)[number];
 
 /** Why an attempt was made. */
-export const paymentTriggers = ['automatic', 'retry', 'card_updated', 'manual_retry', 'customer', 'plan_change'] as const;
+export const paymentTriggers = ['automatic', 'retry', 'card_updated', 'manual_retry', 'customer', 'plan_change', 'payment_page'] as const;
 export type PaymentTrigger = (typeof paymentTriggers)[number];
 
 /**
@@ -89,10 +89,11 @@ export const PaymentSchema = Type.Object(
     attempt: Type.Union([Type.Integer(), Type.Null()], { description: 'A provider attempt’s number on the invoice (1, 2…); null for a manual payment.' }),
     trigger: Type.Union([...paymentTriggers.map((t) => Type.Literal(t)), Type.Null()], {
       description:
-        'Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once); null for a manual payment.',
+        'Why the attempt was made: automatic (at finalization), retry (the retry schedule), card_updated (a new payment method), manual_retry (an operator’s POST /api/v1/invoices/{id}/attempt_payment), customer (the buyer paid from the developer hub), plan_change (an upgrade charged at once), payment_page (the buyer opened the invoice’s payment page, hostedInvoiceUrl: a Stripe Checkout page); null for a manual payment.',
     }),
     providerReference: Type.Union([Type.String({ maxLength: 255 }), Type.Null()], {
-      description: 'The provider’s object: Stripe’s PaymentIntent (pi_…); null for a manual payment and until the provider answered.',
+      description:
+        'The provider’s object: Stripe’s PaymentIntent (pi_…), or for a payment page its Checkout Session (cs_…) until the buyer paid; null for a manual payment and until the provider answered.',
     }),
     failureCode: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
       description:

@@ -11,6 +11,10 @@
  * - A replayed answer (same key again, Stripe sets `Idempotent-Replayed`) is Stripe's first answer
  *   as it was, so the PaymentIntent is read again: after a lost answer the same charge() call gives
  *   the charge as it stands now.
+ * - A payment page is a Checkout Session in payment mode for the amount, its PaymentIntent carrying
+ *   our metadata. Its reference is the session's `cs_…` until the buyer paid: retrieveCharge reads
+ *   the session (open: requires_action at its URL; expired: failed `expired`; complete: its
+ *   PaymentIntent) and cancelCharge expires it, so a page and a charge never both succeed.
  * - Everything else Stripe says is a PaymentProviderError: `unavailable` (no connection, a timeout,
  *   429, 409, 5xx: retry with the same key) or `rejected` (bad key, bad request, a key reused with
  *   other parameters: a bug or a configuration to fix, never retried as is).
@@ -89,6 +93,30 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
         { idempotencyKey: `${req.idempotencyKey}:authenticate` },
       ),
     );
+  }
+
+  async function retrieveSession(id: string): Promise<Stripe.Checkout.Session> {
+    return call('retrieve the payment page', () => client.checkout.sessions.retrieve(id));
+  }
+
+  /** The page in the port's words: its PaymentIntent once paid (read when the session names it only). */
+  async function pageResult(session: Stripe.Checkout.Session): Promise<ChargeResult> {
+    const currency = (session.currency ?? 'usd').toUpperCase();
+    const base = {
+      providerReference: session.id,
+      amount: fromStripeAmount(session.amount_total ?? 0, currency),
+      currency,
+      failureCode: null,
+      failureMessage: null,
+      actionUrl: null,
+    };
+    if (session.status === 'open') return { ...base, status: 'requires_action', actionUrl: session.url };
+    if (session.status === 'expired') {
+      return { ...base, status: 'failed', failureCode: 'expired', failureMessage: 'The payment page expired (or was withdrawn) before the buyer paid.' };
+    }
+    const pi = session.payment_intent;
+    if (!pi) return { ...base, status: 'processing' };
+    return chargeResult(typeof pi === 'string' ? await call('retrieve the charge', () => client.paymentIntents.retrieve(pi)) : pi);
   }
 
   /** A PaymentIntent call whose card error (402) still carries the PaymentIntent: an outcome, not an error. */
@@ -201,11 +229,44 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
       return chargeResult(pi);
     },
 
+    async createPaymentPage(req) {
+      const amount = stripeAmount(req.amount, req.currency);
+      const created = await call('create a payment page', () =>
+        client.checkout.sessions.create(
+          {
+            mode: 'payment',
+            customer: req.customer.id,
+            line_items: [{ quantity: 1, price_data: { currency: req.currency.toLowerCase(), unit_amount: amount, product_data: { name: req.description } } }],
+            payment_intent_data: { description: req.description, metadata: { ...req.metadata } },
+            metadata: { ...req.metadata },
+            success_url: req.successUrl,
+            cancel_url: req.cancelUrl,
+          },
+          { idempotencyKey: req.idempotencyKey },
+        ),
+      );
+      // A replay is the page as it was made; the buyer may have paid or let it expire since.
+      const replayed = created.lastResponse?.headers?.['idempotent-replayed'] === 'true';
+      return pageResult(replayed ? await retrieveSession(created.id) : created);
+    },
+
     async retrieveCharge(providerReference) {
+      if (isPageReference(providerReference)) return pageResult(await retrieveSession(providerReference));
       return chargeResult(await call('retrieve the charge', () => client.paymentIntents.retrieve(providerReference)));
     },
 
     async cancelCharge(providerReference) {
+      if (isPageReference(providerReference)) {
+        const session = await retrieveSession(providerReference);
+        if (session.status !== 'open') return pageResult(session);
+        try {
+          return pageResult(await client.checkout.sessions.expire(providerReference));
+        } catch (e) {
+          // Paid (or expired) between the read and the call: read it as it stands.
+          if (isStripeError(e) && e.statusCode === 400) return pageResult(await retrieveSession(providerReference));
+          throw providerError('expire the payment page', e);
+        }
+      }
       try {
         return chargeResult(await client.paymentIntents.cancel(providerReference, { cancellation_reason: 'abandoned' }));
       } catch (e) {
@@ -226,6 +287,9 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
     },
   };
 }
+
+/** A payment page's reference (a Checkout Session), as opposed to a charge's (a PaymentIntent). */
+const isPageReference = (reference: string) => reference.startsWith('cs_');
 
 /** The PaymentIntent in the port's words. */
 function chargeResult(pi: Stripe.PaymentIntent): ChargeResult {
