@@ -1,6 +1,6 @@
 // Collection (issue 39): N subscriptions (default 100,000: 1,000 customers x 100, as in
 // renewals.ts) on one test clock, every customer with a card at the Stripe fake
-// (packages/server/test/helpers/stripe-fake.ts, an HTTP server in this process; the bench server's
+// (packages/server/src/demo/stripe-fake.ts, an HTTP server in this process; the bench server's
 // STRIPE_API_BASE points the real `stripe` client at it). Two renewal runs, each one advance of the
 // clock past a period and its grace through POST /api/v1/test_clocks/{id}/advance: the first with
 // no Stripe connection (collection off), the second with Stripe connected (collection on: every

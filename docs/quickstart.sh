@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tollgate's quick start: the main job in twelve steps, against a real server. README.md shows its
+# Tollgate's quick start: the main job in thirteen steps, against a real server. README.md shows its
 # commands and the lines it prints; packages/server/test/quickstart.test.ts runs it and checks that
 # the two agree.
 #
@@ -7,7 +7,8 @@
 #       starts its own server (`tollgate serve`, SQLite in a temporary directory, on a free port of
 #       127.0.0.1) and stops it at the end.
 #   TOLLGATE_URL=http://127.0.0.1:8080 bash docs/quickstart.sh
-#       uses a running server, such as `npm start`'s. Without TOLLGATE_KEY, step 1 makes a new demo
+#       uses a running server, such as `TOLLGATE_STRIPE_FAKE=true npm start`'s (step 13 needs the
+#       Stripe fake that setting runs). Without TOLLGATE_KEY, step 1 makes a new demo
 #       workspace with `npx tollgate demo --json`, on the database of DATABASE_URL, else of DATA_DIR
 #       (default: ./data of the repository, the one `npm start` uses). Step 8's receiver listens on
 #       http://127.0.0.1: a server outside the development profile refuses that URL.
@@ -59,7 +60,7 @@ if [ -z "${TOLLGATE_URL:-}" ]; then
   fi
   unset DATABASE_URL REDIS_URL
   export DATA_DIR="$T/data"
-  HOST=127.0.0.1 PORT=0 LOG_LEVEL=warn SEED_DEMO=false TOLLGATE_PROFILE=development \
+  HOST=127.0.0.1 PORT=0 LOG_LEVEL=warn SEED_DEMO=false TOLLGATE_PROFILE=development TOLLGATE_STRIPE_FAKE=true \
     node packages/server/bin/tollgate.js serve >"$T/server.log" 2>&1 &
   SERVER_PID=$!
   server_started() {
@@ -173,3 +174,25 @@ post() { curl -s -X POST "$TOLLGATE_URL$SOURCE" -H 'Content-Type: application/js
 post "$BODY" | say '12. webhook: ${d.status}, ${d.quantity} for ${d.tenant_id}'
 post "$BODY" | say '12. the same again: ${d.status}'
 post "${BODY/2500/9999}" | say '12. tampered: ${d.errors[0].code}'
+
+# 13. Get paid, without a Stripe account: the Stripe fake that TOLLGATE_STRIPE_FAKE=true runs beside the
+#     server stands in. A customer whose card is declined goes past due; a new card pays at once.
+api PUT /api/v1/payment_providers/stripe '{"secretKey": "sk_test_tollgatefake0123456789",
+  "webhookSecret": "whsec_tollgatefake0123456789ab"}' | say '13. Stripe connected: ${d.environment} environment'
+PAYCLOCK=$(api POST /api/v1/test_clocks "{\"frozenTime\": \"$NOW\", \"name\": \"payments\"}" | get d.id)
+GLOBEX=$(api POST /api/v1/customers "{\"externalId\": \"globex\", \"name\": \"Globex\", \"testClockId\": \"$PAYCLOCK\"}" | get d.id)
+# card TEST_CARD: the buyer saves a card on the (fake) Stripe page that a payment method session opens.
+card() { curl -s -o /dev/null -X POST -d "card=$1" "$(api POST "/api/v1/customers/$GLOBEX/payment_method_sessions" \
+  '{"successUrl": "https://example.com/saved", "cancelUrl": "https://example.com/cancelled"}' | get d.url)"; }
+on_file() { api GET "/api/v1/customers/$GLOBEX/payment_method" | get "d.last4 === '$1' || undefined" >/dev/null 2>&1; }
+card pm_card_chargeDeclined && wait_until 30 on_file 0002 # saved when Stripe's webhook arrives
+GSUB=$(api POST /api/v1/subscriptions "{\"customerId\": \"$GLOBEX\", \"offeringId\": \"$HOBBY\"}" | get d.id)
+api POST "/api/v1/test_clocks/$PAYCLOCK/advance" "{\"frozenTime\": \"$(node -p "new Date(Date.parse('$NOW') + 2 * 3600e3).toISOString()")\"}" >/dev/null
+INVOICE=$(api GET "/api/v1/invoices?subscriptionId=$GSUB" | get 'd.data[0].id')
+api GET "/api/v1/invoices/$INVOICE" |
+  say '13. finalized and charged: ${d.paymentStatus} (${d.lastPaymentError.code}), retried ${(Date.parse(d.nextPaymentAttempt) - Date.parse(d.finalizedAt)) / 864e5} days later'
+api GET "/api/v1/subscriptions/$GSUB" | say '13. the subscription: ${d.status}'
+paid() { api GET "/api/v1/invoices/$INVOICE" | get 'd.status === "paid" || undefined' >/dev/null 2>&1; }
+card pm_card_visa && wait_until 30 paid # the new card is charged as soon as Stripe's webhook saves it
+api GET "/api/v1/invoices/$INVOICE/payments" | say '13. attempts: ${d.data.map((p) => `${p.trigger} ${p.status}`).join(", ")}'
+api GET "/api/v1/subscriptions/$GSUB" | say '13. the subscription: ${d.status}'

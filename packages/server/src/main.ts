@@ -29,6 +29,9 @@ async function checkCanListen(config: Config): Promise<void> {
 /** read config -> open storage -> build app -> listen. */
 export async function serve(config: Config): Promise<void> {
   await checkCanListen(config);
+  // Loaded only when asked for: a server without it never loads the fake.
+  const devStripe = config.stripeFake ? await (await import('./demo/dev-stripe.js')).startDevStripe() : null;
+  if (devStripe) config = { ...config, stripeApiBase: devStripe.fake.apiBase };
   const { composition, describe } = await bootstrap(config);
   const { deps } = composition;
   let demo: DemoWorkspace | null = null;
@@ -48,6 +51,7 @@ export async function serve(config: Config): Promise<void> {
   const stopRetention = scheduleAuditRetention(deps);
   const stopBilling = scheduleBilling(deps);
   const address = await app.listen({ host: config.host, port: config.port });
+  devStripe?.deliverTo(deps, address);
   // Route schemas compile at their first use (http/lazy-schemas.ts); the rest compile now, in
   // slices between requests, so a route's first request rarely pays for it.
   const stopWarming = warmCompiledSchemas((err) => deps.log.error({ err }, 'a route schema does not compile (a bug: please report it)'));
@@ -58,6 +62,7 @@ export async function serve(config: Config): Promise<void> {
     `Operator console: ${address}/console${demo ? '' : '   (sign in; add an operator with: npx tollgate users create --workspace ws_… --email …)'}\n`,
   );
   if (demo && demoOperator) process.stdout.write(demoBanner(address, demo, demoOperator, config.profile));
+  if (devStripe) process.stdout.write((await import('./demo/dev-stripe.js')).devStripeBanner(devStripe.fake.apiBase));
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -70,6 +75,7 @@ export async function serve(config: Config): Promise<void> {
     stopBilling();
     await app.close();
     await composition.close();
+    await devStripe?.fake.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

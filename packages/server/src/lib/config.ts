@@ -59,6 +59,12 @@ export interface Config {
   publicUrl: string | null;
   /** STRIPE_API_BASE: a Stripe-compatible server (scheme, host, port) the Stripe client talks to instead of Stripe; null: Stripe itself. */
   stripeApiBase: string | null;
+  /**
+   * TOLLGATE_STRIPE_FAKE (development only): `serve` starts the Stripe fake (demo/stripe-fake.ts) on
+   * 127.0.0.1, points the Stripe client at it and has it post its events to every Stripe connection,
+   * so collection can be tried without a Stripe account.
+   */
+  stripeFake: boolean;
   /** How long one call to Stripe may take before it counts as unavailable (its attempt is then reconciled). */
   stripeTimeoutMs: number;
   /** Development only: accept webhooks without checking signatures. Ignored, with a warning, elsewhere. */
@@ -194,9 +200,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (stripeApiBase !== null && !/^https?:\/\/[^/?#\s@]+\/?$/.test(stripeApiBase)) {
     throw new ConfigError(`STRIPE_API_BASE must be a scheme, a host and a port only, such as http://127.0.0.1:12111, got '${stripeApiBase}'`);
   }
+  const stripeFake = bool(env, 'TOLLGATE_STRIPE_FAKE', false);
+  if (stripeFake && profile !== 'development') {
+    throw new ConfigError(`TOLLGATE_STRIPE_FAKE runs a stand-in for Stripe: the development profile only (this is ${profile})`);
+  }
+  if (stripeFake && stripeApiBase !== null) throw new ConfigError('TOLLGATE_STRIPE_FAKE and STRIPE_API_BASE both name the Stripe server: set one');
   return {
     profile,
     stripeApiBase,
+    stripeFake,
     stripeTimeoutMs: int(env, 'STRIPE_TIMEOUT_MS', 10_000, 100, 80_000),
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),

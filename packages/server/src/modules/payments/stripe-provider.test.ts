@@ -3,6 +3,7 @@
 // client's own, on a request the fake never answers.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadConfig } from '../../lib/config.js';
 import Stripe from 'stripe';
 import { FAKE_STRIPE_SECRET_KEY, FAKE_STRIPE_WEBHOOK_SECRET, StripeFake, type TestCard } from '../../../test/helpers/stripe-fake.js';
 import { WebhookReceiver } from '../../../test/helpers/webhook-receiver.js';
@@ -334,6 +335,26 @@ describe('STRIPE_API_BASE', () => {
     assert.throws(() => stripeApiAddress('http://127.0.0.1:12111/v1'), /scheme, a host and a port only/);
     assert.throws(() => stripeApiAddress('ftp://127.0.0.1'), /http:\/\/ or https:\/\//);
   });
+});
+
+describe('TOLLGATE_STRIPE_FAKE', () => {
+  const cases: Array<[string, NodeJS.ProcessEnv, boolean | RegExp]> = [
+    ['off by default', { TOLLGATE_PROFILE: 'development' }, false],
+    ['on in the development profile', { TOLLGATE_PROFILE: 'development', TOLLGATE_STRIPE_FAKE: 'true' }, true],
+    ['refused in the test profile', { TOLLGATE_PROFILE: 'test', TOLLGATE_STRIPE_FAKE: 'true' }, /development profile only \(this is test\)/],
+    [
+      'refused in production',
+      { TOLLGATE_PROFILE: 'production', TOLLGATE_STRIPE_FAKE: 'true', TOLLGATE_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` },
+      /development profile only \(this is production\)/,
+    ],
+    ['refused beside STRIPE_API_BASE', { TOLLGATE_PROFILE: 'development', TOLLGATE_STRIPE_FAKE: 'true', STRIPE_API_BASE: 'http://127.0.0.1:1' }, /set one/],
+  ];
+  for (const [name, env, want] of cases) {
+    it(name, () => {
+      if (want instanceof RegExp) assert.throws(() => loadConfig(env), want);
+      else assert.equal(loadConfig(env).stripeFake, want);
+    });
+  }
 });
 
 describe('the fake’s webhooks (test helper)', () => {
