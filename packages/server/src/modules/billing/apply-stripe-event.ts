@@ -5,7 +5,7 @@ import { PaymentProviderError, type ChargeResult } from '../payments/payment-pro
 import type { PaymentProviderConnection } from '../payments/payment-provider-connection.js';
 import { findPayment, findPaymentByProviderReference } from '../payments/payment.repository.js';
 import { markProviderEventApplied } from '../payments/provider-customer.repository.js';
-import { applySetupCompleted, redeliverLater, type StripeEvent } from '../payments/receive-provider-webhook.js';
+import { applyPaymentMethodDetached, applySetupCompleted, redeliverLater, type StripeEvent } from '../payments/receive-provider-webhook.js';
 import { stripeProviderOf } from '../payments/stripe-for.js';
 import { applyChargeOutcome, collectInvoice, type Collection } from './collect-invoice.js';
 import { listFailingInvoicesOfCustomer } from './invoice.repository.js';
@@ -36,6 +36,8 @@ export async function applyStripeEvent(deps: Deps, c: Collection, connection: Pa
     for (const customerId of await applySetupCompleted(deps, connection, event)) await retryWithNewCard(deps, c, tenant, origin, customerId);
   } else if (PAYMENT_INTENT_EVENTS.has(event.type) || PAYMENT_PAGE_EVENTS.has(event.type)) {
     await applyPaymentEvent(deps, c, connection, tenant, origin, event);
+  } else if (event.type === 'payment_method.detached') {
+    await applyPaymentMethodDetached(deps, connection, event);
   } else if (event.type === 'charge.refunded') {
     // The charge carries Stripe's count (amount_refunded): applied as it is, only ever growing, so no read is needed.
     await applyChargeRefunded(deps, tenant, origin, event);

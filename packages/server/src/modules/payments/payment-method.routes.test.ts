@@ -80,6 +80,27 @@ describe('payment methods', () => {
       .execute();
     assert.equal(audits.length, 1, 'applied once, though delivered twice');
     assert.deepEqual(JSON.parse(audits[0]!.payload), { provider: 'stripe', brand: 'mastercard', last4: '4444' });
+
+    // The card removed at Stripe (its portal, another integration): no longer shown, so never sent in a charge again.
+    fake.detachPaymentMethod(method.body.id);
+    for (const d of await fake.deliverWebhooks({ duplicates: true })) assert.equal(d.status, 200, JSON.stringify(d));
+    const gone = await api.get(`/api/v1/customers/${customer.id}/payment_method`);
+    assert.deepEqual([gone.status, gone.body.errors?.[0]?.field], [404, 'path.id']);
+    const removed = await t.deps.db
+      .selectFrom('auditEvents')
+      .select('payload')
+      .where('eventType', '=', 'payment_method.updated')
+      .where('targetId', '=', customer.id)
+      .orderBy('seq')
+      .execute();
+    assert.deepEqual(
+      removed.map((r) => JSON.parse(r.payload)),
+      [
+        { provider: 'stripe', brand: 'mastercard', last4: '4444' },
+        { provider: 'stripe', removed: method.body.id },
+      ],
+      'applied once, though delivered twice',
+    );
   });
 
   it('503 with Retry-After while Stripe does not answer; the event Stripe sends again is applied then', async () => {

@@ -36,6 +36,35 @@ export async function insertProviderCustomer(
     .execute();
 }
 
+/**
+ * Forgets a payment method shown as the default of our customers (it was detached at the provider):
+ * the ids of our customers it was shown for. The method's id is matched exactly; the LIKE only
+ * narrows the rows read (an id's `_` matches itself too).
+ */
+export async function clearProviderPaymentMethod(db: Db, tenant: Tenant, provider: string, paymentMethodId: string, now: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('providerCustomers')
+    .select(['customerId', 'paymentMethod'])
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('provider', '=', provider)
+    .where('paymentMethod', 'like', `%${paymentMethodId}%`)
+    .execute();
+  const shown = rows
+    .filter((r) => r.paymentMethod !== null && (JSON.parse(r.paymentMethod) as PaymentMethodSummary).id === paymentMethodId)
+    .map((r) => r.customerId);
+  if (shown.length === 0) return [];
+  await db
+    .updateTable('providerCustomers')
+    .set({ paymentMethod: null, updatedAt: now })
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('provider', '=', provider)
+    .where('customerId', 'in', shown)
+    .execute();
+  return shown;
+}
+
 /** The default payment method of the provider's customer; the number of our customers it belongs to (0 when unknown). */
 export async function setProviderPaymentMethod(
   db: Db,

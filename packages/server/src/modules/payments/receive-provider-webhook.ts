@@ -8,7 +8,7 @@ import { inTransaction } from '../../db/transaction.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { PaymentProviderError } from './payment-provider.js';
 import type { PaymentProviderConnection } from './payment-provider-connection.js';
-import { isProviderEventApplied, setProviderPaymentMethod } from './provider-customer.repository.js';
+import { clearProviderPaymentMethod, isProviderEventApplied, setProviderPaymentMethod } from './provider-customer.repository.js';
 import { stripeProviderOf } from './stripe-for.js';
 
 const EVENT_ID = /^evt_[A-Za-z0-9_]{1,250}$/;
@@ -91,6 +91,36 @@ export interface ReceivedStripeEvent {
 export function redeliverLater(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'Stripe did not answer while this event was applied; it is kept, deliver it again.', {
     headers: { 'retry-after': '5' },
+  });
+}
+
+/** A Stripe payment method id: what a detached event must carry before it is looked for. */
+const PAYMENT_METHOD_ID = /^pm_[A-Za-z0-9_]{1,100}$/;
+
+/**
+ * A card detached at Stripe (the customer removed it in Stripe's portal, or another integration
+ * did): it is no longer shown as our customers' default, so the next charge asks Stripe for the
+ * default instead of sending a card Stripe would refuse. Audited as payment_method.updated
+ * (removed). Safe to repeat: a second delivery finds nothing to clear.
+ */
+export async function applyPaymentMethodDetached(deps: Deps, connection: PaymentProviderConnection & Tenant, event: StripeEvent): Promise<void> {
+  const id = event.data?.object?.id;
+  if (typeof id !== 'string' || !PAYMENT_METHOD_ID.test(id)) return;
+  await inTransaction(deps.db, async (trx) => {
+    for (const customerId of await clearProviderPaymentMethod(trx, connection, 'stripe', id, deps.clock.now())) {
+      await recordAudit(
+        trx,
+        deps,
+        {
+          workspaceId: connection.workspaceId,
+          environment: connection.environment,
+          actor: { type: 'ANONYMOUS', id: 'stripe' },
+          correlationId: event.id,
+          source: 'webhook',
+        },
+        { eventType: 'payment_method.updated', targetType: 'customer', targetId: customerId, payload: { provider: 'stripe', removed: id } },
+      );
+    }
   });
 }
 
