@@ -1,14 +1,19 @@
 #!/usr/bin/env node
-// Runs every test file, each in its own node process (through tsx), a few at a time:
+// Runs every test file, each in its own node process, a few at a time:
+// - the server's test files run as bundles made by one esbuild build at the start
+//   (scripts/test-bundle.mjs: the same code, loaded in ~0.5 s of CPU instead of ~2 s through tsx);
+//   the other packages' files run through tsx; TEST_LOADER=tsx (or --tsx) runs all through tsx;
 // - a server test that touches storage (its imports reach the test app, the CLI's processes or the
 //   backend's settings) runs on SQLite, and again on PostgreSQL (+ Redis when REDIS_URL is set)
 //   when TEST_DATABASE_URL is set; a pure file, a browser test and a client package's test run
-//   once (onBothBackends says why);
+//   once (onBothBackends says why), and so does a server file with the one-pass marker
+//   (`// scripts/test.mjs: one pass: <why>` on a line of its own; the run's header names each
+//   such file with its reason, and CONTRIBUTING.md says when it is right);
 // - the slowest files start first (durations from the last run, else scripts/test-durations.json),
 //   so the run is not left waiting on one long file at the end;
 // - each file prints one line when it ends (its failures in full), the 20 slowest files are listed
 //   at the end, and the closing line is "tests: N passed, N failed, N skipped".
-// Usage: node scripts/test.mjs [substring…] [--sqlite-only] [--concurrency N] [--list]
+// Usage: node scripts/test.mjs [substring…] [--sqlite-only] [--concurrency N] [--list] [--tsx]
 // (--list prints the runs it would make, in order, and runs nothing)
 // --conditions=tollgate-source makes @tollgate/sdk resolve to its TypeScript source (the forwarder
 // imports it by name).
@@ -18,6 +23,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildTestBundles, bundles } from './test-bundle.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -34,6 +40,7 @@ const option = (name) => {
   return value;
 };
 const sqliteOnly = flag('--sqlite-only') ?? false;
+const tsxOnly = (flag('--tsx') ?? false) || process.env.TEST_LOADER === 'tsx';
 const listOnly = flag('--list') ?? false;
 // Two cores: a file mostly waits on its server, a database or a browser, so three or four at once
 // keep both cores busy without one file starving another (measured in CONTRIBUTING.md).
@@ -89,13 +96,28 @@ function touchesStorage(file, seen = new Set()) {
 }
 
 /**
+ * A server test file that says, in a line of its own, `// scripts/test.mjs: one pass: <why>` runs on
+ * the SQLite pass only: for a file whose subject is not the storage (the docs' commands, say), whose
+ * storage the server's own tests cover on both backends, and whose PostgreSQL-only parts run
+ * whenever PostgreSQL answers. The reason is printed with the run's header.
+ */
+const ONE_PASS = /^\/\/ scripts\/test\.mjs: one pass: (.+)$/m;
+function onePassReason(file) {
+  try {
+    return ONE_PASS.exec(readFileSync(path.join(root, file), 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Where a second pass means something: the server's own tests that touch storage. A browser test
  * checks a page, and the SDK's, the forwarder's, the console's and the widget's tests check a
  * client; they start a server only as a fixture, whose storage the server's tests cover on both
- * backends, so they run once.
+ * backends, so they run once. So does a file marked for one pass (above).
  */
 function onBothBackends(file) {
-  return file.startsWith('packages/server/') && !file.includes('.browser.') && touchesStorage(file);
+  return file.startsWith('packages/server/') && !file.includes('.browser.') && touchesStorage(file) && onePassReason(file) === null;
 }
 
 const postgres = Boolean(process.env.TEST_DATABASE_URL) && !sqliteOnly;
@@ -133,6 +155,14 @@ const started = Date.now();
 // changed, once, rather than in every process that starts (bin/tollgate.js would).
 const { ensureBuilt } = await import('../packages/server/scripts/build.mjs');
 await ensureBuilt({ quiet: false });
+// The server's test files run as bundles (scripts/test-bundle.mjs says why and what stays the same).
+const toBundle = tsxOnly ? [] : [...new Set(jobs.map((j) => j.file))].filter(bundles);
+let built = { bundles: new Map(), ms: 0, remove: () => {} };
+if (toBundle.length > 0) {
+  built = await buildTestBundles(root, toBundle);
+  console.log(`Bundled ${toBundle.length} server test files in ${built.ms} ms (TEST_LOADER=tsx runs them through tsx instead)`);
+}
+process.on('exit', () => built.remove());
 const results = [];
 const totals = { pass: 0, fail: 0, skipped: 0 };
 const byLabel = new Map();
@@ -154,6 +184,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
         /* already gone */
       }
     }
+    built.remove();
     process.exit(130);
   });
 }
@@ -161,9 +192,11 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 function runJob(job) {
   return new Promise((resolve) => {
     const t0 = Date.now();
+    const bundle = built.bundles.get(job.file);
+    const loader = bundle ? ['--enable-source-maps'] : ['--import', 'tsx'];
     const child = spawn(
       process.execPath,
-      ['--conditions=tollgate-source', '--import', 'tsx', `--test-reporter=${path.join(root, 'scripts/test-reporter.mjs')}`, job.file],
+      ['--conditions=tollgate-source', ...loader, `--test-reporter=${path.join(root, 'scripts/test-reporter.mjs')}`, bundle ?? job.file],
       // Its own process group, so that a hung file is ended with everything it started.
       { cwd: root, env: { ...process.env, TOLLGATE_TEST_BACKEND: job.backend }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
@@ -224,6 +257,12 @@ if (!postgres) {
       ? 'PostgreSQL pass left out: --sqlite-only'
       : 'PostgreSQL pass skipped: TEST_DATABASE_URL is not set (CI sets it when PostgreSQL answers on 127.0.0.1:5432).',
   );
+} else {
+  // Not silent: the files that leave the PostgreSQL pass out say so, and why.
+  for (const file of files) {
+    const why = file.startsWith('packages/server/') && touchesStorage(file) ? onePassReason(file) : null;
+    if (why) console.log(`One pass (SQLite) for ${file}: ${why}`);
+  }
 }
 
 async function worker() {

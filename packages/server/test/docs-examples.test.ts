@@ -9,9 +9,18 @@
  *
  * What cannot run here is skipped with the reason (SKIPPED below), never silently; commands that
  * run until Ctrl-C run in the background of their page until they printed what they show
- * (BACKGROUND). On the PostgreSQL pass the server runs on PostgreSQL (and Redis when REDIS_URL is
- * set), and `npx tollgate demo` writes there through DATABASE_URL.
+ * (BACKGROUND).
+ *
+ * scripts/test.mjs runs this file once, on the SQLite pass (the marker below): the pages' commands
+ * talk to the server over HTTP and the CLI, whose storage the server's own tests (routes, CLI,
+ * processes) cover on both backends, so a second server on PostgreSQL checked the docs again at
+ * twice the cost (100 s a run) without checking the storage more. What needs PostgreSQL itself,
+ * docs/production.md's two nodes on PostgreSQL and Redis, makes its own database and runs whenever
+ * TEST_DATABASE_URL and REDIS_URL are set, whatever the pass. Run by hand with
+ * TOLLGATE_TEST_BACKEND=postgres, the server runs on PostgreSQL (and Redis when REDIS_URL is set),
+ * and `npx tollgate demo` writes there through DATABASE_URL.
  */
+// scripts/test.mjs: one pass: the docs' commands, over HTTP and the CLI; their storage is the server tests' subject on both backends, and docs/production.md's PostgreSQL + Redis nodes run on this pass when TEST_DATABASE_URL and REDIS_URL are set
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -169,7 +178,8 @@ const pages = docPages();
 const blocks: DocBlock[] = pages.flatMap((page) => shellBlocks(read(page)).map((b, i) => ({ ...b, page, n: i + 1 })));
 const label = (b: DocBlock) => `${b.page} block ${b.n} (line ${b.line})`;
 
-const pgRedis = backend === 'postgres' && Boolean(process.env.REDIS_URL);
+/** PostgreSQL and Redis answer (CI sets both when they do): docs/production.md's two nodes can run, on either pass. */
+const pgRedis = Boolean(process.env.TEST_DATABASE_URL) && Boolean(process.env.REDIS_URL);
 /** Ports a block of the page listens on: taken ones make it skip, saying so. */
 async function takenPorts(ports: number[]): Promise<number[]> {
   const taken: number[] = [];
@@ -206,14 +216,13 @@ const SKIPPED: Array<{ page: string; contains: string; reason: string | null }> 
   {
     page: 'docs/production.md',
     contains: 'create database tollgate_prod_try',
-    reason:
-      backend !== 'postgres'
-        ? 'needs PostgreSQL and Redis on 127.0.0.1: runs on the PostgreSQL pass (TEST_DATABASE_URL and REDIS_URL set)'
-        : !pgRedis
-          ? 'needs Redis too: REDIS_URL is not set on this PostgreSQL pass'
-          : twoNodePortsTaken.length > 0
-            ? `the page's nodes listen on 127.0.0.1:8081 and 8082, and ${twoNodePortsTaken.join(' and ')} is taken here`
-            : null,
+    reason: !process.env.TEST_DATABASE_URL
+      ? 'needs PostgreSQL and Redis on 127.0.0.1: runs when TEST_DATABASE_URL and REDIS_URL are set (CI sets them when both answer)'
+      : !pgRedis
+        ? 'needs Redis too: REDIS_URL is not set'
+        : twoNodePortsTaken.length > 0
+          ? `the page's nodes listen on 127.0.0.1:8081 and 8082, and ${twoNodePortsTaken.join(' and ')} is taken here`
+          : null,
   },
   {
     page: 'docs/production.md',

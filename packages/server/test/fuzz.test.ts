@@ -15,6 +15,8 @@ import { inlineRefs } from './helpers/openapi-refs.js';
  * helpers/malformed-requests.ts), with a key holding every scope and without one. None may get a
  * 5xx, every error must be the documented envelope and small, and none may hang; the server must
  * still answer /health afterwards. The hang bound is a detector, not a performance figure.
+ * Without a key, the variants of one body field are sent only where the body is read before the
+ * credentials are asked for (a probe per operation decides: fuzz() says how).
  */
 
 const HANG_MS = 10_000;
@@ -198,12 +200,30 @@ function problemWith(res: Answer, op: any): string | null {
   return ok ? null : `${res.statusCode} outside the envelope: ${res.body.slice(0, 200)}`;
 }
 
-async function fuzz(withKey: boolean): Promise<{ sent: number; problems: string[] }> {
+/** Every way of calling the operation needs a credential (no `{}` or empty list among its security requirements). */
+function needsCredentials(op: any): boolean {
+  return Array.isArray(op.security) && op.security.length > 0 && op.security.every((s: object) => Object.keys(s).length > 0);
+}
+
+/**
+ * Without a key, an operation that needs one is refused by the authentication hook, which runs
+ * before the body is read: every variant of one body field then meets the same refusal, and the
+ * field variants prove nothing the pass with a key does not (there they reach validation and the
+ * handler). So, per such operation, one field variant goes first as a probe: a field nested 10,000
+ * deep, which any reading of the body refuses with 400. Answered 401, the body was not read, and
+ * the operation's other field variants are not sent without a key; answered anything else (the
+ * body was read before the credentials were asked for), they all are. Every other request (path,
+ * query, headers, credentials, whole bodies, content types) is sent as before.
+ */
+const PROBE_VALUE = 'deep array';
+
+async function fuzz(withKey: boolean): Promise<{ sent: number; problems: string[]; notSent: number }> {
   const problems: string[] = [];
   let sent = 0;
+  let notSent = 0;
   // Deletes last, so that they do not take away what the other operations act on.
   const targets = operationsOf(doc).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
-  const run = async (r: MalformedRequest, op: any) => {
+  const run = async (r: MalformedRequest, op: any): Promise<Answer | 'hang'> => {
     sent++;
     const res = await send(r);
     if (res === 'hang') problems.push(`${r.label}: no answer within ${HANG_MS} ms`);
@@ -211,21 +231,39 @@ async function fuzz(withKey: boolean): Promise<{ sent: number; problems: string[
       const p = problemWith(res, op);
       if (p) problems.push(`${r.label}: ${p}`);
     }
+    return res;
   };
   if (withKey) {
     const webhook = doc.paths['/v1/ingest/webhook/{sourceId}'].post;
     for (const r of signedWebhooks()) await run(r, webhook);
   }
   for (const target of targets) {
-    for (const r of malformedRequests(target, { pathValue, idOf, headers: (x) => credentials(x, withKey) })) await run(r, target.op);
+    const requests = malformedRequests(target, { pathValue, idOf, headers: (x) => credentials(x, withKey) });
+    const fieldVariants = requests.filter((r) => r.field);
+    const probe = !withKey && needsCredentials(target.op) ? fieldVariants.find((r) => r.field!.value === PROBE_VALUE) : undefined;
+    let bodyUnread = false;
+    if (probe) {
+      const res = await run(probe, target.op);
+      bodyUnread = res !== 'hang' && res.statusCode === 401;
+    }
+    for (const r of requests) {
+      if (r === probe) continue;
+      if (bodyUnread && r.field) {
+        notSent++;
+        continue;
+      }
+      await run(r, target.op);
+    }
   }
-  return { sent, problems };
+  return { sent, problems, notSent };
 }
 
 describe(`fuzzing every operation of the OpenAPI document (${backend})`, () => {
   for (const withKey of [true, false]) {
-    it(`no 5xx, no hang, every error small and in the envelope, ${withKey ? 'with a key holding every scope' : 'without a key'}`, async () => {
-      const { sent, problems } = await fuzz(withKey);
+    it(`no 5xx, no hang, every error small and in the envelope, ${withKey ? 'with a key holding every scope' : 'without a key'}`, async (ctx) => {
+      const { sent, problems, notSent } = await fuzz(withKey);
+      if (notSent > 0)
+        ctx.diagnostic(`${notSent} body field variants not sent without a key: their operation's probe was refused 401 before its body was read`);
       assert.ok(sent > 1000, `sent ${sent} requests`);
       assert.deepEqual(problems.slice(0, 40), [], `${problems.length} of ${sent} requests went wrong`);
       const health = await t.app.inject({ method: 'GET', url: '/health' });

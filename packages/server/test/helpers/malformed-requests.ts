@@ -17,6 +17,8 @@ export interface MalformedRequest {
   payload?: string | Buffer;
   /** The operation answers with a stream that stays open: read only its head. */
   stream: boolean;
+  /** A mutation of one field of the JSON body: its path and the value's name (null: the field removed). */
+  field?: { path: Array<string | number>; value: string | null };
 }
 
 export interface OperationTarget {
@@ -280,6 +282,7 @@ export function malformedRequests(target: OperationTarget, opts: GenerateOptions
       headers?: Record<string, string>;
       payload?: string | Buffer;
       contentType?: string | null;
+      field?: MalformedRequest['field'];
     },
   ) => {
     const headers = { ...baseHeaders, ...(r.headers ?? {}) };
@@ -293,6 +296,7 @@ export function malformedRequests(target: OperationTarget, opts: GenerateOptions
       headers,
       payload,
       stream,
+      ...(r.field ? { field: r.field } : {}),
     });
   };
 
@@ -315,8 +319,9 @@ export function malformedRequests(target: OperationTarget, opts: GenerateOptions
   if (jsonSchema && sample !== undefined) {
     for (const field of fieldPaths(sample, 4)) {
       const values = field.length === 1 ? FIELD_VALUES : NESTED_VALUES;
-      for (const [label, raw] of values) add(`body.${field.join('.')}=${label}`, { payload: withField(sample, field, raw) });
-      add(`body.${field.join('.')} missing`, { payload: withField(sample, field, undefined) });
+      for (const [label, raw] of values)
+        add(`body.${field.join('.')}=${label}`, { payload: withField(sample, field, raw), field: { path: field, value: label } });
+      add(`body.${field.join('.')} missing`, { payload: withField(sample, field, undefined), field: { path: field, value: null } });
     }
     if (typeof sample === 'object' && sample !== null && !Array.isArray(sample)) {
       add('unknown body field', { payload: JSON.stringify({ ...sample, zzz: 1 }) });

@@ -162,13 +162,30 @@ export class ServeProcess {
    * and migrates, which took over 30 s on a 2-core machine at load average 8 (CI beside other work).
    */
   async waitFor(re: RegExp, timeoutMs = START_BOUND_MS, stream: 'stdout' | 'stderr' = 'stdout'): Promise<RegExpMatchArray> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const m = re.exec(this[stream]);
-      if (m) return m;
-      if (this.hasExited) throw new Error(`${this.label} exited before printing ${re}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`${this.label} did not print ${re} in ${timeoutMs} ms\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
-      await new Promise((r) => setTimeout(r, 25));
+    // Checked again each time the child writes or exits, not on a timer.
+    const source = stream === 'stdout' ? this.child.stdout! : this.child.stderr!;
+    let onData = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await new Promise<RegExpMatchArray>((resolve, reject) => {
+        const check = () => {
+          const m = re.exec(this[stream]);
+          if (m) resolve(m);
+          else if (this.hasExited) reject(new Error(`${this.label} exited before printing ${re}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`));
+        };
+        onData = check;
+        // After the buffer's own listener (registered first), so the text just written is in it.
+        source.on('data', onData);
+        void this.exited.then(check);
+        timer = setTimeout(
+          () => reject(new Error(`${this.label} did not print ${re} in ${timeoutMs} ms\nstdout: ${this.stdout}\nstderr: ${this.stderr}`)),
+          timeoutMs,
+        );
+        check();
+      });
+    } finally {
+      source.off('data', onData);
+      clearTimeout(timer);
     }
   }
 

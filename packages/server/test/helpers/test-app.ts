@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
@@ -135,6 +137,61 @@ function migratedSqliteImage(): Promise<Buffer> {
   return migratedImage;
 }
 
+let pgSchemaDdl: Promise<{ template: string; sql: string } | null> | null = null;
+/**
+ * PostgreSQL's counterpart of the image above: the DDL of a schema with every migration applied,
+ * as pg_dump writes it (tables, indexes, constraints, sequences, triggers and the migrations'
+ * rows, every name qualified by the template schema's), kept in the temporary folder under a
+ * digest of the migrations' sources and of the server. A test app's schema is then one statement
+ * list instead of 33 migrations run one by one: less work for both processes and about a second
+ * less per app on a busy machine. migrateToLatest still runs on it and finds nothing to do, so a
+ * schema the dump left incomplete fails loudly. null (migrate as before) when pg_dump is missing
+ * or fails.
+ */
+function migratedPgSchemaDdl(url: string): Promise<{ template: string; sql: string } | null> {
+  pgSchemaDdl ??= (async () => {
+    const key = createHash('sha256').update(url).update('\0').update(migrationsDigest()).digest('hex').slice(0, 16);
+    const file = path.join(os.tmpdir(), `tollgate-test-pg-schema-${key}.sql`);
+    const parse = (text: string) => {
+      const [first, ...rest] = text.split('\n');
+      return { template: first!.replace(/^-- template /, ''), sql: rest.join('\n') };
+    };
+    try {
+      return parse(readFileSync(file, 'utf8'));
+    } catch {
+      // Not made yet: made here.
+    }
+    const template = `tgtmpl_${randomBytes(8).toString('hex')}`;
+    await adminQuery(url, `CREATE SCHEMA ${template}`);
+    try {
+      const opened = openDatabase({ databaseUrl: url, pgSchema: template, poolSize: 1 });
+      try {
+        await migrateToLatest(opened.db);
+      } finally {
+        await opened.close();
+      }
+      const { stdout } = await promisify(execFile)('pg_dump', ['--dbname', url, '--schema', template, '--inserts', '--no-owner', '--no-privileges'], {
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      // psql's own commands (pg_dump writes \restrict lines) are not SQL.
+      const sql = stdout
+        .split('\n')
+        .filter((l) => !l.startsWith('\\'))
+        .join('\n');
+      if (!sql.includes(`CREATE SCHEMA ${template};`)) return null;
+      const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      writeFileSync(partial, `-- template ${template}\n${sql}`);
+      renameSync(partial, file);
+      return { template, sql };
+    } catch {
+      return null;
+    } finally {
+      await adminQuery(url, `DROP SCHEMA ${template} CASCADE`);
+    }
+  })();
+  return pgSchemaDdl;
+}
+
 /** A digest of the migration sources (every file under db/ that a migration run reads). */
 function migrationsDigest(): string {
   const db = fileURLToPath(new URL('../../src/db/', import.meta.url));
@@ -161,7 +218,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   if (backend === 'postgres') {
     if (!config.databaseUrl) throw new Error('TOLLGATE_TEST_BACKEND=postgres needs TEST_DATABASE_URL');
     schema = `t_${suffix}`;
-    await adminQuery(config.databaseUrl, `CREATE SCHEMA ${schema}`);
+    // The migrated schema's DDL under this app's schema name (it creates the schema), else an empty schema to migrate.
+    const ddl = await migratedPgSchemaDdl(config.databaseUrl);
+    await adminQuery(config.databaseUrl, ddl ? ddl.sql.replaceAll(ddl.template, schema) : `CREATE SCHEMA ${schema}`);
   }
   const dir = opts.sqliteFile && backend === 'sqlite' ? mkdtempSync(path.join(os.tmpdir(), 'tollgate-test-')) : null;
   const opened = openDatabase({
