@@ -1,5 +1,6 @@
 import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
+import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { AppError, notFound } from '../../lib/errors.js';
@@ -9,8 +10,8 @@ import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { outcomeAdvances, type Payment, type PaymentTrigger } from '../payments/payment.js';
 import { PaymentProviderError, type ChargeRequest, type ChargeResult, type PaymentProvider } from '../payments/payment-provider.js';
 import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
-import { findPayment, insertPayment, listInvoicePayments, savePayment } from '../payments/payment.repository.js';
-import { findProviderCustomer } from '../payments/provider-customer.repository.js';
+import { findPayment, insertPayments, listInvoicePayments, savePayment } from '../payments/payment.repository.js';
+import { findProviderCustomer, type ProviderCustomerRow } from '../payments/provider-customer.repository.js';
 import { ensureStripeCustomer } from '../payments/create-payment-method-session.js';
 import { findCustomer } from '../customers/customer.repository.js';
 import { hostedInvoiceUrl } from './hosted-invoice.js';
@@ -96,10 +97,12 @@ export async function sendAttempt(
   invoice: Invoice,
   payment: Payment,
   returnUrl: string | null,
+  /** The customer at the provider when the caller has read it already (undefined: read here). */
+  providerCustomer?: ProviderCustomerRow | null,
 ): Promise<ChargeResult | null> {
   const page = payment.trigger === 'payment_page';
   if (payment.paymentMethodId === null && !page) return noPaymentMethod(payment);
-  const known = await findProviderCustomer(deps.db, tenant, 'stripe', invoice.customerId);
+  const known = providerCustomer !== undefined ? providerCustomer : await findProviderCustomer(deps.db, tenant, 'stripe', invoice.customerId);
   if (!known) return noPaymentMethod(payment);
   try {
     const request = chargeRequest(invoice, payment, known.providerCustomerId, tenant, returnUrl);
@@ -117,6 +120,58 @@ export async function sendAttempt(
     deps.log.error({ err, invoiceId: invoice.id, paymentId: payment.id }, 'the provider refused a charge');
     return { ...noPaymentMethod(payment), failureCode: err.providerCode ?? 'provider_rejected', failureMessage: err.message.slice(0, 500) };
   }
+}
+
+/**
+ * The attempt a claim writes for an invoice read under its lock, and the invoice as the claim
+ * leaves it; or why none is made. The attempt is numbered after the invoice's last, and its key
+ * follows from the number, so a claim lost after its charge was sent sends the same key again.
+ */
+export function claimAttempt(
+  deps: Pick<Deps, 'clock' | 'ids'>,
+  invoice: Invoice,
+  trigger: PaymentTrigger,
+  paymentMethodId: string | null,
+  now = deps.clock.now(),
+): { invoice: Invoice; payment: Payment } | { skipped: 'not_open' | 'nothing_owed' | 'in_flight' } {
+  if (invoice.status !== 'finalized') return { skipped: 'not_open' };
+  const owed = amountRemaining(invoice);
+  if (new Decimal(owed).lte(0)) return { skipped: 'nothing_owed' };
+  if (attemptInFlight(invoice)) return { skipped: 'in_flight' };
+  const invoiceId = invoice.id;
+  const n = invoice.attemptCount + 1;
+  const payment: Payment = {
+    id: deps.ids.next('payment'),
+    invoiceId,
+    customerId: invoice.customerId,
+    provider: 'stripe',
+    status: 'pending',
+    amount: owed,
+    currency: invoice.currency,
+    reference: null,
+    paidAt: null,
+    attempt: n,
+    idempotencyKey: attemptKey(invoiceId, n),
+    providerReference: null,
+    paymentMethodId,
+    failureCode: null,
+    failureMessage: null,
+    actionUrl: null,
+    // The schedule's attempts after the first are its retries.
+    trigger: trigger === 'automatic' && n > 1 ? 'retry' : trigger,
+    amountRefunded: roundToMinorUnit('0', invoice.currency),
+    createdAt: now,
+    updatedAt: now,
+  };
+  const updated: Invoice = {
+    ...invoice,
+    attemptCount: n,
+    nextPaymentAttemptAt: null,
+    latestAttemptStatus: 'pending',
+    paymentActionUrl: null,
+    updatedAt: now,
+  };
+  return { invoice: updated, payment };
 }
 
 /**
@@ -157,46 +212,14 @@ export async function collectInvoice(deps: Deps, c: Collection, tenant: Tenant, 
   const claimed = await inTransaction(deps.db, async (trx): Promise<CollectResult> => {
     const invoice = await findInvoice(trx, tenant, invoiceId, { lock: deps.dialect === 'postgres' });
     if (!invoice) throw new Error(`invoice ${invoiceId} vanished`);
-    if (invoice.status !== 'finalized') return { invoice: await unschedule({ ...deps, db: trx }, tenant, invoice), payment: null, skipped: 'not_open' };
-    const owed = amountRemaining(invoice);
-    if (new Decimal(owed).lte(0)) return { invoice: await unschedule({ ...deps, db: trx }, tenant, invoice), payment: null, skipped: 'nothing_owed' };
-    if (attemptInFlight(invoice)) return { invoice, payment: null, skipped: 'in_flight' };
-    const n = invoice.attemptCount + 1;
-    const now = deps.clock.now();
-    const payment: Payment = {
-      id: deps.ids.next('payment'),
-      invoiceId,
-      customerId: invoice.customerId,
-      provider: 'stripe',
-      status: 'pending',
-      amount: owed,
-      currency: invoice.currency,
-      reference: null,
-      paidAt: null,
-      attempt: n,
-      idempotencyKey: attemptKey(invoiceId, n),
-      providerReference: null,
-      paymentMethodId,
-      failureCode: null,
-      failureMessage: null,
-      actionUrl: null,
-      // The schedule's attempts after the first are its retries.
-      trigger: opts.trigger === 'automatic' && n > 1 ? 'retry' : opts.trigger,
-      amountRefunded: roundToMinorUnit('0', invoice.currency),
-      createdAt: now,
-      updatedAt: now,
-    };
-    await insertPayment(trx, tenant, payment);
-    const updated: Invoice = {
-      ...invoice,
-      attemptCount: n,
-      nextPaymentAttemptAt: null,
-      latestAttemptStatus: 'pending',
-      paymentActionUrl: null,
-      updatedAt: now,
-    };
-    await saveInvoice(trx, tenant, updated);
-    return { invoice: updated, payment };
+    const claim = claimAttempt(deps, invoice, opts.trigger, paymentMethodId);
+    if ('skipped' in claim) {
+      const kept = claim.skipped === 'in_flight' ? invoice : await unschedule({ ...deps, db: trx }, tenant, invoice);
+      return { invoice: kept, payment: null, skipped: claim.skipped };
+    }
+    await insertPayments(trx, tenant, [claim.payment]);
+    await saveInvoice(trx, tenant, claim.invoice);
+    return claim;
   });
   if (!claimed.payment) return claimed;
 
@@ -277,144 +300,208 @@ export async function applyChargeOutcome(
   result: ChargeResult,
   origin: OperationContext,
 ): Promise<CollectResult> {
-  let followUp: FollowUp = null;
-  let subscriptionChanged = false;
-  const applied = await inTransaction(deps.db, async (trx): Promise<CollectResult> => {
-    const txDeps: Deps = { ...deps, db: trx };
-    const first = await findPayment(trx, tenant, paymentId);
-    if (!first) throw new Error(`payment ${paymentId} vanished`);
-    const invoice = await findInvoice(trx, tenant, first.invoiceId, { lock: deps.dialect === 'postgres' });
-    if (!invoice) throw new Error(`invoice ${first.invoiceId} vanished`);
-    // Read again under the invoice's lock: everything that changes an attempt holds it.
-    const payment = (await findPayment(trx, tenant, paymentId))!;
-    const sameStatusNewReference = result.status === payment.status && result.providerReference !== null && payment.providerReference === null;
-    if (!outcomeAdvances(payment.status, result.status) && !sameStatusNewReference) return { invoice, payment };
+  const [applied] = await applyChargeOutcomes(deps, c, tenant, [{ paymentId, result }], origin, (fn) => inTransaction(deps.db, fn));
+  return applied!;
+}
 
-    const now = await timeOf(txDeps, tenant, invoice.testClockId);
-    const real = deps.clock.now();
-    const updatedPayment: Payment = {
-      ...payment,
-      status: result.status,
-      providerReference: result.providerReference ?? payment.providerReference,
-      failureCode: result.status === 'failed' || result.status === 'requires_action' ? result.failureCode : null,
-      failureMessage: result.status === 'failed' || result.status === 'requires_action' ? result.failureMessage : null,
-      actionUrl: result.status === 'requires_action' ? result.actionUrl : null,
-      paidAt: result.status === 'succeeded' ? now : null,
-      updatedAt: real,
-    };
-    await savePayment(trx, tenant, updatedPayment);
-    const latest = payment.attempt === invoice.attemptCount;
+/** What outcomes leave to do after their transaction. */
+interface AfterOutcomes {
+  subscriptionChanged: boolean;
+  followUps: Array<NonNullable<FollowUp>>;
+  /** Each test clock's time, read once per transaction (it cannot move meanwhile). */
+  clockTimes: Map<string | null, number>;
+}
 
-    if (result.status === 'succeeded') {
-      if (invoice.status !== 'finalized' && invoice.status !== 'uncollectible') {
-        // Money arrived for an invoice that was voided or settled meanwhile: kept, never lost, for the operator to refund.
-        deps.log.warn({ invoiceId: invoice.id, paymentId, status: invoice.status }, 'a payment succeeded for an invoice that is no longer open');
-        return { invoice, payment: updatedPayment };
-      }
-      const amountPaid = roundToMinorUnit(new Decimal(invoice.amountPaid).plus(updatedPayment.amount), invoice.currency);
-      const settled = new Decimal(amountPaid).gte(amountDue(invoice));
-      const updated: Invoice = {
-        ...invoice,
-        amountPaid,
-        latestAttemptStatus: latest ? 'succeeded' : invoice.latestAttemptStatus,
-        lastPaymentError: null,
-        paymentActionUrl: null,
-        nextPaymentAttemptAt: settled ? null : invoice.nextPaymentAttemptAt,
-        ...(settled ? { status: 'paid' as const, paidAt: now } : {}),
-        updatedAt: real,
-      };
-      await saveInvoice(trx, tenant, updated);
-      if (settled) {
-        await recordAudit(trx, deps, origin, {
-          eventType: 'invoice.paid',
-          targetType: 'invoice',
-          targetId: invoice.id,
-          payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid, paymentId, provider: payment.provider },
-        });
-        await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, 'invoice.paid', updated, invoice));
-        // A plan change that paid first takes effect now that its invoice is paid.
-        const changed = await applyPendingUpdate(txDeps, tenant, origin, updated);
-        subscriptionChanged = (await recoverIfSettled(txDeps, tenant, origin, updated)) || changed;
-      }
-      return { invoice: updated, payment: updatedPayment };
-    }
-
-    if (result.status === 'processing' || !latest || invoice.status !== 'finalized') {
-      const updated: Invoice = latest ? { ...invoice, latestAttemptStatus: result.status, updatedAt: real } : invoice;
-      if (latest) await saveInvoice(trx, tenant, updated);
-      return { invoice: updated, payment: updatedPayment };
-    }
-    if (payment.trigger === 'payment_page') {
-      // A page opened (the buyer is paying) or left to expire is no failure: no error, no dunning;
-      // an expired page leaves the invoice as it was before it, unpaid.
-      const updated: Invoice = { ...invoice, latestAttemptStatus: result.status === 'requires_action' ? 'requires_action' : null, updatedAt: real };
-      await saveInvoice(trx, tenant, updated);
-      return { invoice: updated, payment: updatedPayment };
-    }
-
-    // failed or requires_action, for the latest attempt of an open invoice.
-    const settings = await billingSettingsOf(trx, tenant);
-    const firstFailedAt = invoice.paymentFailedAt ?? now;
-    const step = payment.trigger === 'plan_change' ? null : nextDunningStep(settings, firstFailedAt, now);
-    let updated: Invoice = {
-      ...invoice,
-      latestAttemptStatus: result.status,
-      // A charge made on-session that needs 3-D Secure comes without a decline code: it is authentication that is missing.
-      lastPaymentError: {
-        code: result.failureCode ?? (result.status === 'requires_action' ? 'authentication_required' : 'failed'),
-        message: result.failureMessage,
-      },
-      paymentActionUrl: result.status === 'requires_action' ? result.actionUrl : null,
-      paymentFailedAt: firstFailedAt,
-      nextPaymentAttemptAt: step?.kind === 'retry' ? step.at : null,
-      updatedAt: real,
-    };
-    if (step?.kind === 'final' && step.action === 'mark_uncollectible') {
-      updated = { ...updated, status: 'uncollectible', markedUncollectibleAt: now };
-    }
-    await saveInvoice(trx, tenant, updated);
-    const type = result.status === 'requires_action' ? 'invoice.payment_action_required' : 'invoice.payment_failed';
-    await recordAudit(trx, deps, origin, {
-      eventType: type,
-      severity: 'WARN',
-      targetType: 'invoice',
-      targetId: invoice.id,
-      payload: {
-        number: invoice.number,
-        paymentId,
-        attempt: payment.attempt,
-        amount: payment.amount,
-        currency: payment.currency,
-        failureCode: updatedPayment.failureCode,
-        nextPaymentAttempt: updated.nextPaymentAttemptAt === null ? null : new Date(updated.nextPaymentAttemptAt).toISOString(),
-        finalAction: step?.kind === 'final' ? step.action : null,
-      },
+/**
+ * Several outcomes of one tenant in one transaction (the billing run's group: one commit instead
+ * of one per invoice), each as applyChargeOutcome applies it alone. When the group's transaction
+ * fails (a subscription changed meanwhile), each outcome is applied again in its own, so one bad
+ * outcome fails alone: it is left out of the answer, its attempt still pending for the webhook or
+ * the reconciliation to bring again.
+ */
+export async function applyChargeOutcomes(
+  deps: Deps,
+  c: Collection,
+  tenant: Tenant,
+  outcomes: ReadonlyArray<{ paymentId: string; result: ChargeResult }>,
+  origin: OperationContext,
+  transact: <T>(fn: (trx: Db) => Promise<T>) => Promise<T>,
+): Promise<CollectResult[]> {
+  const applyAll = async (some: typeof outcomes) => {
+    const after: AfterOutcomes = { subscriptionChanged: false, followUps: [], clockTimes: new Map() };
+    const applied = await transact(async (trx) => {
+      const out: CollectResult[] = [];
+      for (const o of some) out.push(await applyOutcomeIn({ ...deps, db: trx }, tenant, o.paymentId, o.result, origin, after));
+      return out;
     });
-    await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, type, updated, invoice));
-    if (updated.status === 'uncollectible') {
+    if (after.subscriptionChanged) deps.caches.clear(SUBSCRIPTIONS_CHANGED);
+    for (const f of after.followUps) await cancelAfterDunning(deps, c, tenant, origin, f);
+    return applied;
+  };
+  if (outcomes.length <= 1) return applyAll(outcomes);
+  try {
+    return await applyAll(outcomes);
+  } catch (err) {
+    deps.log.warn({ err, outcomes: outcomes.length }, 'applying a group of payment outcomes failed; each is applied alone');
+  }
+  const applied: CollectResult[] = [];
+  for (const o of outcomes) {
+    try {
+      applied.push(...(await applyAll([o])));
+    } catch (err) {
+      deps.log.warn({ err, paymentId: o.paymentId }, 'applying a payment outcome failed; the webhook or the reconciliation brings it again');
+    }
+  }
+  return applied;
+}
+
+/** One outcome, inside the caller's transaction (deps.db). */
+async function applyOutcomeIn(
+  txDeps: Deps,
+  tenant: Tenant,
+  paymentId: string,
+  result: ChargeResult,
+  origin: OperationContext,
+  after: AfterOutcomes,
+): Promise<CollectResult> {
+  const deps = txDeps;
+  const trx = txDeps.db;
+  const first = await findPayment(trx, tenant, paymentId);
+  if (!first) throw new Error(`payment ${paymentId} vanished`);
+  const invoice = await findInvoice(trx, tenant, first.invoiceId, { lock: deps.dialect === 'postgres' });
+  if (!invoice) throw new Error(`invoice ${first.invoiceId} vanished`);
+  // Read again under the invoice's lock: everything that changes an attempt holds it. (SQLite's
+  // transaction holds the one write lock from its start: nothing changed since the first read.)
+  const payment = deps.dialect === 'postgres' ? (await findPayment(trx, tenant, paymentId))! : first;
+  const sameStatusNewReference = result.status === payment.status && result.providerReference !== null && payment.providerReference === null;
+  if (!outcomeAdvances(payment.status, result.status) && !sameStatusNewReference) return { invoice, payment };
+
+  const now = after.clockTimes.get(invoice.testClockId) ?? (await timeOf(txDeps, tenant, invoice.testClockId));
+  after.clockTimes.set(invoice.testClockId, now);
+  const real = deps.clock.now();
+  const updatedPayment: Payment = {
+    ...payment,
+    status: result.status,
+    providerReference: result.providerReference ?? payment.providerReference,
+    failureCode: result.status === 'failed' || result.status === 'requires_action' ? result.failureCode : null,
+    failureMessage: result.status === 'failed' || result.status === 'requires_action' ? result.failureMessage : null,
+    actionUrl: result.status === 'requires_action' ? result.actionUrl : null,
+    paidAt: result.status === 'succeeded' ? now : null,
+    updatedAt: real,
+  };
+  await savePayment(trx, tenant, updatedPayment);
+  const latest = payment.attempt === invoice.attemptCount;
+
+  if (result.status === 'succeeded') {
+    if (invoice.status !== 'finalized' && invoice.status !== 'uncollectible') {
+      // Money arrived for an invoice that was voided or settled meanwhile: kept, never lost, for the operator to refund.
+      deps.log.warn({ invoiceId: invoice.id, paymentId, status: invoice.status }, 'a payment succeeded for an invoice that is no longer open');
+      return { invoice, payment: updatedPayment };
+    }
+    const amountPaid = roundToMinorUnit(new Decimal(invoice.amountPaid).plus(updatedPayment.amount), invoice.currency);
+    const settled = new Decimal(amountPaid).gte(amountDue(invoice));
+    const updated: Invoice = {
+      ...invoice,
+      amountPaid,
+      latestAttemptStatus: latest ? 'succeeded' : invoice.latestAttemptStatus,
+      lastPaymentError: null,
+      paymentActionUrl: null,
+      nextPaymentAttemptAt: settled ? null : invoice.nextPaymentAttemptAt,
+      ...(settled ? { status: 'paid' as const, paidAt: now } : {}),
+      updatedAt: real,
+    };
+    await saveInvoice(trx, tenant, updated);
+    if (settled) {
       await recordAudit(trx, deps, origin, {
-        eventType: 'invoice.marked_uncollectible',
+        eventType: 'invoice.paid',
         targetType: 'invoice',
         targetId: invoice.id,
-        payload: { number: invoice.number, from: 'finalized', to: 'uncollectible', reason: 'payment_retries_exhausted' },
+        payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid, paymentId, provider: payment.provider },
       });
-      await emitWebhookEvent(
-        trx,
-        deps,
-        origin,
-        invoiceEvent(deps, tenant, 'invoice.marked_uncollectible', updated, { ...invoice, ...updated, status: 'finalized', markedUncollectibleAt: null }),
-      );
-    }
-    if (invoice.subscriptionId !== null && payment.trigger !== 'plan_change') {
-      if (updated.status === 'uncollectible') subscriptionChanged = await recoverIfSettled(txDeps, tenant, origin, updated);
-      else subscriptionChanged = await markPastDue(txDeps, tenant, origin, invoice.subscriptionId, now, settings.pastDueGraceDays, updated);
-      if (step?.kind === 'final' && step.action === 'cancel_subscription') followUp = { cancel: { subscriptionId: invoice.subscriptionId, invoice: updated } };
+      await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, 'invoice.paid', updated, invoice));
+      // A plan change that paid first takes effect now that its invoice is paid.
+      const sub = updated.subscriptionId === null ? null : await findSubscription(trx, tenant, updated.subscriptionId);
+      const changed = sub ? await applyPendingUpdate(txDeps, tenant, origin, updated, sub) : sub;
+      after.subscriptionChanged = (await recoverIfSettled(txDeps, tenant, origin, updated, changed ?? sub)) || changed !== null || after.subscriptionChanged;
     }
     return { invoice: updated, payment: updatedPayment };
+  }
+
+  if (result.status === 'processing' || !latest || invoice.status !== 'finalized') {
+    const updated: Invoice = latest ? { ...invoice, latestAttemptStatus: result.status, updatedAt: real } : invoice;
+    if (latest) await saveInvoice(trx, tenant, updated);
+    return { invoice: updated, payment: updatedPayment };
+  }
+  if (payment.trigger === 'payment_page') {
+    // A page opened (the buyer is paying) or left to expire is no failure: no error, no dunning;
+    // an expired page leaves the invoice as it was before it, unpaid.
+    const updated: Invoice = { ...invoice, latestAttemptStatus: result.status === 'requires_action' ? 'requires_action' : null, updatedAt: real };
+    await saveInvoice(trx, tenant, updated);
+    return { invoice: updated, payment: updatedPayment };
+  }
+
+  // failed or requires_action, for the latest attempt of an open invoice.
+  const settings = await billingSettingsOf(trx, tenant);
+  const firstFailedAt = invoice.paymentFailedAt ?? now;
+  const step = payment.trigger === 'plan_change' ? null : nextDunningStep(settings, firstFailedAt, now);
+  let updated: Invoice = {
+    ...invoice,
+    latestAttemptStatus: result.status,
+    // A charge made on-session that needs 3-D Secure comes without a decline code: it is authentication that is missing.
+    lastPaymentError: {
+      code: result.failureCode ?? (result.status === 'requires_action' ? 'authentication_required' : 'failed'),
+      message: result.failureMessage,
+    },
+    paymentActionUrl: result.status === 'requires_action' ? result.actionUrl : null,
+    paymentFailedAt: firstFailedAt,
+    nextPaymentAttemptAt: step?.kind === 'retry' ? step.at : null,
+    updatedAt: real,
+  };
+  if (step?.kind === 'final' && step.action === 'mark_uncollectible') {
+    updated = { ...updated, status: 'uncollectible', markedUncollectibleAt: now };
+  }
+  await saveInvoice(trx, tenant, updated);
+  const type = result.status === 'requires_action' ? 'invoice.payment_action_required' : 'invoice.payment_failed';
+  await recordAudit(trx, deps, origin, {
+    eventType: type,
+    severity: 'WARN',
+    targetType: 'invoice',
+    targetId: invoice.id,
+    payload: {
+      number: invoice.number,
+      paymentId,
+      attempt: payment.attempt,
+      amount: payment.amount,
+      currency: payment.currency,
+      failureCode: updatedPayment.failureCode,
+      nextPaymentAttempt: updated.nextPaymentAttemptAt === null ? null : new Date(updated.nextPaymentAttemptAt).toISOString(),
+      finalAction: step?.kind === 'final' ? step.action : null,
+    },
   });
-  if (subscriptionChanged) deps.caches.clear(SUBSCRIPTIONS_CHANGED);
-  if (followUp) await cancelAfterDunning(deps, c, tenant, origin, followUp);
-  return applied;
+  await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, type, updated, invoice));
+  if (updated.status === 'uncollectible') {
+    await recordAudit(trx, deps, origin, {
+      eventType: 'invoice.marked_uncollectible',
+      targetType: 'invoice',
+      targetId: invoice.id,
+      payload: { number: invoice.number, from: 'finalized', to: 'uncollectible', reason: 'payment_retries_exhausted' },
+    });
+    await emitWebhookEvent(
+      trx,
+      deps,
+      origin,
+      invoiceEvent(deps, tenant, 'invoice.marked_uncollectible', updated, { ...invoice, ...updated, status: 'finalized', markedUncollectibleAt: null }),
+    );
+  }
+  if (invoice.subscriptionId !== null && payment.trigger !== 'plan_change') {
+    if (updated.status === 'uncollectible') after.subscriptionChanged = (await recoverIfSettled(txDeps, tenant, origin, updated)) || after.subscriptionChanged;
+    else
+      after.subscriptionChanged =
+        (await markPastDue(txDeps, tenant, origin, invoice.subscriptionId, now, settings.pastDueGraceDays, updated)) || after.subscriptionChanged;
+    if (step?.kind === 'final' && step.action === 'cancel_subscription')
+      after.followUps.push({ cancel: { subscriptionId: invoice.subscriptionId, invoice: updated } });
+  }
+  return { invoice: updated, payment: updatedPayment };
 }
 
 /** The subscription becomes past due (once: later failures keep its first date and grace). */
@@ -444,11 +531,12 @@ async function markPastDue(
   return true;
 }
 
-/** The subscription's change waiting for this invoice's payment (pay first) takes effect, announced as the change it is. */
-async function applyPendingUpdate(deps: Deps, tenant: Tenant, origin: OperationContext, invoice: Invoice): Promise<boolean> {
-  if (invoice.subscriptionId === null) return false;
-  const sub = await findSubscription(deps.db, tenant, invoice.subscriptionId);
-  if (!sub?.pendingUpdate || sub.pendingUpdate.invoiceId !== invoice.id || sub.status === 'CANCELLED') return false;
+/**
+ * The subscription's change waiting for this invoice's payment (pay first) takes effect, announced
+ * as the change it is; gives the subscription as written, or null when nothing waited.
+ */
+async function applyPendingUpdate(deps: Deps, tenant: Tenant, origin: OperationContext, invoice: Invoice, sub: Subscription): Promise<Subscription | null> {
+  if (!sub.pendingUpdate || sub.pendingUpdate.invoiceId !== invoice.id || sub.status === 'CANCELLED') return null;
   const update = sub.pendingUpdate;
   const next = withPendingUpdateApplied(sub, deps.clock.now());
   await writeSubscription(deps, tenant, next, sub);
@@ -456,13 +544,16 @@ async function applyPendingUpdate(deps: Deps, tenant: Tenant, origin: OperationC
   const type = changeEventType(update.kind);
   await recordAudit(deps.db, deps, origin, { eventType: type, targetType: 'subscription', targetId: sub.id, payload: details });
   await emitWebhookEvent(deps.db, deps, origin, subscriptionEvent(type, next, sub, details));
-  return true;
+  return next;
 }
 
-/** A past-due subscription whose failing invoices are all settled (paid, or written off) is itself again. */
-export async function recoverIfSettled(deps: Deps, tenant: Tenant, origin: OperationContext, invoice: Invoice): Promise<boolean> {
+/**
+ * A past-due subscription whose failing invoices are all settled (paid, or written off) is itself
+ * again. `read`: the invoice's subscription when the caller read it already in this transaction.
+ */
+export async function recoverIfSettled(deps: Deps, tenant: Tenant, origin: OperationContext, invoice: Invoice, read?: Subscription | null): Promise<boolean> {
   if (invoice.subscriptionId === null) return false;
-  const sub = await findSubscription(deps.db, tenant, invoice.subscriptionId);
+  const sub = read !== undefined ? read : await findSubscription(deps.db, tenant, invoice.subscriptionId);
   if (!sub || sub.status !== 'PAST_DUE') return false;
   if ((await countFailingInvoices(deps.db, tenant, sub.id, invoice.id)) > 0) return false;
   const next: Subscription = {

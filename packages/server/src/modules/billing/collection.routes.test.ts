@@ -5,6 +5,10 @@ import { StripeFake, type TestCard } from '../../../test/helpers/stripe-fake.js'
 import { addCard as addCardOf, iso, ok, stripeSeller, stripeSubscriber, type Seller, type StripeWorld } from '../../../test/helpers/stripe-seller.js';
 import { boundCredentials } from '../authentication/bound-credentials.js';
 import { runBilling } from './run-billing.js';
+import { applyChargeOutcomes } from './collect-invoice.js';
+import { billingOrigin } from './renew-subscription.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Db } from '../../db/database.js';
 
 /**
  * Collection and dunning (issue 39) through the real server, on a test clock, against the Stripe
@@ -107,6 +111,50 @@ describe('collection: charge_automatically', () => {
     assert.deepEqual(await webhookTypes(s, draft.id), ['invoice.created', 'invoice.finalized', 'invoice.paid']);
     assert.equal((await subscription(s, b.subscriptionId)).status, 'ACTIVE');
     assert.deepEqual([(await check(s, b.customerId)).allowed, (await check(s, b.customerId)).reason], [true, 'OK']);
+  });
+
+  it('one run collects several customers’ invoices together: each paid or failed as it would be alone, one PaymentIntent each', async () => {
+    const s = await seller();
+    const subs = [
+      await subscriber(s, 'group-a', 'pm_card_visa'),
+      await subscriber(s, 'group-b', 'pm_card_visa'),
+      await subscriber(s, 'group-c', 'pm_card_chargeDeclined'),
+      await subscriber(s, 'group-d', null),
+      await subscriber(s, 'group-e', 'pm_card_mastercard'),
+    ];
+    const invoices = await Promise.all(subs.map((b) => firstInvoice(s, b.subscriptionId)));
+    await advance(s, JAN + 2 * HOUR);
+    const after = await Promise.all(invoices.map((i) => ok(s.api.get(`/api/v1/invoices/${i.id}`))));
+    assert.deepEqual(
+      after.map((i) => [i.status, i.paymentStatus, i.attemptCount, i.lastPaymentError?.code ?? null]),
+      [
+        ['paid', 'paid', 1, null],
+        ['paid', 'paid', 1, null],
+        ['finalized', 'failed', 1, 'card_declined'],
+        ['finalized', 'failed', 1, 'no_payment_method'],
+        ['paid', 'paid', 1, null],
+      ],
+    );
+    assert.deepEqual(
+      invoices.map((i) => chargesFor(i.id).length),
+      [1, 1, 0, 0, 1],
+    );
+    assert.deepEqual(await Promise.all(subs.map(async (b) => (await subscription(s, b.subscriptionId)).status)), [
+      'ACTIVE',
+      'ACTIVE',
+      'PAST_DUE',
+      'PAST_DUE',
+      'ACTIVE',
+    ]);
+    assert.deepEqual(await webhookTypes(s, invoices[0].id), ['invoice.created', 'invoice.finalized', 'invoice.paid']);
+    assert.deepEqual(await webhookTypes(s, invoices[2].id), ['invoice.created', 'invoice.finalized', 'invoice.payment_failed']);
+    assert.deepEqual(
+      (await auditTypes(s, invoices[3].id)).filter((x) => x.startsWith('invoice.')),
+      ['invoice.created', 'invoice.finalized', 'invoice.payment_failed'],
+    );
+    // The next run on the same instant makes no second attempt.
+    await advance(s, JAN + 2 * HOUR + 1_000);
+    assert.deepEqual(await Promise.all(invoices.map(async (i) => (await paymentsOf(s, i.id)).length)), [1, 1, 1, 1, 1]);
   });
 
   it('a card that declines, then succeeds after the buyer adds a new one: past due, retried at once, recovered', async () => {
@@ -246,6 +294,52 @@ describe('collection: charge_automatically', () => {
     await runBilling(t.deps, boundCredentials, { testClock: null });
     assert.deepEqual(await webhookTypes(s, invoice.id), ['invoice.created', 'invoice.finalized', 'invoice.paid']);
     assert.equal(chargesFor(invoice.id).length, 1);
+  });
+
+  it('a group of outcomes whose transaction fails is applied again one by one: each invoice paid once', async () => {
+    const s = await seller();
+    const subs = [await subscriber(s, 'fallback-a', 'pm_card_visa'), await subscriber(s, 'fallback-b', 'pm_card_visa')];
+    const invoices = await Promise.all(subs.map((b) => firstInvoice(s, b.subscriptionId)));
+    await fake.setDown(true);
+    try {
+      await advance(s, JAN + 2 * HOUR);
+    } finally {
+      await fake.setDown(false);
+    }
+    const attempts = await Promise.all(invoices.map(async (i) => (await paymentsOf(s, i.id))[0]));
+    assert.deepEqual(
+      attempts.map((p) => p.status),
+      ['pending', 'pending'],
+    );
+    const tenant = { workspaceId: s.ws.workspaceId, environment: 'test' as const };
+    let transactions = 0;
+    const failingFirst = async <T>(fn: (trx: Db) => Promise<T>): Promise<T> => {
+      transactions += 1;
+      if (transactions === 1) throw new Error('the group’s transaction failed');
+      return inTransaction(t.deps.db, fn);
+    };
+    const outcomes = attempts.map((p, k) => ({
+      paymentId: p.id as string,
+      result: {
+        providerReference: `pi_fallback_${k}`,
+        status: 'succeeded' as const,
+        amount: p.amount,
+        currency: p.currency,
+        failureCode: null,
+        failureMessage: null,
+        actionUrl: null,
+      },
+    }));
+    const applied = await applyChargeOutcomes(t.deps, { bound: boundCredentials }, tenant, outcomes, billingOrigin(t.deps, tenant), failingFirst);
+    assert.equal(transactions, 3, 'the group, then each alone');
+    assert.deepEqual(
+      applied.map((r) => [r.invoice.status, r.payment?.status]),
+      [
+        ['paid', 'succeeded'],
+        ['paid', 'succeeded'],
+      ],
+    );
+    for (const i of invoices) assert.deepEqual(await webhookTypes(s, i.id), ['invoice.created', 'invoice.finalized', 'invoice.paid']);
   });
 
   it('Stripe unreachable at finalization: the attempt waits, pending, and the reconciliation charges once it answers', async () => {

@@ -240,6 +240,42 @@ export async function listCollectionsDue(
   return rows.map((r) => ({ ...r, environment: r.environment as Environment }));
 }
 
+/** Clears the collection schedule of invoices with nothing more to collect (paid, voided, or no provider to charge with). */
+export async function unscheduleCollections(db: Db, tenant: Tenant, ids: readonly string[], now: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('invoices')
+    .set({ nextPaymentAttemptAt: null, updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('id', 'in', ids)
+    .where('nextPaymentAttemptAt', 'is not', null)
+    .execute();
+}
+
+/**
+ * Writes, in one statement, what claiming a first attempt changes of each invoice (claimAttempt in
+ * collect-invoice.ts: the first attempt pending, the schedule cleared). The invoices given must be
+ * as claimAttempt left them.
+ */
+export async function markFirstAttemptsClaimed(db: Db, tenant: Tenant, claimed: readonly Invoice[]): Promise<void> {
+  if (claimed.length === 0) return;
+  const i = claimed[0]!;
+  if (claimed.some((c) => c.attemptCount !== 1 || c.latestAttemptStatus !== 'pending' || c.nextPaymentAttemptAt !== null || c.updatedAt !== i.updatedAt)) {
+    throw new Error('markFirstAttemptsClaimed: every invoice must be a first attempt claimed at one instant');
+  }
+  await db
+    .updateTable('invoices')
+    .set({ attemptCount: 1, nextPaymentAttemptAt: null, latestAttemptStatus: 'pending', paymentActionUrl: null, updatedAt: i.updatedAt })
+    .$call(forTenant(tenant))
+    .where(
+      'id',
+      'in',
+      claimed.map((c) => c.id),
+    )
+    .where('attemptCount', '=', 0)
+    .execute();
+}
+
 /** A customer's open invoices collected automatically whose payment failed or waits for the buyer (a new card retries them). */
 export async function listFailingInvoicesOfCustomer(db: Db, tenant: Tenant, customerId: string, limit: number): Promise<string[]> {
   const rows = await db

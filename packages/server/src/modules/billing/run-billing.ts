@@ -1,15 +1,16 @@
 import type { Deps } from '../../deps.js';
+import { transaction } from '../../db/transaction.js';
 import { transactionNow } from '../../db/write-turns.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { tenantGroups, type Due } from './tenant-groups.js';
 import type { BoundCredentials } from '../subscriptions/bound-credentials.js';
 import { listDueSubscriptions } from '../subscriptions/subscription.repository.js';
 import { finalizeInvoices } from './finalize-invoice.js';
-import { listCollectionsDue, listDraftsDue } from './invoice.repository.js';
-import { collectInvoice, type Collection } from './collect-invoice.js';
+import { listDraftsDue } from './invoice.repository.js';
+import { collectDue, type JobTransaction } from './collect-due.js';
 import { reconcilePayments } from './reconcile-payments.js';
 import { expirePendingUpdates } from './expire-pending-updates.js';
 import { billingOrigin, renewSubscriptions } from './renew-subscription.js';
-import type { Environment } from '../../lib/crypto.js';
 
 export interface BillingRun {
   /** Periods closed (each with its invoice, when it had anything to bill). */
@@ -55,27 +56,8 @@ const GROUPS_AT_ONCE = 3;
  */
 const giveWay = () => new Promise((resolve) => setImmediate(resolve));
 
-type Due = { id: string; workspaceId: string; environment: Environment };
-
 /** ids in consecutive chunks of at most n. */
 const chunksOf = (ids: string[], n: number) => Array.from({ length: Math.ceil(ids.length / n) }, (_, k) => ids.slice(k * n, (k + 1) * n));
-
-/** Due items in groups of one tenant each, at most GROUP long, in the order given. */
-function tenantGroups(due: readonly Due[]): Array<{ tenant: Tenant; ids: string[] }> {
-  const groups: Array<{ tenant: Tenant; ids: string[] }> = [];
-  const open = new Map<string, { tenant: Tenant; ids: string[] }>();
-  for (const s of due) {
-    const key = `${s.workspaceId}:${s.environment}`;
-    let g = open.get(key);
-    if (!g || g.ids.length >= GROUP) {
-      g = { tenant: { workspaceId: s.workspaceId, environment: s.environment }, ids: [] };
-      open.set(key, g);
-      groups.push(g);
-    }
-    g.ids.push(s.id);
-  }
-  return groups;
-}
 
 /**
  * Runs work on the due items in tenant groups, `concurrency` groups at a time, giving way to
@@ -89,7 +71,7 @@ async function inTenantGroups(
   work: (deps: Deps, tenant: Tenant, ids: string[]) => Promise<void>,
   onFailure: (id: string, tenant: Tenant, err: unknown) => void,
 ): Promise<void> {
-  const groups = tenantGroups(due);
+  const groups = tenantGroups(due, GROUP);
   let next = 0;
   // While usage is being written, the job's transactions run one at a time (PostgreSQL runs
   // several groups at once otherwise): they share the cores with ingestion.
@@ -230,40 +212,18 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
 
   await finalizeDue();
   await expirePendingUpdates(deps, now, where);
-  await collectDue(deps, { bound }, now, where, run);
+  const collected = await collectDue(deps, { bound }, now, where, jobTransaction(deps));
+  run.paymentsAttempted += collected.attempted;
+  run.paymentsSucceeded += collected.succeeded;
+  run.failures += collected.failures;
   if (!scope.testClock) run.reconciled = (await reconcilePayments(deps, { bound })).settled;
   return run;
 }
 
-/** Payment attempts in flight at once per node: each waits on the provider, not on the database. */
-const COLLECTIONS_AT_ONCE = 8;
-
 /**
- * The collection step: every open invoice whose next payment attempt is due (just finalized, or a
- * retry of the schedule) is charged once in this run, COLLECTIONS_AT_ONCE at a time. Safe on
- * several nodes: an attempt is claimed under the invoice's lock, and one in flight blocks another.
+ * A transaction of the job in its turn (db/write-turns.ts): on SQLite it waits while usage is
+ * being written and begins only when the write lock is free; PostgreSQL's is a plain one.
  */
-async function collectDue(deps: Deps, c: Collection, now: number, where: { tenant: Tenant; id: string } | null, run: BillingRun): Promise<void> {
-  const tried = new Set<string>();
-  for (;;) {
-    const due = (await listCollectionsDue(deps.db, now, { testClock: where, limit: PAGE + tried.size })).filter((d) => !tried.has(d.id));
-    if (due.length === 0) break;
-    let next = 0;
-    const worker = async () => {
-      while (next < due.length) {
-        const d = due[next++]!;
-        tried.add(d.id);
-        const tenant: Tenant = { workspaceId: d.workspaceId, environment: d.environment };
-        try {
-          const r = await collectInvoice(deps, c, tenant, d.id, { trigger: 'automatic', origin: billingOrigin(deps, tenant) });
-          if (r.payment) run.paymentsAttempted += 1;
-          if (r.payment?.status === 'succeeded') run.paymentsSucceeded += 1;
-        } catch (err) {
-          run.failures += 1;
-          deps.log.error({ err, invoiceId: d.id, workspaceId: d.workspaceId }, 'collecting an invoice failed; the next run tries again');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(COLLECTIONS_AT_ONCE, due.length) }, worker));
-  }
+function jobTransaction(deps: Deps): JobTransaction {
+  return (fn, opts) => (deps.dialect === 'sqlite' ? deps.writeTurns.run(() => transactionNow(deps.db, deps.sqlite, fn, opts)) : transaction(deps.db, fn));
 }

@@ -32,9 +32,15 @@ function toPayment(r: Selectable<PaymentTable>): Payment {
 }
 
 export async function insertPayment(db: Db, tenant: Tenant, p: Payment): Promise<void> {
+  await insertPayments(db, tenant, [p]);
+}
+
+/** Several attempts in one statement (the billing run claims a group of invoices at once). */
+export async function insertPayments(db: Db, tenant: Tenant, payments: readonly Payment[]): Promise<void> {
+  if (payments.length === 0) return;
   await db
     .insertInto('payments')
-    .values({ ...p, workspaceId: tenant.workspaceId, environment: tenant.environment })
+    .values(payments.map((p) => ({ ...p, workspaceId: tenant.workspaceId, environment: tenant.environment })))
     .execute();
 }
 

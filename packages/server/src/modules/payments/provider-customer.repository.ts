@@ -17,7 +17,31 @@ export async function findProviderCustomer(db: Db, tenant: Tenant, provider: str
     .where('provider', '=', provider)
     .where('customerId', '=', customerId)
     .executeTakeFirst();
-  return r ? { ...r, paymentMethod: r.paymentMethod === null ? null : (JSON.parse(r.paymentMethod) as PaymentMethodSummary) } : null;
+  return r ? toRow(r) : null;
+}
+
+const toRow = (r: { customerId: string; providerCustomerId: string; paymentMethod: string | null }): ProviderCustomerRow => ({
+  ...r,
+  paymentMethod: r.paymentMethod === null ? null : (JSON.parse(r.paymentMethod) as PaymentMethodSummary),
+});
+
+/** Several of ours at the provider at once, by our customer id (those never made there are absent). */
+export async function findProviderCustomers(
+  db: Db,
+  tenant: Tenant,
+  provider: string,
+  customerIds: readonly string[],
+): Promise<Map<string, ProviderCustomerRow>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('providerCustomers')
+    .select(['customerId', 'providerCustomerId', 'paymentMethod'])
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('provider', '=', provider)
+    .where('customerId', 'in', [...new Set(customerIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.customerId, toRow(r)]));
 }
 
 /** Keeps the first provider customer made for one of ours (two requests racing make one row; the loser reads the winner's). */
