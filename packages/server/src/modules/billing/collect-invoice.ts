@@ -10,7 +10,7 @@ import { emitWebhookEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { outcomeAdvances, type Payment, type PaymentTrigger } from '../payments/payment.js';
 import { PaymentProviderError, type ChargeRequest, type ChargeResult, type PaymentProvider } from '../payments/payment-provider.js';
 import { findPaymentProvider } from '../payments/payment-provider-connection.repository.js';
-import { findPayment, insertPayments, listInvoicePayments, savePayment } from '../payments/payment.repository.js';
+import { findPayment, findPayments, insertPayments, listInvoicePayments, savePayment } from '../payments/payment.repository.js';
 import { findProviderCustomer, type ProviderCustomerRow } from '../payments/provider-customer.repository.js';
 import { ensureStripeCustomer } from '../payments/create-payment-method-session.js';
 import { findCustomer } from '../customers/customer.repository.js';
@@ -21,12 +21,12 @@ import { cancelSubscription } from '../subscriptions/cancel-subscription.js';
 import { settledStatus, SUBSCRIPTIONS_CHANGED, withPendingUpdateApplied, type Subscription } from '../subscriptions/subscription.js';
 import { changeEventType } from './renew-subscription.js';
 import { subscriptionEvent } from '../subscriptions/subscription-event.js';
-import { findSubscription, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
+import { findSubscription, findSubscriptions, updateSubscriptionIfVersion } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
 import { nextDunningStep, pastDueAccessUntil } from './dunning.js';
 import { amountDue, amountRemaining, type Invoice } from './invoice.js';
-import { countFailingInvoices, findInvoice, saveInvoice } from './invoice.repository.js';
+import { countFailingInvoices, findInvoice, findInvoices, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent } from './issue-invoice.js';
 import { subscriptionBilling } from './open-subscription.js';
 
@@ -310,6 +310,43 @@ interface AfterOutcomes {
   followUps: Array<NonNullable<FollowUp>>;
   /** Each test clock's time, read once per transaction (it cannot move meanwhile). */
   clockTimes: Map<string | null, number>;
+  /** A group's rows read at the start of its transaction, each handed out once (see readAhead). */
+  read: ReadAhead | null;
+  /** The workspace's billing settings, read once per transaction. */
+  settings?: Awaited<ReturnType<typeof billingSettingsOf>>;
+}
+
+interface ReadAhead {
+  payments: Map<string, Payment>;
+  invoices: Map<string, Invoice>;
+  subscriptions: Map<string, Subscription>;
+}
+
+/**
+ * A group's attempts, their invoices (on PostgreSQL locked, in id order, before the attempts are
+ * read again under the locks) and their subscriptions, in four statements instead of four per
+ * outcome. Each row is handed out once: an outcome that writes a row leaves the next outcome of
+ * the same row to read it again.
+ */
+async function readAhead(deps: Deps, trx: Db, tenant: Tenant, paymentIds: string[]): Promise<ReadAhead> {
+  const postgres = deps.dialect === 'postgres';
+  const seen = await findPayments(trx, tenant, paymentIds);
+  const invoices = await findInvoices(trx, tenant, [...new Set(seen.map((p) => p.invoiceId))], postgres ? 'wait' : null);
+  const payments = postgres ? await findPayments(trx, tenant, paymentIds) : seen;
+  const subscriptionIds = invoices.map((i) => i.subscriptionId).filter((id): id is string => id !== null);
+  const subscriptions = await findSubscriptions(trx, tenant, subscriptionIds);
+  return {
+    payments: new Map(payments.map((p) => [p.id, p])),
+    invoices: new Map(invoices.map((i) => [i.id, i])),
+    subscriptions: new Map(subscriptions.map((x) => [x.id, x])),
+  };
+}
+
+/** A row read ahead, handed out once; undefined when it was not (or was already handed out). */
+function take<T>(rows: Map<string, T> | undefined, id: string): T | undefined {
+  const row = rows?.get(id);
+  if (row !== undefined) rows!.delete(id);
+  return row;
 }
 
 /**
@@ -328,9 +365,16 @@ export async function applyChargeOutcomes(
   transact: <T>(fn: (trx: Db) => Promise<T>) => Promise<T>,
 ): Promise<CollectResult[]> {
   const applyAll = async (some: typeof outcomes) => {
-    const after: AfterOutcomes = { subscriptionChanged: false, followUps: [], clockTimes: new Map() };
+    const after: AfterOutcomes = { subscriptionChanged: false, followUps: [], clockTimes: new Map(), read: null };
     const applied = await transact(async (trx) => {
       const out: CollectResult[] = [];
+      if (some.length > 1)
+        after.read = await readAhead(
+          deps,
+          trx,
+          tenant,
+          some.map((o) => o.paymentId),
+        );
       for (const o of some) out.push(await applyOutcomeIn({ ...deps, db: trx }, tenant, o.paymentId, o.result, origin, after));
       return out;
     });
@@ -366,13 +410,22 @@ async function applyOutcomeIn(
 ): Promise<CollectResult> {
   const deps = txDeps;
   const trx = txDeps.db;
-  const first = await findPayment(trx, tenant, paymentId);
-  if (!first) throw new Error(`payment ${paymentId} vanished`);
-  const invoice = await findInvoice(trx, tenant, first.invoiceId, { lock: deps.dialect === 'postgres' });
-  if (!invoice) throw new Error(`invoice ${first.invoiceId} vanished`);
-  // Read again under the invoice's lock: everything that changes an attempt holds it. (SQLite's
-  // transaction holds the one write lock from its start: nothing changed since the first read.)
-  const payment = deps.dialect === 'postgres' ? (await findPayment(trx, tenant, paymentId))! : first;
+  const ahead = after.read?.payments.get(paymentId);
+  let invoice: Invoice | null | undefined = ahead && take(after.read?.invoices, ahead.invoiceId);
+  let payment: Payment;
+  if (ahead && invoice) {
+    // Read under the invoice's lock already (readAhead).
+    after.read!.payments.delete(paymentId);
+    payment = ahead;
+  } else {
+    const first = await findPayment(trx, tenant, paymentId);
+    if (!first) throw new Error(`payment ${paymentId} vanished`);
+    invoice = await findInvoice(trx, tenant, first.invoiceId, { lock: deps.dialect === 'postgres' });
+    // Read again under the invoice's lock: everything that changes an attempt holds it. (SQLite's
+    // transaction holds the one write lock from its start: nothing changed since the first read.)
+    payment = deps.dialect === 'postgres' ? (await findPayment(trx, tenant, paymentId))! : first;
+  }
+  if (!invoice) throw new Error(`invoice ${payment.invoiceId} vanished`);
   const sameStatusNewReference = result.status === payment.status && result.providerReference !== null && payment.providerReference === null;
   if (!outcomeAdvances(payment.status, result.status) && !sameStatusNewReference) return { invoice, payment };
 
@@ -420,7 +473,10 @@ async function applyOutcomeIn(
       });
       await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, 'invoice.paid', updated, invoice));
       // A plan change that paid first takes effect now that its invoice is paid.
-      const sub = updated.subscriptionId === null ? null : await findSubscription(trx, tenant, updated.subscriptionId);
+      const sub =
+        updated.subscriptionId === null
+          ? null
+          : (take(after.read?.subscriptions, updated.subscriptionId) ?? (await findSubscription(trx, tenant, updated.subscriptionId)));
       const changed = sub ? await applyPendingUpdate(txDeps, tenant, origin, updated, sub) : sub;
       after.subscriptionChanged = (await recoverIfSettled(txDeps, tenant, origin, updated, changed ?? sub)) || changed !== null || after.subscriptionChanged;
     }
@@ -441,7 +497,7 @@ async function applyOutcomeIn(
   }
 
   // failed or requires_action, for the latest attempt of an open invoice.
-  const settings = await billingSettingsOf(trx, tenant);
+  const settings = after.settings ?? (after.settings = await billingSettingsOf(trx, tenant));
   const firstFailedAt = invoice.paymentFailedAt ?? now;
   const step = payment.trigger === 'plan_change' ? null : nextDunningStep(settings, firstFailedAt, now);
   let updated: Invoice = {
@@ -497,7 +553,16 @@ async function applyOutcomeIn(
     if (updated.status === 'uncollectible') after.subscriptionChanged = (await recoverIfSettled(txDeps, tenant, origin, updated)) || after.subscriptionChanged;
     else
       after.subscriptionChanged =
-        (await markPastDue(txDeps, tenant, origin, invoice.subscriptionId, now, settings.pastDueGraceDays, updated)) || after.subscriptionChanged;
+        (await markPastDue(
+          txDeps,
+          tenant,
+          origin,
+          invoice.subscriptionId,
+          now,
+          settings.pastDueGraceDays,
+          updated,
+          take(after.read?.subscriptions, invoice.subscriptionId),
+        )) || after.subscriptionChanged;
     if (step?.kind === 'final' && step.action === 'cancel_subscription')
       after.followUps.push({ cancel: { subscriptionId: invoice.subscriptionId, invoice: updated } });
   }
@@ -513,8 +578,10 @@ async function markPastDue(
   now: number,
   graceDays: number,
   invoice: Invoice,
+  /** The subscription when the caller read it already in this transaction. */
+  read?: Subscription,
 ): Promise<boolean> {
-  const sub = await findSubscription(deps.db, tenant, subscriptionId);
+  const sub = read ?? (await findSubscription(deps.db, tenant, subscriptionId));
   if (!sub || sub.status === 'CANCELLED' || sub.status === 'PAST_DUE') return false;
   const next: Subscription = {
     ...sub,

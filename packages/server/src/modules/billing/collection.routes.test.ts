@@ -296,6 +296,24 @@ describe('collection: charge_automatically', () => {
     assert.equal(chargesFor(invoice.id).length, 1);
   });
 
+  it('two periods closed in one advance: both invoices of one subscription charged in one group, each paid once; two declines make it past due once', async () => {
+    const s = await seller();
+    const payer = await subscriber(s, 'two-periods', 'pm_card_visa');
+    const decliner = await subscriber(s, 'two-declines', 'pm_card_chargeDeclined');
+    await advance(s, JAN + 40 * DAY);
+    const paid = await invoicesOf(s, payer.subscriptionId);
+    assert.ok(paid.length >= 2, `${paid.length} invoices`);
+    for (const i of paid.filter((x: any) => x.status !== 'draft')) {
+      assert.deepEqual([i.status, i.attemptCount], ['paid', 1]);
+      assert.equal(chargesFor(i.id).length, 1);
+    }
+    const failed = (await invoicesOf(s, decliner.subscriptionId)).filter((x: any) => x.status !== 'draft');
+    assert.ok(failed.length >= 2, `${failed.length} invoices`);
+    for (const i of failed) assert.deepEqual([i.status, i.paymentStatus], ['finalized', 'failed']);
+    assert.equal((await subscription(s, decliner.subscriptionId)).status, 'PAST_DUE');
+    assert.equal((await webhookTypes(s, decliner.subscriptionId)).filter((x) => x === 'subscription.past_due').length, 1);
+  });
+
   it('a group of outcomes whose transaction fails is applied again one by one: each invoice paid once', async () => {
     const s = await seller();
     const subs = [await subscriber(s, 'fallback-a', 'pm_card_visa'), await subscriber(s, 'fallback-b', 'pm_card_visa')];

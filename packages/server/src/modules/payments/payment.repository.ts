@@ -64,6 +64,19 @@ export async function savePayment(db: Db, tenant: Tenant, p: Payment): Promise<v
     .execute();
 }
 
+/** A tenant's payments by id (those absent are left out). */
+export async function findPayments(db: Db, tenant: Tenant, ids: readonly string[]): Promise<Payment[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('payments')
+    .selectAll()
+    .where('workspaceId', '=', tenant.workspaceId)
+    .where('environment', '=', tenant.environment)
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map(toPayment);
+}
+
 /** A payment by one of its keys: its id, or the provider's object (Stripe: its PaymentIntent) when the metadata does not name it. */
 async function findPaymentBy(db: Db, tenant: Tenant, column: 'id' | 'providerReference', value: string): Promise<Payment | null> {
   const r = await db

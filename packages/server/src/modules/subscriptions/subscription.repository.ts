@@ -76,6 +76,18 @@ export async function findSubscription(db: Db, tenant: Tenant, id: string): Prom
   return r ? toSubscription(r) : null;
 }
 
+/** A tenant's subscriptions by id, unlocked (those absent are left out). */
+export async function findSubscriptions(db: Db, tenant: Tenant, ids: readonly string[]): Promise<Subscription[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return rows.map(toSubscription);
+}
+
 /**
  * The subscription that decides a customer's access to a product: the newest active one, else the
  * newest. A customer has few subscriptions to one product, so they are picked here: an ORDER BY
