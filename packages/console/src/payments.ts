@@ -1,10 +1,11 @@
 /**
  * The rules of the console's payment screens, pure so they are tested with tables of cases: which
- * invoices take a payment, the day a payment arrived as the API's paidAt, a provider's name, and
- * the webhook address to give Stripe. Amounts stay decimal text (Decimal from @tollgate/pricing
- * compares them), never a JS number.
+ * invoices take a payment, the day a payment arrived as the API's paidAt, a provider's name, the
+ * webhook address to give Stripe, and what a refund may give back. Amounts stay decimal text
+ * (Decimal from @tollgate/pricing compares them), never a JS number.
  */
-import { Decimal, isDecimalString } from '@tollgate/pricing';
+import { Decimal, isDecimalString, roundToMinorUnit } from '@tollgate/pricing';
+import type { ApiProblem } from './errors.js';
 import { formatAmount } from './format.js';
 
 /** Issued and not settled (the server's rule: 409 for any other status). */
@@ -121,4 +122,69 @@ export function attemptOutcomeText(p: { status: string; amount: string; currency
     default:
       return 'Stripe has not answered yet: the payment settles when it does, and is never charged twice.';
   }
+}
+
+export interface Refund {
+  id: string;
+  method: string;
+  status: string;
+  amount: string;
+  currency: string;
+  failureCode: string | null;
+  failureMessage: string | null;
+  createdAt: string;
+}
+
+/** How a credit note gives money back (the API's refund.method), in words. */
+export const REFUND_METHODS: Record<string, string> = {
+  provider: 'Through Stripe',
+  out_of_band: 'Returned outside Tollgate',
+  customer_balance: 'To the customer’s balance',
+};
+
+/**
+ * What the Refund form may give back, as the API judges it: what was paid less every refund not
+ * failed (a pending one may still succeed), and at most what is left to credit (the total less
+ * credit notes), since the form's credit note is the refund. Never below zero; in minor units.
+ */
+export function refundableOf(
+  invoice: { amountPaid: string; total: string; creditedTotal: string; currency: string },
+  refunds: ReadonlyArray<{ amount: string; status: string }>,
+): string {
+  const given = refunds.filter((r) => r.status !== 'failed').reduce((acc, r) => acc.plus(r.amount), new Decimal(0));
+  const left = Decimal.min(new Decimal(invoice.amountPaid).minus(given), new Decimal(invoice.total).minus(invoice.creditedTotal));
+  return roundToMinorUnit(Decimal.max(left, 0), invoice.currency);
+}
+
+/** A credit note gives money back only on a paid invoice (else the API's 400 names body.refund), and only while some may still go back. */
+export const canRefund = (invoice: { status: string }, refundable: string): boolean => invoice.status === 'paid' && new Decimal(refundable).gt(0);
+
+/** The method the form starts with: through Stripe when Stripe took the newest payment, else returned outside Tollgate. */
+export const defaultRefundMethod = (payments: ReadonlyArray<{ provider: string; status: string }>): string =>
+  payments.filter((p) => p.status === 'succeeded').pop()?.provider === 'stripe' ? 'provider' : 'out_of_band';
+
+/**
+ * The request's body from the form's values: a credit note of one line for the amount, all of it
+ * given back by the method chosen. The amount is sent as typed, for the server to judge; a reason
+ * not chosen is left out, for the server to name.
+ */
+export function refundBody(v: Record<string, string>, invoiceId: string) {
+  const amount = v['refund.amount'] ?? '';
+  return { invoiceId, reason: v.reason, lines: [{ description: 'Refund', amount }], refund: { method: v['refund.method'], amount } };
+}
+
+/**
+ * The form's one amount is the credit note's line and the refund: the API's errors on the line
+ * (its format, more than is left to credit) are shown at the amount, once.
+ */
+export function refundProblem(problem: ApiProblem | null): ApiProblem | null {
+  const field = 'body.refund.amount';
+  const named = problem?.errors.some((e) => e.field === field);
+  return problem && { ...problem, errors: problem.errors.flatMap((e) => (e.field?.startsWith('body.lines') ? (named ? [] : [{ ...e, field }]) : [e])) };
+}
+
+/** A refund as it stands: "Through Stripe: $10.00, failed (card_declined: …)." */
+export function refundText(r: Refund): string {
+  const failure = failureText(r.failureCode, r.failureMessage);
+  return `${REFUND_METHODS[r.method] ?? r.method}: ${formatAmount(r.amount, r.currency)}, ${r.status}${failure ? ` (${failure})` : ''}.`;
 }

@@ -1,18 +1,26 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ApiProblem } from '../src/errors.js';
 import {
   attemptOutcomeText,
   attemptText,
   canRecordPayment,
+  canRefund,
   canRetryPayment,
+  defaultRefundMethod,
   failureText,
   paymentStatusText,
   providerText,
   recordedText,
   recordPaymentBody,
+  refundableOf,
+  refundBody,
+  refundProblem,
+  refundText,
   utcDayOf,
   webhookAddress,
   type PaymentForm,
+  type Refund,
 } from '../src/payments.js';
 
 describe('canRecordPayment: finalized or uncollectible, with something owed', () => {
@@ -143,4 +151,125 @@ describe('an attempt in words', () => {
     assert.match(attemptOutcomeText({ ...p, status: 'requires_action' }), /send them the link/);
     assert.match(attemptOutcomeText({ ...p, status: 'pending' }), /never charged twice/);
   });
+});
+
+describe('refundableOf: what was paid and not yet given back, at most what is left to credit', () => {
+  const paid = { amountPaid: '49.00', total: '49.00', creditedTotal: '0.00', currency: 'USD' };
+  const r = (amount: string, status = 'succeeded') => ({ amount, status });
+  const cases: Array<[string, Partial<typeof paid>, Array<{ amount: string; status: string }>, string]> = [
+    ['nothing refunded: all that was paid', {}, [], '49.00'],
+    ['a refund made: the rest', { creditedTotal: '10.00' }, [r('10.00')], '39.00'],
+    ['a pending refund counts: it may still succeed', { creditedTotal: '10.00' }, [r('10.00', 'pending')], '39.00'],
+    ['a failed refund does not count against what was paid', { creditedTotal: '10.00' }, [r('10.00', 'failed')], '39.00'],
+    ['…but its credit note still took what is left to credit', { creditedTotal: '30.00' }, [r('10.00', 'failed'), r('5.00')], '19.00'],
+    ['a credit note without a refund leaves less to credit than was paid', { creditedTotal: '15.00' }, [r('10.00')], '34.00'],
+    ['credited before it was paid: paid less refunds', { amountPaid: '39.00', creditedTotal: '10.00' }, [], '39.00'],
+    ['all of it given back', { creditedTotal: '49.00' }, [r('20.00'), r('29.00')], '0.00'],
+    ['never below zero (Stripe refunded more from its dashboard)', { amountPaid: '10.00' }, [r('12.00')], '0.00'],
+    ['in the currency’s minor units', { amountPaid: '1200', total: '1200', creditedTotal: '0', currency: 'JPY' }, [r('200')], '1000'],
+  ];
+  for (const [what, invoice, refunds, want] of cases) it(`${what} -> ${want}`, () => assert.equal(refundableOf({ ...paid, ...invoice }, refunds), want));
+});
+
+describe('canRefund: a paid invoice with something left to give back', () => {
+  const cases: Array<[string, string, boolean]> = [
+    ['paid', '49.00', true],
+    ['paid', '0.01', true],
+    ['paid', '0.00', false],
+    // Partly paid is still finalized: the API refuses a refund there (400 naming body.refund).
+    ['finalized', '20.00', false],
+    ['uncollectible', '20.00', false],
+    ['void', '49.00', false],
+  ];
+  for (const [status, refundable, want] of cases)
+    it(`${status}, ${refundable} refundable -> ${want}`, () => assert.equal(canRefund({ status }, refundable), want));
+});
+
+describe('defaultRefundMethod: how the newest payment came', () => {
+  const p = (provider: string, status = 'succeeded') => ({ provider, status });
+  const cases: Array<[string, Array<{ provider: string; status: string }>, string]> = [
+    ['Stripe took it: through Stripe', [p('stripe')], 'provider'],
+    ['recorded by hand: returned outside Tollgate', [p('manual')], 'out_of_band'],
+    ['the newest succeeded payment decides', [p('manual'), p('stripe')], 'provider'],
+    ['…not a failed attempt after it', [p('manual'), p('stripe', 'failed')], 'out_of_band'],
+    ['spent from the balance: outside Tollgate', [p('stripe'), p('customer_balance')], 'out_of_band'],
+    ['no payments (marked paid): outside Tollgate', [], 'out_of_band'],
+  ];
+  for (const [what, payments, want] of cases) it(`${what} -> ${want}`, () => assert.equal(defaultRefundMethod(payments), want));
+});
+
+describe('refundBody: a credit note of one line, all of it given back', () => {
+  const cases: Array<[string, Record<string, string>, unknown]> = [
+    [
+      'the amount is the line and the refund',
+      { 'refund.amount': '10.00', 'refund.method': 'out_of_band', reason: 'duplicate' },
+      { invoiceId: 'inv_1', reason: 'duplicate', lines: [{ description: 'Refund', amount: '10.00' }], refund: { method: 'out_of_band', amount: '10.00' } },
+    ],
+    [
+      'no reason chosen: none sent, for the server to name',
+      { 'refund.amount': '5', 'refund.method': 'provider' },
+      { invoiceId: 'inv_1', lines: [{ description: 'Refund', amount: '5' }], refund: { method: 'provider', amount: '5' } },
+    ],
+    [
+      'the amount sent as typed, never parsed: the server judges it',
+      { 'refund.amount': '10.001', 'refund.method': 'customer_balance', reason: 'other' },
+      { invoiceId: 'inv_1', reason: 'other', lines: [{ description: 'Refund', amount: '10.001' }], refund: { method: 'customer_balance', amount: '10.001' } },
+    ],
+    [
+      'no amount: sent empty, for the server to name',
+      { 'refund.method': 'provider', reason: 'other' },
+      { invoiceId: 'inv_1', reason: 'other', lines: [{ description: 'Refund', amount: '' }], refund: { method: 'provider', amount: '' } },
+    ],
+  ];
+  // Through JSON, as sent: a value left undefined is no key at all.
+  for (const [what, values, want] of cases) it(what, () => assert.deepEqual(JSON.parse(JSON.stringify(refundBody(values, 'inv_1'))), want));
+});
+
+describe('refundProblem: the errors on the credit note’s line are the amount’s', () => {
+  const e = (field: string | undefined, message = field ?? 'none') => ({ code: 'VALIDATION_FAILED', message, ...(field ? { field } : {}) });
+  const problem = (...errors: ReturnType<typeof e>[]): ApiProblem => ({ status: 400, errors, retryAfterSeconds: null });
+  const cases: Array<[string, ApiProblem | null, ApiProblem | null]> = [
+    ['no problem', null, null],
+    [
+      'more than is left to credit: at the amount',
+      problem(e('body.lines', 'More than the 49.00 left.')),
+      problem(e('body.refund.amount', 'More than the 49.00 left.')),
+    ],
+    [
+      'too many minor digits: at the amount',
+      problem(e('body.lines.0.amount', 'USD has 2 minor digits.')),
+      problem(e('body.refund.amount', 'USD has 2 minor digits.')),
+    ],
+    [
+      'both the line and the refund refused: the refund’s words, once',
+      problem(e('body.lines.0.amount', 'line: bad format'), e('body.refund.amount', 'refund: bad format')),
+      problem(e('body.refund.amount', 'refund: bad format')),
+    ],
+    ['more than was paid: as the API names it', problem(e('body.refund.amount')), problem(e('body.refund.amount'))],
+    ['the rest as they are', problem(e('body.reason'), e('body.refund'), e(undefined)), problem(e('body.reason'), e('body.refund'), e(undefined))],
+  ];
+  for (const [what, given, want] of cases) it(what, () => assert.deepEqual(refundProblem(given), want));
+});
+
+describe('refundText: a refund as it stands', () => {
+  const r: Omit<Refund, 'method' | 'status'> = {
+    id: 're_1',
+    amount: '10.00',
+    currency: 'USD',
+    failureCode: null,
+    failureMessage: null,
+    createdAt: '2026-01-15T12:00:00.000Z',
+  };
+  const cases: Array<[Partial<Refund> & Pick<Refund, 'method' | 'status'>, string]> = [
+    [{ method: 'provider', status: 'succeeded' }, 'Through Stripe: $10.00, succeeded.'],
+    [{ method: 'provider', status: 'pending' }, 'Through Stripe: $10.00, pending.'],
+    [
+      { method: 'provider', status: 'failed', failureCode: 'charge_already_refunded', failureMessage: 'Charge ch_1 has already been refunded.' },
+      'Through Stripe: $10.00, failed (charge_already_refunded: Charge ch_1 has already been refunded.).',
+    ],
+    [{ method: 'out_of_band', status: 'succeeded' }, 'Returned outside Tollgate: $10.00, succeeded.'],
+    [{ method: 'customer_balance', status: 'succeeded', amount: '500', currency: 'JPY' }, 'To the customer’s balance: ¥500, succeeded.'],
+    [{ method: 'later_kind', status: 'succeeded' }, 'later_kind: $10.00, succeeded.'],
+  ];
+  for (const [given, want] of cases) it(want, () => assert.equal(refundText({ ...r, ...given }), want));
 });

@@ -3,7 +3,8 @@
  * against a real server and the Stripe fake (helpers/stripe-fake.ts): an automatic charge that
  * fails shows its status, the failure and the next attempt, and each attempt in the list; Retry
  * payment shows a decline in Stripe's words, then, with a card that needs 3-D Secure, the buyer's
- * page; once the buyer paid, a retry from the page still open is refused in the server's words.
+ * page; once the buyer paid, a retry from the page still open is refused in the server's words;
+ * then the Refund form gives part of it back through Stripe.
  * The server's clock is frozen. Without Chromium the file is skipped, and says so.
  */
 import { after, before, describe, it } from 'node:test';
@@ -167,4 +168,41 @@ describe('an invoice’s payment attempts and Retry payment in Chromium', () => 
       );
     },
   );
+
+  it('the paid invoice refunded through Stripe with the Refund form: the credit note and the refund’s status, at Stripe once', opts, async () => {
+    const page = await openInvoice();
+    const refunds = page.getByRole('list', { name: 'Refunds, newest first' });
+    await refunds.getByText('No refunds yet.').waitFor();
+    // Stripe took the newest payment: the form starts with the refund through Stripe, for all that was paid.
+    await page.getByLabel('Amount (USD)').and(page.locator('[value="49.00"]')).waitFor();
+    assert.equal(await page.getByLabel('How', { exact: true }).inputValue(), 'provider');
+    await page.getByLabel('Amount (USD)').fill('10.00');
+    await page.getByLabel('Reason', { exact: true }).selectOption('duplicate');
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/v1/credit_notes'));
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    const request = await sent;
+    assert.deepEqual(request.postDataJSON().refund, { method: 'provider', amount: '10.00' });
+    assert.match((await request.allHeaders())['idempotency-key'] ?? '', /^[0-9a-f-]{36}$/);
+    await page.getByRole('status').filter({ hasText: 'Credit note CN-2026-000001 issued. Through Stripe: $10.00, succeeded.' }).waitFor();
+    await refunds.getByText('2026-01-15 12:00 UTC — Through Stripe: $10.00, succeeded.').waitFor();
+    await page.getByLabel('Amount (USD)').and(page.locator('[value="39.00"]')).waitFor();
+    await page.getByRole('table', { name: 'Totals' }).getByRole('row', { name: 'Credited $10.00' }).waitFor();
+
+    // The API: the credit note, its refund through Stripe, and the Stripe payment refunded 10.00, which Stripe refunded once.
+    const [note] = (await api.get(`/api/v1/credit_notes?invoiceId=${invoice.id}`)).body.data;
+    assert.deepEqual([note.number, note.total, note.reason], ['CN-2026-000001', '10.00', 'duplicate']);
+    assert.equal((await api.get(`/api/v1/invoices/${invoice.id}`)).body.creditedTotal, '10.00');
+    const [refund] = (await api.get(`/api/v1/refunds?invoiceId=${invoice.id}`)).body.data;
+    assert.deepEqual([refund.creditNoteId, refund.method, refund.status, refund.amount], [note.id, 'provider', 'succeeded', '10.00']);
+    assert.match(refund.providerReference, /^re_/);
+    const paid = (await api.get(`/api/v1/invoices/${invoice.id}/payments`)).body.data.find((p: { status: string }) => p.status === 'succeeded');
+    assert.equal(paid.amountRefunded, '10.00');
+    assert.deepEqual(
+      [...fake.refunds.values()].filter((r) => r.payment_intent === paid.providerReference).map((r) => r.amount),
+      [1000],
+    );
+    await checkScreen(admin, b.origin, 'invoice-refund-stripe', (pg) =>
+      pg.getByRole('status').filter({ hasText: 'Through Stripe: $10.00, succeeded.' }).waitFor(),
+    );
+  });
 });

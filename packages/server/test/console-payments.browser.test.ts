@@ -2,7 +2,8 @@
  * The console's payment screens in headless Chromium against a real server
  * (helpers/console-browser.ts): an invoice's payments and the Record payment form (each refusal
  * at the field it names, a partial payment then the rest, a double click recorded once, a viewer
- * with no form), and the Payments settings screen (connect Stripe, a live key refused at the key's
+ * with no form), a paid invoice's Refund form (returned outside Tollgate: each refusal at the field
+ * it names, a partial refund, the rest double-clicked once), and the Payments settings screen (connect Stripe, a live key refused at the key's
  * input, the hints and the webhook URL, replace the keys, disconnect). The server's clock is
  * frozen and the page's set to it, so "today" is the same day on both sides whatever the date.
  * One admin and one viewer, each signed in once (sign-in is rate-limited per address and e-mail).
@@ -34,6 +35,7 @@ interface Invoice {
   total: string;
   amountPaid: string;
   amountRemaining: string;
+  creditedTotal: string;
 }
 
 const heading = (page: Page, name: string, level = 1) => page.getByRole('heading', { level, name, exact: true }).waitFor();
@@ -207,6 +209,121 @@ describe('the console’s payment screens in Chromium', () => {
     assert.equal(now.invoice.status, 'paid');
     await checkScreen(admin, b.origin, 'invoice-paid', (pg) => pg.getByRole('status').filter({ hasText: 'The invoice is paid.' }).waitFor());
   });
+
+  it(
+    'Refund, returned outside Tollgate: each refusal at the field it names, a partial refund issued and listed, then the rest, double-clicked, once',
+    opts,
+    async () => {
+      const page = await openInvoice(admin);
+      const refunds = page.getByRole('list', { name: 'Refunds, newest first' });
+      await refunds.getByText('No refunds yet.').waitFor();
+      const amount = page.getByLabel('Amount (USD)');
+      await amount.and(page.locator('[value="49.00"]')).waitFor();
+      assert.match((await page.locator(`#${await amount.getAttribute('id')}-hint`).textContent()) ?? '', /not yet refunded or credited: \$49\.00\.$/);
+      // Both payments were recorded by hand: the money goes back outside Tollgate unless told otherwise.
+      assert.equal(await page.getByLabel('How', { exact: true }).inputValue(), 'out_of_band');
+      const refund = page.getByRole('button', { name: 'Refund', exact: true });
+      const amountError = page.locator('#refund-amount-error');
+
+      // No reason: the server's words under the reason.
+      await refund.click();
+      await page.locator('#reason-error').waitFor();
+      assert.equal(await page.locator('#reason-error').textContent(), 'body.reason is required.');
+      assert.equal(await page.getByLabel('Reason', { exact: true }).getAttribute('aria-invalid'), 'true');
+
+      // More than is left to credit (the API names the credit note's line): at the amount.
+      await page.getByLabel('Reason', { exact: true }).selectOption('product_unsatisfactory');
+      await amount.fill('50');
+      await refund.click();
+      await amountError.filter({ hasText: /^The credit note totals 50\.00, more than the 49\.00 left to credit/ }).waitFor();
+      assert.equal(await amount.getAttribute('aria-invalid'), 'true');
+      assert.match((await amount.getAttribute('aria-describedby')) ?? '', /\brefund-amount-error\b/);
+      assert.equal(await page.getByLabel('Reason', { exact: true }).getAttribute('aria-invalid'), null, 'the reason is no longer refused');
+
+      // Through Stripe, which took none of it: the API's 400 naming body.refund.amount, at the amount.
+      await amount.fill('10');
+      await page.getByLabel('How', { exact: true }).selectOption('provider');
+      await refund.click();
+      await amountError.filter({ hasText: /Stripe payments have left to refund \(0\.00 USD\)/ }).waitFor();
+      assert.equal(await page.getByRole('alert').filter({ hasText: /\S/ }).count(), 0, 'a field’s error is at the field, not in the alert');
+      const api = b.t.seed.client(b.t.demo!.environments.test.secretKey);
+      const notes = async () => (await api.get(`/api/v1/credit_notes?invoiceId=${invoice.id}`)).body.data as Array<Record<string, unknown>>;
+      assert.deepEqual(await notes(), [], 'no credit note was issued');
+
+      // 10.00 returned outside Tollgate.
+      await page.getByLabel('How', { exact: true }).selectOption('out_of_band');
+      const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/v1/credit_notes'));
+      await refund.click();
+      const request = await sent;
+      assert.deepEqual(request.postDataJSON(), {
+        invoiceId: invoice.id,
+        reason: 'product_unsatisfactory',
+        lines: [{ description: 'Refund', amount: '10' }],
+        refund: { method: 'out_of_band', amount: '10' },
+      });
+      const firstRefundKey = (await request.allHeaders())['idempotency-key'] ?? '';
+      assert.match(firstRefundKey, /^[0-9a-f-]{36}$/, 'an Idempotency-Key on the request');
+      await page.getByRole('status').filter({ hasText: 'Credit note CN-2026-000001 issued. Returned outside Tollgate: $10.00, succeeded.' }).waitFor();
+      await refunds.getByText('2026-01-15 12:00 UTC — Returned outside Tollgate: $10.00, succeeded.').waitFor();
+      // The form starts again with what may still go back; the credit note is listed; focus stays in the section.
+      await amount.and(page.locator('[value="39.00"]')).waitFor();
+      await page.getByRole('heading', { level: 3, name: 'Refunds', exact: true }).and(page.locator(':focus')).waitFor();
+      await page
+        .getByRole('table', { name: `Credit notes of invoice ${invoice.number}` })
+        .getByRole('row', { name: /^CN-2026-000001 issued product_unsatisfactory/ })
+        .waitFor();
+      const totals = page.getByRole('table', { name: 'Totals' });
+      await totals.getByRole('row', { name: 'Credited $10.00' }).waitFor();
+      assert.equal(await fact(page, 'Status').textContent(), 'paid');
+
+      // The API has the credit note, the refund, and the payment it was taken from (the newest) shows it refunded.
+      const [note] = await notes();
+      assert.deepEqual([note?.number, note?.total, note?.reason, note?.status], ['CN-2026-000001', '10.00', 'product_unsatisfactory', 'issued']);
+      const shown = await fromApi();
+      assert.equal(shown.invoice.creditedTotal, '10.00');
+      assert.equal(shown.invoice.status, 'paid');
+      const given = (await api.get(`/api/v1/refunds?invoiceId=${invoice.id}`)).body.data as Array<Record<string, unknown>>;
+      assert.deepEqual(
+        given.map((r) => [r.creditNoteId, r.method, r.status, r.amount]),
+        [[note?.id, 'out_of_band', 'succeeded', '10.00']],
+      );
+      assert.deepEqual(
+        (shown.payments as Array<{ amount: string; amountRefunded: string }>).map((p) => [p.amount, p.amountRefunded]),
+        [
+          ['20.00', '0.00'],
+          ['29.00', '10.00'],
+        ],
+      );
+      await checkScreen(admin, b.origin, 'invoice-refund', (pg) => pg.getByRole('status').filter({ hasText: 'Credit note CN-2026-000001 issued.' }).waitFor());
+      await page.setViewportSize(WIDE);
+
+      // The rest, double-clicked: one credit note, with a key of its own; nothing left, so no form.
+      const keys: string[] = [];
+      page.on('request', (r) => {
+        if (r.method() === 'POST' && r.url().endsWith('/api/v1/credit_notes')) keys.push(r.headers()['idempotency-key'] ?? '');
+      });
+      await page.getByLabel('Reason', { exact: true }).selectOption('duplicate');
+      await refund.dblclick();
+      // Taken from the newest payment first: what is left of the 29.00, then the 20.00, a refund each.
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Credit note CN-2026-000002 issued. Returned outside Tollgate: $19.00, succeeded. Returned outside Tollgate: $20.00, succeeded.' })
+        .waitFor();
+      await refunds.getByText(/\$20\.00, succeeded/).waitFor();
+      assert.equal(await refunds.getByRole('listitem').count(), 3);
+      await totals.getByRole('row', { name: 'Credited $49.00' }).waitFor();
+      assert.equal(await refund.count(), 0, 'nothing left to refund: no form');
+      assert.equal((await notes()).length, 2, 'the double click issued one credit note');
+      assert.deepEqual(
+        ((await fromApi()).payments as Array<{ amount: string; amountRefunded: string }>).map((p) => [p.amount, p.amountRefunded]),
+        [
+          ['20.00', '20.00'],
+          ['29.00', '29.00'],
+        ],
+      );
+      assert.ok(keys.length >= 1 && keys.every((k) => k === keys[0] && k !== firstRefundKey), `one new Idempotency-Key for the submission: ${keys.join(', ')}`);
+    },
+  );
 
   it(
     'Payments settings: a live key refused at its input, a test key connects (hints and the webhook URL, never the secrets), keys replaced, disconnected',

@@ -21,9 +21,10 @@ export function SelectField(props: {
           {props.hint}
         </p>
       )}
-      <select id={id} name={props.name} defaultValue={props.defaultValue} aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy}>
+      {/* The option, not the select, carries the default: Preact sets no defaultValue on a select. */}
+      <select id={id} name={props.name} aria-invalid={invalid ? 'true' : undefined} aria-describedby={describedBy}>
         {props.options.map(([value, label]) => (
-          <option key={value} value={value}>
+          <option key={value} value={value} selected={value === props.defaultValue}>
             {label}
           </option>
         ))}

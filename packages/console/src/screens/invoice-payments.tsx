@@ -6,6 +6,7 @@
  * (a bank transfer, a cheque). The request carries an Idempotency-Key made for the payment being
  * recorded and kept until one is recorded: a double click, or a retry after the answer was lost,
  * records it once. A viewer sees the payments and no form (the server would refuse it anyway).
+ * A paid invoice's refunds and the Refund form follow (invoice-refunds.tsx).
  */
 import { useRef, useState } from 'preact/hooks';
 import { TextField } from '../components/field-errors.js';
@@ -26,6 +27,7 @@ import {
 } from '../payments.js';
 import { formValues, useAction, useKept } from '../use-action.js';
 import { useApi } from '../use-api.js';
+import { InvoiceRefunds } from './invoice-refunds.js';
 import type { Invoice } from './invoices.js';
 
 interface Payment {
@@ -211,6 +213,17 @@ export function InvoicePayments(props: { invoice: Invoice; onRecorded: () => voi
             setRecorded(r);
             // The form may be gone (nothing owed) or starts again: focus stays in the section.
             heading.current?.focus();
+            loaded.reload();
+            props.onRecorded();
+          }}
+        />
+      )}
+      {i.status === 'paid' && (
+        <InvoiceRefunds
+          invoice={i}
+          payments={payments?.data ?? null}
+          admin={admin}
+          onRefunded={() => {
             loaded.reload();
             props.onRecorded();
           }}

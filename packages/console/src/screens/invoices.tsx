@@ -3,7 +3,8 @@
  * invoice's credit notes), and one invoice with its lines, totals and credit notes. Money is
  * decimal text from the API, worded by format.ts, never added up here: the API's totals are shown.
  * A line is named as the pricing page names its unit (invoice-lines.ts); usage lines with no usage
- * fold behind one disclosure. Its payments, and the form that records one, are invoice-payments.tsx.
+ * fold behind one disclosure. Its payments, and the form that records one, are invoice-payments.tsx;
+ * a paid invoice's refunds and the Refund form, invoice-refunds.tsx.
  */
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.js';
@@ -275,7 +276,8 @@ export function InvoiceDetail(props: { id: string }) {
           <InvoiceLines invoice={i} />
           <InvoicePayments invoice={i} onRecorded={loaded.reload} />
           <h2 class="section">Credit notes</h2>
-          <CreditNotes caption={`Credit notes of invoice ${invoiceName(i)}`} invoiceId={i.id} />
+          {/* Keyed by the credited total: a refund's credit note shows once the invoice loads again. */}
+          <CreditNotes key={i.creditedTotal} caption={`Credit notes of invoice ${invoiceName(i)}`} invoiceId={i.id} />
         </>
       )}
     </>
