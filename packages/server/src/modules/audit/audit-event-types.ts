@@ -64,6 +64,7 @@ export const auditEventTypesByCategory = {
     'test_clock.advanced',
     'payment.recorded',
     'payment.refunded',
+    'payment.disputed',
     'payment_method.updated',
     'payment_provider.connected',
     'payment_provider.updated',

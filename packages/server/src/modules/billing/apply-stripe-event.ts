@@ -4,6 +4,8 @@ import type { Tenant } from '../../lib/tenant.js';
 import { PaymentProviderError, type ChargeResult } from '../payments/payment-provider.js';
 import type { PaymentProviderConnection } from '../payments/payment-provider-connection.js';
 import { findPayment, findPaymentByProviderReference } from '../payments/payment.repository.js';
+import { fromStripeAmount } from '../payments/stripe-amounts.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
 import { markProviderEventApplied } from '../payments/provider-customer.repository.js';
 import { applyPaymentMethodDetached, applySetupCompleted, redeliverLater, type StripeEvent } from '../payments/receive-provider-webhook.js';
 import { stripeProviderOf } from '../payments/stripe-for.js';
@@ -41,6 +43,8 @@ export async function applyStripeEvent(deps: Deps, c: Collection, connection: Pa
   } else if (event.type === 'charge.refunded') {
     // The charge carries Stripe's count (amount_refunded): applied as it is, only ever growing, so no read is needed.
     await applyChargeRefunded(deps, tenant, origin, event);
+  } else if (event.type === 'charge.dispute.created') {
+    await recordDispute(deps, tenant, origin, event);
   }
   await markProviderEventApplied(deps.db, connection.id, event.id, deps.clock.now());
 }
@@ -92,4 +96,35 @@ async function retryWithNewCard(deps: Deps, c: Collection, tenant: Tenant, origi
       deps.log.error({ err, invoiceId }, 'retrying an invoice with a new card failed');
     }
   }
+}
+
+/**
+ * A buyer disputed a charge (a chargeback): Stripe withdraws the amount until the dispute is
+ * decided. The invoice stays as it is (paid: Stripe Billing does the same), but the seller must
+ * answer within Stripe's deadline, so it is audited as a warning naming the invoice and the
+ * payment, which the live audit stream and its alerts carry. Once per event (events are kept once).
+ */
+async function recordDispute(deps: Deps, tenant: Tenant, origin: OperationContext, event: StripeEvent): Promise<void> {
+  const dispute = event.data?.object ?? {};
+  const pi = dispute.payment_intent;
+  const piId = typeof pi === 'string' ? pi : typeof (pi as { id?: unknown } | null)?.id === 'string' ? (pi as { id: string }).id : null;
+  if (piId === null || typeof dispute.id !== 'string' || typeof dispute.amount !== 'number' || typeof dispute.currency !== 'string') return;
+  // Found by its PaymentIntent within this tenant: another system's charge on the same account is not ours.
+  const payment = await findPaymentByProviderReference(deps.db, tenant, piId);
+  if (!payment) return;
+  const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 100) : null);
+  await recordAudit(deps.db, deps, origin, {
+    eventType: 'payment.disputed',
+    severity: 'WARN',
+    targetType: 'invoice',
+    targetId: payment.invoiceId,
+    payload: {
+      paymentId: payment.id,
+      disputeId: dispute.id.slice(0, 100),
+      amount: fromStripeAmount(dispute.amount, dispute.currency),
+      currency: dispute.currency.toUpperCase().slice(0, 3),
+      reason: text(dispute.reason),
+      status: text(dispute.status),
+    },
+  });
 }

@@ -157,6 +157,36 @@ describe('collection: charge_automatically', () => {
     assert.deepEqual(await Promise.all(invoices.map(async (i) => (await paymentsOf(s, i.id)).length)), [1, 1, 1, 1, 1]);
   });
 
+  it('a chargeback (Stripe’s charge.dispute.created, twice): audited once as payment.disputed naming the invoice and the payment; the invoice stays paid', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'disputer', 'pm_card_visa');
+    const invoice = await firstInvoice(s, b.subscriptionId);
+    await advance(s, JAN + 2 * HOUR);
+    const [attempt] = await paymentsOf(s, invoice.id);
+    assert.equal(attempt.status, 'succeeded');
+    await fake.deliverWebhooks();
+    const dispute = fake.dispute(attempt.providerReference);
+    for (const d of await fake.deliverWebhooks({ duplicates: true })) assert.equal(d.status, 200, JSON.stringify(d));
+    const rows = await t.deps.db
+      .selectFrom('auditEvents')
+      .select(['eventType', 'severity', 'payload'])
+      .where('workspaceId', '=', s.ws.workspaceId)
+      .where('targetId', '=', invoice.id)
+      .where('eventType', '=', 'payment.disputed')
+      .execute();
+    assert.equal(rows.length, 1, 'once, however often Stripe sends it');
+    assert.equal(rows[0]!.severity, 'WARN');
+    assert.deepEqual(JSON.parse(rows[0]!.payload), {
+      paymentId: attempt.id,
+      disputeId: dispute.id,
+      amount: '30.00',
+      currency: 'USD',
+      reason: 'fraudulent',
+      status: 'needs_response',
+    });
+    assert.equal((await ok(s.api.get(`/api/v1/invoices/${invoice.id}`))).status, 'paid');
+  });
+
   it('a card that declines, then succeeds after the buyer adds a new one: past due, retried at once, recovered', async () => {
     const s = await seller();
     const b = await subscriber(s, 'decliner', 'pm_card_chargeDeclinedInsufficientFunds');
