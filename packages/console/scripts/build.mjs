@@ -1,5 +1,6 @@
-// npm run build -w @tollgate/console: dist/index.html and dist/assets/console.<hash>.js|css, and
-// the developer hub's dist/hub/index.html and dist/hub/assets/hub.<hash>.js|css.
+// npm run build -w @tollgate/console: dist/index.html and dist/assets/ (console.<hash>.js|css, the
+// entry and its stylesheet, and every chunk.<hash>.js it loads, statically or on a screen's first
+// visit), and the developer hub's dist/hub/index.html and dist/hub/assets/ likewise.
 // The server serves dist/ when it is there, and builds the same in memory when it is not.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * The console: the session decides between the sign-in form and the signed-in shell; the path
- * (routes.ts) decides the screen; the environment (test unless the operator switches, kept for
+ * (routes.ts) decides the screen, whose code is fetched on its first visit (lazy-screens.ts); the environment (test unless the operator switches, kept for
  * this tab) goes with every request.
  */
 import { Fragment } from 'preact';
@@ -11,20 +11,26 @@ import { Console, type ConsoleContext } from './context.js';
 import { navigate, useLocation } from './navigation.js';
 import { hrefOf, matchRoute, NAV, type Route } from './routes.js';
 import { catalogScreen } from './screens/catalog.js';
-import { Customers } from './screens/customers.js';
-import { CustomerDetail } from './screens/customer-detail.js';
-import { InvoiceDetail } from './screens/invoices.js';
-import { Home } from './screens/home.js';
-import { Keys } from './screens/keys.js';
-import { Operators } from './screens/operators.js';
-import { PaymentSettings } from './screens/payment-settings.js';
-import { TestClocks } from './screens/test-clocks.js';
+import {
+  Audit,
+  CustomerDetail,
+  Customers,
+  Home,
+  InvoiceDetail,
+  Keys,
+  Operators,
+  OutboundDelivery,
+  OutboundEndpoint,
+  OutboundEndpoints,
+  PaymentSettings,
+  TestClocks,
+  WebhookEntry,
+  WebhookSourceDetail,
+  WebhookSources,
+} from './lazy-screens.js';
 import { NotFound, Placeholder } from './screens/placeholder.js';
-import { outboundScreen } from './screens/outbound.js';
-import { webhooksScreen } from './screens/webhooks.js';
 import { SignIn } from './screens/sign-in.js';
 import { AcceptInvitation } from './screens/accept-invitation.js';
-import { Audit } from './screens/audit.js';
 import { readCurrentSession, signOut, type OperatorSession } from './session.js';
 
 const ENV_KEY = 'tollgate.console.environment';
@@ -47,8 +53,13 @@ function screenOf(route: Route | null) {
   if (route.name === 'payment-settings') return { title: 'Payments', body: <PaymentSettings /> };
   if (route.name === 'test-clocks') return { title: 'Test clocks', body: <TestClocks /> };
   if (route.name === 'audit') return { title: 'Audit log', body: <Audit /> };
-  const area = webhooksScreen(route) ?? outboundScreen(route);
-  if (area) return area;
+  const p = route.params;
+  if (route.name === 'webhooks') return { title: 'Webhooks', body: <WebhookSources /> };
+  if (route.name === 'webhook-source') return { title: 'Webhook source', body: <WebhookSourceDetail id={p.id ?? ''} /> };
+  if (route.name === 'webhook-entry') return { title: 'Received webhook', body: <WebhookEntry id={p.id ?? ''} entryId={p.entryId ?? ''} /> };
+  if (route.name === 'outbound') return { title: 'Outbound webhooks', body: <OutboundEndpoints /> };
+  if (route.name === 'outbound-endpoint') return { title: 'Webhook endpoint', body: <OutboundEndpoint id={p.id ?? ''} /> };
+  if (route.name === 'outbound-delivery') return { title: 'Delivery', body: <OutboundDelivery id={p.id ?? ''} messageId={p.messageId ?? ''} /> };
   if (route.name.startsWith('catalog')) return catalogScreen(route);
   if (route.name === 'invoice') return { title: 'Invoice', body: <InvoiceDetail id={route.params.id ?? ''} /> };
   const title = NAV.find((n) => n.name === route.name)?.label ?? 'Console';
@@ -84,6 +95,11 @@ export function App() {
     if (route?.name === 'accept') document.title = 'Join a workspace · Tollgate console';
     else if (!signedIn) document.title = 'Sign in · Tollgate console';
   }, [signedIn, route?.name]);
+
+  // While the sign-in form is shown, fetch Home's code: the screen that follows it.
+  useEffect(() => {
+    if (session === null) Home.preload().catch(() => undefined);
+  }, [session]);
 
   if (session === 'loading') {
     return (

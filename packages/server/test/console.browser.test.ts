@@ -57,8 +57,8 @@ describe('the operator console in Chromium', () => {
     // The page, its stylesheet and script, and the session check: all from this server.
     const paths = p.requests.map((u) => new URL(u).pathname);
     assert.equal(paths[0], '/console');
-    assert.ok(paths.some((x) => /^\/console\/assets\/console\.[0-9a-f]{16}\.js$/.test(x)));
-    assert.ok(paths.some((x) => /^\/console\/assets\/console\.[0-9a-f]{16}\.css$/.test(x)));
+    assert.ok(paths.some((x) => /^\/console\/assets\/console\.[A-Z2-7]{8}\.js$/.test(x)));
+    assert.ok(paths.some((x) => /^\/console\/assets\/console\.[A-Z2-7]{8}\.css$/.test(x)));
     assert.ok(paths.includes('/api/v1/operator_sessions/current'));
   });
 
@@ -127,6 +127,29 @@ describe('the operator console in Chromium', () => {
     await p.page.getByRole('button', { name: 'Sign out' }).click();
     await signInShown(p.page);
     assert.equal(await p.page.evaluate<number>(`fetch('/api/v1/customers').then((r) => r.status)`), 401, 'signed out at once');
+  });
+
+  it('a screen is a chunk fetched on its first visit: focus goes to its heading; a chunk that cannot be fetched says so, with Reload', opts, async () => {
+    const email = await operator('admin');
+    const p = await b.open('/console');
+    await signIn(p.page, email);
+    await p.page.getByRole('heading', { level: 1, name: 'Demo workspace' }).waitFor();
+    const chunks = () => p.requests.filter((u) => /\/console\/assets\/chunk\.[A-Z2-7]{8}\.js$/.test(new URL(u).pathname)).length;
+    const before = chunks();
+    await p.page.getByRole('link', { name: 'Operators' }).click();
+    await p.page.getByRole('heading', { level: 1, name: 'Operators' }).waitFor();
+    assert.ok(chunks() > before, 'the Operators screen came in a chunk of its own');
+    await p.page.waitForFunction(`document.activeElement?.tagName === 'H1'`);
+    assert.deepEqual(p.problems, []);
+    // The network fails for the next screen's code: an alert and a way out, not a blank page.
+    await p.page.route('**/console/assets/chunk.*.js', (route) => route.abort());
+    await p.page.getByRole('link', { name: 'Test clocks' }).click();
+    await p.page.getByRole('heading', { level: 1, name: 'This screen could not be loaded' }).waitFor();
+    assert.match((await p.page.getByRole('alert').first().textContent()) ?? '', /could not fetch this screen/);
+    await expectAccessible(p.page, 'chunk-failed');
+    await p.page.unroute('**/console/assets/chunk.*.js');
+    await p.page.getByRole('button', { name: 'Reload the page' }).click();
+    await p.page.getByRole('heading', { level: 1, name: 'Test clocks' }).waitFor();
   });
 
   it('a viewer who tries an admin action from the console page gets 403 from the server; reads work', opts, async () => {

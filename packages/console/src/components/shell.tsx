@@ -1,7 +1,8 @@
 /**
  * The signed-in frame: skip link, header (workspace, operator, environment, sign out), navigation
  * (a menu button below 720 px), and the screen in <main>. On a screen change the title changes
- * and focus moves to the new screen's heading, as a page load would announce it.
+ * and focus moves to the new screen's heading, as a page load would announce it (to <main> while a
+ * lazily loaded screen has none yet; lazy-screen.tsx moves it on to the heading when it comes).
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -34,7 +35,7 @@ export function Shell(props: {
       return;
     }
     setMenuOpen(false);
-    main.current?.querySelector<HTMLElement>('h1')?.focus();
+    (main.current?.querySelector<HTMLElement>('h1') ?? main.current)?.focus();
   }, [routeKey, props.title]);
 
   return (

@@ -1,16 +1,14 @@
 /**
  * The catalog editor: metrics, rate plans, offerings and storefronts, one sub-route each under
  * /console/catalog, with a sub-navigation between them. Editing needs an admin; the server decides,
- * the page only hides the forms from viewers.
+ * the page only hides the forms from viewers. The frame (heading and sub-navigation) comes with the
+ * app; each view's code on its first visit (lazy-screens.ts).
  */
 import type { ComponentChildren } from 'preact';
 import { Link } from '../components/link.js';
 import { ScreenTitle } from '../components/screen-title.js';
 import { hrefOf, type Route, type ScreenName } from '../routes.js';
-import { Metrics } from './metrics.js';
-import { Offerings } from './offerings.js';
-import { RatePlanEditor, RatePlans } from './rate-plans.js';
-import { Storefronts } from './storefronts.js';
+import { Metrics, Offerings, RatePlanEditor, RatePlans, Storefronts } from '../lazy-screens.js';
 
 const VIEWS: ReadonlyArray<{ name: ScreenName; label: string }> = [
   { name: 'catalog', label: 'Metrics' },

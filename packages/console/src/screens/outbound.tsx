@@ -16,7 +16,7 @@ import { useConsole } from '../context.js';
 import { formatInstant, NONE } from '../format.js';
 import { navigate } from '../navigation.js';
 import type { ListPage } from '../paging.js';
-import { hrefOf, type Route } from '../routes.js';
+import { hrefOf } from '../routes.js';
 import { useAction, useKept } from '../use-action.js';
 import { useApi } from '../use-api.js';
 import { attemptAnswer, deliveryState, deliveryTo, formText, listFormErrors, splitList, type DeliveryLike } from '../webhook-text.js';
@@ -394,13 +394,4 @@ function Attempts(props: { page: ListPage<Attempt> }) {
       ))}
     </>
   );
-}
-
-/** The screen of an Outbound route, or null for another area's route. */
-export function outboundScreen(route: Route) {
-  const p = route.params;
-  if (route.name === 'outbound') return { title: 'Outbound webhooks', body: <OutboundEndpoints /> };
-  if (route.name === 'outbound-endpoint') return { title: 'Webhook endpoint', body: <OutboundEndpoint id={p.id ?? ''} /> };
-  if (route.name === 'outbound-delivery') return { title: 'Delivery', body: <OutboundDelivery id={p.id ?? ''} messageId={p.messageId ?? ''} /> };
-  return null;
 }

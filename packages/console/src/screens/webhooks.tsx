@@ -16,7 +16,7 @@ import { SelectField } from '../components/select-field.js';
 import { useConsole } from '../context.js';
 import { formatInstant, NONE } from '../format.js';
 import { navigate } from '../navigation.js';
-import { hrefOf, type Route } from '../routes.js';
+import { hrefOf } from '../routes.js';
 import { useAction, useKept } from '../use-action.js';
 import { useApi } from '../use-api.js';
 import { formText, ingestionOutcome, listFormErrors, sourcePatch, splitList } from '../webhook-text.js';
@@ -414,13 +414,4 @@ export function WebhookEntry(props: { id: string; entryId: string }) {
       )}
     </DetailPage>
   );
-}
-
-/** The screen of a Webhooks route, or null for another area's route. */
-export function webhooksScreen(route: Route) {
-  const p = route.params;
-  if (route.name === 'webhooks') return { title: 'Webhooks', body: <WebhookSources /> };
-  if (route.name === 'webhook-source') return { title: 'Webhook source', body: <WebhookSourceDetail id={p.id ?? ''} /> };
-  if (route.name === 'webhook-entry') return { title: 'Received webhook', body: <WebhookEntry id={p.id ?? ''} entryId={p.entryId ?? ''} /> };
-  return null;
 }

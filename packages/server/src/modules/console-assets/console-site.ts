@@ -11,7 +11,7 @@ export interface ConsoleFile {
   gzip: Buffer;
 }
 
-/** The console's (or the hub's) page and its assets by file name (console.<hash>.js, hub.<hash>.css…). */
+/** The console's (or the hub's) page and its assets by file name (console.<hash>.js|css, chunk.<hash>.js, hub.<hash>.css…). */
 export interface ConsoleSite {
   index: ConsoleFile;
   assets: ReadonlyMap<string, ConsoleFile>;
@@ -46,6 +46,7 @@ export const loadHubSite: () => Promise<ConsoleSite> = buildOnce(() => readOrBui
 export function readBuiltSite(dist: string): ConsoleSite | null {
   const index = path.join(dist, 'index.html');
   if (!existsSync(index)) return null;
+  // Every file of dist/assets/: the entry, each chunk (lazy or not) and the stylesheet.
   const dir = path.join(dist, 'assets');
   const names = existsSync(dir) ? readdirSync(dir) : [];
   return toConsoleSite(

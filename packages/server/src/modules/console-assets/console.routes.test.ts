@@ -11,7 +11,7 @@ import { readBuiltSite } from './console-site.js';
 
 /**
  * The operator console as a browser loads it: index.html at /console and at any deep link (the
- * app's router picks the screen), its hashed script and stylesheet cached for a year, everything
+ * app's router picks the screen), its hashed scripts (the entry and every chunk) and stylesheet cached for a year, everything
  * under a strict Content-Security-Policy.
  */
 let t: TestApp;
@@ -22,14 +22,18 @@ after(async () => t.close());
 
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
 
-/** The asset paths index.html names. */
-async function assetPaths(): Promise<{ js: string; css: string }> {
+/** The asset paths index.html names: the entry script, the chunks it imports (modulepreload), the stylesheet. */
+async function assetPaths(): Promise<{ js: string; css: string; preload: string[] }> {
   const html = (await get('/console')).body;
-  const js = /src="(\/console\/assets\/console\.[0-9a-f]{16}\.js)"/.exec(html)?.[1];
-  const css = /href="(\/console\/assets\/console\.[0-9a-f]{16}\.css)"/.exec(html)?.[1];
+  const js = /<script type="module" src="(\/console\/assets\/console\.[A-Z2-7]{8}\.js)"/.exec(html)?.[1];
+  const css = /href="(\/console\/assets\/console\.[A-Z2-7]{8}\.css)"/.exec(html)?.[1];
+  const preload = [...html.matchAll(/<link rel="modulepreload" href="(\/console\/assets\/chunk\.[A-Z2-7]{8}\.js)">/g)].map((m) => m[1]!);
   assert.ok(js && css, html);
-  return { js, css };
+  return { js, css, preload };
 }
+
+/** The chunks a script imports, statically or by import() (esbuild names them ./chunk.<hash>.js). */
+const importsOf = (js: string) => [...js.matchAll(/(?:\bfrom|\bimport\s*\(?)\s*"\.\/(chunk\.[A-Z2-7]{8}\.js)"/g)].map((m) => m[1]!);
 
 const SECURITY = (headers: Record<string, unknown>) => {
   assert.equal(headers['content-security-policy'], CONSOLE_CSP);
@@ -86,9 +90,29 @@ describe('GET /console/assets/…', () => {
     assert.deepEqual(gunzipSync(zipped.rawPayload), script.rawPayload);
   });
 
+  it('200 every chunk, static or lazy, that the entry reaches: same caching and CSP as the entry', async () => {
+    const { js, preload } = await assetPaths();
+    assert.ok(preload.length > 0, 'the entry imports chunks, preloaded by index.html');
+    const seen = new Set<string>();
+    const queue = [path.basename(js)];
+    while (queue.length > 0) {
+      const name = queue.shift()!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const res = await get(`/console/assets/${name}`);
+      assert.equal(res.statusCode, 200, name);
+      assert.equal(res.headers['content-type'], 'text/javascript; charset=utf-8', name);
+      assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable', name);
+      SECURITY(res.headers);
+      queue.push(...importsOf(res.body));
+    }
+    for (const p of preload) assert.ok(seen.has(path.basename(p)), `${p} is imported by the entry`);
+    assert.ok(seen.size > preload.length + 5, `the lazy screens' chunks are served too (${seen.size} scripts)`);
+  });
+
   it('404 for an asset this build does not have, naming the ones it has', async () => {
     const { js } = await assetPaths();
-    const res = await get('/console/assets/console.0123456789abcdef.js');
+    const res = await get('/console/assets/console.ABCDEFGH.js');
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().errors[0].code, 'NOT_FOUND');
     assert.ok(res.body.includes(path.basename(js)), res.body);
@@ -121,7 +145,7 @@ describe('GET /hub (the developer hub, the second entry of the console package)'
     assert.match(index.body, /<title>Developer hub<\/title>/);
     assert.notEqual(index.body, (await get('/console')).body);
     for (const url of ['/hub/', '/hub/usage', '/hub/billing?x=1']) assert.equal((await get(url)).body, index.body, url);
-    const js = /src="(\/hub\/assets\/hub\.[0-9a-f]{16}\.js)"/.exec(index.body)?.[1];
+    const js = /src="(\/hub\/assets\/hub\.[A-Z2-7]{8}\.js)"/.exec(index.body)?.[1];
     assert.ok(js, index.body);
     const script = await get(js);
     assert.equal(script.statusCode, 200);
@@ -131,7 +155,7 @@ describe('GET /hub (the developer hub, the second entry of the console package)'
 
   it("404 for the console's assets under /hub, a missing asset and a file outside the assets; not in the API document", async () => {
     const { js } = await assetPaths();
-    for (const url of [js.replace('/console/', '/hub/'), '/hub/assets/hub.0123456789abcdef.js', '/hub/favicon.ico']) {
+    for (const url of [js.replace('/console/', '/hub/'), '/hub/assets/hub.ABCDEFGH.js', '/hub/favicon.ico']) {
       const res = await get(url);
       assert.equal(res.statusCode, 404, url);
       assert.equal(res.json().errors[0].code, 'NOT_FOUND');
@@ -151,12 +175,13 @@ describe('loading the site', () => {
       assert.equal(readBuiltSite(dist), null, 'no index.html: not built');
       mkdirSync(path.join(dist, 'assets'));
       writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>x</title>');
-      writeFileSync(path.join(dist, 'assets', 'console.0000000000000000.js'), 'console.log(1)');
+      writeFileSync(path.join(dist, 'assets', 'console.AAAAAAAA.js'), 'import("./chunk.BBBBBBBB.js")');
+      writeFileSync(path.join(dist, 'assets', 'chunk.BBBBBBBB.js'), 'console.log(1)');
       const site = readBuiltSite(dist);
       assert.ok(site);
       assert.equal(site.index.contentType, 'text/html; charset=utf-8');
-      assert.deepEqual([...site.assets.keys()], ['console.0000000000000000.js']);
-      assert.equal(site.assets.get('console.0000000000000000.js')?.contentType, 'text/javascript; charset=utf-8');
+      assert.deepEqual([...site.assets.keys()].sort(), ['chunk.BBBBBBBB.js', 'console.AAAAAAAA.js']);
+      assert.equal(site.assets.get('chunk.BBBBBBBB.js')?.contentType, 'text/javascript; charset=utf-8');
     } finally {
       rmSync(dist, { recursive: true, force: true });
     }

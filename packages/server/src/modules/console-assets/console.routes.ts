@@ -33,7 +33,10 @@ export const CONSOLE_CSP = BASE_CSP.join('; ');
  */
 export const HUB_CSP = BASE_CSP.map((d) => (d.startsWith('img-src') ? `${d} https:` : d)).join('; ');
 
-/** index.html is checked on every load, so a new build shows at once; the assets carry their hash in their names. */
+/**
+ * index.html is checked on every load, so a new build shows at once; the assets (the entry, every
+ * chunk, the stylesheet) carry their content hash in their names.
+ */
 const INDEX_CACHE = 'no-cache';
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
 
@@ -70,7 +73,9 @@ function send(req: FastifyRequest, reply: FastifyReply, f: ConsoleFile, cacheCon
 const looksLikeFile = (rest: string) => /\.[A-Za-z0-9]+$/.test(rest.split('/').pop() ?? '');
 
 /**
- * A single-page app: its hashed assets under <base>/assets/, and index.html for every other
+ * A single-page app: its hashed assets under <base>/assets/ (the entry script, the chunks it
+ * imports by relative name, statically or on a screen's first visit, and the stylesheet: one flat
+ * directory, so ./chunk.<hash>.js resolves here), and index.html for every other
  * <base> path without a file extension (the app's router decides the screen). Pages, not API:
  * hidden from the OpenAPI document.
  */
@@ -84,7 +89,7 @@ function spaRoutes(app: App, site: SpaSite): void {
       const built = await siteOr503(site.load, site.what);
       const file = rest.slice('assets/'.length);
       const asset = built.assets.get(file);
-      if (!asset) throw new AppError('NOT_FOUND', `No ${name} asset ${file}: this server serves ${[...built.assets.keys()].join(' and ')}. Reload the page.`);
+      if (!asset) throw new AppError('NOT_FOUND', `No ${name} asset ${file}: this server serves ${[...built.assets.keys()].join(', ')}. Reload the page.`);
       return send(req, reply, asset, ASSET_CACHE, site.csp);
     }
     if (looksLikeFile(rest)) throw new AppError('NOT_FOUND', `No file ${site.base}/${rest}: the ${name}'s files are under ${site.base}/assets/.`);
