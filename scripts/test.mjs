@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Runs every test file, each in its own node process, a few at a time:
-// - the server's test files run as bundles made by one esbuild build at the start
+// - every package's test files run as bundles made by one esbuild build at the start
 //   (scripts/test-bundle.mjs: the same code, loaded in ~0.5 s of CPU instead of ~2 s through tsx);
-//   the other packages' files run through tsx; TEST_LOADER=tsx (or --tsx) runs all through tsx;
+//   TEST_LOADER=tsx (or --tsx) runs them all through tsx instead;
 // - a server test that touches storage (its imports reach the test app, the CLI's processes or the
 //   backend's settings) runs on SQLite, and again on PostgreSQL (+ Redis when REDIS_URL is set)
 //   when TEST_DATABASE_URL is set; a pure file, a browser test and a client package's test run
@@ -155,12 +155,12 @@ const started = Date.now();
 // changed, once, rather than in every process that starts (bin/tollgate.js would).
 const { ensureBuilt } = await import('../packages/server/scripts/build.mjs');
 await ensureBuilt({ quiet: false });
-// The server's test files run as bundles (scripts/test-bundle.mjs says why and what stays the same).
+// The test files run as bundles (scripts/test-bundle.mjs says why and what stays the same).
 const toBundle = tsxOnly ? [] : [...new Set(jobs.map((j) => j.file))].filter(bundles);
 let built = { bundles: new Map(), ms: 0, remove: () => {} };
 if (toBundle.length > 0) {
   built = await buildTestBundles(root, toBundle);
-  console.log(`Bundled ${toBundle.length} server test files in ${built.ms} ms (TEST_LOADER=tsx runs them through tsx instead)`);
+  console.log(`Bundled ${toBundle.length} test files in ${built.ms} ms (TEST_LOADER=tsx runs them through tsx instead)`);
 }
 process.on('exit', () => built.remove());
 const results = [];
