@@ -133,8 +133,11 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
   traceRequests(app, deps);
   app.addHook('onResponse', recordHttpMetrics(deps));
   if (deps.config.requestLog) app.addHook('onResponse', logRequests(deps.log));
-  app.addHook('onRequest', async (request, reply) => {
+  // The per-request hooks are synchronous, callback-style, where their work is: an async hook
+  // costs a promise and a microtask turn on every request (issue 40 measured each hook alone).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   app.addHook('onRequest', startBodyDeadline(deps.config.httpBodyTimeoutMs));
   app.addHook('preValidation', clearBodyDeadline);

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors.js';
 
 const nul = (field: string, what: string) =>
@@ -18,9 +18,15 @@ const badEncoding = (field: string) =>
  * - a query value with an invalid percent-encoding is refused (a path with one already is, by
  *   the router), rather than read as the literal text "%FF".
  * Only URLs with a % need more than one search. Bodies are checked by the JSON parser
- * (lib/json-limits.ts).
+ * (lib/json-limits.ts). Synchronous, callback-style (no promise per request): Fastify's hook
+ * runner turns a throw into the error answer.
  */
-export async function checkUrlAndHeaders(request: FastifyRequest): Promise<void> {
+export function checkUrlAndHeaders(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  assertUrlAndHeaders(request);
+  done();
+}
+
+function assertUrlAndHeaders(request: FastifyRequest): void {
   for (const name in request.headers) {
     const value = request.headers[name];
     if (typeof value === 'string' ? value.includes('\0') : Array.isArray(value) && value.some((v) => v.includes('\0'))) {

@@ -34,11 +34,13 @@ export async function metricsRoutes(app: App, deps: Pick<Deps, 'config' | 'metri
 /**
  * Every answered request in tollgate_http_requests_total and tollgate_http_request_duration_seconds,
  * by method, route pattern (routeOptions.url: never the URL with its ids) and status class.
- * Fastify's own timer measures it (reply.elapsedTime); recording is two increments on cached children.
+ * Fastify's own timer measures it (reply.elapsedTime); recording adds to plain numbers
+ * (lib/http-series.ts), synchronously: no promise per request.
  */
 export function recordHttpMetrics(deps: Pick<Deps, 'metrics'>) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     deps.metrics.httpRequest(request.method, request.routeOptions.url ?? null, reply.statusCode, reply.elapsedTime / 1_000);
+    done();
   };
 }
 
@@ -60,9 +62,10 @@ export function traceRequests(app: App, deps: Pick<Deps, 'tracer'>): void {
     spans.set(request, span);
     context.with(trace.setSpan(context.active(), span), done);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const span = spans.get(request);
     if (span) endServerSpan(span, reply.statusCode);
+    done();
   });
   app.addHook('onRequestAbort', async (request) => {
     spans.get(request)?.setAttribute('tollgate.aborted', true).end();

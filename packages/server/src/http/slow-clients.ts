@@ -42,25 +42,27 @@ export function endSlowRequest(raw: IncomingMessage, res: ServerResponse, messag
 
 /** onRequest: starts the body deadline of a request that has a body. */
 export function startBodyDeadline(timeoutMs: number) {
-  return async function bodyDeadline(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return function bodyDeadline(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
     const raw = request.raw;
-    if (request.routeOptions.config?.streamsBody || !hasBody(raw)) return;
+    if (request.routeOptions.config?.streamsBody || !hasBody(raw)) return done();
     const timer = setTimeout(() => {
       if (!raw.complete)
         endSlowRequest(raw, reply.raw, `The request body did not arrive within ${timeoutMs / 1000} s (HTTP_BODY_TIMEOUT_MS); send it at once.`);
     }, timeoutMs);
     timer.unref();
     timers.set(raw, timer);
+    done();
   };
 }
 
 /** preValidation (the body is read) and onResponse (answered, maybe without reading it): the deadline no longer applies. */
-export async function clearBodyDeadline(request: FastifyRequest): Promise<void> {
+export function clearBodyDeadline(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
   const timer = timers.get(request.raw);
   if (timer) {
     clearTimeout(timer);
     timers.delete(request.raw);
   }
+  done();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { Clock } from './clock.js';
 
 /**
@@ -80,27 +80,42 @@ export function idTime(id: string): number {
   return ms;
 }
 
+/** Random bytes drawn from the CSPRNG this many at a time: one call per 256 new milliseconds, not one per id. */
+const POOL_BYTES = 4_096;
+
 export function createIdGenerator(clock: Clock): IdGenerator {
   let lastMs = -1;
+  let timeText = '';
   // 80 random bits as 16 base32 digits; incremented within one millisecond for monotonicity.
-  let lastRandom: number[] = [];
+  // Every request gets an id (X-Request-Id), so this is on every request's path: the time's
+  // digits are encoded once per millisecond and nothing is allocated but the id itself.
+  const digits = new Uint8Array(16);
+  const pool = new Uint8Array(POOL_BYTES);
+  let poolAt = POOL_BYTES;
   return {
     next(kind) {
       const ms = clock.now();
       if (ms === lastMs) {
         let i = 15;
-        while (i >= 0 && lastRandom[i] === 31) {
-          lastRandom[i] = 0;
+        while (i >= 0 && digits[i] === 31) {
+          digits[i] = 0;
           i--;
         }
-        if (i >= 0) lastRandom[i] = (lastRandom[i] ?? 0) + 1;
+        if (i >= 0) digits[i]! += 1;
       } else {
         lastMs = ms;
-        const bytes = randomBytes(16);
-        lastRandom = Array.from(bytes, (b) => b % 32);
-        lastRandom[0] = (lastRandom[0] ?? 0) % 16; // headroom so increments do not overflow
+        timeText = encodeTime(ms);
+        if (poolAt + 16 > POOL_BYTES) {
+          randomFillSync(pool);
+          poolAt = 0;
+        }
+        for (let i = 0; i < 16; i++) digits[i] = pool[poolAt + i]! & 31;
+        poolAt += 16;
+        digits[0]! &= 15; // headroom so increments do not overflow
       }
-      return `${idPrefixes[kind]}_${encodeTime(ms)}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
+      let id = `${idPrefixes[kind]}_${timeText}`;
+      for (let i = 0; i < 16; i++) id += ALPHABET[digits[i]!];
+      return id;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { HttpSeries } from './http-series.js';
 
 /**
  * This node's Prometheus series (docs/production.md, "Metrics and tracing"): one Registry per app, built by the
@@ -8,7 +9,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  *
  * Labels are low-cardinality by construction: a route pattern, a status class, a source, a
  * provider, an outcome; never a workspace, customer, key or a raw URL. Recording is an increment
- * on a child resolved once per label set; state (queue depths, pool, Redis) is read at scrape time.
+ * on a child resolved once per label set, except the HTTP series, which every request records:
+ * plain numbers turned into families at scrape time (lib/http-series.ts). State (queue depths,
+ * pool, Redis) is read at scrape time.
  */
 
 /** One series of a counter, its labels resolved once. */
@@ -39,8 +42,6 @@ export const monotonicSeconds = (): number => performance.now() / 1_000;
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const BATCH_SIZES = [1, 5, 10, 25, 50, 100, 250, 500, 1_000, 5_000];
 const QUEUE_AGE_SECONDS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3_600, 21_600, 86_400];
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
 export interface MetricsOptions {
   /** The build's version (packages/server/package.json). */
@@ -54,9 +55,7 @@ export interface MetricsOptions {
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpRequests: Counter<'method' | 'route' | 'status_class'>;
-  private readonly httpDuration: Histogram<'method' | 'route' | 'status_class'>;
-  private readonly httpSeries = new Map<string, Array<{ count: Count; duration: Observe } | undefined>>();
+  private readonly http = new HttpSeries(SECONDS);
   private readonly counters = new Map<string, Count>();
   private readonly admissionReads: Array<{ kind: AdmissionKind; inFlight: () => number; limit: () => number }> = [];
   private readonly shedTotal: Counter<'kind'>;
@@ -82,20 +81,14 @@ export class Metrics {
       labelNames: ['version', 'node_version', 'node', 'database'],
       registers,
     }).set({ version: opts.version, node_version: process.version, node: opts.node, database: opts.dialect }, 1);
-    const http = ['method', 'route', 'status_class'] as const;
-    this.httpRequests = new Counter({
-      name: 'tollgate_http_requests_total',
-      help: 'HTTP requests answered, by route pattern and status class.',
-      labelNames: http,
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: 'tollgate_http_request_duration_seconds',
-      help: 'From the request arriving to the response sent, by route pattern and status class.',
-      labelNames: http,
-      buckets: SECONDS,
-      registers,
-    });
+    // The two HTTP families are read from plain numbers at scrape time (lib/http-series.ts).
+    const http = this.http;
+    const family = (name: string, help: string, type: 'counter' | 'histogram', values: () => unknown[]) =>
+      this.registry.registerMetric({ name, help, type, aggregator: 'sum', get: () => ({ name, help, type, aggregator: 'sum', values: values() }) } as never);
+    family('tollgate_http_requests_total', 'HTTP requests answered, by route pattern and status class.', 'counter', () => http.counterValues());
+    family('tollgate_http_request_duration_seconds', 'From the request arriving to the response sent, by route pattern and status class.', 'histogram', () =>
+      http.histogramValues('tollgate_http_request_duration_seconds'),
+    );
     const { reads, admissionReads } = this;
     const admissionGauge = (name: string, help: string, read: (a: Metrics['admissionReads'][number]) => number) =>
       new Gauge({
@@ -199,17 +192,7 @@ export class Metrics {
 
   /** A request answered: `route` is the pattern (never the URL), null when no route matched. */
   httpRequest(method: string, route: string | null, status: number, seconds: number): void {
-    const key = `${method} ${route ?? ''}`;
-    let byClass = this.httpSeries.get(key);
-    if (!byClass) this.httpSeries.set(key, (byClass = []));
-    const c = Math.min(Math.max(Math.trunc(status / 100), 1), 5) - 1;
-    let series = byClass[c];
-    if (!series) {
-      const labels = { method: METHODS.has(method) ? method : 'OTHER', route: route ?? '(unmatched)', status_class: STATUS_CLASSES[c]! };
-      byClass[c] = series = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
-    }
-    series.count.inc();
-    series.duration.observe(seconds);
+    this.http.record(method, route, status, seconds);
   }
 
   admission(kind: AdmissionKind): AdmissionMeter {

@@ -20,8 +20,11 @@ declare module 'fastify' {
 
 export interface ApiRequestRecorder {
   // Function properties, not methods: app.ts hands both to Fastify detached from the recorder.
-  /** A Fastify onResponse hook: the response has been sent, so nothing here delays the caller. */
-  onResponse: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * A Fastify onResponse hook, synchronous (on every request): the response has been sent; a
+   * failure's event is written in the background, and `flush` waits for it.
+   */
+  onResponse: (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
   /** Writes one `api.requests_summarized` event per tenant with traffic since the last flush. */
   flush: () => Promise<void>;
 }
@@ -74,7 +77,7 @@ export function apiRequestRecorder(deps: RecorderDeps): ApiRequestRecorder {
   };
 
   return {
-    async onResponse(request, reply) {
+    onResponse(request, reply, done) {
       const route = request.routeOptions.url ?? '(unmatched)';
       const status = reply.statusCode;
       // Unauthenticated traffic has no tenant to charge it to: webhooks have their ingestion log,
@@ -88,14 +91,13 @@ export function apiRequestRecorder(deps: RecorderDeps): ApiRequestRecorder {
           elapsedMs: reply.elapsedTime,
         });
       }
-      if (!isServerError(status)) return;
-      const write = writeFailure(request, route, status).catch((err) => deps.log.error({ err }, 'recording a failed request failed'));
-      pending.add(write);
-      try {
-        await write;
-      } finally {
-        pending.delete(write);
+      if (isServerError(status)) {
+        const write = writeFailure(request, route, status)
+          .catch((err) => deps.log.error({ err }, 'recording a failed request failed'))
+          .finally(() => pending.delete(write));
+        pending.add(write);
       }
+      done();
     },
 
     async flush() {

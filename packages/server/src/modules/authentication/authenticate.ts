@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { enforceRateLimit } from '../../http/rate-limit.js';
@@ -83,8 +83,14 @@ const widgetStateMessages = {
   EXPIRED: `This widget session has expired; ${START_NEW_SESSION}`,
 } as const;
 
+/**
+ * onRequest: who is calling, and whether they may. Callback-style: a route that takes no
+ * credential and is not rate limited (health, metrics, the bare benchmark route) is passed
+ * synchronously; every other route returns the promise of `authenticate`.
+ */
 export function authenticationHook(deps: Deps) {
-  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const authenticate = authenticateRequest(deps);
+  return function authenticationGate(request: FastifyRequest, reply: FastifyReply, done: () => void): Promise<void> | void {
     request.credential = null;
     const incoming = request.headers['x-correlation-id'];
     if (typeof incoming === 'string' && CORRELATION_ID.test(incoming)) {
@@ -94,8 +100,14 @@ export function authenticationHook(deps: Deps) {
       // Without one, the request id (already in X-Request-Id) is the correlation id.
       request.correlationId = request.id;
     }
-
     const config = request.routeOptions.config ?? {};
+    if (config.auth === undefined && config.rateLimited === false) return done();
+    return authenticate(request, reply, config);
+  };
+}
+
+function authenticateRequest(deps: Deps) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply, config: FastifyContextConfig): Promise<void> {
     const auth: AuthRequirement = config.auth ?? { kind: 'none' };
     if (auth.kind === 'none') {
       if (config.rateLimited !== false) {
