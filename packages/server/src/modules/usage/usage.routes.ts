@@ -34,7 +34,10 @@ const singleAt = () => 'body';
 
 export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Promise<void> {
   const ingestRoute = {
-    ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests', deps.metrics.admission('ingestion')),
+    ...admission(() => deps.config.ingestMaxInFlight, 'ingestion requests', deps.metrics.admission('ingestion'), {
+      retryKey: (req) => (typeof req.headers['x-idempotency-key'] === 'string' ? req.headers['x-idempotency-key'] : undefined),
+      now: () => deps.clock.now(),
+    }),
     validatorCompiler: documentOnly,
   };
 
