@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
-import { preparedOnce } from '../../db/sqlite-statements.js';
+import { runRows, type RowsStatement } from '../../db/sqlite-statements.js';
 import type { Tenant } from '../../lib/tenant.js';
 
 /**
@@ -12,28 +12,27 @@ import type { Tenant } from '../../lib/tenant.js';
  * table, which would halve the insert rate.
  */
 
-/** Rows per SQLite statement: one call binds 64 ids (4 parameters each, plus the cutoff). */
-const IDS_PER_STATEMENT = 64;
-
-/** The claim of `ids` ids as one statement; returns the ids claimed. */
-function claimStatement(sqlite: SQLite.Database, ids: number): SQLite.Statement {
-  return preparedOnce(sqlite, `usage_event_claims:${ids}`, (db) => {
-    const values = Array.from({ length: ids }, () => '(?, ?, ?, ?)').join(', ');
-    return db
-      .prepare(
-        `insert into usage_event_claims (workspace_id, environment, event_id, claimed_at) values ${values}
-        on conflict (workspace_id, environment, event_id) do update set claimed_at = excluded.claimed_at
-        where usage_event_claims.claimed_at <= ? returning event_id`,
-      )
-      .pluck();
-  });
-}
+/**
+ * The SQLite claim: one id per row, the tenant and times bound once per statement, 256 ids a
+ * statement; returns the ids claimed.
+ */
+const CLAIM_ROWS: RowsStatement<string> = {
+  key: 'usage_event_claims',
+  columns: 1,
+  maxRows: 256,
+  // `where true`: SQLite needs it to tell an upsert's ON CONFLICT from a join's ON in INSERT … SELECT.
+  sql: (values) => `insert into usage_event_claims (workspace_id, environment, event_id, claimed_at)
+    select @workspaceId, @environment, column1, @now from (values ${values}) where true
+    on conflict (workspace_id, environment, event_id) do update set claimed_at = excluded.claimed_at
+    where usage_event_claims.claimed_at <= @cutoff returning event_id`,
+  bind: (id, out) => out.push(id),
+};
 
 /**
  * Claims per-event ids for `windowMs`. Returns the ids claimed now; the others were claimed within
  * the window. A claim older than the window is taken over (so a late prune never widens the
  * window). Ids are claimed in sorted order, one lock order for every writer (see
- * addToAggregates). On SQLite prepared statements of 64 ids run on the raw handle, inside the
+ * addToAggregates). On SQLite prepared statements of 256 ids run on the raw handle, inside the
  * caller's transaction; on PostgreSQL one statement claims the whole batch from an array.
  */
 export async function claimEventIds(
@@ -52,13 +51,9 @@ export async function claimEventIds(
   if (sqlite) {
     if (!db.isTransaction) throw new Error('claimEventIds on SQLite must run inside a transaction');
     const claimed = new Set<string>();
-    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-      const chunk = ids.slice(i, i + IDS_PER_STATEMENT);
-      const params: unknown[] = [];
-      for (const id of chunk) params.push(workspaceId, environment, id, now);
-      params.push(cutoff);
-      for (const id of claimStatement(sqlite, chunk.length).all(params) as string[]) claimed.add(id);
-    }
+    runRows(sqlite, CLAIM_ROWS, ids, { workspaceId, environment, now, cutoff }, (rows) => {
+      for (const id of rows as string[]) claimed.add(id);
+    });
     return claimed;
   }
   // `with ordinality ... order by`: the rows go in in the array's (sorted) order.

@@ -56,7 +56,7 @@ export async function writeUsage(
   // The aggregate rows are shared by every batch of the same customers: on PostgreSQL they stay
   // locked from this upsert to the commit, so it comes last, with only what needs its totals.
   const alerting = await findAlertSubscriptions(deps, ctx, deltas);
-  await addToAggregates(deps.db, deps.dialect, ctx, deltas, now);
+  await addToAggregates(deps.db, deps.sqlite, ctx, deltas, now);
   await recordLimitAlerts(deps, ctx, alerting, fresh);
   return outcome;
 }
