@@ -58,7 +58,7 @@ const cases: Array<{ name: string; steps: Step[] }> = [
     name: 'a batch of more ids than one statement claims (256 on SQLite), part of them seen',
     steps: [
       { at: 0, ids: range(0, 100), claimed: range(0, 100) },
-      { at: 1, ids: range(50, 250).reverse(), claimed: range(100, 250) },
+      { at: 1, ids: range(50, 400).reverse(), claimed: range(100, 400) },
     ],
   },
 ];
