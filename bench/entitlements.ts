@@ -1,9 +1,15 @@
 // Entitlement checks: GET /v1/entitlements/check at 50 connections against a bare route on the
 // same server in the same run, over 100 customers (the answer cache holds each for 250 ms), and
-// once more with the cache off to show the cost of a full decision.
+// once more with the cache off to show the cost of a full decision. First, the bare route's own
+// ceiling: a plain Fastify server answering the same JSON (bench/plain-fastify-server.ts), so the
+// cost of the service's per-request hooks shows as the bare route's ratio to it.
 // Run: npm run bench:entitlements   (about 40 s; 127.0.0.1 only; stops by itself)
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { startBenchServer } from './lib.js';
+import { cpuSecondsOf, startBenchServer } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 50;
@@ -12,7 +18,11 @@ async function run(url: string, requests: autocannon.Request[] | undefined, head
   return autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers, ...(requests ? { requests } : {}) });
 }
 
-async function measure(label: string, env: Record<string, string>) {
+/**
+ * One server: the bare route (the ceiling), then the checks; `checkCpuSeconds` is the server's CPU
+ * during the checks (bench/compare.ts divides it by the requests answered).
+ */
+export async function measureChecks(label: string, env: Record<string, string>) {
   const server = await startBenchServer(env);
   try {
     const { url, secretKey, productId, customerIds, customerId } = server.info;
@@ -25,25 +35,60 @@ async function measure(label: string, env: Record<string, string>) {
     const headers = { authorization: `Bearer ${secretKey}` };
     await run(`${url}/__bench/bare`, undefined, {}); // warm-up
     const bare = await run(`${url}/__bench/bare`, undefined, {});
+    const cpu0 = cpuSecondsOf(server.child.pid!);
     const check = await run(`${url}/v1/entitlements/check`, requests, headers);
-    return { label, bare, check };
+    const cpu1 = cpuSecondsOf(server.child.pid!);
+    return { label, bare, check, checkCpuSeconds: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
   } finally {
     await server.stop();
     server.cleanup();
   }
 }
 
-const results = [await measure('answer cache 250 ms (default)', {}), await measure('answer cache off', { ENTITLEMENT_CACHE_TTL_MS: '0' })];
-console.log(`\nEntitlement checks, ${CONNECTIONS} connections, ${SECONDS} s each, SQLite, load generator in a second process`);
-console.log('| run | route | requests/s | ratio to bare | p50 ms | p99 ms | non-2xx |');
-console.log('|---|---|---|---|---|---|---|');
-for (const r of results) {
-  for (const [name, x] of [
-    ['bare GET (ceiling)', r.bare],
-    ['GET /v1/entitlements/check', r.check],
-  ] as const) {
-    console.log(
-      `| ${r.label} | ${name} | ${Math.round(x.requests.average).toLocaleString('en-US')} | ${(x.requests.average / r.bare.requests.average).toFixed(2)} | ${x.latency.p50} | ${x.latency.p99} | ${x.non2xx} |`,
-    );
+/** A plain Fastify route answering the bare route's JSON, and the server's CPU seconds during the measured run. */
+export async function measurePlainFastify() {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/plain-fastify-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    const { url } = JSON.parse(line) as { url: string };
+    await run(`${url}/__bench/bare`, undefined, {}); // warm-up
+    const cpu0 = cpuSecondsOf(child.pid!);
+    const plain = await run(`${url}/__bench/bare`, undefined, {});
+    const cpu1 = cpuSecondsOf(child.pid!);
+    return { plain, cpuSeconds: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
+  } finally {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
   }
 }
+
+/** The two runs' environments: the answer cache as deployed, and off (a full decision each time). */
+export const CHECK_RUNS = { cached: {}, uncached: { ENTITLEMENT_CACHE_TTL_MS: '0' } } as const;
+
+async function main() {
+  const plain = await measurePlainFastify();
+  const results = [await measureChecks('answer cache 250 ms (default)', CHECK_RUNS.cached), await measureChecks('answer cache off', CHECK_RUNS.uncached)];
+  console.log(`\nEntitlement checks, ${CONNECTIONS} connections, ${SECONDS} s each, SQLite, load generator in a second process`);
+  console.log('| run | route | requests/s | ratio to bare | p50 ms | p99 ms | non-2xx |');
+  console.log('|---|---|---|---|---|---|---|');
+  const p = plain.plain;
+  console.log(
+    `| plain Fastify 5, no hooks | bare GET (ceiling of the bare route) | ${Math.round(p.requests.average).toLocaleString('en-US')} | - | ${p.latency.p50} | ${p.latency.p99} | ${p.non2xx} |`,
+  );
+  for (const r of results) {
+    for (const [name, x] of [
+      ['bare GET (ceiling)', r.bare],
+      ['GET /v1/entitlements/check', r.check],
+    ] as const) {
+      console.log(
+        `| ${r.label} | ${name} | ${Math.round(x.requests.average).toLocaleString('en-US')} | ${(x.requests.average / r.bare.requests.average).toFixed(2)} | ${x.latency.p50} | ${x.latency.p99} | ${x.non2xx} |`,
+      );
+    }
+  }
+  console.log(
+    `\nThe service's bare route over plain Fastify, same run: ${results.map((r) => `${(r.bare.requests.average / p.requests.average).toFixed(2)} (${r.label})`).join(', ')}.`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -2,9 +2,10 @@
 // on the same server in the same run, and the server time of one verification in process.
 // Run: node --import tsx bench/key-verification.ts   (about 40 s; 127.0.0.1 only; stops itself)
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import autocannon from 'autocannon';
-import { startBenchServer } from './lib.js';
+import { cpuSecondsOf, startBenchServer } from './lib.js';
 import { compose } from '../packages/server/src/compose.js';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
@@ -41,33 +42,45 @@ function load(url: string, opts: Partial<autocannon.Options>): Promise<autocanno
   return autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...opts });
 }
 
-async function main() {
-  const micro = await inProcess();
+/**
+ * Over HTTP on one server: the bare route (the ceiling), verification, an authenticated read;
+ * `verifyCpuSeconds` is the server's CPU during verification (bench/compare.ts divides it by the
+ * requests answered). `authed: false` leaves out the authenticated read.
+ */
+export async function measureKeyVerification(opts: { authed?: boolean } = {}) {
   const server = await startBenchServer();
   try {
     const { url, secretKey, productKey } = server.info;
     const auth = { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' };
     await load(`${url}/__bench/bare`, { duration: 2 }); // warm-up
     const bare = await load(`${url}/__bench/bare`, {});
+    const cpu0 = cpuSecondsOf(server.child.pid!);
     const verify = await load(`${url}/v1/keys/verify`, { method: 'POST', headers: auth, body: JSON.stringify({ key: productKey }) });
-    const authed = await load(`${url}/api/v1/workspace`, { headers: auth });
-    const row = (name: string, r: autocannon.Result) =>
-      `| ${name} | ${Math.round(r.requests.average).toLocaleString('en-US')} | ${(r.requests.average / bare.requests.average).toFixed(2)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`;
-    console.log(`\nHTTP, ${CONNECTIONS} connections, ${DURATION_S} s each, load generator in a second process`);
-    console.log('| route | requests/s | ratio to bare route | p50 ms | p99 ms | non-2xx |');
-    console.log('|---|---|---|---|---|---|');
-    console.log(row('GET /__bench/bare (ceiling)', bare));
-    console.log(row('POST /v1/keys/verify (cached key)', verify));
-    console.log(row('GET /api/v1/workspace (auth + rate limit + 1 query)', authed));
-    console.log('\nIn process, one verification with the key cached (server time, no HTTP)');
-    console.log('| measure | ns per call |');
-    console.log('|---|---|');
-    console.log(`| verifyKey (format check, SHA-256, cache hit, state check) | ${Math.round(micro.verifyNs)} |`);
-    console.log(`| SHA-256 of the key alone (ceiling) | ${Math.round(micro.hashNs)} |`);
+    const cpu1 = cpuSecondsOf(server.child.pid!);
+    const authed = opts.authed === false ? null : await load(`${url}/api/v1/workspace`, { headers: auth });
+    return { bare, verify, authed, verifyCpuSeconds: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
   } finally {
     await server.stop();
     server.cleanup();
   }
 }
 
-await main();
+async function main() {
+  const micro = await inProcess();
+  const { bare, verify, authed } = await measureKeyVerification();
+  const row = (name: string, r: autocannon.Result) =>
+    `| ${name} | ${Math.round(r.requests.average).toLocaleString('en-US')} | ${(r.requests.average / bare.requests.average).toFixed(2)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`;
+  console.log(`\nHTTP, ${CONNECTIONS} connections, ${DURATION_S} s each, load generator in a second process`);
+  console.log('| route | requests/s | ratio to bare route | p50 ms | p99 ms | non-2xx |');
+  console.log('|---|---|---|---|---|---|');
+  console.log(row('GET /__bench/bare (ceiling)', bare));
+  console.log(row('POST /v1/keys/verify (cached key)', verify));
+  console.log(row('GET /api/v1/workspace (auth + rate limit + 1 query)', authed!));
+  console.log('\nIn process, one verification with the key cached (server time, no HTTP)');
+  console.log('| measure | ns per call |');
+  console.log('|---|---|');
+  console.log(`| verifyKey (format check, SHA-256, cache hit, state check) | ${Math.round(micro.verifyNs)} |`);
+  console.log(`| SHA-256 of the key alone (ceiling) | ${Math.round(micro.hashNs)} |`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

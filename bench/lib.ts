@@ -26,12 +26,19 @@ export interface BenchServer {
   cleanup(): void;
 }
 
-export async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+/**
+ * `root` (or BENCH_SERVER_ROOT) is another checkout whose bench/bench-server.ts is started, in that
+ * checkout, so that it runs that checkout's server code against this checkout's load generator
+ * (bench/compare.ts starts a git ref's server this way); by default, this checkout's.
+ */
+export async function startBenchServer(env: Record<string, string> = {}, opts: { root?: string } = {}): Promise<BenchServer> {
   // BENCH_SERVER_NODE_ARGS passes flags to the server's node only, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const root = opts.root ?? (process.env.BENCH_SERVER_ROOT || undefined);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/bench-server.ts'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
+    ...(root ? { cwd: root } : {}),
   });
   // The server's own log lines (pino JSON, e.g. a start-up warning) may come first: the info line
   // is the first one with a url; the others go to stderr.
@@ -245,4 +252,76 @@ export function tsWorker(moduleUrl: string, workerData: unknown): Worker {
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(moduleUrl)}); })`;
   return new Worker(boot, { eval: true, workerData });
+}
+
+export interface RetryingLoadResult extends LoadResult {
+  /** Batches (each with its own idempotency key) accepted, possibly after retries. */
+  accepted: number;
+  /** Requests that were a retry of a batch answered 503. */
+  retries: number;
+  /** Batches still answered 503 after the last retry: the client gave them up. */
+  givenUp: number;
+}
+
+/**
+ * A closed loop whose clients follow the spec's retry rule: each batch carries its own
+ * X-Idempotency-Key; a 503 waits Retry-After seconds (5 when absent) and sends the same request
+ * again, at most `maxRetries` times, after which the batch counts as given up. A batch begun before
+ * the run's end is seen through to its outcome (the run lasts longer by at most its retries' waits),
+ * so no batch is counted as lost for want of time. `ok` counts the 200 answers received within the
+ * run's seconds (the rate), `refused` every 503, the latencies every 200 (each attempt on its own).
+ */
+export async function retryingClosedLoop(opts: {
+  connections: number;
+  seconds: number;
+  request: (i: number) => { url: string; init: RequestInit };
+  maxRetries?: number;
+}): Promise<RetryingLoadResult> {
+  const maxRetries = opts.maxRetries ?? 3;
+  const start = performance.now();
+  const end = start + opts.seconds * 1000;
+  const r: RetryingLoadResult = { seconds: opts.seconds, ok: 0, refused: 0, other: 0, latenciesOk: [], accepted: 0, retries: 0, givenUp: 0 };
+  const run = `${process.pid.toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  let n = 0;
+  let okInTime = 0;
+  await Promise.all(
+    Array.from({ length: opts.connections }, async () => {
+      while (performance.now() < end) {
+        const i = n++;
+        const { url, init } = opts.request(i);
+        const headers = { ...(init.headers as Record<string, string>), 'x-idempotency-key': `bench-${run}-${i}` };
+        const sent = { ...init, headers };
+        for (let attempt = 0; ; attempt++) {
+          if (attempt > 0) r.retries += 1;
+          const t0 = performance.now();
+          const res = await fetch(url, sent);
+          await res.arrayBuffer();
+          const dt = performance.now() - t0;
+          if (res.status === 200) {
+            r.ok += 1;
+            r.accepted += 1;
+            if (t0 + dt <= end) okInTime += 1;
+            r.latenciesOk.push(dt);
+            break;
+          }
+          if (res.status !== 503) {
+            r.other += 1;
+            if (r.other === 1) console.error(`unexpected ${res.status}`);
+            break;
+          }
+          r.refused += 1;
+          if (attempt === maxRetries) {
+            r.givenUp += 1;
+            break;
+          }
+          const header = res.headers.get('retry-after');
+          await new Promise((resolve) => setTimeout(resolve, Number(header ?? '5') * 1000));
+        }
+      }
+    }),
+  );
+  // Throughput over the run's own seconds: batches answered after its end are not counted in it.
+  r.ok = okInTime;
+  r.latenciesOk.sort((a, b) => a - b);
+  return r;
 }

@@ -54,22 +54,49 @@
 // turns). Its own thread gives it the same resources in every phase.
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, type Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
-import { openDatabase } from '../packages/server/src/db/database.js';
-import { transaction } from '../packages/server/src/db/transaction.js';
-import { systemClock } from '../packages/server/src/lib/clock.js';
-import { createIdGenerator } from '../packages/server/src/lib/ids.js';
-import { emitWebhookEvents, type WebhookEventInput } from '../packages/server/src/modules/outbound-webhooks/emit-webhook-events.js';
+import type { createIdGenerator } from '../packages/server/src/lib/ids.js';
+import type { WebhookEventInput } from '../packages/server/src/modules/outbound-webhooks/emit-webhook-events.js';
 import type { CatalogType } from '../packages/server/src/modules/outbound-webhooks/event-catalog.js';
-import { webhookExample } from '../packages/server/src/modules/outbound-webhooks/webhook-docs.js';
 import type { WebhookEventData } from '../packages/server/src/modules/outbound-webhooks/webhook-payload.js';
 import { OUTBOX_CHANNEL } from '../packages/server/src/modules/outbound-webhooks/webhook-sender.js';
 import type { Db } from '../packages/server/src/db/database.js';
 import { cpuSecondsOf, percentile, scratchPostgres, startBenchServer, tsWorker, type BenchServer } from './lib.js';
+
+/**
+ * The server code that writes the outbox, loaded from the checkout whose server runs: with
+ * BENCH_SERVER_ROOT (bench/compare.ts starting a git ref's server) that checkout's, so the rows
+ * written are the ones that server's business transactions write and its migrations expect.
+ */
+async function outboxWriters() {
+  const root = process.env.BENCH_SERVER_ROOT || fileURLToPath(new URL('..', import.meta.url));
+  const src = (file: string) => pathToFileURL(path.join(root, 'packages/server/src', file)).href;
+  const [database, tx, clock, ids, emit, docs] = await Promise.all([
+    import(src('db/database.ts')) as Promise<typeof import('../packages/server/src/db/database.js')>,
+    import(src('db/transaction.ts')) as Promise<typeof import('../packages/server/src/db/transaction.js')>,
+    import(src('lib/clock.ts')) as Promise<typeof import('../packages/server/src/lib/clock.js')>,
+    import(src('lib/ids.ts')) as Promise<typeof import('../packages/server/src/lib/ids.js')>,
+    import(src('modules/outbound-webhooks/emit-webhook-events.ts')) as Promise<
+      typeof import('../packages/server/src/modules/outbound-webhooks/emit-webhook-events.js')
+    >,
+    import(src('modules/outbound-webhooks/webhook-docs.ts')) as Promise<typeof import('../packages/server/src/modules/outbound-webhooks/webhook-docs.js')>,
+  ]);
+  return {
+    openDatabase: database.openDatabase,
+    transaction: tx.transaction,
+    systemClock: clock.systemClock,
+    createIdGenerator: ids.createIdGenerator,
+    emitWebhookEvents: emit.emitWebhookEvents,
+    webhookExample: docs.webhookExample,
+  };
+}
+type OutboxWriters = Awaited<ReturnType<typeof outboxWriters>>;
 
 /** One type per endpoint, a mix of sizes and categories. */
 const TYPES: CatalogType[] = [
@@ -89,7 +116,7 @@ const TYPES: CatalogType[] = [
   'subscription.change_scheduled',
   'api_key.grace_used',
 ];
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const DEFAULT_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 8);
 const ENDPOINT_CONCURRENCY = Number(process.env.BENCH_ENDPOINT_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -456,7 +483,9 @@ async function emitAtRate(o: {
   from: number;
   make: (i: number) => ReturnType<typeof latencyEvent>;
   ids: ReturnType<typeof createIdGenerator>;
+  w: OutboxWriters;
 }): Promise<EmitRun> {
+  const { transaction, emitWebhookEvents, systemClock } = o.w;
   const t0 = performance.now();
   const commitMs: number[] = [];
   let emitted = 0;
@@ -500,9 +529,15 @@ async function until(done: () => Promise<boolean>, timeoutMs: number, every = 50
   return null;
 }
 
-async function main(): Promise<void> {
-  const started = performance.now();
-  const loadAtStart = loadavg();
+/**
+ * The phases above on one data directory; `latency: false` leaves out the latency phase, `messages`
+ * sets the backlog (BENCH_MESSAGES by default). `throughput.serverCpuSeconds` is the server's CPU
+ * while it sent the backlog (bench/compare.ts divides it by the messages).
+ */
+export async function measureOutbound(opts: { messages?: number; latency?: boolean } = {}) {
+  const MESSAGES = opts.messages ?? DEFAULT_MESSAGES;
+  const w = await outboxWriters();
+  const { openDatabase, transaction, systemClock, createIdGenerator, emitWebhookEvents, webhookExample } = w;
   if (!(ENDPOINTS >= 1 && ENDPOINTS <= TYPES.length)) throw new Error(`BENCH_ENDPOINTS must be 1 to ${TYPES.length}`);
   const adminUrl = process.env.BENCH_DATABASE_URL;
   const scratch = adminUrl ? await scratchPostgres(adminUrl) : null;
@@ -523,7 +558,8 @@ async function main(): Promise<void> {
   };
   const hardStop = setTimeout(() => abort(`still running after ${HARD_LIMIT_MS / 1000} s`, 2), HARD_LIMIT_MS);
   hardStop.unref();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abort(`${signal} received`, 130));
+  const onSignal = (signal: NodeJS.Signals) => abort(`${signal} received`, 130);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onSignal);
 
   const env = {
     OUTBOUND_WEBHOOK_ALLOW_HTTP: 'true',
@@ -532,12 +568,19 @@ async function main(): Promise<void> {
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
   };
   const problems: string[] = [];
-  const { bus, why: busMissing } = await connectBus(REDIS_URL);
+  const { bus, why: busMissing } = opts.latency === false ? { bus: null, why: 'not asked for' } : await connectBus(REDIS_URL);
   const rcvPort = await receiver.port;
   const endpoints: Array<{ id: string; path: string; type: CatalogType }> = [];
   const secrets: Record<string, string> = {};
   let fill: { seconds: number };
-  let throughput: { arrivalsPerSecond: number; recordedPerSecond: number; recordedMs: number; fromSpawnMs: number; serverCpu: number | null };
+  let throughput: {
+    arrivalsPerSecond: number;
+    recordedPerSecond: number;
+    recordedMs: number;
+    fromSpawnMs: number;
+    serverCpu: number | null;
+    serverCpuSeconds: number | null;
+  };
   let ceiling: { perSecond: number; clientPerSecond: number; concurrency: number };
   let latency: LatencyRun | null;
   let dbCheck: string;
@@ -622,6 +665,8 @@ async function main(): Promise<void> {
     const arrived = await until(async () => (await receiver.count()) >= expected.size, DELIVER_TIMEOUT_MS, 100);
     const recorded = arrived === null ? null : await until(async () => (await pending()) === 0, DRAIN_TIMEOUT_MS, 25);
     const backlogCpu = serverCpu(cpu0);
+    const cpuNow = cpuSecondsOf(pid);
+    const backlogCpuSeconds = cpuNow === null || cpu0.server === null ? null : cpuNow - cpu0.server;
     // Whatever came late (a duplicate) is counted too.
     await sleep(200);
     const sent = await receiver.collect('sender', true);
@@ -645,6 +690,7 @@ async function main(): Promise<void> {
       recordedMs: recordedSpan * 1000,
       fromSpawnMs: lastWrite - spawnedAt,
       serverCpu: backlogCpu,
+      serverCpuSeconds: backlogCpuSeconds,
     };
 
     // 4. Ceiling: the same requests, raw, from this process, at the sender's total concurrency.
@@ -664,7 +710,7 @@ async function main(): Promise<void> {
     let latencyRun: LatencyRun | null = null;
     if (bus) {
       const source = (seconds: number, from: number) =>
-        emitAtRate({ db, bus, perSecond: RATE, seconds, from, make: (i) => latencyEvent(i, endpoints, data, workspaceId), ids });
+        emitAtRate({ db, bus, perSecond: RATE, seconds, from, make: (i) => latencyEvent(i, endpoints, data, workspaceId), ids, w });
       const warm = await source(WARMUP_SECONDS, 0);
       const measuredFrom = Date.now();
       const cpu1 = { at: performance.now(), server: cpuSecondsOf(pid) };
@@ -731,10 +777,16 @@ async function main(): Promise<void> {
     await scratch?.drop();
     cleanup();
     clearTimeout(hardStop);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, onSignal);
   }
+  return { backend: scratch ? 'PostgreSQL' : 'SQLite', messages: MESSAGES, fill, throughput, ceiling, latency, busMissing, dbCheck, problems };
+}
 
+async function main(): Promise<void> {
+  const started = performance.now();
+  const loadAtStart = loadavg();
+  const { backend, messages: MESSAGES, fill, throughput, ceiling, latency, busMissing, dbCheck, problems } = await measureOutbound();
   const cpu = os.cpus();
-  const backend = scratch ? 'PostgreSQL' : 'SQLite';
   console.log(`\nOutbound webhooks, ${backend} (bench-server), receiver on 127.0.0.1 in a worker thread of this process answering 204`);
   console.log(
     `machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), Node ${process.version}; load average at start ${loadAtStart}, at end ${loadavg()}`,
@@ -789,5 +841,5 @@ async function main(): Promise<void> {
   if (problems.length > 0) process.exitCode = 1;
 }
 
-if (isMainThread) await main();
-else runReceiver();
+if (!isMainThread) runReceiver();
+else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

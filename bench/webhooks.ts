@@ -10,10 +10,11 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import { signWebhook } from '../packages/server/src/modules/plugs/sign-webhook.js';
-import { percentile, startBenchServer } from './lib.js';
+import { cpuSecondsOf, percentile, startBenchServer } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -182,11 +183,13 @@ function barePool(secret: string) {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-async function main() {
-  const loadAtStart = os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
+/**
+ * One server: the warm-up, the bare route (the ceiling, unless BENCH_BARE=0), the webhooks, then the
+ * store check read from the database file; `cpuSeconds` is the server's CPU during the webhook run
+ * (bench/compare.ts divides it by the webhooks accepted).
+ */
+export async function measureWebhooks() {
+  acceptedIds.clear();
   const server = await startBenchServer();
   const { url, webhookSources, databaseFile } = server.info;
   const source = webhookSources.payment;
@@ -198,6 +201,8 @@ async function main() {
   const ceil = newTally();
   let hookResult: autocannon.Result;
   let bareResult: autocannon.Result | null;
+  let cpu0: number | null;
+  let cpu1: number | null;
   try {
     pool.fill(40_000);
     // One webhook alone first: the first write starts the writer thread and opens the source.
@@ -221,7 +226,9 @@ async function main() {
     pool.fill(pool.next + Math.ceil(warmRate * (SECONDS + 1) * 1.5) + 20_000);
     // The ceiling first, on the fresh server (as entitlements.ts does), then the webhooks.
     bareResult = WITH_BARE ? await drive(url, '/__bench/bare', SECONDS, bare, ceil, false) : null;
+    cpu0 = cpuSecondsOf(server.child.pid!);
     hookResult = await drive(url, source.url, SECONDS, () => pool.take(), hook, true);
+    cpu1 = cpuSecondsOf(server.child.pid!);
     await new Promise((r) => setTimeout(r, 500)); // let requests cut off at the end finish on the server
   } catch (err) {
     await server.stop();
@@ -262,6 +269,37 @@ async function main() {
 
   const hookRate = hook.accepted / hookResult.duration;
   const bareRate = bareResult ? ceil.answers / bareResult.duration : NaN;
+  const cpuSeconds = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
+  return {
+    pool,
+    warm,
+    hook,
+    ceil,
+    hookResult,
+    bareResult,
+    hookRate,
+    bareRate,
+    cpuSeconds,
+    problems,
+    storedIds,
+    logByStatus,
+    claimedIds,
+    aggregateCount,
+    logAccepted,
+    clientAccepted,
+    extra,
+    unanswered,
+  };
+}
+
+async function main() {
+  const loadAtStart = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  const m = await measureWebhooks();
+  const { pool, hook, ceil, hookResult, bareResult, hookRate, bareRate, problems } = m;
+  const { storedIds, logByStatus, claimedIds, aggregateCount, logAccepted, clientAccepted, extra, unanswered } = m;
   const cpu = os.cpus();
   console.log(`\nWebhooks, ${CONNECTIONS} connections, ${SECONDS} s each, SQLite (WAL, synchronous=FULL), autocannon in this process`);
   console.log(
@@ -304,4 +342,4 @@ async function main() {
   if (problems.length > 0) process.exitCode = 1;
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
