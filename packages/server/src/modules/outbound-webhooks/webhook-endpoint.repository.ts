@@ -1,11 +1,12 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { WebhookEndpointTable } from '../../db/tables/outbound-webhook.table.js';
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { DisabledReason } from './endpoint-health.js';
+import { paddedRows, runStatement, statementText } from './sender-statements.js';
 import type { SealedSecret, WebhookEndpoint } from './webhook-endpoint.js';
 
 function toEndpoint(r: Selectable<WebhookEndpointTable>): WebhookEndpoint {
@@ -70,14 +71,28 @@ export async function findWebhookEndpoint(db: Db, tenant: Tenant, id: string): P
 }
 
 /** Several endpoints, each of its own tenant, in one statement (the sender's lanes): by id, those not deleted. */
-export async function findWebhookEndpointsOf(db: Db, keys: ReadonlyArray<Tenant & { endpointId: string }>): Promise<Map<string, WebhookEndpoint>> {
+/**
+ * The endpoints of the sender's lanes, read every pass: its text is made once per padded count
+ * (the last key repeated: the same OR), not built each time (sender-statements.ts).
+ */
+export async function findWebhookEndpointsOf(
+  db: Db,
+  dialect: DialectName,
+  keys: ReadonlyArray<Tenant & { endpointId: string }>,
+): Promise<Map<string, WebhookEndpoint>> {
   if (keys.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('webhookEndpoints')
-    .selectAll()
-    .where((eb) => eb.or(keys.map((k) => eb.and([eb('workspaceId', '=', k.workspaceId), eb('environment', '=', k.environment), eb('id', '=', k.endpointId)]))))
-    .where('deletedAt', 'is', null)
-    .execute();
+  const groups = paddedRows(dialect, keys.length);
+  const text = statementText(
+    `endpoints-of ${groups}`,
+    () =>
+      `select * from webhook_endpoints where (${Array.from({ length: groups }, () => '(workspace_id = ? and environment = ? and id = ?)').join(' or ')}) and deleted_at is null`,
+  );
+  const params: unknown[] = [];
+  for (let i = 0; i < groups; i++) {
+    const k = keys[Math.min(i, keys.length - 1)]!;
+    params.push(k.workspaceId, k.environment, k.endpointId);
+  }
+  const rows = await runStatement<Selectable<WebhookEndpointTable>>(db, text, params);
   return new Map(rows.map((r) => [r.id, toEndpoint(r)]));
 }
 

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../../lib/tenant.js';
+import { paddedRows, runStatement, statementText } from './sender-statements.js';
 
 /**
  * webhook_lanes: which node sends for an endpoint. A node owns a lane while `lease_until` is
@@ -54,28 +55,31 @@ export async function renewLane(db: Db, tenant: Tenant, lane: OwnedLane, owner: 
 
 /**
  * renewLane for every lane of a pass in one statement; returns the endpoint ids of those still
- * held (a lane missing from it was lost).
+ * held (a lane missing from it was lost). Its text is made once per padded lane count (the last
+ * lane repeated: an OR of the same group twice is the same condition), not built every pass.
  */
-export async function renewLanes(db: Db, lanes: ReadonlyArray<OwnedLane & Tenant>, owner: string, now: number, leaseMs: number): Promise<Set<string>> {
+export async function renewLanes(
+  db: Db,
+  dialect: DialectName,
+  lanes: ReadonlyArray<OwnedLane & Tenant>,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<Set<string>> {
   if (lanes.length === 0) return new Set();
-  const rows = await db
-    .updateTable('webhookLanes')
-    .set({ leaseUntil: now + leaseMs })
-    .where((eb) =>
-      eb.or(
-        lanes.map((l) =>
-          eb.and([
-            eb('workspaceId', '=', l.workspaceId),
-            eb('environment', '=', l.environment),
-            eb('endpointId', '=', l.endpointId),
-            eb('generation', '=', l.generation),
-          ]),
-        ),
-      ),
-    )
-    .where('owner', '=', owner)
-    .returning('endpointId')
-    .execute();
+  const groups = paddedRows(dialect, lanes.length);
+  const text = statementText(
+    `renew-lanes ${groups}`,
+    () =>
+      `update webhook_lanes set lease_until = ? where (${Array.from({ length: groups }, () => '(workspace_id = ? and environment = ? and endpoint_id = ? and generation = ?)').join(' or ')}) and owner = ? returning endpoint_id`,
+  );
+  const params: unknown[] = [now + leaseMs];
+  for (let i = 0; i < groups; i++) {
+    const l = lanes[Math.min(i, lanes.length - 1)]!;
+    params.push(l.workspaceId, l.environment, l.endpointId, l.generation);
+  }
+  params.push(owner);
+  const rows = await runStatement<{ endpointId: string }>(db, text, params);
   return new Set(rows.map((r) => r.endpointId));
 }
 

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, DialectName } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { WebhookAttemptTable } from '../../db/tables/outbound-webhook.table.js';
@@ -7,6 +7,7 @@ import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { DisabledReason } from './endpoint-health.js';
 import type { DeliveryStatus } from './webhook-message.js';
+import { paddedRows, runStatement, statementText, valuesList } from './sender-statements.js';
 
 /**
  * The sender's queries (webhook-sender.ts). `status = 'pending'` is written as a literal, not a
@@ -18,11 +19,6 @@ const PENDING = sql.lit('pending');
 // Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
 const CHUNK = 500;
 
-// Typed parameters for a VALUES list: PostgreSQL infers a VALUES column's type from its first row.
-const big = (v: number | null) => sql`cast(${v} as bigint)`;
-const int = (v: number | null) => sql`cast(${v} as integer)`;
-const text = (v: string | null) => sql`cast(${v} as text)`;
-
 export interface DueEndpoint extends Tenant {
   endpointId: string;
 }
@@ -32,23 +28,22 @@ export interface DueEndpoint extends Tenant {
  * across tenants (it finds the tenants). Reads the pending deliveries alone (partial index).
  */
 export async function findDueEndpoints(db: Db, owner: string, now: number, limit: number): Promise<DueEndpoint[]> {
-  // Grouped by the endpoint alone, which leads the partial index (an endpoint has one tenant);
-  // the lanes are looked at once per endpoint, after the grouping.
+  // Grouped by the endpoint alone, from the partial due index only (it leads with the endpoint
+  // and holds the due time): no delivery row is read, however long the backlog. Each endpoint's
+  // tenant comes from the endpoint, one row per group (an endpoint has one tenant); taking it from
+  // the deliveries (min(workspace_id)) read every due row from the table, 10 ms a poll in a
+  // 20,000-delivery backlog. The lanes are looked at once per endpoint, after the grouping.
   const due = db
     .selectFrom('webhookDeliveries')
-    .select((eb) => [
-      'endpointId',
-      eb.fn.min('workspaceId').as('workspaceId'),
-      eb.fn.min('environment').as('environment'),
-      eb.fn.min('nextAttemptAt').as('firstDue'),
-    ])
+    .select((eb) => ['endpointId', eb.fn.min('nextAttemptAt').as('firstDue')])
     .where('status', '=', PENDING)
     .where('nextAttemptAt', '<=', now)
     .groupBy('endpointId')
     .as('g');
   const rows = await db
     .selectFrom(due)
-    .select(['g.endpointId', 'g.workspaceId', 'g.environment'])
+    .innerJoin('webhookEndpoints as ep', 'ep.id', 'g.endpointId')
+    .select(['g.endpointId', 'ep.workspaceId', 'ep.environment'])
     .where((eb) =>
       eb.not(
         eb.exists(
@@ -107,58 +102,50 @@ const LANES_PER_CLAIM = 64;
  * with its own order and LIMIT, on the due index) joined to the bodies, and one UPDATE of every
  * row read. One per lane was most of a pass's round trips on PostgreSQL.
  */
-export async function claimDueDeliveries(db: Db, lanes: readonly LaneClaim[], now: number, inFlightUntil: number): Promise<Map<string, ClaimedDelivery[]>> {
+export async function claimDueDeliveries(
+  db: Db,
+  dialect: DialectName,
+  lanes: readonly LaneClaim[],
+  now: number,
+  inFlightUntil: number,
+): Promise<Map<string, ClaimedDelivery[]>> {
   const out = new Map<string, ClaimedDelivery[]>();
   const wanted = lanes.filter((l) => l.limit > 0);
   for (let i = 0; i < wanted.length; i += LANES_PER_CLAIM) {
-    for (const [endpointId, claimed] of await claimChunk(db, wanted.slice(i, i + LANES_PER_CLAIM), now, inFlightUntil)) out.set(endpointId, claimed);
+    for (const [endpointId, claimed] of await claimChunk(db, dialect, wanted.slice(i, i + LANES_PER_CLAIM), now, inFlightUntil)) out.set(endpointId, claimed);
   }
   return out;
 }
 
-/** One lane's arm of the claim's read: its due, sendable deliveries in order, with their bodies. */
-function sendableOf(db: Db, lane: LaneClaim, now: number) {
-  return db
-    .selectFrom('webhookDeliveries as d')
-    .innerJoin('webhookMessages as m', (j) =>
-      j.onRef('m.workspaceId', '=', 'd.workspaceId').onRef('m.environment', '=', 'd.environment').onRef('m.id', '=', 'd.messageId'),
-    )
-    .select(['d.endpointId', 'd.messageId', 'm.body', 'm.source', 'd.nextAttemptAt'])
-    .where('d.workspaceId', '=', lane.workspaceId)
-    .where('d.environment', '=', lane.environment)
-    .where('d.endpointId', '=', lane.endpointId)
-    .where('d.status', '=', PENDING)
-    .where('d.nextAttemptAt', '<=', now)
-    .where((eb) =>
-      eb.or([
-        eb('d.orderingKey', 'is', null),
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('webhookDeliveries as e')
-              .select(sql.lit(1).as('one'))
-              .whereRef('e.endpointId', '=', 'd.endpointId')
-              .whereRef('e.orderingKey', '=', 'd.orderingKey')
-              .where('e.status', '=', PENDING)
-              .whereRef('e.messageSeq', '<', 'd.messageSeq')
-              .whereRef('e.workspaceId', '=', 'd.workspaceId')
-              .whereRef('e.environment', '=', 'd.environment'),
-          ),
-        ),
-      ]),
-    )
-    .orderBy('d.nextAttemptAt')
-    .orderBy('d.messageSeq')
-    .limit(lane.limit);
-}
+/**
+ * One lane's arm of the claim's read: its due, sendable deliveries in order, with their bodies
+ * (parameters: workspace, environment, endpoint, now, limit). Each arm in its own subquery: a
+ * compound SELECT takes ORDER BY and LIMIT only on the whole.
+ */
+const SENDABLE_ARM = `select "s".* from (select "d"."endpoint_id", "d"."message_id", "m"."body", "m"."source", "d"."next_attempt_at"
+  from "webhook_deliveries" as "d"
+  inner join "webhook_messages" as "m" on "m"."workspace_id" = "d"."workspace_id" and "m"."environment" = "d"."environment" and "m"."id" = "d"."message_id"
+  where "d"."workspace_id" = ? and "d"."environment" = ? and "d"."endpoint_id" = ? and "d"."status" = 'pending' and "d"."next_attempt_at" <= ?
+    and ("d"."ordering_key" is null or not exists (select 1 as "one" from "webhook_deliveries" as "e"
+      where "e"."endpoint_id" = "d"."endpoint_id" and "e"."ordering_key" = "d"."ordering_key" and "e"."status" = 'pending'
+        and "e"."message_seq" < "d"."message_seq" and "e"."workspace_id" = "d"."workspace_id" and "e"."environment" = "d"."environment"))
+  order by "d"."next_attempt_at", "d"."message_seq" limit ?) as "s"`;
 
-async function claimChunk(db: Db, lanes: readonly LaneClaim[], now: number, inFlightUntil: number): Promise<Map<string, ClaimedDelivery[]>> {
-  // Each arm in its own subquery: a compound SELECT takes ORDER BY and LIMIT only on the whole.
-  const arm = (l: LaneClaim) => db.selectFrom(sendableOf(db, l, now).as('s')).selectAll('s');
-  const sendable = await lanes
-    .slice(1)
-    .reduce((q, l) => q.unionAll(arm(l)), arm(lanes[0]!))
-    .execute();
+const CLAIM_KEY = '(cast(? as text), cast(? as text), cast(? as text), cast(? as text))';
+
+async function claimChunk(
+  db: Db,
+  dialect: DialectName,
+  lanes: readonly LaneClaim[],
+  now: number,
+  inFlightUntil: number,
+): Promise<Map<string, ClaimedDelivery[]>> {
+  const readText = statementText(`claim-read ${lanes.length}`, () => lanes.map(() => SENDABLE_ARM).join(' union all '));
+  const sendable = await runStatement<{ endpointId: string; messageId: string; body: string; source: string; nextAttemptAt: number | string }>(
+    db,
+    readText,
+    lanes.flatMap((l) => [l.workspaceId, l.environment, l.endpointId, now, l.limit]),
+  );
   const out = new Map<string, ClaimedDelivery[]>();
   if (sendable.length === 0) return out;
   const laneOf = new Map(lanes.map((l) => [l.endpointId, l]));
@@ -167,22 +154,29 @@ async function claimChunk(db: Db, lanes: readonly LaneClaim[], now: number, inFl
   // OR of one group per lane let PostgreSQL factor out the tenant and read its every pending row.
   // `+next_attempt_at` keeps SQLite on the key: on the column itself it chose the due index and
   // read every due row of the endpoint to update a few (2 ms a claim in a backlog).
-  const keys = sql.join(
-    sendable.map((r) => {
-      const lane = laneOf.get(r.endpointId)!;
-      return sql`(${text(lane.workspaceId)}, ${text(lane.environment)}, ${text(r.messageId)}, ${text(r.endpointId)})`;
-    }),
-  );
-  const { rows } = await sql<Omit<ClaimedDelivery, 'body' | 'source'> & { endpointId: string }>`
-    update webhook_deliveries as d
-    set attempts = d.attempts + 1, next_attempt_at = ${big(inFlightUntil)}, updated_at = ${big(now)}
-    from (values ${keys}) as v
+  const rows = paddedRows(dialect, sendable.length);
+  const claimText = statementText(
+    `claim-update ${rows}`,
+    () => `update webhook_deliveries as d
+    set attempts = d.attempts + 1, next_attempt_at = cast(? as bigint), updated_at = cast(? as bigint)
+    from (values ${valuesList(CLAIM_KEY, rows)}) as v
     where d.workspace_id = v.column1 and d.environment = v.column2
       and d.message_id = v.column3 and d.endpoint_id = v.column4
-      and d.status = ${PENDING} and +d.next_attempt_at <= ${big(now)}
-    returning endpoint_id, message_id, event_type, attempts, schedule_step, last_attempt_at, last_error, next_attempt_trigger`.execute(db);
-  const n = (v: number | null) => (v === null ? null : Number(v));
-  const claimed = new Map(rows.map((r) => [`${r.endpointId} ${r.messageId}`, r]));
+      and d.status = 'pending' and +d.next_attempt_at <= cast(? as bigint)
+    returning endpoint_id, message_id, event_type, attempts, schedule_step, last_attempt_at, last_error, next_attempt_trigger`,
+  );
+  const params: unknown[] = [inFlightUntil, now];
+  for (const r of sendable) {
+    const lane = laneOf.get(r.endpointId)!;
+    params.push(lane.workspaceId, lane.environment, r.messageId, r.endpointId);
+  }
+  // Padding rows: null keys match nothing.
+  for (let i = sendable.length; i < rows; i++) params.push(null, null, null, null);
+  params.push(now);
+  type Claimed = Omit<ClaimedDelivery, 'body' | 'source' | 'dueAt'> & { endpointId: string };
+  const updated = await runStatement<Claimed>(db, claimText, params);
+  const n = (v: number | string | null) => (v === null ? null : Number(v));
+  const claimed = new Map(updated.map((r) => [`${r.endpointId} ${r.messageId}`, r]));
   // In the read's order (due, then message order): the UPDATE's RETURNING has none.
   for (const m of sendable) {
     const r = claimed.get(`${m.endpointId} ${m.messageId}`);
@@ -250,34 +244,52 @@ export const deliveryKey = (k: { messageId: string; endpointId: string }) => `${
  * one statement per result: a pass writes every result that arrived during the previous one, and
  * a statement each was most of the sender's time on SQLite (bench/outbound-webhooks.ts).
  */
-export async function completeClaimedDeliveries(db: Db, results: readonly TenantDeliveryResult[], now: number): Promise<Set<string>> {
+export async function completeClaimedDeliveries(db: Db, dialect: DialectName, results: readonly TenantDeliveryResult[], now: number): Promise<Set<string>> {
   const applied = new Set<string>();
   for (let i = 0; i < results.length; i += CHUNK) {
+    const chunk = results.slice(i, i + CHUNK);
+    const rows = paddedRows(dialect, chunk.length);
     // A VALUES list names its columns column1, column2, … in both dialects; PostgreSQL plans it
     // as one node (a UNION ALL of one SELECT per row took it 20 ms to plan at 100 rows).
-    const rows = sql.join(
-      results
-        .slice(i, i + CHUNK)
-        .map(
-          (r) =>
-            sql`(${text(r.tenant.workspaceId)}, ${text(r.tenant.environment)}, ${text(r.messageId)}, ${text(r.endpointId)}, ${int(r.claimedAttempts)}, ${text(r.status)}, ${int(r.scheduleStep)}, ${big(r.nextAttemptAt)}, ${big(r.lastAttemptAt)}, ${int(r.lastResponseStatus)}, ${text(r.lastError)})`,
-        ),
-    );
     // next_attempt_trigger: the replay or test that made this attempt due is answered; later retries
     // are the schedule's. RETURNING names bare columns: SQLite refuses the table's alias there.
-    const res = await sql<{ messageId: string; endpointId: string }>`
-      update webhook_deliveries as d
+    const text = statementText(
+      `complete ${rows}`,
+      () => `update webhook_deliveries as d
       set status = v.column6, schedule_step = v.column7, next_attempt_at = v.column8, last_attempt_at = v.column9,
-          last_response_status = v.column10, last_error = v.column11, next_attempt_trigger = null, updated_at = ${big(now)}
-      from (values ${rows}) as v
+          last_response_status = v.column10, last_error = v.column11, next_attempt_trigger = null, updated_at = cast(? as bigint)
+      from (values ${valuesList(RESULT_ROW, rows)}) as v
       where d.workspace_id = v.column1 and d.environment = v.column2
         and d.message_id = v.column3 and d.endpoint_id = v.column4
-        and d.status = ${PENDING} and d.attempts = v.column5
-      returning message_id, endpoint_id`.execute(db);
-    for (const r of res.rows) applied.add(deliveryKey(r));
+        and d.status = 'pending' and d.attempts = v.column5
+      returning message_id, endpoint_id`,
+    );
+    const params: unknown[] = [now];
+    for (const r of chunk)
+      params.push(
+        r.tenant.workspaceId,
+        r.tenant.environment,
+        r.messageId,
+        r.endpointId,
+        r.claimedAttempts,
+        r.status,
+        r.scheduleStep,
+        r.nextAttemptAt,
+        r.lastAttemptAt,
+        r.lastResponseStatus,
+        r.lastError,
+      );
+    // Padding rows: null keys match nothing.
+    for (let k = chunk.length; k < rows; k++) for (let c = 0; c < RESULT_COLUMNS; c++) params.push(null);
+    for (const r of await runStatement<{ messageId: string; endpointId: string }>(db, text, params)) applied.add(deliveryKey(r));
   }
   return applied;
 }
+
+/** A result row of completeClaimedDeliveries' VALUES list, typed (PostgreSQL types a VALUES column by its first row). */
+const RESULT_ROW =
+  '(cast(? as text), cast(? as text), cast(? as text), cast(? as text), cast(? as integer), cast(? as text), cast(? as integer), cast(? as bigint), cast(? as bigint), cast(? as integer), cast(? as text))';
+const RESULT_COLUMNS = 11;
 
 /** An attempt abandoned before its answer (the node is closing): the delivery is due again at `dueAt`, for any node. */
 export async function reopenClaimedDelivery(db: Db, tenant: Tenant, key: ClaimKey, dueAt: number, now: number): Promise<void> {
@@ -286,12 +298,67 @@ export async function reopenClaimedDelivery(db: Db, tenant: Tenant, key: ClaimKe
 
 export type NewAttempt = Insertable<WebhookAttemptTable>;
 
-export async function insertAttempts(db: Db, attempts: readonly NewAttempt[]): Promise<void> {
-  for (let i = 0; i < attempts.length; i += CHUNK) {
-    await db
-      .insertInto('webhookAttempts')
-      .values(attempts.slice(i, i + CHUNK))
-      .execute();
+/** The log's columns, in the order insertAttempts writes them. */
+const ATTEMPT_COLUMNS = [
+  'id',
+  'workspace_id',
+  'environment',
+  'message_id',
+  'endpoint_id',
+  'event_type',
+  'attempt_number',
+  'trigger',
+  'url',
+  'node_id',
+  'status',
+  'response_status',
+  'response_body',
+  'response_truncated',
+  'error_code',
+  'error_message',
+  'latency_ms',
+  'attempted_at',
+  'next_attempt_at',
+] as const;
+const ATTEMPT_ROW = `(${ATTEMPT_COLUMNS.map(() => '?').join(', ')})`;
+
+/**
+ * The attempts' log rows. Rows can not be padded (each is written), so on SQLite they go in
+ * statements of at most 16 rows (16 texts, one prepared statement each); PostgreSQL takes a chunk
+ * in one.
+ */
+export async function insertAttempts(db: Db, dialect: DialectName, attempts: readonly NewAttempt[]): Promise<void> {
+  const size = dialect === 'sqlite' ? 16 : CHUNK;
+  for (let i = 0; i < attempts.length; i += size) {
+    const chunk = attempts.slice(i, i + size);
+    const text = statementText(
+      `attempts ${chunk.length}`,
+      () => `insert into webhook_attempts (${ATTEMPT_COLUMNS.join(', ')}) values ${valuesList(ATTEMPT_ROW, chunk.length)}`,
+    );
+    const params: unknown[] = [];
+    for (const a of chunk)
+      params.push(
+        a.id,
+        a.workspaceId,
+        a.environment,
+        a.messageId,
+        a.endpointId,
+        a.eventType,
+        a.attemptNumber,
+        a.trigger,
+        a.url,
+        a.nodeId,
+        a.status,
+        a.responseStatus ?? null,
+        a.responseBody ?? null,
+        a.responseTruncated,
+        a.errorCode ?? null,
+        a.errorMessage ?? null,
+        a.latencyMs,
+        a.attemptedAt,
+        a.nextAttemptAt ?? null,
+      );
+    await runStatement(db, text, params);
   }
 }
 

@@ -448,9 +448,9 @@ export class WebhookSender {
     // A claimed attempt is due again for another node only once it has surely ended here.
     const inFlightUntil = now + timeoutMs + leaseMs;
     // Every lane's lease, endpoint and claims in one statement each, for all the pass's lanes.
-    const held = await renewLanes(trx, order, this.opts.nodeId, now, leaseMs);
+    const held = await renewLanes(trx, this.deps.dialect, order, this.opts.nodeId, now, leaseMs);
     for (const lane of order) (held.has(lane.endpointId) ? out.renewed : out.gone).push(lane);
-    const endpoints = await findWebhookEndpointsOf(trx, out.renewed);
+    const endpoints = await findWebhookEndpointsOf(trx, this.deps.dialect, out.renewed);
     const wanted: Array<{ lane: Lane; endpoint: WebhookEndpoint; keys: Buffer[]; limit: number }> = [];
     for (const lane of out.renewed) {
       const endpoint = endpoints.get(lane.endpointId);
@@ -471,6 +471,7 @@ export class WebhookSender {
     }
     const claimed = await claimDueDeliveries(
       trx,
+      this.deps.dialect,
       wanted.map((w) => ({ workspaceId: w.lane.workspaceId, environment: w.lane.environment, endpointId: w.lane.endpointId, limit: w.limit })),
       now,
       inFlightUntil,
@@ -592,6 +593,7 @@ export class WebhookSender {
     }
     const applied = await completeClaimedDeliveries(
       trx,
+      deps.dialect,
       answered.map(({ f: { attempt: a, attemptedAt }, judged, after }) => ({
         tenant: a.tenant,
         messageId: a.messageId,
@@ -641,7 +643,7 @@ export class WebhookSender {
     }
     // A disabled endpoint's deliveries are failed, not retried: the log says no next attempt.
     for (const r of rows) if (disabled.has(r.endpointId)) r.nextAttemptAt = null;
-    await insertAttempts(trx, rows);
+    await insertAttempts(trx, deps.dialect, rows);
   }
 
   /** Applies the endpoint-health rules to an endpoint's outcomes in order; true if it was disabled. */
