@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { sha256Hex } from '../../lib/crypto.js';
 import { stableStringify } from '../../lib/stable-json.js';
 import { AppError } from '../../lib/errors.js';
@@ -34,8 +36,13 @@ export function fingerprintOf(method: string, route: string, body: unknown): str
   return fingerprintOfText(method, route, stableStringify(body ?? null));
 }
 
-export function fingerprintOfText(method: string, route: string, text: string): string {
-  return sha256Hex(`${method} ${route}\n${text}`);
+export function fingerprintOfText(method: string, route: string, text: string | Uint8Array): string {
+  if (typeof text === 'string') return sha256Hex(`${method} ${route}\n${text}`);
+  // The digest of the text these bytes decode to, as when bodies arrived as text (a key stored
+  // before still matches): valid UTF-8 is that text's encoding byte for byte; anything else
+  // decodes with U+FFFD in place of each bad sequence, so it is hashed as decoded.
+  const bytes = isUtf8(text) ? text : Buffer.from(Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8'));
+  return createHash('sha256').update(`${method} ${route}\n`).update(bytes).digest('hex');
 }
 
 const tenantOf = (req: IdempotentRequest) => ({ workspaceId: req.workspaceId, environment: req.environment });

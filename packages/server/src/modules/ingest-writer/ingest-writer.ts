@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.js';
 import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import { runWebhookGroup, type WebhookWriteJob, type WebhookWriter } from '../plugs/write-webhook.js';
 import { runWriteJob, type BatchTextJob, type UsageWriteJob, type UsageWriter } from '../usage/usage-writer.js';
+import type { EventColumns } from './event-columns.js';
 
 /**
  * The one writer of ingested usage: API batches and uploads (usage's UsageWriter) and webhook
@@ -17,7 +18,12 @@ export interface IngestWriter extends UsageWriter, WebhookWriter {
 
 /** Every kind of job a writer runs, as it crosses to the writer thread. */
 export type WriterJob =
-  { kind: 'usage'; job: UsageWriteJob } | { kind: 'webhook'; job: WebhookWriteJob } | { kind: 'warm' } | { kind: 'batch-text'; job: BatchTextJob };
+  | { kind: 'usage'; job: UsageWriteJob }
+  | { kind: 'webhook'; job: WebhookWriteJob }
+  | { kind: 'warm' }
+  | { kind: 'batch-text'; job: BatchTextJob }
+  /** A batch body the checker thread has checked, its events in columns (event-columns.ts). */
+  | { kind: 'checked-batch'; job: Omit<UsageWriteJob, 'events'> & { columns: EventColumns } };
 
 /** Webhook requests are written a group at a time (plugs/write-webhook.ts), up to this many a commit. */
 export const WEBHOOKS_PER_COMMIT = 128;

@@ -1,4 +1,4 @@
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type TransferListItem } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.js';
 import { errorOfReply, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
@@ -8,6 +8,16 @@ import type { WriteTurns } from '../../db/write-turns.js';
 
 /** Running from dist/ (scripts/build.mjs's bundle) rather than from the TypeScript sources. */
 const compiled = !import.meta.url.endsWith('.ts');
+
+/**
+ * Bytes that alone fill their memory, which can then move to another thread without a copy: a
+ * large body (Fastify concatenates it into memory of its own) as it is, a small one (a slice of
+ * Node's shared pool, which must not move) copied.
+ */
+function ownMemory(bytes: Uint8Array): Uint8Array & { buffer: ArrayBuffer } {
+  const own = bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return (own ? bytes : bytes.slice()) as Uint8Array & { buffer: ArrayBuffer };
+}
 
 /** The writer and the batch checker: started together, and started again together. */
 interface Threads {
@@ -23,9 +33,10 @@ interface Threads {
  * busy timeout) orders the two connections' writes. A job settles after its commit.
  *
  * Batch bodies (writeBatchText) go first to a checker thread with its own read connection, which
- * parses and checks them and passes the events to the writer over a port of their own: the main
- * thread pays for a 200 KB batch only its bytes, and the checker works on the next batch while the
- * writer commits this one. Both threads run at `nice`, below the main thread.
+ * decodes, parses and checks them and passes the events to the writer over a port of their own.
+ * The bytes move to the checker without a copy, so the main thread pays for a 200 KB batch only
+ * reading it, and the checker works on the next batch while the writer commits this one. Both
+ * threads run at `nice`, below the main thread.
  */
 export function createSqliteWorkerWriter(
   file: string,
@@ -86,20 +97,23 @@ export function createSqliteWorkerWriter(
   let threads: Threads | null = null;
   let warming: Promise<void> | null = null;
 
-  function send<T>(work: WriterJob, to: keyof Threads = 'writer'): Promise<T> {
+  function send<T>(work: WriterJob, to: keyof Threads = 'writer', transfer: TransferListItem[] = []): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const id = nextId++;
       // The thread replies with the value this job's kind produces (WorkerReply carries it untyped).
       pending.set(id, { resolve: (v) => resolve(v as T), reject });
       opts.turns?.started();
       const request: WorkerRequest = { id, work, now: clock.now() };
-      (threads ??= start())[to].postMessage(request);
+      (threads ??= start())[to].postMessage(request, transfer);
     });
   }
 
   return {
     write: (job) => send<UsageWriteOutcome>({ kind: 'usage', job }),
-    writeBatchText: (job) => send<UsageWriteOutcome>({ kind: 'batch-text', job }, 'checker'),
+    writeBatchText: (job) => {
+      const body = ownMemory(job.body);
+      return send<UsageWriteOutcome>({ kind: 'batch-text', job: { ...job, body } }, 'checker', [body.buffer]);
+    },
     // Once per pair: threads started again after a crash are warmed by their first job.
     warm: () =>
       (warming ??= Promise.all([send<null>({ kind: 'warm' }), send<null>({ kind: 'warm' }, 'checker')]).then(

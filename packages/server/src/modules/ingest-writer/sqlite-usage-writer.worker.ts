@@ -10,8 +10,9 @@ import { FrozenClock } from '../../lib/clock.js';
 import { createIdGenerator } from '../../lib/ids.js';
 import type { StorageDeps } from '../../deps.js';
 import { lowerThreadPriority, replyError, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
-import { runWriteJob } from '../usage/usage-writer.js';
+import { runWriteJob, type UsageWriteJob } from '../usage/usage-writer.js';
 import { WEBHOOKS_PER_COMMIT } from './ingest-writer.js';
+import { fromColumns } from './event-columns.js';
 import { runWebhookGroup, type WebhookWriteJob } from '../plugs/write-webhook.js';
 
 const { file, busyTimeoutMs, nice, port } = workerData as UsageThreadData;
@@ -51,6 +52,12 @@ const webhooks = new BatchCommitter(
   WEBHOOKS_PER_COMMIT,
 );
 
+const usage = (now: number, job: UsageWriteJob) =>
+  writer.run((trx) => {
+    clock.set(now);
+    return runWriteJob({ ...deps, db: trx }, job);
+  });
+
 function run(req: WorkerRequest): void {
   const work = req.work;
   const done: Promise<unknown> =
@@ -60,10 +67,7 @@ function run(req: WorkerRequest): void {
         ? warm()
         : work.kind === 'webhook'
           ? webhooks.run({ ...work.job, now: req.now })
-          : writer.run((trx) => {
-              clock.set(req.now);
-              return runWriteJob({ ...deps, db: trx }, work.job);
-            });
+          : usage(req.now, work.kind === 'usage' ? work.job : { ...work.job, events: fromColumns(work.job.columns) });
   done.then(
     (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),
     (err) => parentPort!.postMessage(replyError(req.id, err)),

@@ -39,15 +39,16 @@ export async function ingestUsage(
 }
 
 /**
- * A POST /v1/ingest/batch body as sent (JSON text), for a writer that parses and checks it on its
- * own thread (the SQLite writer's checker thread): this thread pays only the body's bytes.
+ * A POST /v1/ingest/batch body as sent (its bytes), for a writer that decodes, parses and checks it
+ * on its own thread (the SQLite writer's checker thread): this thread only hands the bytes over.
+ * The idempotency fingerprint is taken before, since the writer may take the bytes' memory.
  */
 export async function ingestBatchText(
   deps: Deps,
   writeBatchText: (job: BatchTextJob) => Promise<IdempotentOutcome<IngestResult>>,
   ctx: OperationContext,
-  text: string,
+  body: Uint8Array,
   idempotency: IdempotentRequest,
 ): Promise<IngestResult> {
-  return answer(await replayOrRun(deps, idempotency, (keyed) => writeBatchText({ ctx, text, enforceMaxAge: true, idempotency: keyed })));
+  return answer(await replayOrRun(deps, idempotency, (keyed) => writeBatchText({ ctx, body, enforceMaxAge: true, idempotency: keyed })));
 }

@@ -25,10 +25,13 @@ export interface UsageWriteJob {
   idempotency: IdempotentRequest | null;
 }
 
-/** A POST /v1/ingest/batch body as sent (JSON text), for a writer that parses and checks it itself. */
+/**
+ * A POST /v1/ingest/batch body as sent (its bytes, undecoded), for a writer that parses and checks
+ * it itself. The writer may take the bytes' memory over (transfer it to another thread).
+ */
 export interface BatchTextJob {
   ctx: OperationContext;
-  text: string;
+  body: Uint8Array;
   enforceMaxAge: boolean;
   idempotency: UsageWriteJob['idempotency'];
 }

@@ -41,18 +41,15 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
     validatorCompiler: documentOnly,
   };
 
-  // A writer that can take a batch as text (the SQLite writer: its checker thread parses and
-  // checks it) gets the body unparsed, so a 200 KB batch costs this thread, which answers
-  // entitlement checks and key verifications, only its bytes. Elsewhere the body is parsed here.
+  // A writer that can take a batch as sent (the SQLite writer: its checker thread decodes, parses
+  // and checks it) gets the body's bytes, undecoded, so a 200 KB batch costs this thread, which
+  // answers entitlement checks and key verifications, only reading it. Elsewhere it is parsed here.
   const writeBatchText = writer.writeBatchText?.bind(writer);
   await app.register(async (scoped) => {
     const scope = scoped as unknown as App;
     if (writeBatchText) {
       scope.removeContentTypeParser('application/json');
-      scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-        (req as { rawBody?: string }).rawBody = body as string;
-        done(null, body);
-      });
+      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     }
     scope.post('/v1/ingest/batch', {
       config: ingestScope,
@@ -69,12 +66,14 @@ export async function usageRoutes(app: App, deps: Deps, writer: UsageWriter): Pr
         body: BatchBody,
         response: { 200: IngestResultSchema, ...errors(403, 413, 422, 503) },
       },
-      handler: async (req) =>
-        writeBatchText
-          ? // No body at all (and so no Content-Type to parse by) reaches here as undefined: as empty
-            // text it gets the same 400 as an empty JSON body, not a 500 from the checker thread.
-            ingestBatchText(deps, writeBatchText, req.ctx, typeof req.body === 'string' ? req.body : '', ingestIdempotency(req))
-          : ingestUsage(deps, writer, req.ctx, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }, ingestIdempotency(req)),
+      handler: async (req) => {
+        if (!writeBatchText)
+          return ingestUsage(deps, writer, req.ctx, eventsOf(req.body), { source: 'api', enforceMaxAge: true, at: batchAt }, ingestIdempotency(req));
+        // No body at all (and so no Content-Type to parse by) reaches here as undefined: as empty
+        // bytes it gets the same 400 as an empty JSON body, not a 500 from the checker thread.
+        const body = req.body instanceof Uint8Array ? req.body : new Uint8Array(0);
+        return ingestBatchText(deps, writeBatchText, req.ctx, body, ingestIdempotency(req, body));
+      },
     });
   });
 
