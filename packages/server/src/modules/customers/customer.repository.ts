@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
+import { runStatement, statementText } from '../../db/statement-text.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
@@ -50,12 +51,24 @@ export async function updateCustomerRow(db: Db, tenant: Tenant, c: Customer): Pr
 }
 
 /** Maps each reference (a cus_ id or an externalId) to the customer's id; unknown ones are absent. */
+// Two index look-ups joined by UNION ALL: written as one OR, SQLite scans the tenant's customers.
+const ONE_CUSTOMER_REF = statementText(
+  'customers.one-ref',
+  () =>
+    'select id, external_id from customers where workspace_id = ? and environment = ? and id = ? ' +
+    'union all select id, external_id from customers where workspace_id = ? and environment = ? and external_id = ?',
+);
+
 export async function resolveCustomerRefs(db: Db, tenant: Tenant, refs: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (refs.length === 0) return out;
-  // Two index look-ups joined by UNION ALL: written as one OR, SQLite scans the tenant's customers.
+  const { workspaceId: ws, environment: env } = tenant;
+  // One reference (every entitlement check not answered from the cache): text made once (db/statement-text.ts).
   const byColumn = (column: 'id' | 'externalId') => db.selectFrom('customers').select(['id', 'externalId']).$call(forTenant(tenant)).where(column, 'in', refs);
-  const rows = await byColumn('id').unionAll(byColumn('externalId')).execute();
+  const rows =
+    refs.length === 1
+      ? await runStatement<{ id: string; externalId: string | null }>(db, ONE_CUSTOMER_REF, [ws, env, refs[0], ws, env, refs[0]])
+      : await byColumn('id').unionAll(byColumn('externalId')).execute();
   // An id match wins over an externalId that happens to look like an id.
   for (const r of rows) if (r.externalId !== null) out.set(r.externalId, r.id);
   for (const r of rows) out.set(r.id, r.id);

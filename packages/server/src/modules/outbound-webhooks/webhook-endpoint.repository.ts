@@ -6,7 +6,7 @@ import type { WebhookEndpointTable } from '../../db/tables/outbound-webhook.tabl
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
 import type { DisabledReason } from './endpoint-health.js';
-import { paddedRows, runStatement, statementText } from './sender-statements.js';
+import { paddedRows, runStatement, statementText } from '../../db/statement-text.js';
 import type { SealedSecret, WebhookEndpoint } from './webhook-endpoint.js';
 
 function toEndpoint(r: Selectable<WebhookEndpointTable>): WebhookEndpoint {

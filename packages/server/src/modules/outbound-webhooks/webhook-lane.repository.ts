@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db, DialectName } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { paddedRows, runStatement, statementText } from './sender-statements.js';
+import { paddedRows, runStatement, statementText } from '../../db/statement-text.js';
 
 /**
  * webhook_lanes: which node sends for an endpoint. A node owns a lane while `lease_until` is

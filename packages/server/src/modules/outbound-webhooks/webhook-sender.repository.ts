@@ -7,7 +7,7 @@ import type { Environment } from '../../lib/crypto.js';
 import type { Tenant } from '../../lib/tenant.js';
 import type { DisabledReason } from './endpoint-health.js';
 import type { DeliveryStatus } from './webhook-message.js';
-import { paddedRows, runStatement, statementText, valuesList } from './sender-statements.js';
+import { paddedRows, runStatement, statementText, valuesList } from '../../db/statement-text.js';
 
 /**
  * The sender's queries (webhook-sender.ts). `status = 'pending'` is written as a literal, not a

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
+import { runStatement, statementText } from '../../db/statement-text.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
@@ -27,8 +28,11 @@ export async function insertProduct(db: Db, tenant: Tenant, p: Product): Promise
     .execute();
 }
 
+const PRODUCT_BY_ID = statementText('products.by-id', () => 'select * from products where workspace_id = ? and environment = ? and id = ?');
+
+/** An entitlement check of a customer without a subscription asks this: text made once (db/statement-text.ts). */
 export async function findProduct(db: Db, tenant: Tenant, id: string): Promise<Product | null> {
-  const r = await db.selectFrom('products').selectAll().$call(forTenant(tenant)).where('id', '=', id).executeTakeFirst();
+  const [r] = await runStatement<Selectable<ProductTable>>(db, PRODUCT_BY_ID, [tenant.workspaceId, tenant.environment, id]);
   return r ? toProduct(r) : null;
 }
 

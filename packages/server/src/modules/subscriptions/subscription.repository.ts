@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import { isPostgres, type Db } from '../../db/database.js';
 import { forTenant } from '../../db/tenant-scope.js';
+import { runStatement, statementText } from '../../db/statement-text.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import type { BillingPeriod } from '../../lib/periods.js';
@@ -93,14 +94,14 @@ export async function findSubscriptions(db: Db, tenant: Tenant, ids: readonly st
  * newest. A customer has few subscriptions to one product, so they are picked here: an ORDER BY
  * would make SQLite build a temporary sort tree on this hot path.
  */
+const DECIDING_SUBSCRIPTIONS = statementText(
+  'subscriptions.deciding',
+  () => 'select * from subscriptions where workspace_id = ? and environment = ? and customer_id = ? and product_id = ?',
+);
+
 export async function findDecidingSubscription(db: Db, tenant: Tenant, customerId: string, productId: string): Promise<Subscription | null> {
-  const rows = await db
-    .selectFrom('subscriptions')
-    .selectAll()
-    .$call(forTenant(tenant))
-    .where('customerId', '=', customerId)
-    .where('productId', '=', productId)
-    .execute();
+  // Every entitlement check that is not answered from the cache asks this: text made once (db/statement-text.ts).
+  const rows = await runStatement<Selectable<SubscriptionTable>>(db, DECIDING_SUBSCRIPTIONS, [tenant.workspaceId, tenant.environment, customerId, productId]);
   const active = rows.filter((r) => r.status !== 'CANCELLED');
   // Ids are time-ordered: the greatest is the newest.
   const pick = (active.length > 0 ? active : rows).reduce<(typeof rows)[number] | null>((a, r) => (a === null || r.id > a.id ? r : a), null);

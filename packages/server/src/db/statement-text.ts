@@ -1,13 +1,15 @@
 import { sql } from 'kysely';
-import type { Db, DialectName } from '../../db/database.js';
+import type { Db, DialectName } from './database.js';
 
 /**
- * The sender's statements run every pass (webhook-sender.repository.ts, webhook-lane.repository.ts,
- * webhook-endpoint.repository.ts) as SQL text made once per shape, not built with Kysely's query
- * builder each time: building and compiling them (a cast() fragment per value of a VALUES list, a
- * compound SELECT with a subquery per lane) took more of the sender's CPU per delivery than SQLite
- * took to run them (bench/README.md, issue 40). A statement is still one raw query of Kysely's
- * (its text and a flat list of values), so the database's plugins and placeholders apply as to any.
+ * Statements on hot paths as SQL text made once per shape, not built with Kysely's query builder
+ * each time: building and compiling a query costs more than SQLite takes to run a simple one.
+ * The outbound sender runs its per-pass statements this way (a cast() fragment per value of a
+ * VALUES list, a compound SELECT with a subquery per lane: its building took more CPU per delivery
+ * than SQLite took to run them), and so do an entitlement check's look-ups (bench/README.md,
+ * issue 40). A statement is still one raw query of Kysely's (its text and a flat list of values),
+ * so the database's plugins (camelCase results) and placeholders apply as to any. Write the text
+ * in the database's own column names; every value is bound, never spliced.
  */
 
 /** A statement's text cut at its placeholders, by shape. */

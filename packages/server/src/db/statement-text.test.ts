@@ -1,9 +1,9 @@
-// The sender's statement shapes (sender-statements.ts): padded row counts keep SQLite's prepared
+// Statement shapes (statement-text.ts): padded row counts keep SQLite's prepared
 // statements few; a shape is cut at its placeholders once and reused.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Db, DialectName } from '../../db/database.js';
-import { paddedRows, runStatement, statementText, valuesList } from './sender-statements.js';
+import type { Db, DialectName } from './database.js';
+import { paddedRows, runStatement, statementText, valuesList } from './statement-text.js';
 
 describe('paddedRows', () => {
   const cases: Array<[DialectName, number, number]> = [
