@@ -57,7 +57,12 @@ export function createSqliteWorkerWriter(
     }
     pending.clear();
   };
-  const settle = (reply: WorkerReply) => {
+  // The writer thread sends its replies in lists (replyBatcher); the checker, one at a time.
+  const settle = (replies: WorkerReply | WorkerReply[]) => {
+    if (Array.isArray(replies)) for (const r of replies) settleOne(r);
+    else settleOne(replies);
+  };
+  const settleOne = (reply: WorkerReply) => {
     const p = pending.get(reply.id);
     if (!p) return;
     pending.delete(reply.id);

@@ -9,7 +9,7 @@ import { BatchCommitter, GroupCommitter } from '../../db/group-commit.js';
 import { FrozenClock } from '../../lib/clock.js';
 import { createIdGenerator } from '../../lib/ids.js';
 import type { StorageDeps } from '../../deps.js';
-import { lowerThreadPriority, replyError, type UsageThreadData, type WorkerReply, type WorkerRequest } from './usage-thread.js';
+import { lowerThreadPriority, replyBatcher, replyError, type UsageThreadData, type WorkerRequest } from './usage-thread.js';
 import { runWriteJob, type UsageWriteJob } from '../usage/usage-writer.js';
 import { WEBHOOKS_PER_COMMIT } from './ingest-writer.js';
 import { fromColumns } from './event-columns.js';
@@ -58,6 +58,8 @@ const usage = (now: number, job: UsageWriteJob) =>
     return runWriteJob({ ...deps, db: trx }, job);
   });
 
+const reply = replyBatcher((replies) => parentPort!.postMessage(replies));
+
 function run(req: WorkerRequest): void {
   const work = req.work;
   const done: Promise<unknown> =
@@ -69,8 +71,8 @@ function run(req: WorkerRequest): void {
           ? webhooks.run({ ...work.job, now: req.now })
           : usage(req.now, work.kind === 'usage' ? work.job : { ...work.job, events: fromColumns(work.job.columns) });
   done.then(
-    (value) => parentPort!.postMessage({ id: req.id, ok: true, value } satisfies WorkerReply),
-    (err) => parentPort!.postMessage(replyError(req.id, err)),
+    (value) => reply({ id: req.id, ok: true, value }),
+    (err) => reply(replyError(req.id, err)),
   );
 }
 

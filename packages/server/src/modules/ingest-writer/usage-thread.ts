@@ -26,6 +26,28 @@ export type WorkerReply =
   | { id: number; ok: false; error: { app: boolean; code?: string; message: string; details?: unknown; headers?: Record<string, string> } };
 
 /**
+ * The writer thread's replies, gathered: a group commit settles its jobs (up to 128 webhooks) in
+ * one turn, and one message a reply took a fifth of the writer thread's time on the webhook path
+ * (bench/README.md, issue 40). A reply joins the list; the list goes as one message once the
+ * microtasks of that turn have run, so no reply waits for anything but its own turn.
+ */
+export function replyBatcher(post: (replies: WorkerReply[]) => void): (reply: WorkerReply) => void {
+  let queued: WorkerReply[] | null = null;
+  return (reply) => {
+    if (queued) {
+      queued.push(reply);
+      return;
+    }
+    queued = [reply];
+    queueMicrotask(() => {
+      const replies = queued!;
+      queued = null;
+      post(replies);
+    });
+  };
+}
+
+/**
  * On Linux a nice value belongs to a thread, and pid 0 names the calling one: this lowers the
  * calling thread alone. When the cores are short, the main thread (which answers entitlement
  * checks and key verifications in a millisecond) goes first, and bulk work takes what is left.
