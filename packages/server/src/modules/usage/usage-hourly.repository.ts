@@ -1,5 +1,6 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, DialectName } from '../../db/database.js';
+import { runStatement, statementText } from '../../db/statement-text.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { Decimal } from '../../lib/money.js';
 import type { Tenant } from '../../lib/tenant.js';
@@ -35,11 +36,12 @@ interface SumRow {
 
 const BILLION = 1_000_000_000;
 
+/** The SQL expressions of a sum's columns (constant text: no value is ever spliced into them). */
 interface SumColumns {
-  high: RawBuilder<string | null>;
-  low: RawBuilder<string | null>;
-  other: RawBuilder<string | null>;
-  inexact: RawBuilder<number | null>;
+  high: string;
+  low: string;
+  other: string;
+  inexact: string;
 }
 
 /**
@@ -51,22 +53,20 @@ interface SumColumns {
  * (`cast(cast(x as integer) as text) = x` holds exactly for the canonical text of a 64-bit
  * integer, as sums are stored) and returns the others as text, added in JS with Decimal.
  */
-function hourlySum(dialect: DialectName, form: 'fast' | 'exact'): SumColumns {
-  const none = { low: sql<null>`null`, other: sql<null>`null`, inexact: sql<null>`null` };
-  if (dialect === 'postgres') return { ...none, high: sql<string>`sum(quantity_sum::numeric)::text` };
-  const split = (x: RawBuilder<unknown>) => ({
-    high: sql<string | null>`cast(sum(${x} / ${sql.lit(BILLION)}) as text)`,
-    low: sql<string | null>`cast(sum(${x} % ${sql.lit(BILLION)}) as text)`,
-  });
-  if (form === 'fast')
-    return { ...none, ...split(sql`cast(quantity_sum as integer)`), inexact: sql<number>`max(length(quantity_sum) > 18 or instr(quantity_sum, '.') > 0)` };
-  const isInteger = sql`cast(cast(quantity_sum as integer) as text) = quantity_sum`;
+function hourlySum(dialect: DialectName, form: SumForm): SumColumns {
+  const none = { low: 'null', other: 'null', inexact: 'null' };
+  if (dialect === 'postgres') return { ...none, high: 'sum(quantity_sum::numeric)::text' };
+  const split = (x: string) => ({ high: `cast(sum(${x} / ${BILLION}) as text)`, low: `cast(sum(${x} % ${BILLION}) as text)` });
+  if (form === 'fast') return { ...none, ...split('cast(quantity_sum as integer)'), inexact: "max(length(quantity_sum) > 18 or instr(quantity_sum, '.') > 0)" };
+  const isInteger = 'cast(cast(quantity_sum as integer) as text) = quantity_sum';
   return {
     ...none,
-    ...split(sql`case when ${isInteger} then cast(quantity_sum as integer) end`),
-    other: sql<string | null>`group_concat(case when ${isInteger} then null else quantity_sum end, ' ')`,
+    ...split(`case when ${isInteger} then cast(quantity_sum as integer) end`),
+    other: `group_concat(case when ${isInteger} then null else quantity_sum end, ' ')`,
   };
 }
+
+type SumForm = 'fast' | 'exact';
 
 function exactSum(r: SumRow): { quantity: string; events: number } {
   let total = new Decimal(r.high ?? 0);
@@ -76,18 +76,27 @@ function exactSum(r: SumRow): { quantity: string; events: number } {
 }
 
 /** Runs a sum query in its fast form, and again in its exact form when a sum needs it. */
-async function sumRows<R extends SumRow>(dialect: DialectName, query: (s: SumColumns) => Promise<R[]>): Promise<R[]> {
-  const rows = await query(hourlySum(dialect, 'fast'));
-  return rows.some((r) => Number(r.inexact) === 1) ? query(hourlySum(dialect, 'exact')) : rows;
+async function sumRows<R extends SumRow>(dialect: DialectName, query: (s: SumColumns, form: SumForm) => Promise<R[]>): Promise<R[]> {
+  const rows = await query(hourlySum(dialect, 'fast'), 'fast');
+  return rows.some((r) => Number(r.inexact) === 1) ? query(hourlySum(dialect, 'exact'), 'exact') : rows;
 }
 
+/** The sum's columns for a Kysely select. */
 const sumColumns = (s: SumColumns) =>
-  [s.high.as('high'), s.low.as('low'), s.other.as('other'), s.inexact.as('inexact'), sql<number>`sum(event_count)`.as('events')] as const;
+  [
+    sql.raw<string | null>(s.high).as('high'),
+    sql.raw<string | null>(s.low).as('low'),
+    sql.raw<string | null>(s.other).as('other'),
+    sql.raw<number | null>(s.inexact).as('inexact'),
+    sql<number>`sum(event_count)`.as('events'),
+  ] as const;
+
+/** The same columns as statement text (db/statement-text.ts). */
+const sumColumnsText = (s: SumColumns) => `${s.high} as high, ${s.low} as low, ${s.other} as other, ${s.inexact} as inexact, sum(event_count) as events`;
 
 // A literal, not a parameter: the partial index of the total rows serves only queries whose
 // condition implies its own, and SQLite plans a bound value again at every execution to check it.
-const totalRows = (db: Db, tenant: Tenant, customerId: string) =>
-  db.selectFrom('usageHourly').$call(forTenant(tenant)).where('customerId', '=', customerId).where('dimension', '=', sql.lit(TOTAL));
+const TOTAL_LITERAL = `'${TOTAL}'`;
 
 export interface PartSum {
   /** The index of its part in the plan. */
@@ -106,22 +115,22 @@ export interface PartSum {
  */
 export async function sumTotalParts(db: Db, dialect: DialectName, tenant: Tenant, customerId: string, parts: readonly TotalPart[]): Promise<PartSum[]> {
   if (parts.length === 0) return [];
-  const rows = await sumRows(dialect, (s) => {
-    const [first, ...rest] = parts.map((p, i) => {
-      const columns = ['metricName', sql<number>`${sql.lit(i)}`.as('part'), ...sumColumns(s)] as const;
-      if (p.source === 'hours')
-        return totalRows(db, tenant, customerId).where('hourStart', '>=', p.from).where('hourStart', '<', p.to).select(columns).groupBy('metricName');
-      return db
-        .selectFrom('usageAggregates')
-        .$call(forTenant(tenant))
-        .where('customerId', '=', customerId)
-        .where('dimension', '=', sql.lit(TOTAL))
-        .where('periodStart', '>=', p.from)
-        .where('periodStart', '<', p.to)
-        .select(columns)
-        .groupBy('metricName');
-    });
-    return rest.reduce((q, next) => q.unionAll(next), first!).execute();
+  // Every entitlement check that is not answered from the cache runs this: text made once per
+  // shape (the parts' sources in order: a period has a few), not built with Kysely each time.
+  const shape = parts.map((p) => (p.source === 'hours' ? 'h' : 'm')).join('');
+  const values: unknown[] = [];
+  for (const p of parts) values.push(tenant.workspaceId, tenant.environment, customerId, p.from, p.to);
+  const rows = await sumRows(dialect, (s, form) => {
+    const text = statementText(`usage.total-parts ${dialect} ${form} ${shape}`, () =>
+      parts
+        .map((p, i) =>
+          p.source === 'hours'
+            ? `select metric_name, ${i} as part, ${sumColumnsText(s)} from usage_hourly where workspace_id = ? and environment = ? and customer_id = ? and dimension = ${TOTAL_LITERAL} and hour_start >= ? and hour_start < ? group by metric_name`
+            : `select metric_name, ${i} as part, ${sumColumnsText(s)} from usage_aggregates where workspace_id = ? and environment = ? and customer_id = ? and dimension = ${TOTAL_LITERAL} and period_start >= ? and period_start < ? group by metric_name`,
+        )
+        .join(' union all '),
+    );
+    return runStatement<SumRow & { part: number | string; metricName: string }>(db, text, values);
   });
   return rows.map((r) => ({ part: Number(r.part), metricName: r.metricName, ...exactSum(r) }));
 }
@@ -170,7 +179,18 @@ export interface HourCount {
  */
 export async function readHourCounts(db: Db, tenant: Tenant, customerId: string, hours: readonly number[]): Promise<HourCount[]> {
   if (hours.length === 0) return [];
-  const rows = await totalRows(db, tenant, customerId).where('hourStart', 'in', hours).select(['hourStart', 'metricName', 'eventCount']).execute();
+  // A period has at most two edges (periodParts): text made once per count.
+  const text = statementText(
+    `usage.hour-counts ${hours.length}`,
+    () =>
+      `select hour_start, metric_name, event_count from usage_hourly where workspace_id = ? and environment = ? and customer_id = ? and dimension = ${TOTAL_LITERAL} and hour_start in (${hours.map(() => '?').join(', ')})`,
+  );
+  const rows = await runStatement<{ hourStart: number | string; metricName: string; eventCount: number | string }>(db, text, [
+    tenant.workspaceId,
+    tenant.environment,
+    customerId,
+    ...hours,
+  ]);
   return rows.map((r) => ({ hourStart: Number(r.hourStart), metricName: r.metricName, events: Number(r.eventCount) }));
 }
 
