@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { runStatement, statementText, valuesList } from '../../db/statement-text.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
@@ -23,11 +24,66 @@ function toEntry(r: Selectable<WebhookLogTable>): WebhookLogEntry {
   };
 }
 
+/** The columns of an entry, in the order insertLogEntries binds them. */
+const LOG_COLUMNS = [
+  'id',
+  'workspace_id',
+  'environment',
+  'source_id',
+  'source_display_name',
+  'received_at',
+  'status',
+  'verification',
+  'http_status',
+  'reason_code',
+  'reason_message',
+  'event_type',
+  'outcomes',
+  'headers',
+  'body',
+  'body_encoding',
+  'url',
+  'replay_of',
+  'correlation_id',
+] as const;
+
+const ENTRIES_PER_STATEMENT = 200;
+
+/** The insert of `rows` entries: statement text made once per row count (db/statement-text.ts), not built for every group the webhook writer commits. */
+const insertText = (rows: number) =>
+  statementText(
+    `webhook-log.insert ${rows}`,
+    () => `insert into webhook_log (${LOG_COLUMNS.join(', ')}) values ${valuesList(`(${LOG_COLUMNS.map(() => '?').join(', ')})`, rows)}`,
+  );
+
 /** A group's entries in as few statements as the parameter limits allow (19 a row). */
 export async function insertLogEntries(db: Db, entries: readonly WebhookLogEntry[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 200) {
-    const rows = entries.slice(i, i + 200).map((e) => ({ ...e, outcomes: JSON.stringify(e.outcomes), headers: JSON.stringify(e.headers) }));
-    await db.insertInto('webhookLog').values(rows).execute();
+  for (let i = 0; i < entries.length; i += ENTRIES_PER_STATEMENT) {
+    const chunk = entries.slice(i, i + ENTRIES_PER_STATEMENT);
+    const values: unknown[] = [];
+    for (const e of chunk)
+      values.push(
+        e.id,
+        e.workspaceId,
+        e.environment,
+        e.sourceId,
+        e.sourceDisplayName,
+        e.receivedAt,
+        e.status,
+        e.verification,
+        e.httpStatus,
+        e.reasonCode ?? null,
+        e.reasonMessage ?? null,
+        e.eventType ?? null,
+        JSON.stringify(e.outcomes),
+        JSON.stringify(e.headers),
+        e.body,
+        e.bodyEncoding,
+        e.url,
+        e.replayOf ?? null,
+        e.correlationId,
+      );
+    await runStatement(db, insertText(chunk.length), values);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { runStatement, statementText, valuesList } from '../../db/statement-text.js';
 import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
@@ -136,22 +137,35 @@ export async function claimProviderEventIds(db: Db, claims: readonly ProviderEve
   const unique = new Map(claims.map((c) => [claimKey(c.workspaceId, c.environment, c.sourceId, c.providerEventId), c]));
   // One lock order for every writer.
   const sorted = [...unique.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
-  for (let i = 0; i < sorted.length; i += 500) {
-    const rows = await db
-      .insertInto('webhookEventIds')
-      .values(sorted.slice(i, i + 500))
-      .onConflict((oc) =>
-        oc
-          .columns(['workspaceId', 'environment', 'sourceId', 'providerEventId'])
-          .doUpdateSet({ expiresAt: (eb) => eb.ref('excluded.expiresAt') })
-          .where('webhookEventIds.expiresAt', '<=', now),
-      )
-      .returning(['workspaceId', 'environment', 'sourceId', 'providerEventId'])
-      .execute();
+  for (let i = 0; i < sorted.length; i += CLAIMS_PER_STATEMENT) {
+    const chunk = sorted.slice(i, i + CLAIMS_PER_STATEMENT);
+    const values: unknown[] = [];
+    for (const c of chunk) values.push(c.workspaceId, c.environment, c.sourceId, c.providerEventId, c.expiresAt);
+    values.push(now);
+    const rows = await runStatement<{ workspaceId: string; environment: string; sourceId: string; providerEventId: string }>(
+      db,
+      claimText(chunk.length),
+      values,
+    );
     for (const r of rows) claimed.add(claimKey(r.workspaceId, r.environment, r.sourceId, r.providerEventId));
   }
   return claimed;
 }
+
+const CLAIMS_PER_STATEMENT = 500;
+
+/**
+ * The claim of `rows` ids: statement text made once per row count (db/statement-text.ts), as
+ * Kysely would compile it, without building it for every group the webhook writer commits.
+ */
+const claimText = (rows: number) =>
+  statementText(
+    `webhook-event-ids.claim ${rows}`,
+    () =>
+      `insert into webhook_event_ids (workspace_id, environment, source_id, provider_event_id, expires_at) values ${valuesList('(?, ?, ?, ?, ?)', rows)} ` +
+      'on conflict (workspace_id, environment, source_id, provider_event_id) do update set expires_at = excluded.expires_at where webhook_event_ids.expires_at <= ? ' +
+      'returning workspace_id, environment, source_id, provider_event_id',
+  );
 
 export async function deleteExpiredProviderEventIds(db: Db, now: number): Promise<number> {
   const r = await db.deleteFrom('webhookEventIds').where('expiresAt', '<=', now).executeTakeFirst();
