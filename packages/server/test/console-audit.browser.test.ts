@@ -5,7 +5,7 @@
  * API's presets, and the live tail over the SSE stream read with fetch. Skipped, with the reason
  * printed, when Chromium is absent.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
@@ -58,6 +58,8 @@ describe('the console audit log in Chromium', () => {
     await createCustomer('Zebulon <b>Quartz</b>', 'corr-zebulon');
     await createCustomer('Yolanda Quartz', 'corr-yolanda');
   });
+  // A test's pages close when it ends (an open page keeps costing the browser CPU).
+  afterEach(async () => b?.closePages());
   after(async () => b?.close());
 
   it(

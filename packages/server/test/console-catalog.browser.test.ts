@@ -5,7 +5,7 @@
  * pricing page shows the plan in the same words. The API's field errors show next to their
  * fields; every catalog view is axe-clean at 1280 and 390 px. Without Chromium: skipped, saying so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
@@ -41,6 +41,8 @@ describe('the console catalog in Chromium', () => {
   before(async () => {
     if (!skip) b = await startConsoleBrowser({ demo: true });
   });
+  // A test's pages close when it ends (an open page keeps costing the browser CPU).
+  afterEach(async () => b?.closePages());
   after(async () => b?.close());
 
   it(

@@ -7,7 +7,7 @@
  * server's frozen clock, so "this month" is the same month on both sides whatever the date.
  * Without Chromium the file is skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { boundCredentials } from '../src/modules/authentication/bound-credentials.js';
@@ -83,6 +83,8 @@ describe('the console: a customer, an invoice, the home charts', () => {
     invoice = (await api.get(`/api/v1/invoices/${first.id}`)).body as Invoice;
     assert.ok(invoice.number, 'finalized invoices have a number');
   });
+  // A test's pages close when it ends (an open page keeps costing the browser CPU).
+  afterEach(async () => b?.closePages());
   after(async () => b?.close());
 
   /** Signed in, the page's clock at the server's. */

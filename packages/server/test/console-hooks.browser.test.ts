@@ -8,7 +8,7 @@
  * sender is driven with drain(): nothing waits on the wall clock. Without Chromium the file is
  * skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,6 +64,8 @@ describe('the Webhooks and Outbound screens in Chromium', () => {
   before(async () => {
     if (!skip) b = await startConsoleBrowser({ demo: true, webhooks: { sender: true } });
   });
+  // A test's pages close when it ends (an open page keeps costing the browser CPU).
+  afterEach(async () => b?.closePages());
   after(async () => b?.close());
 
   it('an admin adds a source, sees a signed webhook it received in its log, opens the payload and replays it', opts, async () => {

@@ -6,7 +6,7 @@
  * One admin for the file, signed in once (sign-in is rate-limited per address and e-mail, and the
  * last-admin refusal needs a single admin). Without Chromium the file is skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
@@ -87,6 +87,8 @@ describe('the console’s keys, operators and test clocks in Chromium', () => {
     admin = await signedIn(ADMIN);
     await admin.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: b.origin });
   });
+  // A test's pages close when it ends; the one signed in once in `before` stays.
+  afterEach(async () => b?.closePages(admin));
   after(async () => b?.close());
 
   it('an admin issues a key: the secret once, Copy says Copied; rolling it makes the old key get 401 at once', opts, async () => {

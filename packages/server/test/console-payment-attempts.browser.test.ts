@@ -7,7 +7,7 @@
  * then the Refund form gives part of it back through Stripe.
  * The server's clock is frozen. Without Chromium the file is skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
@@ -88,6 +88,8 @@ describe('an invoice’s payment attempts and Retry payment in Chromium', () => 
     await admin.page.getByRole('button', { name: 'Sign in' }).click();
     await heading(admin.page, 'Demo workspace');
   });
+  // A test's pages close when it ends; the one signed in once in `before` stays.
+  afterEach(async () => b?.closePages(admin));
   after(async () => {
     await b?.close();
     await fake?.close();

@@ -9,7 +9,7 @@
  * One admin and one viewer, each signed in once (sign-in is rate-limited per address and e-mail).
  * Without Chromium the file is skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
@@ -100,6 +100,8 @@ describe('the console’s payment screens in Chromium', () => {
     admin = await signedIn(ADMIN);
     await admin.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: b.origin });
   });
+  // A test's pages close when it ends; the one signed in once in `before` stays.
+  afterEach(async () => b?.closePages(admin));
   after(async () => b?.close());
 
   it('an invoice with nothing paid: no payments, a form prefilled with what is owed and today; each refusal at the field it names', opts, async () => {

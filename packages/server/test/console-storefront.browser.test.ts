@@ -6,7 +6,7 @@
  * published storefront carries them; the rate plan preview words a unit with its metric's display
  * name and unit. Axe-clean at 1280 and 390 px. Without Chromium: skipped, saying so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
@@ -51,6 +51,8 @@ describe('the console storefront editor and catalog preview in Chromium', () => 
   before(async () => {
     if (!skip) b = await startConsoleBrowser({ demo: true });
   });
+  // A test's pages close when it ends (an open page keeps costing the browser CPU).
+  afterEach(async () => b?.closePages());
   after(async () => b?.close());
 
   it('an admin sets a call to action, a highlight and a theme, sees the field-named errors, saves and publishes them', opts, async () => {

@@ -5,7 +5,7 @@
  * API's errors. Screenshots land in test-artifacts/console/ (git-ignored). Without Chromium the
  * file is skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createOperator } from '../src/modules/operators/create-operator.js';
@@ -43,6 +43,8 @@ describe('the operator console in Chromium', () => {
   before(async () => {
     if (!skip) b = await startConsoleBrowser({ demo: true });
   });
+  // A test's pages close when it ends (an open page keeps costing the browser CPU).
+  afterEach(async () => b?.closePages());
   after(async () => b?.close());
 
   it('signed out, /console shows the sign-in form: labelled, axe-clean at 1280 and 390 px, nothing loaded from elsewhere', opts, async () => {

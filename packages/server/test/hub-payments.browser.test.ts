@@ -7,7 +7,7 @@
  * the hub's invoices, and the invoice is paid. Every screen axe-clean at 1280 and 390 px
  * (screenshots in test-artifacts/hub/). Without Chromium the file is skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { boundCredentials } from '../src/modules/authentication/bound-credentials.js';
@@ -63,6 +63,8 @@ describe('the developer hub’s payment screens in Chromium', () => {
     p = await b.open(`/hub#${/#(hbl_\w+)$/.exec(minted.body.url)![1]}`);
     await heading(p.page, 'API keys');
   });
+  // A test's pages close when it ends; the one signed in once in `before` stays.
+  afterEach(async () => b?.closePages(p));
   after(async () => {
     await b?.close();
     await fake?.close();

@@ -10,7 +10,7 @@
  * Every view is axe-clean at 1280 and 390 px, screenshots in test-artifacts/hub/. Without
  * Chromium the file is skipped, and says so.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { Client } from './helpers/seed.js';
@@ -91,6 +91,8 @@ describe('the developer hub in Chromium', () => {
     };
     assert.notEqual(a.invoiceNumber, bee.invoiceNumber);
   });
+  // A test's pages close when it ends (an open page keeps costing the browser CPU).
+  afterEach(async () => b?.closePages());
   after(async () => b?.close());
 
   it("a hub link shows customer A's keys, usage, subscription and invoices, never B's; the API refuses B's ids with 404", opts, async () => {

@@ -45,6 +45,12 @@ export interface ConsoleBrowser {
   /** http://127.0.0.1:<port> */
   origin: string;
   open(pathAndQuery: string, viewport?: { width: number; height: number }): Promise<ConsolePage>;
+  /**
+   * Closes every page open() opened but `keep` (a file's pages signed in once in its `before`):
+   * a test's pages, closed when it ends (afterEach). A page left open keeps costing the browser
+   * CPU for the rest of the file, rendering frames nobody looks at.
+   */
+  closePages(...keep: ConsolePage[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,15 +62,15 @@ export async function startConsoleBrowser(options: TestAppOptions = {}): Promise
     const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
-    const contexts: BrowserContext[] = [];
+    const contexts = new Map<Page, BrowserContext>();
     const b = browser;
     return {
       t,
       origin,
       async open(pathAndQuery, viewport = WIDE) {
         const context = await b.newContext({ viewport });
-        contexts.push(context);
         const page = await context.newPage();
+        contexts.set(page, context);
         const requests: string[] = [];
         const problems: string[] = [];
         page.on('request', (r) => requests.push(r.url()));
@@ -75,9 +81,18 @@ export async function startConsoleBrowser(options: TestAppOptions = {}): Promise
         await page.goto(origin + pathAndQuery);
         return { page, requests, problems };
       },
+      async closePages(...keep) {
+        // A page `before` did not get to open (it failed) is undefined: nothing to keep.
+        const kept = new Set((keep as Array<ConsolePage | undefined>).map((p) => p?.page));
+        for (const [page, context] of contexts) {
+          if (kept.has(page)) continue;
+          contexts.delete(page);
+          await context.close();
+        }
+      },
       async close() {
         try {
-          for (const c of contexts) await c.close().catch(() => {});
+          for (const c of contexts.values()) await c.close().catch(() => {});
           await b.close();
         } finally {
           await t.close();
@@ -98,7 +113,7 @@ export async function startConsoleBrowser(options: TestAppOptions = {}): Promise
 export async function expectAccessible(page: Page, where: string): Promise<void> {
   if (!(await page.evaluate<boolean>('typeof window.axe !== "undefined"'))) await page.evaluate(axeSource);
   const violations = await page.evaluate<Array<{ id: string; help: string; nodes: Array<{ target: unknown }> }>>(
-    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
   );
   assert.deepEqual(violations, [], `${where}: ${JSON.stringify(violations)}`);
 }
