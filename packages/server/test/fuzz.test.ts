@@ -4,11 +4,12 @@ import type { LightMyRequestResponse } from 'fastify';
 import { backend, createTestApp, type TestApp } from './helpers/test-app.js';
 import type { EnvHandle } from './helpers/seed.js';
 import { demoDelivery } from './helpers/demo-webhooks.js';
-import { malformedRequests, operationsOf, type MalformedRequest, type OperationTarget } from './helpers/malformed-requests.js';
+import { fieldValueText, malformedRequests, operationsOf, type MalformedRequest, type OperationTarget } from './helpers/malformed-requests.js';
 import { createDemoWorkspace, type DemoEnvironment } from '../src/demo/create-demo-workspace.js';
 import { signWebhook } from '../src/modules/plugs/sign-webhook.js';
 import { signatureSchemeOf } from '../src/modules/plugs/provider-templates.js';
 import { inlineRefs } from './helpers/openapi-refs.js';
+import { validatorCompiler } from '../src/http/validation.js';
 
 /**
  * Every operation of the served OpenAPI document gets malformed requests (see
@@ -16,7 +17,9 @@ import { inlineRefs } from './helpers/openapi-refs.js';
  * 5xx, every error must be the documented envelope and small, and none may hang; the server must
  * still answer /health afterwards. The hang bound is a detector, not a performance figure.
  * Without a key, the variants of one body field are sent only where the body is read before the
- * credentials are asked for (a probe per operation decides: fuzz() says how).
+ * credentials are asked for (a probe per operation decides: fuzz() says how); and a body field
+ * variant whose refusal by the schema validator was already seen is not sent again to a field of
+ * the same schema elsewhere (fuzz() says when that is provably the same refusal).
  */
 
 const HANG_MS = 10_000;
@@ -217,10 +220,135 @@ function needsCredentials(op: any): boolean {
  */
 const PROBE_VALUE = 'deep array';
 
-async function fuzz(withKey: boolean): Promise<{ sent: number; problems: string[]; notSent: number }> {
+/** Keywords under which a field's check depends on its siblings: a field below one is never deduplicated. */
+const COMBINATORS = ['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', 'dependencies', 'dependentSchemas', 'dependentRequired', 'unevaluatedProperties'];
+
+/** Keywords that only annotate: the validator (strict: false) takes no notice of them. */
+const ANNOTATIONS = new Set(['description', 'title', 'example', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
+const SUBSCHEMA = new Set(['items', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else']);
+const SUBSCHEMAS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties']);
+/** A schema without its annotations, so that two fields checked alike have one text (values such as enum's and default are kept as they are). */
+function withoutAnnotations(schema: any): any {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries<any>(schema)) {
+    if (ANNOTATIONS.has(k) || k.startsWith('x-')) continue;
+    if (SUBSCHEMA.has(k)) out[k] = withoutAnnotations(v);
+    else if (SUBSCHEMAS.has(k) && Array.isArray(v)) out[k] = v.map(withoutAnnotations);
+    else if (SUBSCHEMA_MAPS.has(k)) out[k] = Object.fromEntries(Object.entries<any>(v).map(([n, x]) => [n, withoutAnnotations(x)]));
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * The schema of one field of a body, as the validator reads it (fuzz() says why it decides the
+ * verdict on the field's value), or undefined when an object or array on the way down combines
+ * schemas (its verdict on the field may then depend on the rest of the body) or the path leaves
+ * what the schema declares.
+ */
+function fieldSchema(bodySchema: any, path: Array<string | number>): any {
+  let node = bodySchema;
+  for (const k of path) {
+    if (!node || typeof node !== 'object' || COMBINATORS.some((c) => c in node)) return undefined;
+    node = typeof k === 'number' ? (node.prefixItems || Array.isArray(node.items) ? undefined : node.items) : node.properties?.[k];
+  }
+  return node && typeof node === 'object' ? node : undefined;
+}
+
+/** Operations whose bodies their own code checks: usage.routes.ts and upload.routes.ts give their routes a validator that accepts anything (documentOnly). */
+const checksItsOwnBody = (target: OperationTarget) => target.path.startsWith('/v1/ingest') || target.path.startsWith('/api/v1/usage/uploads');
+
+/** The server's own body validator (http/validation.ts: the same compiler, options and size bounds first) for each field schema, by its text. */
+const fieldValidators = new Map<string, (data: unknown) => unknown>();
+
+/** The server's body validator refuses this value for a field of this schema, wherever the field is. */
+function validatorRefuses(schemaText: string, schema: object, value: string): boolean {
+  let validate = fieldValidators.get(schemaText);
+  if (!validate) {
+    validate = validatorCompiler({ schema, httpPart: 'body', method: 'POST', url: '/fuzz' });
+    fieldValidators.set(schemaText, validate);
+  }
+  try {
+    return !validate(fieldValue(value));
+  } catch {
+    // A validator that would write a default into the (frozen) value: not deduplicated.
+    return false;
+  }
+}
+
+/** Each field value as the server's JSON parser reads it, parsed once and frozen, so that no validator (useDefaults) changes it for the next. */
+const fieldValues = new Map<string, unknown>();
+function fieldValue(name: string): unknown {
+  if (!fieldValues.has(name)) fieldValues.set(name, deepFreeze(JSON.parse(fieldValueText(name)!)));
+  return fieldValues.get(name);
+}
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The answer is the schema validator's refusal of this field alone: a 400 whose every error names the field or a part of it. */
+function refusesOnlyField(res: Answer, field: Array<string | number>): boolean {
+  if (res.statusCode !== 400) return false;
+  const name = ['body', ...field].join('.');
+  try {
+    const errors: Array<{ field?: string }> = JSON.parse(res.body).errors;
+    return errors.length > 0 && errors.every((e) => e.field === name || e.field?.startsWith(`${name}.`) === true);
+  } catch {
+    return false;
+  }
+}
+
+/** A too-deep body is refused whole by the JSON parser (lib/json-limits.ts), whichever field holds the depth: its answer names the body alone. */
+function refusedAsTooDeep(res: Answer): boolean {
+  if (res.statusCode !== 400) return false;
+  try {
+    const errors: Array<{ code?: string; field?: string }> = JSON.parse(res.body).errors;
+    return errors.length === 1 && errors[0]!.code === 'INVALID_JSON' && errors[0]!.field === 'body';
+  } catch {
+    return false;
+  }
+}
+
+const DEEP_VALUES = new Set(['deep array', 'deep object']);
+
+/**
+ * Body field variants that provably meet a refusal already seen are not sent again (the other
+ * variants, path, query, headers, credentials, whole bodies and content types, always are):
+ * - Across operations: the body validator (http/validation.ts) checks each field against the
+ *   field's own schema; where no object or array on the way down combines schemas
+ *   (fieldSchema), a value the field's schema refuses makes the validator refuse the whole body,
+ *   whatever the other fields hold, before any handler runs; and its errors are worded from the
+ *   schema and the field's path, never from the value. So a value sent to a field, once answered
+ *   with a 400 naming that field alone (the request got past authentication and parsing, and the
+ *   envelope was checked), is not sent again to a field of the same schema (annotations aside)
+ *   in another operation, if the server's own validator, compiled from that schema by the same
+ *   compiler (validatorRefuses), refuses the value: the other operation's validator refuses it
+ *   by the same code. The other operation's own authentication, parsing, error envelope and
+ *   audit of a refused request are exercised by every other variant it is sent. Operations that
+ *   check their bodies in their own code (checksItsOwnBody) are never deduplicated, nor are
+ *   fields left out. Which operation sends a value first follows the document's order: the same
+ *   on both backends and in every run.
+ * - Within one operation: a field nested 10,000 deep (DEEP_VALUES) makes the whole body too
+ *   deep, which the JSON parser refuses before the route sees the body, naming no field. Once
+ *   the operation answered one field's deep value so, its other fields' same deep value are
+ *   not sent (the body variants "deep array" and "deep object" are sent to it too).
+ * On the pass with a key this leaves out ~3,300 of ~15,550 requests (12,275 sent), many of them
+ * values of 20 KB to 1 MB (huge, wide, deep) that each cost the server a parse of the whole
+ * body.
+ */
+async function fuzz(withKey: boolean): Promise<{ sent: number; problems: string[]; notSent: number; deduplicated: number }> {
   const problems: string[] = [];
   let sent = 0;
   let notSent = 0;
+  let deduplicated = 0;
+  /** The schema (without annotations) and value name of every field variant the validator refused (see above). */
+  const refused = new Set<string>();
   // Deletes last, so that they do not take away what the other operations act on.
   const targets = operationsOf(doc).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
   const run = async (r: MalformedRequest, op: any): Promise<Answer | 'hang'> => {
@@ -246,24 +374,45 @@ async function fuzz(withKey: boolean): Promise<{ sent: number; problems: string[
       const res = await run(probe, target.op);
       bodyUnread = res !== 'hang' && res.statusCode === 401;
     }
+    const bodySchema = target.op.requestBody?.content?.['application/json']?.schema;
+    const ownChecks = checksItsOwnBody(target);
+    const tooDeep = new Set<string>();
     for (const r of requests) {
       if (r === probe) continue;
       if (bodyUnread && r.field) {
         notSent++;
         continue;
       }
-      await run(r, target.op);
+      if (!r.field) {
+        await run(r, target.op);
+        continue;
+      }
+      const value = r.field.value;
+      // A field left out is refused by its object's `required`, not by its own schema, and a deep
+      // value by the parser: neither is deduplicated across operations.
+      const schema = ownChecks || value === null || DEEP_VALUES.has(value) ? undefined : fieldSchema(bodySchema, r.field.path);
+      const schemaText = schema && JSON.stringify(withoutAnnotations(schema));
+      const key = schemaText && `${schemaText}\0${value}`;
+      if ((key && refused.has(key)) || (value !== null && tooDeep.has(value))) {
+        deduplicated++;
+        continue;
+      }
+      const res = await run(r, target.op);
+      if (res === 'hang' || value === null) continue;
+      if (key && refusesOnlyField(res, r.field.path) && validatorRefuses(schemaText, schema, value)) refused.add(key);
+      if (DEEP_VALUES.has(value) && refusedAsTooDeep(res)) tooDeep.add(value);
     }
   }
-  return { sent, problems, notSent };
+  return { sent, problems, notSent, deduplicated };
 }
 
 describe(`fuzzing every operation of the OpenAPI document (${backend})`, () => {
   for (const withKey of [true, false]) {
     it(`no 5xx, no hang, every error small and in the envelope, ${withKey ? 'with a key holding every scope' : 'without a key'}`, async (ctx) => {
-      const { sent, problems, notSent } = await fuzz(withKey);
+      const { sent, problems, notSent, deduplicated } = await fuzz(withKey);
       if (notSent > 0)
         ctx.diagnostic(`${notSent} body field variants not sent without a key: their operation's probe was refused 401 before its body was read`);
+      ctx.diagnostic(`${sent} requests sent; ${deduplicated} body field variants not sent again: their refusal was already seen (fuzz() says when)`);
       assert.ok(sent > 1000, `sent ${sent} requests`);
       assert.deepEqual(problems.slice(0, 40), [], `${problems.length} of ${sent} requests went wrong`);
       const health = await t.app.inject({ method: 'GET', url: '/health' });

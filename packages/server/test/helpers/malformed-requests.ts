@@ -75,6 +75,11 @@ const FIELD_VALUES: Array<[string, string]> = [
   ['deep array', DEEP_ARRAY],
   ['deep object', DEEP_OBJECT],
 ];
+/** The JSON text of a field value, by its name (MalformedRequest.field.value). */
+export function fieldValueText(name: string): string | undefined {
+  return FIELD_VALUES.find(([l]) => l === name)?.[1];
+}
+
 /** Nested fields get the cheaper half: types, NUL, size and depth. */
 const NESTED_VALUES = FIELD_VALUES.filter(([l]) =>
   ['null', '42', '1e309', 'a string', 'NUL', 'object', 'mixed array', 'huge string', 'huge array', 'deep array'].includes(l),
