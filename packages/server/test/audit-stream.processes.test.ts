@@ -27,11 +27,21 @@ async function demo(env: Record<string, string>): Promise<Demo> {
 const scratch = new Scratch('stream');
 after(() => scratch.cleanup());
 
-async function storageEnv(): Promise<Record<string, string>> {
-  const dir = scratch.tempDir();
-  const env: Record<string, string> = { DATA_DIR: path.join(dir, 'data'), SEED_DEMO: 'false', AUDIT_STREAM_RETRY_MS: '100' };
-  if (backend === 'postgres') env.DATABASE_URL = (await scratch.database()).url;
-  return env;
+let stored: Promise<{ env: Record<string, string>; d: Demo }> | null = null;
+/**
+ * The storage and the demo workspace both tests use, made once (a `demo` is a process of its own:
+ * seconds on a loaded machine). They do not meet in it: the first streams customer events, the
+ * second API key events, and each starts servers of its own. On PostgreSQL, a schema that comes
+ * migrated (Scratch.schema).
+ */
+function storage(): Promise<{ env: Record<string, string>; d: Demo }> {
+  stored ??= (async () => {
+    const dir = scratch.tempDir();
+    const env: Record<string, string> = { DATA_DIR: path.join(dir, 'data'), SEED_DEMO: 'false', AUDIT_STREAM_RETRY_MS: '100' };
+    if (backend === 'postgres') env.DATABASE_URL = (await scratch.schema({ migrated: true })).url;
+    return { env, d: await demo(env) };
+  })();
+  return stored;
 }
 
 const post = async (base: string, key: string, url: string, body: unknown) => {
@@ -47,8 +57,7 @@ const post = async (base: string, key: string, url: string, body: unknown) => {
 
 describe('the audit stream across a server restart', () => {
   it(`resumes with Last-Event-ID on the restarted server, nothing lost or repeated (${backend})`, { timeout: 90_000 }, async () => {
-    const env = await storageEnv();
-    const d = await demo(env);
+    const { env, d } = await storage();
     const key = d.environments.test.secretKey;
     const first = await scratch.serve(env, 'before restart');
     const before = (await post(first.address, key, '/api/v1/customers', { name: 'Restartable before' })).id as string;
@@ -96,8 +105,9 @@ const skipNodes: string | false =
 
 describe('the audit stream on two server processes (PostgreSQL and Redis)', () => {
   it('an event committed on one node reaches subscribers on both, through the Redis signal', { skip: skipNodes, timeout: 90_000 }, async () => {
-    const env = { ...(await storageEnv()), REDIS_URL: process.env.REDIS_URL as string, AUDIT_STREAM_POLL_MS: '600000' };
-    const d = await demo(env);
+    const shared = await storage();
+    const env = { ...shared.env, REDIS_URL: process.env.REDIS_URL as string, AUDIT_STREAM_POLL_MS: '600000' };
+    const d = shared.d;
     const key = d.environments.test.secretKey;
     const [a, b] = await Promise.all([scratch.serve(env, 'A'), scratch.serve(env, 'B')]);
     const onA = new StreamClient(a.address, '?type=api_key.*', key, d.workspaceId);

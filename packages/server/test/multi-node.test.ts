@@ -72,14 +72,16 @@ describe('two server processes on one PostgreSQL and Redis', () => {
   let revoking: Demo;
   /** Its own workspace, used only through the balancer. */
   let balanced: Demo;
+  /** Its own workspace, for the test clock's invoices: the rate-limit test spends another's budget. */
+  let clocked: Demo;
   let balancer: RoundRobinBalancer | null = null;
 
   before(async () => {
     if (skip) return;
-    databaseUrl = (await scratch.database()).url;
+    databaseUrl = (await scratch.schema({ migrated: true })).url;
     tmp = scratch.tempDir();
     const env = { DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmp, 'data') };
-    // The first demo applies the migrations; then the second and both nodes start together.
+    // The first demo on its own (the schema comes migrated); then the second and both nodes start together.
     limited = await demo(env);
     const serverEnv = {
       ...env,
@@ -96,8 +98,8 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     [revoking, a, b] = await Promise.all([demo(env), scratch.serve(serverEnv, 'A'), scratch.serve(serverEnv, 'B')]);
     assert.notEqual(a.address, b.address);
     // After, not beside, the starts above: on a loaded 2-core machine a fourth process at once can
-    // push a demo past runCli's 30 s bound.
-    balanced = await demo(env);
+    // push a demo past runCli's 30 s bound. These two together, beside idle nodes.
+    [balanced, clocked] = await Promise.all([demo(env), demo(env)]);
     balancer = await RoundRobinBalancer.start([a, b]);
   });
 
@@ -305,8 +307,8 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     },
   );
   it('two nodes advancing the same test clock issue each invoice exactly once, numbered without gaps', { skip, timeout: 120_000 }, async () => {
-    // A workspace of its own: the rate-limit test spends another's budget.
-    const { secretKey, offeringId } = (await demo({ DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmp, 'data') })).environments.test;
+    // A workspace of its own (made in before()): the rate-limit test spends another's budget.
+    const { secretKey, offeringId } = clocked.environments.test;
     const start = Date.UTC(2026, 0, 10, 9);
     const clock = await a.call('POST', '/api/v1/test_clocks', secretKey, { frozenTime: new Date(start).toISOString() });
     assert.equal(clock.status, 200, JSON.stringify(clock.body));

@@ -2,7 +2,7 @@
  * Outbound webhooks across real `tollgate serve` processes.
  *
  * - A message committed but never sent when its server is SIGKILLed is sent after the restart,
- *   once (SQLite pass: a database file; PostgreSQL pass: a scratch database).
+ *   once (SQLite pass: a database file; PostgreSQL pass: a scratch schema with a role of its own).
  * - Two nodes on one PostgreSQL and one Redis: 1,000 events give 1,000 messages, each delivered
  *   once to a healthy receiver; the nodes learn of the commits through Redis alone (their poll is
  *   ten minutes), and each holds at most two of the four endpoints' lanes, so both send.
@@ -66,6 +66,22 @@ const subscriptionEvent = (subId: string): WebhookEventInput => ({
   data: { object: { id: subId, object: 'subscription' } },
 });
 
+/**
+ * The storage both describes' servers use (on PostgreSQL a schema that comes migrated: see
+ * Scratch.schema), made once and removed after both: each describe makes a workspace of its own in
+ * it, and asks only about that workspace's rows. `databaseUrl` is null on the SQLite pass (a file in `dataDir`).
+ */
+const storageScratch = new Scratch('outbox');
+after(() => storageScratch.cleanup());
+let stored: Promise<{ dataDir: string; databaseUrl: string | null }> | null = null;
+function storage(): Promise<{ dataDir: string; databaseUrl: string | null }> {
+  stored ??= (async () => ({
+    dataDir: path.join(storageScratch.tempDir(), 'data'),
+    databaseUrl: backend === 'postgres' ? (await storageScratch.schema({ migrated: true })).url : null,
+  }))();
+  return stored;
+}
+
 describe(`outbound webhooks: a SIGKILL between the commit and the send (${backend})`, () => {
   const scratch = new Scratch('outbox');
   let receiver: WebhookReceiver;
@@ -78,8 +94,7 @@ describe(`outbound webhooks: a SIGKILL between the commit and the send (${backen
 
   it('the messages are sent after the restart, each once, signed', { timeout: 240_000 }, async () => {
     receiver = await WebhookReceiver.start();
-    const dataDir = path.join(scratch.tempDir(), 'data');
-    const databaseUrl = backend === 'postgres' ? (await scratch.database()).url : null;
+    const { dataDir, databaseUrl } = await storage();
     const env: Record<string, string> = { DATA_DIR: dataDir, SEED_DEMO: 'false', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
     const { workspaceId, environments } = await demo(env);
     const key = environments.test.secretKey;
@@ -135,8 +150,9 @@ describe('outbound webhooks: two nodes on one PostgreSQL and Redis', () => {
   before(async () => {
     if (twoNodesSkip) return;
     receiver = await WebhookReceiver.start();
-    databaseUrl = (await scratch.database()).url;
-    const env = { DATABASE_URL: databaseUrl, DATA_DIR: path.join(scratch.tempDir(), 'data'), SEED_DEMO: 'false' };
+    const shared = await storage();
+    databaseUrl = shared.databaseUrl!;
+    const env = { DATABASE_URL: databaseUrl, DATA_DIR: shared.dataDir, SEED_DEMO: 'false' };
     ({
       workspaceId,
       environments: {

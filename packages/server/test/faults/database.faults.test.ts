@@ -55,7 +55,7 @@ describe('PostgreSQL faults', { skip }, () => {
 
   before(async () => {
     if (skip) return;
-    db = await scratch.database();
+    db = await scratch.schema({ migrated: true });
     dataDir = path.join(scratch.tempDir(), 'data');
     const demo = await runCli(['demo', '--json'], { DATABASE_URL: db.url, DATA_DIR: dataDir });
     assert.equal(demo.status, 0, demo.stderr);
@@ -106,7 +106,7 @@ describe('PostgreSQL faults', { skip }, () => {
       for (let i = 0; i < 5; i++) {
         await adminQuery(
           process.env.TEST_DATABASE_URL as string,
-          `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${db.name}' and pid <> pg_backend_pid()`,
+          `select pg_terminate_backend(pid) from pg_stat_activity where usename = '${db.name}' and pid <> pg_backend_pid()`,
         );
         await new Promise((r) => setTimeout(r, 30));
       }

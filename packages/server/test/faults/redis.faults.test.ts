@@ -104,7 +104,7 @@ describe('Redis faults across two nodes', { skip }, () => {
   it('a key revoked on one node stops working on the other within KEY_CACHE_DEGRADED_TTL_MS while Redis is away', { timeout: 120_000 }, async () => {
     const { host, port } = redisTarget();
     proxy = await TcpProxy.start(host, port);
-    const databaseUrl = (await scratch.database()).url;
+    const databaseUrl = (await scratch.schema({ migrated: true })).url;
     const env = { DATABASE_URL: databaseUrl, DATA_DIR: path.join(scratch.tempDir(), 'data') };
     const demo = await runCli(['demo', '--json'], env);
     assert.equal(demo.status, 0, demo.stderr);

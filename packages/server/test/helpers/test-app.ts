@@ -196,6 +196,16 @@ function migratedPgSchemaDdl(url: string): Promise<{ template: string; sql: stri
   return pgSchemaDdl;
 }
 
+/**
+ * SQL that makes the schema `schema` with every migration applied (the DDL a test app's schema is
+ * made from, above, owned by whoever runs it), or null when pg_dump is missing or failed: then make
+ * the schema empty and let whoever opens it migrate.
+ */
+export async function migratedSchemaSql(url: string, schema: string): Promise<string | null> {
+  const ddl = await migratedPgSchemaDdl(url);
+  return ddl ? ddl.sql.replaceAll(ddl.template, schema) : null;
+}
+
 /** A digest of the migration sources (every file under db/ that a migration run reads). */
 function migrationsDigest(): string {
   const db = fileURLToPath(new URL('../../src/db/', import.meta.url));

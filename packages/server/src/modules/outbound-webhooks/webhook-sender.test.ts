@@ -2,11 +2,15 @@
 // (emitWebhookEvents, in a transaction, as the emitting modules do), endpoints made through the
 // API, deliveries to real receivers on 127.0.0.1, every one verified with the standardwebhooks
 // package. Time is a frozen clock: a retry becomes due when the test advances it, and
-// `sender.drain()` sends what is due and waits for every answer, so nothing sleeps. Each test has
-// an app of its own (a drain sends everything due in its app).
+// `sender.drain()` sends what is due and waits for every answer, so nothing sleeps. The tests
+// share one app (a PostgreSQL schema costs ~0.4 s to make and as much to drop): each has a
+// workspace of its own and starts at a time of its own, 200 hours after the last one's, so the
+// clock only moves forward; before it starts, the sender is idle and what an earlier test left
+// pending is failed, so a drain sends only this test's deliveries. A test that closes the sender
+// has an app of its own.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestApp, type TestApp, type TestAppOptions } from '../../../test/helpers/test-app.js';
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
 import { ok } from '../../../test/helpers/expect.js';
 import { answers, verifyDelivery, WebhookReceiver, type Answer, type Answering } from '../../../test/helpers/webhook-receiver.js';
@@ -14,15 +18,20 @@ import { FrozenClock } from '../../lib/clock.js';
 import { transaction } from '../../db/transaction.js';
 import { emitWebhookEvents } from './emit-webhook-events.js';
 import type { CatalogType } from './event-catalog.js';
-import type { HostResolver } from './resolve-destination.js';
+import { systemResolver, type HostResolver } from './resolve-destination.js';
+import type { Config } from '../../lib/config.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from './retry-schedule.js';
 import { RESPONSE_KEEP_BYTES, USER_AGENT } from './send-attempt.js';
 import { buildWebhookBody } from './webhook-payload.js';
 import { insertDeliveries, insertMessages, listTenantMessages } from './webhook-message.repository.js';
 import { WebhookSender } from './webhook-sender.js';
 
-const START = Date.UTC(2026, 0, 15, 12, 0, 0);
 const HOUR = 3_600_000;
+/** The first test's start; each test's own is `START` (set by world()), 200 hours after the last one's. */
+const FIRST_START = Date.UTC(2026, 0, 15, 12, 0, 0);
+/** Longer than any test advances its clock (the longest, about 27.6 h of retries and 30 h more). */
+const TEST_SPAN_MS = 200 * HOUR;
+let START = FIRST_START;
 
 interface World {
   t: TestApp;
@@ -47,19 +56,69 @@ after(async () => {
 });
 
 /**
- * A fresh app with its sender on, a frozen clock and no poll (commits and drains drive it). The
- * timeout is a bound for a loaded machine, where receivers share this process's event loop; the
- * timeout test sets a short one.
+ * The timeout is a bound for a loaded machine, where receivers share this process's event loop;
+ * the timeout test sets a short one. The poll is an hour: commits and drains drive the sender.
  */
-async function world(opts: TestAppOptions = {}): Promise<World> {
-  const t = await createTestApp({
-    clock: new FrozenClock(START),
-    ...opts,
-    webhooks: { sender: true, ...opts.webhooks },
-    config: { rateLimitPerMinute: 1_000_000, outboundWebhookTimeoutMs: 10_000, outboundWebhookPollMs: 3_600_000, ...opts.config },
-  });
-  const entry = { t, receivers: [] as WebhookReceiver[], extra: [] as WebhookSender[] };
-  worlds.push(entry);
+const BASE_CONFIG: Partial<Config> = { rateLimitPerMinute: 1_000_000, outboundWebhookTimeoutMs: 10_000, outboundWebhookPollMs: 3_600_000 };
+
+interface WorldOptions {
+  /** Settings the sender and the routes read as they go (timeouts, health, the SSRF guard): set on the shared app for this test. */
+  config?: Partial<Pick<Config, 'outboundWebhookTimeoutMs' | 'outboundWebhookDisableAfterHours'>>;
+  /** The SSRF guard on (off by default: receivers listen on 127.0.0.1), and the DNS it resolves with. */
+  webhooks?: { guard?: boolean; resolver?: HostResolver };
+  /** An app of this test's own (a test that closes the sender). */
+  own?: boolean;
+}
+
+/** The DNS of the running test (world()'s `webhooks.resolver`), else the system's. */
+let resolverNow: HostResolver = systemResolver;
+let shared: Promise<{ t: TestApp; entry: (typeof worlds)[number]; settings: Config }> | null = null;
+let tests = 0;
+
+function sharedApp() {
+  shared ??= (async () => {
+    const t = await createTestApp({
+      clock: new FrozenClock(FIRST_START),
+      webhooks: { sender: true, resolver: (name) => resolverNow(name) },
+      config: BASE_CONFIG,
+    });
+    const entry = { t, receivers: [] as WebhookReceiver[], extra: [] as WebhookSender[] };
+    worlds.push(entry);
+    return { t, entry, settings: { ...t.deps.config } };
+  })();
+  return shared;
+}
+
+/**
+ * This test's world: a fresh workspace on the shared app with its sender on, a frozen clock at this
+ * test's START, and the settings asked for (or an app of its own, `own`).
+ */
+async function world(opts: WorldOptions = {}): Promise<World> {
+  START = FIRST_START + tests++ * TEST_SPAN_MS;
+  let t: TestApp;
+  let entry: (typeof worlds)[number];
+  if (opts.own) {
+    t = await createTestApp({
+      clock: new FrozenClock(START),
+      webhooks: { sender: true, ...opts.webhooks },
+      config: { ...BASE_CONFIG, ...opts.config },
+    });
+    entry = { t, receivers: [], extra: [] };
+    worlds.push(entry);
+  } else {
+    const app = await sharedApp();
+    ({ t, entry } = app);
+    // What an earlier test left: nothing in flight, and nothing pending that a drain would send.
+    await t.sender!.idle();
+    await t.deps.db
+      .updateTable('webhookDeliveries')
+      .set({ status: 'failed', nextAttemptAt: null, lastError: 'endpoint_disabled' })
+      .where('status', '=', 'pending')
+      .execute();
+    Object.assign(t.deps.config, app.settings, opts.config, { outboundWebhookAllowPrivateAddresses: !(opts.webhooks?.guard ?? false) });
+    resolverNow = opts.webhooks?.resolver ?? systemResolver;
+    t.clock.set(START);
+  }
   const ws = await t.seed.workspace();
   const api = t.seed.client(ws.test.secretKey);
   let n = 0;
@@ -101,7 +160,8 @@ async function world(opts: TestAppOptions = {}): Promise<World> {
     delivery: (messageId, endpointId) =>
       t.deps.db.selectFrom('webhookDeliveries').selectAll().where('messageId', '=', messageId).where('endpointId', '=', endpointId).executeTakeFirstOrThrow(),
     async attempts(filter = {}) {
-      let q = t.deps.db.selectFrom('webhookAttempts').selectAll();
+      // This test's workspace: the shared app holds the other tests' attempts too.
+      let q = t.deps.db.selectFrom('webhookAttempts').selectAll().where('workspaceId', '=', ws.workspaceId);
       if (filter.messageId) q = q.where('messageId', '=', filter.messageId);
       if (filter.endpointId) q = q.where('endpointId', '=', filter.endpointId);
       return q.orderBy('attemptedAt').orderBy('attemptNumber').orderBy('id').execute();
@@ -644,7 +704,7 @@ describe('sender: lanes (one node sends for an endpoint)', () => {
   });
 
   it('pending: closing abandons an attempt still in flight after a short grace; the delivery is due again at once, the lane released', async () => {
-    const w = await world({ config: { outboundWebhookTimeoutMs: 60_000 } });
+    const w = await world({ own: true, config: { outboundWebhookTimeoutMs: 60_000 } });
     const rx = await w.receiver(answers.hang);
     const ep = await w.endpoint(rx.url());
     const [id] = await w.emit({});
