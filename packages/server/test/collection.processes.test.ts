@@ -42,7 +42,7 @@ describe(`collection: a SIGKILL between Stripe's charge and the commit (${backen
     async () => {
       fake = await StripeFake.start();
       const dataDir = path.join(scratch.tempDir(), 'data');
-      const databaseUrl = backend === 'postgres' ? (await scratch.database()).url : null;
+      const databaseUrl = backend === 'postgres' ? (await scratch.schema({ migrated: true })).url : null;
       const env: Record<string, string> = {
         DATA_DIR: dataDir,
         SEED_DEMO: 'false',
