@@ -40,8 +40,9 @@ function exec(cmd, args) {
 }
 
 // --- typecheck: package.json's own tsc commands, incremental -----------------------------------
-// `npm run typecheck` is seven `tsc -p <project> --noEmit`, each checking every file of its
-// program from scratch (the server's sources once per package that imports them). Here the same
+// `npm run typecheck` is five `tsc -p <project> --noEmit`, each checking every file of its
+// program from scratch (the server's sources once per program that imports them: the SDK's, and
+// tsconfig.check.json's, which holds the server, the forwarder and the benches). Here the same
 // commands run with --incremental: tsc records in a .tsbuildinfo file, per source file, its hash
 // and its diagnostics, and on the next run checks again only the files that changed and those whose
 // imports changed; the others' diagnostics (errors included) are reported from the record. The
