@@ -131,8 +131,8 @@ async function formatCheck() {
 // packages/server and one for everything else (`eslint .` less packages/server): together the
 // same files, each linted with the same rules and the same type information (a file's program is
 // its own tsconfig's either way), on two cores once the shorter checks are done. The price: the
-// SDK's, the forwarder's and bench's programs take in the server's sources, which the second
-// process parses again.
+// SDK's program and the one the forwarder and bench share (tsconfig.check.json, eslint.config.js
+// says why) take in the server's sources, which the second process parses again.
 //
 // ESLint's own --cache is not used: it keys each file on its own text, but a type-aware rule's
 // findings in a file depend on the types of everything it imports (typescript-eslint#4694), so an
