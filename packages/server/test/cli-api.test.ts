@@ -1,7 +1,9 @@
 /**
  * The CLI's commands through the HTTP API (ingest, keys rotate, events tail, invoices list),
  * spawned as an operator runs them against a spawned `tollgate serve`: on the SQLite pass on a new
- * DATA_DIR, on the PostgreSQL pass on a new database on TEST_DATABASE_URL. The key comes from the
+ * DATA_DIR, on the PostgreSQL pass in a migrated schema of its own on TEST_DATABASE_URL (the CLI's
+ * storage, and migrating a new database, are test/cli.test.ts's subject: here the commands talk
+ * HTTP; a schema spares a DROP DATABASE's checkpoint and the migrations). The key comes from the
  * demo banner; it reaches the CLI through TOLLGATE_API_KEY or --api-key and never appears in
  * anything the CLI prints.
  */
@@ -27,7 +29,7 @@ describe(`tollgate commands through the HTTP API (${backend})`, { concurrency: 1
   before(async () => {
     dir = scratch.tempDir();
     const store: Record<string, string> = { DATA_DIR: path.join(dir, 'data') };
-    if (backend === 'postgres') store.DATABASE_URL = (await scratch.database()).url;
+    if (backend === 'postgres') store.DATABASE_URL = (await scratch.schema({ migrated: true })).url;
     server = await scratch.serve(store);
     const m = await server.waitFor(/test secret key\s+(sk_test_[0-9a-f]{32})\n\s+test product key\s+sk_test_[0-9a-f]{32}\s+\((key_\w+),/);
     key = m[1]!;
@@ -76,7 +78,14 @@ describe(`tollgate commands through the HTTP API (${backend})`, { concurrency: 1
           { customerId: 'acme', metricName: 'api_call', quantity: 1, occurredAt: at, eventId: 'typo-1' },
         ]),
       );
-      const r = await runCli(['ingest', file, '--api-key', key], { TOLLGATE_API_URL: server.address });
+      const broken = path.join(dir, 'broken.ndjson');
+      writeFileSync(broken, `${JSON.stringify({ customerId: 'acme', metricName: 'api_calls', quantity: 1, occurredAt: at })}\n{"customerId": \n`);
+      // Independent runs (the broken file is refused before anything is sent), side by side.
+      const [r, b, without] = await Promise.all([
+        runCli(['ingest', file, '--api-key', key], { TOLLGATE_API_URL: server.address }),
+        runCli(['ingest', broken], env),
+        runCli(['ingest', broken], { TOLLGATE_API_URL: server.address }),
+      ]);
       assert.equal(r.status, 1, r.stderr);
       assert.equal(r.stdout, '2 events in 1 batches: 0 accepted, 0 duplicates, 2 rejected.\n');
       assert.match(
@@ -91,14 +100,10 @@ describe(`tollgate commands through the HTTP API (${backend})`, { concurrency: 1
       );
       assert.match(r.stderr, /item 1: BATCH_REFUSED: not stored/);
 
-      const broken = path.join(dir, 'broken.ndjson');
-      writeFileSync(broken, `${JSON.stringify({ customerId: 'acme', metricName: 'api_calls', quantity: 1, occurredAt: at })}\n{"customerId": \n`);
-      const b = await runCli(['ingest', broken], env);
       assert.equal(b.status, 2);
       assert.match(b.stderr, /broken\.ndjson, line 2, is not JSON/);
       assert.equal(b.stdout, '');
 
-      const without = await runCli(['ingest', broken], { TOLLGATE_API_URL: server.address });
       assert.equal(without.status, 2);
       assert.match(without.stderr, /pass --api-key or set TOLLGATE_API_KEY/);
       noKey(r.stdout, r.stderr);
@@ -147,7 +152,11 @@ describe(`tollgate commands through the HTTP API (${backend})`, { concurrency: 1
       assert.ok(api.body.data.length >= 1, 'the demo subscription was invoiced when it started');
       const first = api.body.data[0];
 
-      const json = await runCli(['invoices', 'list', '--json'], env);
+      const [json, table, none] = await Promise.all([
+        runCli(['invoices', 'list', '--json'], env),
+        runCli(['invoices', 'list', '--customer', first.customerId, '--limit', '1'], env),
+        runCli(['invoices', 'list', '--customer', 'cus_doesnotexist'], env),
+      ]);
       assert.equal(json.status, 0, json.stderr);
       assert.deepEqual(
         json.stdout
@@ -157,14 +166,12 @@ describe(`tollgate commands through the HTTP API (${backend})`, { concurrency: 1
         api.body.data,
       );
 
-      const table = await runCli(['invoices', 'list', '--customer', first.customerId, '--limit', '1'], env);
       assert.equal(table.status, 0, table.stderr);
       const lines = table.stdout.trim().split('\n');
       assert.equal(lines.length, 2);
       assert.match(lines[0]!, /^NUMBER\s+ID\s+CUSTOMER\s+STATUS\s+TOTAL\s+PERIOD$/);
       assert.ok(lines[1]!.includes(first.id) && lines[1]!.includes(`${first.total} ${first.currency}`), lines[1]);
 
-      const none = await runCli(['invoices', 'list', '--customer', 'cus_doesnotexist'], env);
       assert.ok(none.status === 0 ? none.stdout === 'No invoices.\n' : /tollgate: 4\d\d /.test(none.stderr), `${none.stdout}${none.stderr}`);
       noKey(json.stdout, table.stdout);
     },

@@ -64,10 +64,10 @@ after(() => scratch.cleanup());
 
 const TIMEOUT = 90_000;
 
-// The two groups use separate stores, so they run side by side; each group runs in order.
+// The three groups use separate stores (and temp dirs), so they run side by side; each group runs in order.
 describe(
   `tollgate CLI on ${backend === 'postgres' ? 'PostgreSQL (a fresh database per store)' : 'SQLite (a fresh DATA_DIR per store)'}`,
-  { concurrency: 2 },
+  { concurrency: 3 },
   () => {
     describe('migrate, workspace and usage errors', { concurrency: 1 }, () => {
       let store: Store;
@@ -392,10 +392,18 @@ describe(
 
       it('users create adds an operator who can sign in: a generated password, or one read from stdin', { timeout: TIMEOUT }, async () => {
         assert.ok(banner, 'needs the server started above');
-        const generated = await runCli(
-          ['users', 'create', '--workspace', banner.workspaceId, '--email', 'Viewer@Example.com', '--role', 'viewer', '--json'],
-          store.env,
-        );
+        // Four operators' e-mails, none of them another's: the four commands run side by side.
+        const [generated, piped, weak, badRole] = await Promise.all([
+          runCli(['users', 'create', '--workspace', banner.workspaceId, '--email', 'Viewer@Example.com', '--role', 'viewer', '--json'], store.env),
+          runCli(
+            ['users', 'create', '--workspace', banner.workspaceId, '--email', 'piped@example.com', '--password-stdin'],
+            store.env,
+            30_000,
+            'a long piped password\n',
+          ),
+          runCli(['users', 'create', '--workspace', banner.workspaceId, '--email', 'weak@example.com', '--password-stdin'], store.env, 30_000, 'short\n'),
+          runCli(['users', 'create', '--workspace', banner.workspaceId, '--email', 'x@example.com', '--role', 'owner'], store.env),
+        ]);
         assert.equal(generated.status, 0, generated.stderr);
         const out = JSON.parse(generated.stdout);
         assert.equal(out.email, 'viewer@example.com');
@@ -406,29 +414,17 @@ describe(
         assert.equal(viewer.status, 200);
         assert.equal(viewer.body.operator.role, 'viewer');
 
-        const piped = await runCli(
-          ['users', 'create', '--workspace', banner.workspaceId, '--email', 'piped@example.com', '--password-stdin'],
-          store.env,
-          30_000,
-          'a long piped password\n',
-        );
         assert.equal(piped.status, 0, piped.stderr);
         assert.match(piped.stdout, /^Operator op_\w+ \(piped@example.com, admin\) can now sign in/);
         assert.doesNotMatch(piped.stdout, /Password/);
         assert.equal((await consoleSignIn(server.address, 'piped@example.com', 'a long piped password')).status, 200);
 
-        const weak = await runCli(
-          ['users', 'create', '--workspace', banner.workspaceId, '--email', 'weak@example.com', '--password-stdin'],
-          store.env,
-          30_000,
-          'short\n',
-        );
         assert.equal(weak.status, 2);
         assert.match(weak.stderr, /at least 12 characters long\. \(--password-stdin\)/);
+        // Once piped@example.com has its account (above).
         const again = await runCli(['users', 'create', '--workspace', banner.workspaceId, '--email', 'piped@example.com'], store.env);
         assert.equal(again.status, 2);
         assert.match(again.stderr, /already has an operator account/);
-        const badRole = await runCli(['users', 'create', '--workspace', banner.workspaceId, '--email', 'x@example.com', '--role', 'owner'], store.env);
         assert.equal(badRole.status, 2);
         assert.match(badRole.stderr, /--role must be admin or viewer/);
       });

@@ -3,7 +3,8 @@
  * docs/*.md (pages in the order of docs/README.md's index, blocks in page order), against one real
  * `tollgate serve` on 127.0.0.1, from the repository root. Each page runs in one `bash` process:
  * first docs/README.md's "Running the examples" block (TOLLGATE, KEY, WS, T, `json` and a fresh demo
- * workspace of the page's own), then the page's blocks. A page passes when its script exits 0 and
+ * workspace of the page's own), then the page's blocks; pages run side by side (PAGE_CONCURRENCY at
+ * a time, the longest first). A page passes when its script exits 0 and
  * prints what the page says it prints (the stable parts: codes, counts, field names; never ids or
  * times). `git status` is the same afterwards: no command writes into the repository.
  *
@@ -461,7 +462,19 @@ interface PageScript {
   lock: boolean;
 }
 
-function pageScript(setup: string, page: string, run: DocBlock[], dir: string): PageScript {
+/**
+ * What docs/README.md's test checks of "Running the examples", run right after that block in one
+ * page's bash (the first page's) and written to FILE, not to the page's output: the variables it
+ * set, that `json` works, and that the demo key works on the running server.
+ */
+const setupCheck = (file: string) => `{
+printf 'TOLLGATE=%s\\nKEY=%s\\nWS=%s\\nDEMO_PRODUCT=%s\\nDEMO_SUB=%s\\nT=%s\\n' "$TOLLGATE" "$KEY" "$WS" "$DEMO_PRODUCT" "$DEMO_SUB" "$T"
+echo "json=$(echo '{"a": {"b": [7]}}' | json .a.b.0)"
+echo "customers=$(curl -s -o /dev/null -w '%{http_code}' "$TOLLGATE/api/v1/customers?externalId=acme" -H "Authorization: Bearer $KEY")"
+} > ${shq(file)}
+`;
+
+function pageScript(setup: string, page: string, run: DocBlock[], dir: string, checkSetupInto?: string): PageScript {
   const backgrounds: PageScript['backgrounds'] = [];
   const outFor = (i: number) => {
     const out = path.join(dir, `background-${i}.out`);
@@ -477,6 +490,7 @@ function pageScript(setup: string, page: string, run: DocBlock[], dir: string): 
     `echo ${shq('### docs/README.md: Running the examples')} >&2`,
     setup,
   ];
+  if (checkSetupInto) parts.push(setupCheck(checkSetupInto));
   for (const b of run) parts.push(`echo ${shq(`### ${label(b)}`)} >&2`, withBackground(b, outFor));
   for (const bg of backgrounds) for (const text of bg.expect) parts.push(`__wait_for ${shq(bg.out)} ${shq(text)}`);
   return { script: parts.join('\n'), backgrounds, lock: run.some((b) => rebuildsSdkDist(b.code)) };
@@ -510,6 +524,27 @@ describe('the tables of this file', () => {
 
 // --- The run ---------------------------------------------------------------------------------------
 
+/**
+ * Pages run side by side, this many at a time: each has a bash, a demo workspace, a HOME and a
+ * TMPDIR of its own, so no page sees another's state (what they share is the server, and its
+ * ingestion admits 4 requests at once before anything waits). Most of a page is processes starting
+ * (npx, node, tsc), so on two cores the file's time is its longest page's, not the sum of its pages'.
+ */
+const PAGE_CONCURRENCY = 3;
+
+interface PageJob {
+  page: string;
+  name: string;
+  run: DocBlock[];
+  own: DocBlock[];
+}
+
+interface PageResult {
+  r: Run;
+  ps: PageScript;
+  pageDir: string;
+}
+
 describe(`the docs' shell examples, on a real tollgate serve (${backend})`, () => {
   const scratch = new Scratch('docs_examples');
   let dir = '';
@@ -517,6 +552,17 @@ describe(`the docs' shell examples, on a real tollgate serve (${backend})`, () =
   let statusBefore: GitStatus;
   const serverEnv: Record<string, string> = {};
   const setup = setupBlock();
+
+  const jobs: PageJob[] = pages.flatMap((page) => {
+    const own = blocks.filter((b) => b.page === page);
+    return own.length === 0 ? [] : [{ page, name: path.basename(page, '.md'), own, run: own.filter((b) => !skipReason(b)) }];
+  });
+  const toRun = jobs.filter((j) => j.run.length > 0);
+  /** docs/README.md's test checks "Running the examples" as the first page ran it (setupCheck). */
+  const setupChecked = toRun[0];
+  const SETUP_CHECK = 'setup-check.out';
+  /** Each page's run, started in `before` (PAGE_CONCURRENCY at a time); its test awaits it. */
+  const results = new Map<string, Promise<PageResult>>();
 
   before(
     async () => {
@@ -527,20 +573,19 @@ describe(`the docs' shell examples, on a real tollgate serve (${backend})`, () =
         serverEnv.DATABASE_URL = (await scratch.database()).url;
         if (process.env.REDIS_URL) serverEnv.REDIS_URL = process.env.REDIS_URL;
       }
+      // The banner comes once the address answers (test/cli.test.ts checks that).
       server = await scratch.serve(serverEnv);
-      for (let i = 0; ; i++) {
-        const ok = await fetch(`${server.address}/health`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (ok) break;
-        assert.ok(i < 600, `/health did not answer 200\n${server.stderr}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const health = await fetch(`${server.address}/health`);
+      assert.equal(health.status, 200, `/health after the banner\n${server.stderr}`);
+      startPages();
     },
     { timeout: 5 * 60_000 },
   );
-  after(() => scratch.cleanup());
+  after(async () => {
+    // A page still running (a test that failed before its page ended) ends within its bound.
+    await Promise.allSettled(results.values());
+    await scratch.cleanup();
+  });
 
   /** What a page's bash gets: the server's address and database, and a HOME and TMPDIR of its own. */
   function pageEnv(name: string): { env: NodeJS.ProcessEnv; pageDir: string } {
@@ -561,41 +606,72 @@ describe(`the docs' shell examples, on a real tollgate serve (${backend})`, () =
     return { env, pageDir };
   }
 
-  async function runScript(name: string, script: string, lock = false): Promise<Run> {
-    const { env, pageDir } = pageEnv(name);
+  async function runPage(job: PageJob): Promise<PageResult> {
+    const { env, pageDir } = pageEnv(job.name);
+    const ps = pageScript(setup, job.page, job.run, pageDir, job === setupChecked ? path.join(pageDir, SETUP_CHECK) : undefined);
     const file = path.join(pageDir, 'script.sh');
-    writeFileSync(file, script);
-    return runBash(file, env, lock);
+    writeFileSync(file, ps.script);
+    return { r: await runBash(file, env, ps.lock), ps, pageDir };
   }
 
+  /**
+   * Starts every page's run, PAGE_CONCURRENCY at a time: those that rebuild the SDK first (tsc
+   * three times: the longest page by far, so it does not start last), then in the index's order.
+   */
+  function startPages(): void {
+    const rebuilds = (job: PageJob) => Number(job.run.some((b) => rebuildsSdkDist(b.code)));
+    const order = [...toRun].sort((a, b) => rebuilds(b) - rebuilds(a));
+    const start = new Map<string, (run: Promise<PageResult>) => void>();
+    for (const job of toRun) {
+      const result = new Promise<PageResult>((resolve) => start.set(job.page, resolve));
+      // Awaited by the page's test; a failure is reported there, not as an unhandled rejection.
+      result.catch(() => {});
+      results.set(job.page, result);
+    }
+    let next = 0;
+    const lane = async () => {
+      while (next < order.length) {
+        const job = order[next++]!;
+        const run = runPage(job);
+        start.get(job.page)!(run);
+        await run.catch(() => {});
+      }
+    };
+    for (let i = 0; i < Math.min(PAGE_CONCURRENCY, order.length); i++) void lane();
+  }
+
+  const resultOf = (page: string): Promise<PageResult> => {
+    const result = results.get(page);
+    assert.ok(result, `${page} was started (the before hook failed otherwise)`);
+    return result;
+  };
+
   it('docs/README.md, Running the examples: a demo workspace in the running server, its key, ids and json', { timeout: PAGE_BOUND_MS + 30_000 }, async () => {
-    const check = `${PRELUDE}${setup}
-printf 'TOLLGATE=%s\\nKEY=%s\\nWS=%s\\nDEMO_PRODUCT=%s\\nDEMO_SUB=%s\\nT=%s\\n' "$TOLLGATE" "$KEY" "$WS" "$DEMO_PRODUCT" "$DEMO_SUB" "$T"
-echo "json=$(echo '{"a": {"b": [7]}}' | json .a.b.0)"
-echo "customers=$(curl -s -o /dev/null -w '%{http_code}' "$TOLLGATE/api/v1/customers?externalId=acme" -H "Authorization: Bearer $KEY")"
-`;
-    const r = await runScript('setup', check);
-    assert.equal(r.code, 0, explain(r));
+    assert.ok(setupChecked, 'a page runs, after "Running the examples"');
+    const { r, pageDir } = await resultOf(setupChecked.page);
+    let out: string;
+    try {
+      out = readFileSync(path.join(pageDir, SETUP_CHECK), 'utf8');
+    } catch {
+      assert.fail(`"Running the examples" did not finish in ${setupChecked.page}'s bash\n${explain(r)}`);
+    }
     const v: Record<string, string> = {};
-    for (const m of r.stdout.matchAll(/^(\w+)=(.*)$/gm)) v[m[1]!] = m[2]!;
+    for (const m of out.matchAll(/^(\w+)=(.*)$/gm)) v[m[1]!] = m[2]!;
     assert.equal(v.TOLLGATE, server.address, 'TOLLGATE set beforehand is kept');
     assert.match(v.KEY ?? '', /^sk_test_[0-9a-f]+$/);
     assert.match(v.WS ?? '', /^ws_\w+$/);
     assert.match(v.DEMO_PRODUCT ?? '', /^prod_\w+$/);
     assert.match(v.DEMO_SUB ?? '', /^sub_\w+$/);
-    assert.ok(v.T?.startsWith(path.join(dir, 'pages', 'setup', 'tmp') + path.sep), `T is a new directory in TMPDIR, not in the repository: ${v.T}`);
+    assert.ok(v.T?.startsWith(path.join(pageDir, 'tmp') + path.sep), `T is a new directory in TMPDIR, not in the repository: ${v.T}`);
     assert.equal(v.json, '7');
     assert.equal(v.customers, '200', 'the demo key works on the running server: `tollgate demo` wrote into its database');
   });
 
-  for (const page of pages) {
-    const own = blocks.filter((b) => b.page === page);
-    if (own.length === 0) continue;
+  for (const { page, own, run } of jobs) {
     for (const b of own) {
       const reason = skipReason(b);
       if (reason) it(`${label(b)}: skipped`, { skip: reason }, () => {});
     }
-    const run = own.filter((b) => !skipReason(b));
     if (run.length === 0) continue;
     const shown = SHOWN.filter((s) => s.page === page);
 
@@ -606,10 +682,7 @@ echo "customers=$(curl -s -o /dev/null -w '%{http_code}' "$TOLLGATE/api/v1/custo
         const text = read(page);
         for (const s of [...shown, ...BACKGROUND.filter((bg) => bg.page === page)])
           if (s.shown) assert.ok(text.includes(s.shown), `${page} still shows: ${s.shown}`);
-        const name = path.basename(page, '.md');
-        const { pageDir } = pageEnv(name);
-        const ps = pageScript(setup, page, run, pageDir);
-        const r = await runScript(name, ps.script, ps.lock);
+        const { r, ps } = await resultOf(page);
         assert.equal(r.code, 0, explain(r));
         for (const s of shown) {
           if (typeof s.output === 'string') assert.ok(r.stdout.includes(s.output), `${page} prints ${s.output}\n${explain(r)}`);
@@ -629,7 +702,8 @@ echo "customers=$(curl -s -o /dev/null -w '%{http_code}' "$TOLLGATE/api/v1/custo
     );
   }
 
-  it('leaves git status as it was: no command wrote into the repository, ignored files included', (t) => {
+  it('leaves git status as it was: no command wrote into the repository, ignored files included', async (t) => {
+    await Promise.allSettled(results.values());
     const appeared = newEntries(statusBefore, gitStatus());
     if ('unavailable' in appeared) return t.skip(appeared.unavailable);
     assert.deepEqual(appeared.entries, [], 'entries of git status that appeared while the pages ran (a file edited by hand meanwhile shows here too)');
