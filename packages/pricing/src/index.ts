@@ -9,3 +9,4 @@ export * from './periods.js';
 export * from './proration.js';
 export * from './change-summary.js';
 export * from './contrast.js';
+export * from './burn-down.js';

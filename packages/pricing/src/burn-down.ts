@@ -1,0 +1,151 @@
+/**
+ * Prepaid credits' burn-down: which credit grants pay for which usage, and what no grant pays
+ * (billed in arrears or refused, by the offering's overage rule). Pure, exact and in one
+ * currency: amounts are decimal text in the currency's minor unit ("12.50" USD, "1200" JPY,
+ * "0.125" KWD), computed as whole minor units (bigint), never as JS numbers.
+ *
+ * The rule (Orb's and OpenMeter's): charges are paid in time order, each by the grants that are
+ * eligible at its instant, in draw order.
+ * - Eligible: effective at the charge's instant (effectiveAt <= at), not yet expired (at <
+ *   expiresAt), something left, and in scope: a grant limited to one subscription pays only that
+ *   subscription's charges, and one limited to some metrics only those metrics' charges.
+ * - Draw order (drawOrder): priority, a lower number first; then the soonest expiry (a grant that
+ *   never expires last); then the oldest (createdAt); then the id, so that the order is total.
+ * A grant thus pays only for usage that occurred while it was effective and unexpired, and a
+ * promotional grant that expires soon is used before a purchased one that does not expire.
+ *
+ * Burning the charges of two consecutive stretches one after the other (the second from the
+ * grants the first left) gives the same draws as burning them at once: what lets the live
+ * balance be kept between a period's closes without reading the ledger again.
+ */
+import { fitsMinorUnit, minorUnitDigits } from './currency.js';
+import { isDecimalString } from './decimal.js';
+
+export interface BurnGrant {
+  id: string;
+  /** What is left of the grant before this burn-down: decimal text in the currency's minor unit, at least 0. */
+  remaining: string;
+  /** A lower number is drawn first. An integer. */
+  priority: number;
+  /** Epoch ms from which it pays for usage (inclusive). */
+  effectiveAt: number;
+  /** Epoch ms from which it pays for nothing (exclusive); null when it never expires. */
+  expiresAt: number | null;
+  /** Epoch ms of its creation: among grants equal otherwise, the oldest is drawn first. */
+  createdAt: number;
+  /** Limited to this subscription's usage; null for any of the customer's. */
+  subscriptionId: string | null;
+  /** Limited to these metrics' usage; null for every metric. */
+  metricNames: readonly string[] | null;
+}
+
+export interface BurnCharge {
+  /** Epoch ms of the usage the money is for. */
+  at: number;
+  /** Rated usage to pay: decimal text in the currency's minor unit, at least 0. */
+  amount: string;
+  subscriptionId: string;
+  metricName: string;
+}
+
+export interface BurnDraw {
+  grantId: string;
+  /** The index of the charge it pays (part of), in the order the charges were given. */
+  charge: number;
+  /** Decimal text in the currency's minor unit, greater than 0. */
+  amount: string;
+}
+
+export interface BurnDown {
+  /** In the order they were made: charges in time order, each by its grants in draw order. */
+  draws: BurnDraw[];
+  /** What is left of every grant given, by id. */
+  remaining: Map<string, string>;
+  /** Per charge (in the order given), what no grant paid. */
+  uncovered: string[];
+  /** What no grant paid, in all. */
+  overage: string;
+  /** What the grants paid, in all. */
+  drawn: string;
+}
+
+/** Negative when `a` is drawn before `b` (see the rule above). */
+export function drawOrder(a: BurnGrant, b: BurnGrant): number {
+  if (a.priority !== b.priority) return a.priority - b.priority;
+  if (a.expiresAt !== b.expiresAt) {
+    if (a.expiresAt === null) return 1;
+    if (b.expiresAt === null) return -1;
+    return a.expiresAt - b.expiresAt;
+  }
+  if (a.createdAt !== b.createdAt) return a.createdAt - b.createdAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Whether the grant may pay for the charge, left amount aside. */
+export function grantCovers(grant: BurnGrant, charge: Pick<BurnCharge, 'at' | 'subscriptionId' | 'metricName'>): boolean {
+  if (charge.at < grant.effectiveAt) return false;
+  if (grant.expiresAt !== null && charge.at >= grant.expiresAt) return false;
+  if (grant.subscriptionId !== null && grant.subscriptionId !== charge.subscriptionId) return false;
+  return grant.metricNames === null || grant.metricNames.includes(charge.metricName);
+}
+
+/** Decimal text in the currency's minor unit as a count of minor units; RangeError naming `what` otherwise. */
+function toMinor(value: string, digits: number, currency: string, what: string): bigint {
+  if (!isDecimalString(value) || value.startsWith('-')) throw new RangeError(`${what} must be a decimal amount of at least 0, got ${JSON.stringify(value)}`);
+  if (!fitsMinorUnit(value, currency)) throw new RangeError(`${what} has more decimals than ${currency}'s minor unit (${digits}): ${value}`);
+  const [whole, fraction = ''] = value.split('.');
+  return BigInt(whole! + fraction.replace(/0+$/, '').padEnd(digits, '0'));
+}
+
+/** A count of minor units as decimal text with exactly the currency's decimals. */
+function fromMinor(units: bigint, digits: number): string {
+  const s = units.toString().padStart(digits + 1, '0');
+  return digits === 0 ? s : `${s.slice(0, -digits)}.${s.slice(-digits)}`;
+}
+
+/**
+ * Burns `charges` down against `grants` by the rule above. Throws RangeError for an unknown
+ * currency, an amount that is negative, not decimal text or finer than the minor unit, two
+ * grants with one id, or a grant that expires before it is effective.
+ */
+export function burnDown(currency: string, grants: readonly BurnGrant[], charges: readonly BurnCharge[]): BurnDown {
+  const digits = minorUnitDigits(currency);
+  const ordered = grants.map((grant) => ({ grant, left: toMinor(grant.remaining, digits, currency, `grant ${grant.id}: remaining`) }));
+  const ids = new Set<string>();
+  for (const { grant } of ordered) {
+    if (ids.has(grant.id)) throw new RangeError(`grant ${grant.id} is given twice`);
+    ids.add(grant.id);
+    if (grant.expiresAt !== null && grant.expiresAt <= grant.effectiveAt) throw new RangeError(`grant ${grant.id}: expiresAt must be after effectiveAt`);
+  }
+  ordered.sort((a, b) => drawOrder(a.grant, b.grant));
+  const amounts = charges.map((c, i) => toMinor(c.amount, digits, currency, `charge ${i}: amount`));
+  // Time order; charges at one instant keep the order they were given in.
+  const byTime = charges.map((_, i) => i).sort((i, j) => charges[i]!.at - charges[j]!.at || i - j);
+
+  const draws: BurnDraw[] = [];
+  const uncovered = new Array<bigint>(charges.length).fill(0n);
+  let drawn = 0n;
+  let overage = 0n;
+  for (const i of byTime) {
+    const charge = charges[i]!;
+    let due = amounts[i]!;
+    for (const g of ordered) {
+      if (due === 0n) break;
+      if (g.left === 0n || !grantCovers(g.grant, charge)) continue;
+      const take = g.left < due ? g.left : due;
+      g.left -= take;
+      due -= take;
+      drawn += take;
+      draws.push({ grantId: g.grant.id, charge: i, amount: fromMinor(take, digits) });
+    }
+    uncovered[i] = due;
+    overage += due;
+  }
+  return {
+    draws,
+    remaining: new Map(ordered.map((g) => [g.grant.id, fromMinor(g.left, digits)])),
+    uncovered: uncovered.map((u) => fromMinor(u, digits)),
+    overage: fromMinor(overage, digits),
+    drawn: fromMinor(drawn, digits),
+  };
+}
