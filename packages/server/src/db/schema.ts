@@ -25,6 +25,7 @@ import type { PaymentProviderTable } from './tables/payment-provider.table.js';
 import type { PaymentTable } from './tables/payment.table.js';
 import type { ProviderCustomerTable } from './tables/provider-customer.table.js';
 import type { CustomerBalanceTable, RefundTable } from './tables/refund.table.js';
+import type { CreditBalanceTable, CreditGrantTable, CreditLedgerEntryTable } from './tables/credit.table.js';
 import type { PaymentProviderEventTable } from './tables/payment-provider-event.table.js';
 import type {
   WebhookAttemptTable,
@@ -78,6 +79,9 @@ export interface Database {
   paymentProviders: PaymentProviderTable;
   payments: PaymentTable;
   providerCustomers: ProviderCustomerTable;
+  creditGrants: CreditGrantTable;
+  creditLedgerEntries: CreditLedgerEntryTable;
+  creditBalances: CreditBalanceTable;
   paymentProviderEvents: PaymentProviderEventTable;
   refunds: RefundTable;
   customerBalances: CustomerBalanceTable;

@@ -39,6 +39,8 @@ export const idPrefixes = {
   paymentProvider: 'pp',
   payment: 'pay',
   refund: 're',
+  creditGrant: 'cgr',
+  creditLedgerEntry: 'cle',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

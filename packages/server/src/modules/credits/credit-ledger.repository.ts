@@ -1,0 +1,270 @@
+import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
+import type { Selectable } from 'kysely';
+import type { Db, DialectName } from '../../db/database.js';
+import { pageById, type Page, type PageParams } from '../../db/pagination.js';
+import type { CreditGrantTable, CreditLedgerEntryTable } from '../../db/tables/credit.table.js';
+import { forTenant } from '../../db/tenant-scope.js';
+import { AppError } from '../../lib/errors.js';
+import type { IdGenerator } from '../../lib/ids.js';
+import type { Tenant } from '../../lib/tenant.js';
+import { entryTypeOf, type CreditGrant, type GrantSource, type LedgerEntry, type LedgerEntryType, type NewGrant } from './credit-grant.js';
+
+/**
+ * The credit ledger's storage (migration 0034). Every change to a customer's credits is an
+ * appended entry with the balance after it, written with the change to the grant's `remaining`
+ * and to the balance row, in the caller's transaction. An append holds the (customer, currency)
+ * balance row: created first if missing, then read FOR UPDATE on PostgreSQL (SQLite has one
+ * writer), so that two appends never compute their balances from the same one.
+ */
+
+export interface LedgerDeps {
+  dialect: DialectName;
+  ids: IdGenerator;
+}
+
+export interface NewLedgerEntry {
+  grantId: string;
+  type: LedgerEntryType;
+  /** Signed decimal text in the currency's minor unit. */
+  amount: string;
+  subscriptionId?: string | null;
+  invoiceId?: string | null;
+  occurredAt: number;
+}
+
+function toGrant(r: Selectable<CreditGrantTable>): CreditGrant {
+  return {
+    id: r.id,
+    customerId: r.customerId,
+    currency: r.currency,
+    amount: r.amount,
+    remaining: r.remaining,
+    priority: Number(r.priority),
+    effectiveAt: Number(r.effectiveAt),
+    expiresAt: r.expiresAt === null ? null : Number(r.expiresAt),
+    source: r.source as GrantSource,
+    status: r.status as CreditGrant['status'],
+    subscriptionId: r.subscriptionId,
+    metricNames: r.metricNames === null ? null : (JSON.parse(r.metricNames) as string[]),
+    costAmount: r.costAmount,
+    invoiceId: r.invoiceId,
+    metadata: JSON.parse(r.metadata) as Record<string, string>,
+    voidedAt: r.voidedAt === null ? null : Number(r.voidedAt),
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+  };
+}
+
+function toEntry(r: Selectable<CreditLedgerEntryTable>): LedgerEntry {
+  return {
+    id: r.id,
+    customerId: r.customerId,
+    currency: r.currency,
+    grantId: r.grantId,
+    type: r.type as LedgerEntryType,
+    amount: r.amount,
+    balanceAfter: r.balanceAfter,
+    subscriptionId: r.subscriptionId,
+    invoiceId: r.invoiceId,
+    occurredAt: Number(r.occurredAt),
+    createdAt: Number(r.createdAt),
+  };
+}
+
+/** The customer's credit balance in the currency: the balance after its last entry. */
+export async function creditBalance(db: Db, tenant: Tenant, customerId: string, currency: string): Promise<string> {
+  const row = await db
+    .selectFrom('creditBalances')
+    .select('balance')
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
+  return row ? row.balance : roundToMinorUnit('0', currency);
+}
+
+/**
+ * Appends `entries` (in order) to the customer's ledger in `currency`, inside the caller's
+ * transaction: each gets the balance after it, and each changes its grant's `remaining` by its
+ * amount, except the entry that grants it (grant, top_up, rollover: `remaining` starts at the
+ * amount). A grant or a balance that would go below zero is a bug in the caller: it throws.
+ */
+export async function appendLedgerEntries(
+  trx: Db,
+  deps: LedgerDeps,
+  tenant: Tenant,
+  customerId: string,
+  currency: string,
+  entries: readonly NewLedgerEntry[],
+  now: number,
+): Promise<LedgerEntry[]> {
+  if (entries.length === 0) return [];
+  const key = { workspaceId: tenant.workspaceId, environment: tenant.environment, customerId, currency };
+  await trx
+    .insertInto('creditBalances')
+    .values({ ...key, balance: roundToMinorUnit('0', currency), updatedAt: now })
+    .onConflict((oc) => oc.columns(['workspaceId', 'environment', 'customerId', 'currency']).doNothing())
+    .execute();
+  let held = trx.selectFrom('creditBalances').select('balance').$call(forTenant(tenant)).where('customerId', '=', customerId).where('currency', '=', currency);
+  if (deps.dialect === 'postgres') held = held.forUpdate();
+  let balance = new Decimal((await held.executeTakeFirstOrThrow()).balance);
+
+  const changed = [...new Set(entries.filter((e) => !isGranting(e.type)).map((e) => e.grantId))].sort();
+  const remaining = new Map<string, Decimal>();
+  if (changed.length > 0) {
+    let q = trx
+      .selectFrom('creditGrants')
+      .select(['id', 'remaining', 'currency'])
+      .$call(forTenant(tenant))
+      .where('customerId', '=', customerId)
+      .where('id', 'in', changed)
+      .orderBy('id');
+    if (deps.dialect === 'postgres') q = q.forUpdate();
+    for (const g of await q.execute()) {
+      if (g.currency !== currency) throw new Error(`grant ${g.id} is in ${g.currency}, not ${currency}`);
+      remaining.set(g.id, new Decimal(g.remaining));
+    }
+    for (const id of changed) if (!remaining.has(id)) throw new Error(`grant ${id} is not customer ${customerId}'s`);
+  }
+
+  const rows = entries.map((e) => {
+    balance = balance.plus(e.amount);
+    if (balance.lt(0)) throw new Error(`customer ${customerId}'s ${currency} credit balance would go below zero`);
+    if (!isGranting(e.type)) {
+      const left = remaining.get(e.grantId)!.plus(e.amount);
+      if (left.lt(0)) throw new Error(`grant ${e.grantId} would go below zero`);
+      remaining.set(e.grantId, left);
+    }
+    return {
+      id: deps.ids.next('creditLedgerEntry'),
+      ...key,
+      grantId: e.grantId,
+      type: e.type,
+      amount: roundToMinorUnit(e.amount, currency),
+      balanceAfter: roundToMinorUnit(balance, currency),
+      subscriptionId: e.subscriptionId ?? null,
+      invoiceId: e.invoiceId ?? null,
+      occurredAt: e.occurredAt,
+      createdAt: now,
+    };
+  });
+  await trx.insertInto('creditLedgerEntries').values(rows).execute();
+  for (const [id, left] of remaining)
+    await trx
+      .updateTable('creditGrants')
+      .set({ remaining: roundToMinorUnit(left, currency), updatedAt: now })
+      .$call(forTenant(tenant))
+      .where('id', '=', id)
+      .execute();
+  await trx
+    .updateTable('creditBalances')
+    .set({ balance: roundToMinorUnit(balance, currency), updatedAt: now })
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('currency', '=', currency)
+    .execute();
+  return rows.map((r) => ({ ...r, customerId, currency }));
+}
+
+const isGranting = (type: LedgerEntryType) => type === 'grant' || type === 'top_up' || type === 'rollover';
+
+/**
+ * Stores a grant checked by checkNewGrant. An active one is entered in the ledger at once (its
+ * granting entry, at its creation); a pending one (a purchase not yet paid) only when it is paid.
+ */
+export async function insertGrant(
+  trx: Db,
+  deps: LedgerDeps,
+  tenant: Tenant,
+  grant: NewGrant,
+  now: number,
+): Promise<{ grant: CreditGrant; entry: LedgerEntry | null }> {
+  const row = {
+    id: deps.ids.next('creditGrant'),
+    workspaceId: tenant.workspaceId,
+    environment: tenant.environment,
+    customerId: grant.customerId,
+    currency: grant.currency,
+    amount: grant.amount,
+    remaining: grant.amount,
+    priority: grant.priority,
+    effectiveAt: grant.effectiveAt,
+    expiresAt: grant.expiresAt,
+    source: grant.source,
+    status: grant.status,
+    subscriptionId: grant.subscriptionId,
+    metricNames: grant.metricNames === null ? null : JSON.stringify(grant.metricNames),
+    costAmount: grant.costAmount,
+    invoiceId: grant.invoiceId,
+    metadata: JSON.stringify(grant.metadata),
+    voidedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await trx.insertInto('creditGrants').values(row).execute();
+  const entry =
+    grant.status === 'active'
+      ? (
+          await appendLedgerEntries(
+            trx,
+            deps,
+            tenant,
+            grant.customerId,
+            grant.currency,
+            [{ grantId: row.id, type: entryTypeOf(grant.source), amount: grant.amount, occurredAt: now }],
+            now,
+          )
+        )[0]!
+      : null;
+  return { grant: toGrant(row), entry };
+}
+
+/** One grant, held until the commit on PostgreSQL with `lock`. */
+export async function findGrant(
+  db: Db,
+  deps: Pick<LedgerDeps, 'dialect'>,
+  tenant: Tenant,
+  id: string,
+  opts: { lock?: boolean } = {},
+): Promise<CreditGrant | null> {
+  let q = db.selectFrom('creditGrants').selectAll().$call(forTenant(tenant)).where('id', '=', id);
+  if (opts.lock && deps.dialect === 'postgres') q = q.forUpdate();
+  const r = await q.executeTakeFirst();
+  return r ? toGrant(r) : null;
+}
+
+/**
+ * Voids what is left of an active grant (never what was drawn): a void entry for its remaining
+ * amount. 409 when it is not active or nothing is left.
+ */
+export async function voidGrant(trx: Db, deps: LedgerDeps, tenant: Tenant, id: string, now: number): Promise<{ grant: CreditGrant; entry: LedgerEntry }> {
+  const grant = await findGrant(trx, deps, tenant, id, { lock: true });
+  if (!grant) throw new AppError('NOT_FOUND', `No credit grant with id '${id}' exists in this environment.`);
+  if (grant.status !== 'active') throw new AppError('CONFLICT', `Credit grant '${id}' is ${grant.status}: only an active grant can be voided.`);
+  if (new Decimal(grant.remaining).isZero()) throw new AppError('CONFLICT', `Credit grant '${id}' is fully drawn: nothing is left to void.`);
+  const [entry] = await appendLedgerEntries(
+    trx,
+    deps,
+    tenant,
+    grant.customerId,
+    grant.currency,
+    [{ grantId: id, type: 'void', amount: new Decimal(grant.remaining).negated().toFixed(), occurredAt: now }],
+    now,
+  );
+  await trx.updateTable('creditGrants').set({ status: 'voided', voidedAt: now, updatedAt: now }).$call(forTenant(tenant)).where('id', '=', id).execute();
+  return { grant: { ...grant, remaining: roundToMinorUnit('0', grant.currency), status: 'voided', voidedAt: now, updatedAt: now }, entry: entry! };
+}
+
+/** A customer's grants in a currency (every one when `currency` is omitted), oldest first. */
+export async function grantsOf(db: Db, tenant: Tenant, customerId: string, currency?: string): Promise<CreditGrant[]> {
+  let q = db.selectFrom('creditGrants').selectAll().$call(forTenant(tenant)).where('customerId', '=', customerId);
+  if (currency !== undefined) q = q.where('currency', '=', currency);
+  return (await q.orderBy('id').execute()).map(toGrant);
+}
+
+/** A page of a customer's ledger in a currency, newest first (pagination.ts). */
+export async function ledgerPage(db: Db, tenant: Tenant, customerId: string, currency: string, page: PageParams): Promise<Page<LedgerEntry>> {
+  const q = db.selectFrom('creditLedgerEntries').selectAll().$call(forTenant(tenant)).where('customerId', '=', customerId).where('currency', '=', currency);
+  const { items, hasMore } = await pageById(q, 'creditLedgerEntries', page);
+  return { items: items.map(toEntry), hasMore };
+}
