@@ -18,8 +18,7 @@
  * grants the first left) gives the same draws as burning them at once: what lets the live
  * balance be kept between a period's closes without reading the ledger again.
  */
-import { fitsMinorUnit, minorUnitDigits } from './currency.js';
-import { isDecimalString } from './decimal.js';
+import { minorUnitDigits } from './currency.js';
 
 export interface BurnGrant {
   id: string;
@@ -89,12 +88,20 @@ export function grantCovers(grant: BurnGrant, charge: Pick<BurnCharge, 'at' | 's
   return grant.metricNames === null || grant.metricNames.includes(charge.metricName);
 }
 
+/** Plain decimal text of at least 0: its whole part and its decimals. */
+const AMOUNT = /^(0|[1-9]\d*)(?:\.(\d+))?$/;
+
 /** Decimal text in the currency's minor unit as a count of minor units; RangeError naming `what` otherwise. */
 function toMinor(value: string, digits: number, currency: string, what: string): bigint {
-  if (!isDecimalString(value) || value.startsWith('-')) throw new RangeError(`${what} must be a decimal amount of at least 0, got ${JSON.stringify(value)}`);
-  if (!fitsMinorUnit(value, currency)) throw new RangeError(`${what} has more decimals than ${currency}'s minor unit (${digits}): ${value}`);
-  const [whole, fraction = ''] = value.split('.');
-  return BigInt(whole! + fraction.replace(/0+$/, '').padEnd(digits, '0'));
+  const m = AMOUNT.exec(value);
+  if (!m) throw new RangeError(`${what} must be a decimal amount of at least 0, got ${JSON.stringify(value)}`);
+  let fraction = m[2] ?? '';
+  if (fraction.length > digits) {
+    // Trailing zeros beyond the minor unit change nothing ("10.500" USD is 10.50).
+    fraction = fraction.replace(/0+$/, '');
+    if (fraction.length > digits) throw new RangeError(`${what} has more decimals than ${currency}'s minor unit (${digits}): ${value}`);
+  }
+  return BigInt(m[1]! + fraction.padEnd(digits, '0'));
 }
 
 /** A count of minor units as decimal text with exactly the currency's decimals. */
@@ -126,18 +133,27 @@ export function burnDown(currency: string, grants: readonly BurnGrant[], charges
   const uncovered = new Array<bigint>(charges.length).fill(0n);
   let drawn = 0n;
   let overage = 0n;
+  // The grants that may still pay something, in draw order: one that is empty or has expired
+  // never pays again (charges come in time order), so it leaves the list for good.
+  let live = ordered.filter((g) => g.left > 0n);
   for (const i of byTime) {
     const charge = charges[i]!;
     let due = amounts[i]!;
-    for (const g of ordered) {
+    let gone = false;
+    for (const g of live) {
       if (due === 0n) break;
-      if (g.left === 0n || !grantCovers(g.grant, charge)) continue;
+      if (g.left === 0n || (g.grant.expiresAt !== null && charge.at >= g.grant.expiresAt)) {
+        gone = true;
+        continue;
+      }
+      if (!grantCovers(g.grant, charge)) continue;
       const take = g.left < due ? g.left : due;
       g.left -= take;
       due -= take;
       drawn += take;
       draws.push({ grantId: g.grant.id, charge: i, amount: fromMinor(take, digits) });
     }
+    if (gone) live = live.filter((g) => g.left > 0n && (g.grant.expiresAt === null || charge.at < g.grant.expiresAt));
     uncovered[i] = due;
     overage += due;
   }
