@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { burnDown, drawOrder, grantCovers, type BurnCharge, type BurnGrant } from './burn-down.js';
+import { burnDown, chargesOverTime, drawOrder, grantCovers, type BurnCharge, type BurnGrant } from './burn-down.js';
 import { minorUnitDigits } from './currency.js';
 
 const RUNS = { numRuns: 500 };
@@ -158,6 +158,41 @@ describe('burnDown: the generators', () => {
     assert.ok(
       charges.some((c) => c.amount.replace(/[0.]/g, '') === ''),
       'some charges are 0',
+    );
+  });
+});
+
+describe('chargesOverTime: properties', () => {
+  const totalsArb = fc.constantFrom('USD', 'JPY', 'KWD').chain((currency) =>
+    fc.record({
+      currency: fc.constant(currency),
+      totals: fc.array(
+        amountArb.map((n) => text(n, currency)),
+        { maxLength: 30 },
+      ),
+    }),
+  );
+  it('charges are at least 0, add up to the last total, never run ahead of the totals so far, and are the growth of a total that never falls', () => {
+    fc.assert(
+      fc.property(totalsArb, ({ currency, totals }) => {
+        const charges = chargesOverTime(totals, currency).map((c) => units(c, currency));
+        const values = totals.map((t) => units(t, currency));
+        let sum = 0n;
+        let peak = 0n;
+        charges.forEach((c, k) => {
+          assert.ok(c >= 0n);
+          sum += c;
+          peak = values[k]! > peak ? values[k]! : peak;
+          assert.ok(sum <= peak, 'what was charged so far is never more than the highest total so far');
+        });
+        assert.equal(sum, values.at(-1) ?? 0n);
+        if (values.every((v, k) => k === 0 || v >= values[k - 1]!))
+          assert.deepEqual(
+            charges,
+            values.map((v, k) => v - (k === 0 ? 0n : values[k - 1]!)),
+          );
+      }),
+      RUNS,
     );
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { burnDown, drawOrder, type BurnCharge, type BurnGrant } from './burn-down.js';
+import { Decimal } from './decimal.js';
+import { burnDown, chargesOverTime, drawOrder, type BurnCharge, type BurnGrant } from './burn-down.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 11, 1);
@@ -141,4 +142,35 @@ describe('drawOrder', () => {
       assert.equal(Math.sign(drawOrder(grant('g1', '1', a), grant('g2', '1', b))), sign);
       assert.equal(Math.sign(drawOrder(grant('g2', '1', b), grant('g1', '1', a))), -sign);
     });
+});
+
+describe('chargesOverTime', () => {
+  const cases: Array<[string, string, string[], string[]]> = [
+    ['a total that only grows: each slice is charged its growth', 'USD', ['1.00', '1.00', '3.50', '4.00'], ['1.00', '0.00', '2.50', '0.50']],
+    ['no usage yet, then some', 'USD', ['0.00', '0.00', '2.00'], ['0.00', '0.00', '2.00']],
+    // A volume price: the total falls from 10.00 to 8.00 when usage crosses a tier, then grows to 9.00.
+    [
+      'a total that falls: charged only past its peak, the excess taken back from the latest first',
+      'USD',
+      ['6.00', '10.00', '8.00', '9.00'],
+      ['6.00', '3.00', '0.00', '0.00'],
+    ],
+    ['a fall deeper than the last charges: taken back further', 'USD', ['5.00', '7.00', '7.50', '2.00'], ['2.00', '0.00', '0.00', '0.00']],
+    ['JPY', 'JPY', ['100', '250', '250'], ['100', '150', '0']],
+    ['KWD', 'KWD', ['0.125', '0.5'], ['0.125', '0.375']],
+    ['no slices', 'USD', [], []],
+  ];
+  for (const [what, currency, totals, expected] of cases)
+    it(what, () => {
+      const charges = chargesOverTime(totals, currency);
+      assert.deepEqual(charges, expected);
+      // They add up to the last total, exactly.
+      const sum = charges.reduce((s, c) => s.plus(c), new Decimal(0));
+      assert.ok(sum.eq(totals.at(-1) ?? 0), `${sum.toFixed()} against ${totals.at(-1)}`);
+    });
+
+  it('refuses a negative or over-precise total, naming it', () => {
+    assert.throws(() => chargesOverTime(['1.00', '-1.00'], 'USD'), /totals\[1\] must be a decimal amount of at least 0/);
+    assert.throws(() => chargesOverTime(['1.005'], 'USD'), /totals\[0\] has more decimals than USD's minor unit/);
+  });
 });

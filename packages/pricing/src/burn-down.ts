@@ -165,3 +165,33 @@ export function burnDown(currency: string, grants: readonly BurnGrant[], charges
     drawn: fromMinor(drawn, digits),
   };
 }
+
+/**
+ * A line's money over time, for the burn-down: `totals[k]` is what the line rates to for its
+ * usage up to and including slice k (the same rating as the invoice's, rounded as the invoice
+ * rounds it), slices in time order. Returns each slice's charge: what the line's total grew by
+ * there, so that the charges add up to the last total exactly.
+ *
+ * A total that falls (a volume price that drops for every unit once usage crosses a tier) would
+ * give a negative charge: a slice is charged only what takes the total past its highest point so
+ * far, and what the last total is below that peak is taken back from the latest charges first.
+ * Every charge is then at least 0, none is later than the usage that incurred it, and credits that
+ * expire are not drawn for money the invoice will not charge.
+ */
+export function chargesOverTime(totals: readonly string[], currency: string): string[] {
+  const digits = minorUnitDigits(currency);
+  const values = totals.map((t, k) => toMinor(t, digits, currency, `totals[${k}]`));
+  const charges: bigint[] = [];
+  let peak = 0n;
+  for (const v of values) {
+    charges.push(v > peak ? v - peak : 0n);
+    if (v > peak) peak = v;
+  }
+  let excess = peak - (values.at(-1) ?? 0n);
+  for (let k = charges.length - 1; k >= 0 && excess > 0n; k--) {
+    const back = charges[k]! < excess ? charges[k]! : excess;
+    charges[k]! -= back;
+    excess -= back;
+  }
+  return charges.map((c) => fromMinor(c, digits));
+}
