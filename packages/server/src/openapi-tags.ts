@@ -44,6 +44,11 @@ export const openApiTags = [
   { name: 'Invoices', description: 'Invoices of each billing period and plan change, their life cycle, and the billing settings.' },
   { name: 'Credit notes', description: 'Credit against an issued invoice.' },
   { name: 'Payments', description: 'Collecting what invoices say: the payment providers connected to each environment (Stripe).' },
+  {
+    name: 'Credits',
+    description:
+      'Prepaid credits: grants a customer’s usage draws from (by priority, then the soonest expiry), and the ledger of every change with the balance after it.',
+  },
   { name: 'Test clocks', description: 'Simulated time for the test environment: advance a clock to renew and invoice its customers’ subscriptions.' },
   { name: 'Webhook ingestion', description: 'Usage from third-party webhooks, authenticated by the provider’s signature instead of a key.' },
   { name: 'Webhook sources', description: 'One per provider account: its signing secret, event filter and field mappings to usage.' },

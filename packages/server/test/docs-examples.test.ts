@@ -309,6 +309,8 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
       '`{"object": "usage_upload", "environment", "lines", "accepted", "duplicates", "rejected", "errors": [{"line", "code", "message", "field"}], "errorsTruncated"}`',
     output: '{"object":"usage_upload","environment":"test","lines":2,"accepted":2,"duplicates":0,"rejected":0,"errors":[],"errorsTruncated":false}',
   },
+  { page: 'docs/credits.md', shown: '# body.currency', output: /^50\.00\nactive\n50\.00\ngrant\n50\.00\nbody\.currency$/m },
+  { page: 'docs/credits.md', shown: '# 409', output: /^voided\n0\.00\n409$/m },
   { page: 'docs/payments.md', shown: '# …0001', output: /^…0001\n\/v1\/payments\/stripe\/webhooks\/pp_[0-9a-z]+$/m },
   { page: 'docs/payments.md', shown: '# body.secretKey', output: /^body\.secretKey\ntrue$/m },
   { page: 'docs/payments.md', shown: '# mark_uncollectible', output: /^mark_uncollectible$/m },

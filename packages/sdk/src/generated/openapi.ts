@@ -2381,6 +2381,110 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/credit_grants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List credit grants, newest first
+     * @description Credit grants of the key's environment, newest first, with cursor pagination; filter by customer (cus_ id or externalId) and currency.
+     */
+    get: operations['listCreditGrants'];
+    put?: never;
+    /**
+     * Grant credits to a customer
+     * @description Prepaid credits the customer's usage draws from, in time order: grants with a lower priority first, then the soonest to expire, then the oldest. A grant may be limited to one subscription or some metrics, start later (effectiveAt) and expire (expiresAt). It is entered in the customer's credit ledger at once.
+     */
+    post: operations['createCreditGrant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/credit_grants/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a credit grant
+     * @description One credit grant by its id, with what is left of it (remaining) and its status.
+     */
+    get: operations['retrieveCreditGrant'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/credit_grants/{id}/void': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Void what is left of a credit grant
+     * @description Takes away what the grant has left (a void entry in the ledger); what was drawn stays drawn. 409 when the grant is not active or nothing is left of it.
+     */
+    post: operations['voidCreditGrant'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/customers/{id}/credit_ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A customer’s credit ledger, newest first
+     * @description Every grant, top-up, draw, expiry, void and rollover of the customer's credits, never changed, each with the balance after it, newest first, with cursor pagination. The balance is always the sum of the ledger.
+     */
+    get: operations['listCreditLedgerEntries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/customers/{id}/credit_balance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A customer’s credit balance
+     * @description The customer's prepaid credit balance in each currency it has credits in: the sum of its ledger.
+     */
+    get: operations['retrieveCreditBalance'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/webhook/{sourceId}': {
     parameters: {
       query?: never;
@@ -3687,6 +3791,37 @@ export interface components {
       /** @description More items exist beyond this page in the direction of travel. */
       hasMore: boolean;
     };
+    /** CreateCreditGrantRequest */
+    CreateCreditGrantRequest: {
+      /** @description The customer: its cus_ id or your externalId. */
+      customerId: string;
+      /** @description Greater than 0, in the currency's minor unit at most: "20.00". */
+      amount: string;
+      /** @description ISO 4217; one the customer's subscriptions bill in, when it has any. */
+      currency: string;
+      /**
+       * @description A lower number is drawn first; 0 to 100, default 50.
+       * @default 50
+       */
+      priority: number;
+      /**
+       * Format: date-time
+       * @description Default: now (the customer's test clock's time, if it has one).
+       */
+      effectiveAt?: string;
+      /** @description After effectiveAt and in the future; omitted or null: never expires. */
+      expiresAt?: string | null;
+      /** @default promotional */
+      source: 'promotional' | 'adjustment';
+      /** @description Limit it to this subscription of the customer's (then the currency must be the subscription's). */
+      subscriptionId?: string;
+      /** @description Limit it to these metrics' usage. */
+      metricNames?: string[];
+      /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+      metadata?: {
+        [key: string]: string;
+      };
+    };
     /** CreatedApiKey */
     CreatedApiKey: {
       /** @description key_… */
@@ -3880,6 +4015,115 @@ export interface components {
       revokedAt: string | null;
       /** @description wst_test_… or wst_live_…: hand it to the widget (Authorization: Bearer on /v1/widget/*). Shown only in this response; null in an idempotent replay. */
       token: string | null;
+    };
+    /** CreditBalance */
+    CreditBalance: {
+      /** @enum {string} */
+      object: 'credit_balance';
+      customerId: string;
+      /** @description One per currency the customer has credits in. */
+      balances: {
+        currency: string;
+        /** @description The sum of its ledger in this currency. Decimal text in the currency's minor digits, e.g. "20.00" (USD), "1200" (JPY), "0.125" (KWD). */
+        balance: string;
+        /**
+         * Format: date-time
+         * @description ISO 8601, UTC.
+         */
+        updatedAt: string;
+      }[];
+    };
+    /** CreditGrant */
+    CreditGrant: {
+      /** @description cgr_… */
+      id: string;
+      /** @enum {string} */
+      object: 'credit_grant';
+      customerId: string;
+      /** @description ISO 4217. */
+      currency: string;
+      /** @description What was granted. Decimal text in the currency's minor digits, e.g. "20.00" (USD), "1200" (JPY), "0.125" (KWD). */
+      amount: string;
+      /** @description What is left of it: the amount less what was drawn, voided or expired. Decimal text in the currency's minor digits, e.g. "20.00" (USD), "1200" (JPY), "0.125" (KWD). */
+      remaining: string;
+      /** @description A lower number is drawn first (then the soonest expiry, then the oldest grant). */
+      priority: number;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      effectiveAt: string;
+      /** @description From this instant it pays for nothing; null: never expires. */
+      expiresAt: string | null;
+      /** @description promotional or adjustment (granted by an operator); purchased, recurring and rollover are made by top-ups and offerings. */
+      source: 'purchased' | 'promotional' | 'recurring' | 'rollover' | 'adjustment';
+      /** @description pending: a purchase not yet paid; voided: its unused part was voided (what was drawn stays drawn). */
+      status: 'pending' | 'active' | 'voided' | 'expired';
+      /** @description Limited to this subscription's usage; null for any of the customer's. */
+      subscriptionId: string | null;
+      /** @description Limited to these metrics' usage; null for every metric. */
+      metricNames: string[] | null;
+      /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
+      metadata: {
+        [key: string]: string;
+      };
+      voidedAt: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      updatedAt: string;
+    };
+    /** CreditGrantList */
+    CreditGrantList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['CreditGrant'][];
+      /** @description More items exist beyond this page in the direction of travel. */
+      hasMore: boolean;
+    };
+    /** CreditLedgerEntry */
+    CreditLedgerEntry: {
+      /** @description cle_… */
+      id: string;
+      /** @enum {string} */
+      object: 'credit_ledger_entry';
+      customerId: string;
+      currency: string;
+      /** @description The grant it concerns. */
+      grantId: string;
+      /** @description grant, top_up and rollover add a grant; draw pays for usage; expiry and void take away what a grant had left. */
+      type: 'grant' | 'top_up' | 'draw' | 'expiry' | 'void' | 'rollover';
+      /** @description Signed: positive adds to the balance, negative takes from it. Decimal text in the currency's minor digits, e.g. "20.00" (USD), "1200" (JPY), "0.125" (KWD). */
+      amount: string;
+      /** @description The customer's balance in this currency after this entry. Decimal text in the currency's minor digits, e.g. "20.00" (USD), "1200" (JPY), "0.125" (KWD). */
+      balanceAfter: string;
+      subscriptionId: string | null;
+      /** @description A draw: the invoice that shows it. */
+      invoiceId: string | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      occurredAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+    };
+    /** CreditLedgerEntryList */
+    CreditLedgerEntryList: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['CreditLedgerEntry'][];
+      /** @description More items exist beyond this page in the direction of travel. */
+      hasMore: boolean;
     };
     /** CreditNote */
     CreditNote: {
@@ -16291,6 +16535,349 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['CustomerBalance'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCreditGrants: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+        /** @description cus_… or your externalId. */
+        customerId?: string;
+        /** @description ISO 4217: only this currency. */
+        currency?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "cgr_01jd3m5x7c0000000000000000",
+           *           "object": "credit_grant",
+           *           "customerId": "customerId",
+           *           "currency": "currency",
+           *           "amount": "amount",
+           *           "remaining": "remaining",
+           *           "priority": 1,
+           *           "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *           "expiresAt": "2026-11-01T00:00:00.000Z",
+           *           "source": "purchased",
+           *           "status": "pending",
+           *           "subscriptionId": "subscriptionId",
+           *           "metricNames": [
+           *             "metricName"
+           *           ],
+           *           "metadata": {},
+           *           "voidedAt": "2026-11-01T00:00:00.000Z",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['CreditGrantList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createCreditGrant: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "customerId": "customerId",
+         *       "amount": "amount",
+         *       "currency": "cur",
+         *       "priority": 50,
+         *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+         *       "expiresAt": "2026-11-01T00:00:00.000Z",
+         *       "source": "promotional",
+         *       "subscriptionId": "subscriptionId",
+         *       "metricNames": [
+         *         "metricName"
+         *       ],
+         *       "metadata": {}
+         *     }
+         */
+        'application/json': components['schemas']['CreateCreditGrantRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "cgr_01jd3m5x7c0000000000000000",
+           *       "object": "credit_grant",
+           *       "customerId": "customerId",
+           *       "currency": "currency",
+           *       "amount": "amount",
+           *       "remaining": "remaining",
+           *       "priority": 1,
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "source": "purchased",
+           *       "status": "pending",
+           *       "subscriptionId": "subscriptionId",
+           *       "metricNames": [
+           *         "metricName"
+           *       ],
+           *       "metadata": {},
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CreditGrant'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveCreditGrant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "cgr_01jd3m5x7c0000000000000000",
+           *       "object": "credit_grant",
+           *       "customerId": "customerId",
+           *       "currency": "currency",
+           *       "amount": "amount",
+           *       "remaining": "remaining",
+           *       "priority": 1,
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "source": "purchased",
+           *       "status": "pending",
+           *       "subscriptionId": "subscriptionId",
+           *       "metricNames": [
+           *         "metricName"
+           *       ],
+           *       "metadata": {},
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CreditGrant'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  voidCreditGrant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "cgr_01jd3m5x7c0000000000000000",
+           *       "object": "credit_grant",
+           *       "customerId": "customerId",
+           *       "currency": "currency",
+           *       "amount": "amount",
+           *       "remaining": "remaining",
+           *       "priority": 1,
+           *       "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *       "expiresAt": "2026-11-01T00:00:00.000Z",
+           *       "source": "purchased",
+           *       "status": "pending",
+           *       "subscriptionId": "subscriptionId",
+           *       "metricNames": [
+           *         "metricName"
+           *       ],
+           *       "metadata": {},
+           *       "voidedAt": "2026-11-01T00:00:00.000Z",
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CreditGrant'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listCreditLedgerEntries: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+        /** @description ISO 4217: only this currency. */
+        currency?: string;
+      };
+      header?: never;
+      path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "cle_01jd3m5x7c0000000000000000",
+           *           "object": "credit_ledger_entry",
+           *           "customerId": "customerId",
+           *           "currency": "currency",
+           *           "grantId": "grantId",
+           *           "type": "grant",
+           *           "amount": "amount",
+           *           "balanceAfter": "balanceAfter",
+           *           "subscriptionId": "subscriptionId",
+           *           "invoiceId": "invoiceId",
+           *           "occurredAt": "2026-11-01T00:00:00.000Z",
+           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['CreditLedgerEntryList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveCreditBalance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "credit_balance",
+           *       "customerId": "customerId",
+           *       "balances": [
+           *         {
+           *           "currency": "currency",
+           *           "balance": "balance",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['CreditBalance'];
         };
       };
       400: components['responses']['BadRequest'];

@@ -59,6 +59,8 @@ export const auditEventTypesByCategory = {
     'subscription.change_pending',
     'subscription.change_expired',
     'credit_note.created',
+    'credit_grant.created',
+    'credit_grant.voided',
     'billing_settings.updated',
     'test_clock.created',
     'test_clock.advanced',

@@ -262,9 +262,31 @@ export async function grantsOf(db: Db, tenant: Tenant, customerId: string, curre
   return (await q.orderBy('id').execute()).map(toGrant);
 }
 
-/** A page of a customer's ledger in a currency, newest first (pagination.ts). */
-export async function ledgerPage(db: Db, tenant: Tenant, customerId: string, currency: string, page: PageParams): Promise<Page<LedgerEntry>> {
-  const q = db.selectFrom('creditLedgerEntries').selectAll().$call(forTenant(tenant)).where('customerId', '=', customerId).where('currency', '=', currency);
+/** A page of a customer's ledger (in one currency, or in every one), newest first (pagination.ts). */
+export async function ledgerPage(db: Db, tenant: Tenant, customerId: string, currency: string | undefined, page: PageParams): Promise<Page<LedgerEntry>> {
+  let q = db.selectFrom('creditLedgerEntries').selectAll().$call(forTenant(tenant)).where('customerId', '=', customerId);
+  if (currency !== undefined) q = q.where('currency', '=', currency);
   const { items, hasMore } = await pageById(q, 'creditLedgerEntries', page);
   return { items: items.map(toEntry), hasMore };
+}
+
+/** A page of the environment's grants, newest first, of one customer and currency when given. */
+export async function grantsPage(db: Db, tenant: Tenant, f: PageParams & { customerId?: string; currency?: string }): Promise<Page<CreditGrant>> {
+  let q = db.selectFrom('creditGrants').selectAll().$call(forTenant(tenant));
+  if (f.customerId !== undefined) q = q.where('customerId', '=', f.customerId);
+  if (f.currency !== undefined) q = q.where('currency', '=', f.currency);
+  const { items, hasMore } = await pageById(q, 'creditGrants', f);
+  return { items: items.map(toGrant), hasMore };
+}
+
+/** A customer's credit balance in every currency it has credits in, by currency. */
+export async function creditBalances(db: Db, tenant: Tenant, customerId: string): Promise<Array<{ currency: string; balance: string; updatedAt: number }>> {
+  const rows = await db
+    .selectFrom('creditBalances')
+    .select(['currency', 'balance', 'updatedAt'])
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .orderBy('currency')
+    .execute();
+  return rows.map((r) => ({ currency: r.currency, balance: r.balance, updatedAt: Number(r.updatedAt) }));
 }

@@ -1,0 +1,102 @@
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../lib/errors.js';
+import type { OperationContext } from '../../lib/operation-context.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
+import { requireCustomerByRef } from '../customers/customer-refs.js';
+import { findMetricNames } from '../metrics/metric.repository.js';
+import { findSubscription, listSubscriptions } from '../subscriptions/subscription.repository.js';
+import { timeOf } from '../test-clocks/clock-time.js';
+import { checkNewGrant, type CreateCreditGrantInput, type CreditGrant } from './credit-grant.js';
+import { insertGrant, voidGrant } from './credit-ledger.repository.js';
+
+/** The most subscriptions of one customer whose currencies a grant is checked against. */
+const SUBSCRIPTIONS_READ = 100;
+
+/**
+ * The currencies a customer's credits may be in: those its subscriptions (not cancelled) bill
+ * in. Empty when it has none: then a grant may be in any currency, and its subscriptions-to-be
+ * decide later which grants they can draw.
+ */
+async function customerCurrencies(deps: Deps, ctx: OperationContext, customerId: string): Promise<Set<string>> {
+  const page = await listSubscriptions(deps.db, ctx, { customerId, limit: SUBSCRIPTIONS_READ });
+  return new Set(page.items.filter((s) => s.status !== 'CANCELLED').map((s) => s.currency));
+}
+
+/**
+ * Grants credits to a customer (an operator's promotional or adjustment grant): checked, stored
+ * active and entered in the ledger, audited as credit_grant.created. Every refusal names its field.
+ */
+export async function createCreditGrant(deps: Deps, ctx: OperationContext, input: CreateCreditGrantInput): Promise<CreditGrant> {
+  const customer = await requireCustomerByRef(deps.db, ctx, input.customerId, 'body.customerId');
+  // The customer's time: a test clock's when it lives on one, so that a grant made on a clock
+  // is effective and expires in the clock's time.
+  const now = await timeOf(deps, ctx, customer.testClockId);
+  const effectiveAt = input.effectiveAt === undefined ? now : Date.parse(input.effectiveAt);
+  const expiresAt = input.expiresAt === undefined || input.expiresAt === null ? null : Date.parse(input.expiresAt);
+  if (expiresAt !== null && expiresAt <= now)
+    throw new AppError('VALIDATION_FAILED', 'expiresAt must be in the future: a grant that has expired pays for nothing.', { field: 'body.expiresAt' });
+
+  let subscriptionId: string | null = null;
+  if (input.subscriptionId !== undefined) {
+    const sub = await findSubscription(deps.db, ctx, input.subscriptionId);
+    if (!sub || sub.customerId !== customer.id)
+      throw new AppError('NOT_FOUND', `Customer '${customer.id}' has no subscription '${input.subscriptionId}'.`, { field: 'body.subscriptionId' });
+    if (sub.currency !== input.currency)
+      throw new AppError('VALIDATION_FAILED', `currency must be ${sub.currency}, the currency subscription '${sub.id}' bills in.`, { field: 'body.currency' });
+    subscriptionId = sub.id;
+  } else {
+    const currencies = await customerCurrencies(deps, ctx, customer.id);
+    if (currencies.size > 0 && !currencies.has(input.currency))
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `currency must be one the customer's subscriptions bill in (${[...currencies].sort().join(', ')}): credits in ${input.currency} could pay for nothing.`,
+        { field: 'body.currency' },
+      );
+  }
+  if (input.metricNames !== undefined) {
+    const known = await findMetricNames(deps.db, ctx, input.metricNames);
+    const i = input.metricNames.findIndex((name) => !known.has(name));
+    if (i >= 0)
+      throw new AppError('VALIDATION_FAILED', `No metric named '${input.metricNames[i]}' exists in this environment.`, { field: `body.metricNames.${i}` });
+  }
+  const grant = checkNewGrant({
+    customerId: customer.id,
+    currency: input.currency,
+    amount: input.amount,
+    priority: input.priority ?? 50,
+    effectiveAt,
+    expiresAt,
+    source: input.source ?? 'promotional',
+    status: 'active',
+    subscriptionId,
+    metricNames: input.metricNames === undefined ? null : [...new Set(input.metricNames)],
+    costAmount: null,
+    invoiceId: null,
+    metadata: input.metadata ?? {},
+  });
+  return inTransaction(deps.db, async (trx) => {
+    const { grant: stored } = await insertGrant(trx, deps, ctx, grant, now);
+    await recordAudit(trx, deps, ctx, {
+      eventType: 'credit_grant.created',
+      targetType: 'credit_grant',
+      targetId: stored.id,
+      payload: { customerId: stored.customerId, amount: stored.amount, currency: stored.currency, source: stored.source, priority: stored.priority },
+    });
+    return stored;
+  });
+}
+
+/** Voids what is left of a grant (what was drawn stays drawn), audited as credit_grant.voided. */
+export async function voidCreditGrant(deps: Deps, ctx: OperationContext, id: string): Promise<CreditGrant> {
+  return inTransaction(deps.db, async (trx) => {
+    const { grant, entry } = await voidGrant(trx, deps, ctx, id, deps.clock.now());
+    await recordAudit(trx, deps, ctx, {
+      eventType: 'credit_grant.voided',
+      targetType: 'credit_grant',
+      targetId: grant.id,
+      payload: { customerId: grant.customerId, voided: entry.amount.replace(/^-/, ''), currency: grant.currency },
+    });
+    return grant;
+  });
+}
