@@ -1,6 +1,7 @@
 import { ApiKeySchema } from './modules/api-keys/api-key.js';
 import { CreditNoteSchema } from './modules/billing/credit-note.js';
 import { InvoiceSchema } from './modules/billing/invoice.js';
+import { CreditGrantSchema } from './modules/credits/credit-grant.js';
 import { PaymentSchema } from './modules/payments/payment.js';
 import { catalogTypes, eventCatalog, type ResourceKind } from './modules/outbound-webhooks/event-catalog.js';
 import { inlineResourceSchemas, webhookOperation } from './modules/outbound-webhooks/webhook-docs.js';
@@ -19,6 +20,7 @@ const componentOf = {
   invoice: ['Invoice', InvoiceSchema],
   credit_note: ['CreditNote', CreditNoteSchema],
   payment: ['Payment', PaymentSchema],
+  credit_grant: ['CreditGrant', CreditGrantSchema],
   api_key: ['ApiKey', ApiKeySchema],
 } as const satisfies Partial<Record<ResourceKind, readonly [string, object]>>;
 

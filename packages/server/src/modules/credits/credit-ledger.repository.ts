@@ -237,7 +237,13 @@ export async function findGrant(
  * Voids what is left of an active grant (never what was drawn): a void entry for its remaining
  * amount. 409 when it is not active or nothing is left.
  */
-export async function voidGrant(trx: Db, deps: LedgerDeps, tenant: Tenant, id: string, now: number): Promise<{ grant: CreditGrant; entry: LedgerEntry }> {
+export async function voidGrant(
+  trx: Db,
+  deps: LedgerDeps,
+  tenant: Tenant,
+  id: string,
+  now: number,
+): Promise<{ before: CreditGrant; grant: CreditGrant; entry: LedgerEntry }> {
   const grant = await findGrant(trx, deps, tenant, id, { lock: true });
   if (!grant) throw new AppError('NOT_FOUND', `No credit grant with id '${id}' exists in this environment.`);
   if (grant.status !== 'active') throw new AppError('CONFLICT', `Credit grant '${id}' is ${grant.status}: only an active grant can be voided.`);
@@ -252,7 +258,11 @@ export async function voidGrant(trx: Db, deps: LedgerDeps, tenant: Tenant, id: s
     now,
   );
   await trx.updateTable('creditGrants').set({ status: 'voided', voidedAt: now, updatedAt: now }).$call(forTenant(tenant)).where('id', '=', id).execute();
-  return { grant: { ...grant, remaining: roundToMinorUnit('0', grant.currency), status: 'voided', voidedAt: now, updatedAt: now }, entry: entry! };
+  return {
+    before: grant,
+    grant: { ...grant, remaining: roundToMinorUnit('0', grant.currency), status: 'voided', voidedAt: now, updatedAt: now },
+    entry: entry!,
+  };
 }
 
 /** A customer's grants in a currency (every one when `currency` is omitted), oldest first. */

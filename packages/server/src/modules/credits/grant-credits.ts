@@ -5,9 +5,10 @@ import type { OperationContext } from '../../lib/operation-context.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import { requireCustomerByRef } from '../customers/customer-refs.js';
 import { findMetricNames } from '../metrics/metric.repository.js';
+import { emitWebhookEvent, resourceEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { findSubscription, listSubscriptions } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
-import { checkNewGrant, type CreateCreditGrantInput, type CreditGrant } from './credit-grant.js';
+import { checkNewGrant, presentCreditGrant, type CreateCreditGrantInput, type CreditGrant } from './credit-grant.js';
 import { insertGrant, voidGrant } from './credit-ledger.repository.js';
 
 /** The most subscriptions of one customer whose currencies a grant is checked against. */
@@ -25,7 +26,8 @@ async function customerCurrencies(deps: Deps, ctx: OperationContext, customerId:
 
 /**
  * Grants credits to a customer (an operator's promotional or adjustment grant): checked, stored
- * active and entered in the ledger, audited as credit_grant.created. Every refusal names its field.
+ * active and entered in the ledger, audited as credit_grant.created and sent as credits.granted.
+ * Every refusal names its field.
  */
 export async function createCreditGrant(deps: Deps, ctx: OperationContext, input: CreateCreditGrantInput): Promise<CreditGrant> {
   const customer = await requireCustomerByRef(deps.db, ctx, input.customerId, 'body.customerId');
@@ -83,20 +85,23 @@ export async function createCreditGrant(deps: Deps, ctx: OperationContext, input
       targetId: stored.id,
       payload: { customerId: stored.customerId, amount: stored.amount, currency: stored.currency, source: stored.source, priority: stored.priority },
     });
+    // A customer's credit events keep their order for an endpoint: one ordering key per customer.
+    await emitWebhookEvent(trx, deps, ctx, resourceEvent('credits.granted', stored.customerId, presentCreditGrant, stored));
     return stored;
   });
 }
 
-/** Voids what is left of a grant (what was drawn stays drawn), audited as credit_grant.voided. */
+/** Voids what is left of a grant (what was drawn stays drawn), audited as credit_grant.voided and sent as credits.voided. */
 export async function voidCreditGrant(deps: Deps, ctx: OperationContext, id: string): Promise<CreditGrant> {
   return inTransaction(deps.db, async (trx) => {
-    const { grant, entry } = await voidGrant(trx, deps, ctx, id, deps.clock.now());
+    const { before, grant, entry } = await voidGrant(trx, deps, ctx, id, deps.clock.now());
     await recordAudit(trx, deps, ctx, {
       eventType: 'credit_grant.voided',
       targetType: 'credit_grant',
       targetId: grant.id,
       payload: { customerId: grant.customerId, voided: entry.amount.replace(/^-/, ''), currency: grant.currency },
     });
+    await emitWebhookEvent(trx, deps, ctx, resourceEvent('credits.voided', grant.customerId, presentCreditGrant, grant, before));
     return grant;
   });
 }

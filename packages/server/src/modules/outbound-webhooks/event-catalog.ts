@@ -5,7 +5,7 @@
  * `webhook.test` is sent by the test route to one endpoint whatever its filters; nobody
  * subscribes to it.
  */
-export type ResourceKind = 'subscription' | 'invoice' | 'credit_note' | 'payment' | 'usage_limit_alert' | 'api_key' | 'webhook_test';
+export type ResourceKind = 'subscription' | 'invoice' | 'credit_note' | 'payment' | 'credit_grant' | 'usage_limit_alert' | 'api_key' | 'webhook_test';
 
 export interface CatalogEntry {
   category: string;
@@ -45,6 +45,16 @@ export const eventCatalog = {
     resource: 'payment',
     description:
       'A payment’s amountRefunded grew: a credit note’s refund through Stripe (once Stripe answered) or recorded out of band, or a refund Stripe reported (charge.refunded, made in its dashboard too). previousAttributes.amountRefunded is what it showed before.',
+  },
+  'credits.granted': {
+    category: 'credits',
+    resource: 'credit_grant',
+    description: 'Prepaid credits were granted to a customer (by an operator: POST /api/v1/credit_grants).',
+  },
+  'credits.voided': {
+    category: 'credits',
+    resource: 'credit_grant',
+    description: 'What was left of a credit grant was voided; what was drawn stays drawn. previousAttributes.remaining is what it had left.',
   },
   'usage.limit_alert': {
     category: 'usage',
@@ -151,6 +161,17 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
     amount: '49.00',
     amountRefunded: '12.50',
     currency: 'USD',
+  },
+  credit_grant: {
+    id: 'cgr_01jd3m5x7c0000000000000000',
+    object: 'credit_grant',
+    customerId: 'cus_01jd3m5x7c0000000000000000',
+    currency: 'USD',
+    amount: '50.00',
+    remaining: '50.00',
+    priority: 10,
+    source: 'promotional',
+    status: 'active',
   },
   usage_limit_alert: {
     object: 'usage_limit_alert',

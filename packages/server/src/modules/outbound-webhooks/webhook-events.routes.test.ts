@@ -605,6 +605,30 @@ describe('200 invoice and credit note events', () => {
   });
 });
 
+describe('200 credits.granted and credits.voided', () => {
+  it('a grant: credits.granted with the GET’s grant, ordered by its customer, a replay writing none; its void: credits.voided with what it had left before', async () => {
+    const w = await world(['*']);
+    const customer = await ok(w.api.post('/api/v1/customers', { name: 'Prepaid' }));
+    const s = await track(w);
+    const body = { customerId: customer.id, amount: '50.00', currency: 'USD', priority: 10 };
+    const grant = await ok(w.api.post('/api/v1/credit_grants', body, { 'idempotency-key': 'grant-once' }));
+    const granted = await s.messages();
+    assert.deepEqual(types(granted), ['credits.granted']);
+    checkBody(granted[0]!);
+    assert.equal(granted[0]!.orderingKey, customer.id);
+    await sameAsGet(w, granted[0]!, `/api/v1/credit_grants/${grant.id}`);
+    await replayWritesNone(w.api.post('/api/v1/credit_grants', body, { 'idempotency-key': 'grant-once' }), s, granted);
+
+    const s2 = await track(w);
+    await ok(w.api.post(`/api/v1/credit_grants/${grant.id}/void`, {}));
+    const voided = await s2.messages();
+    assert.deepEqual(types(voided), ['credits.voided']);
+    checkBody(voided[0]!);
+    assert.deepEqual(voided[0]!.parsed.data.previousAttributes, { status: 'active', remaining: '50.00', voidedAt: null });
+    await sameAsGet(w, voided[0]!, `/api/v1/credit_grants/${grant.id}`);
+  });
+});
+
 describe('200 usage.limit_alert', () => {
   async function alerting(app: TestApp, w: World) {
     const customer = await ok(w.api.post('/api/v1/customers', { name: 'Real time' }));
