@@ -44,7 +44,7 @@ import { createIdGenerator, idFloor } from '../packages/server/src/lib/ids.js';
 import { listAuditEvents } from '../packages/server/src/modules/audit/audit-search.repository.js';
 import { filterErrors, type AuditFilterQuery } from '../packages/server/src/modules/audit/audit-filter.js';
 import { auditSearchText, ftsDocument, ftsScope, tsDocument } from '../packages/server/src/modules/audit/audit-search-text.js';
-import { scratchPostgres } from './lib.js';
+import { prng, scratchPostgres } from './lib.js';
 import { createDemoWorkspace } from '../packages/server/src/demo/create-demo-workspace.js';
 import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
 import type { Tenant } from '../packages/server/src/lib/tenant.js';
@@ -73,17 +73,6 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 // ---------------------------------------------------------------------------------------------
 // Deterministic data: the same seed gives the same vocabulary, so a reused database is queried
 // with the words it holds.
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES =
   'ba be bi bo bu da de di do du fa fe fi fo ga ge gi go ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo za ze zo'.split(

@@ -7,6 +7,7 @@
 // Run: npm run bench:credits   (about 20 s; no server, no network)
 import { pathToFileURL } from 'node:url';
 import { burnDown, type BurnCharge, type BurnGrant } from '../packages/pricing/src/index.js';
+import { prng } from './lib.js';
 
 const CUSTOMERS = Number(process.env.BENCH_CUSTOMERS ?? 1000);
 const GRANTS = Number(process.env.BENCH_GRANTS ?? 100);
@@ -14,22 +15,10 @@ const HOURS = 720;
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 11, 1);
 
-/** A small deterministic generator (mulberry32), so that every run burns the same data. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const cents = (n: number) => `${Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`;
 
 export function makeCustomer(index: number): { grants: BurnGrant[]; charges: BurnCharge[] } {
-  const r = random(index + 1);
+  const r = prng(index + 1);
   const grants: BurnGrant[] = Array.from({ length: GRANTS }, (_, i) => {
     const effectiveAt = T0 + Math.floor(r() * HOURS * 0.8) * HOUR;
     return {

@@ -325,3 +325,15 @@ export async function retryingClosedLoop(opts: {
   r.latenciesOk.sort((a, b) => a - b);
   return r;
 }
+
+/** A small deterministic generator (mulberry32): the same seed gives the same data in every run. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
