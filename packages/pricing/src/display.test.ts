@@ -454,7 +454,7 @@ test('describeRatePlan: a plan with no metrics shows Contact sales', () => {
   assert.deepEqual(display.units, []);
 });
 
-const offeringRows: { rule: string; offering: Offering; field: 'price' | 'perMonth' | 'trial'; expected: string | null }[] = [
+const offeringRows: { rule: string; offering: Offering; field: 'price' | 'perMonth' | 'trial' | 'billing'; expected: string | null }[] = [
   { rule: 'entryPrice reads as amount plus suffix', offering: offering('o1', '49', 'MONTHLY'), field: 'price', expected: '$49.00/mo' },
   { rule: 'a zero entryPrice reads Free', offering: offering('o1', '0', 'MONTHLY'), field: 'price', expected: 'Free' },
   {
@@ -475,6 +475,13 @@ const offeringRows: { rule: string; offering: Offering; field: 'price' | 'perMon
     expected: '14-day free trial',
   },
   { rule: 'trialDays 0 has no trial text', offering: offering('o1', '49', 'MONTHLY'), field: 'trial', expected: null },
+  {
+    rule: 'PREPAID reads that usage draws from the credit balance',
+    offering: { ...offering('o1', '49', 'MONTHLY'), billingMode: 'PREPAID' },
+    field: 'billing',
+    expected: 'Prepaid: usage draws from your credit balance',
+  },
+  { rule: 'POSTPAID has no billing text', offering: offering('o1', '49', 'MONTHLY'), field: 'billing', expected: null },
 ];
 for (const row of offeringRows) {
   test(`describeOffering ${row.field}: ${row.rule}`, () => {

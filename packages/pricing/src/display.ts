@@ -138,6 +138,8 @@ export interface OfferingDisplay {
   perMonth: DisplayText | null;
   /** "14-day free trial" when trialDays > 0; otherwise null. */
   trial: DisplayText | null;
+  /** PREPAID_TEXT for a PREPAID offering; null for POSTPAID. */
+  billing: DisplayText | null;
   /** The found rate plans, in ratePlanIds order; ids with no match are skipped (the spec allows them). */
   plans: RatePlanDisplay[];
 }
@@ -145,6 +147,8 @@ export interface OfferingDisplay {
 export const CONTACT_SALES_TEXT: DisplayText = 'Contact sales';
 export const USAGE_BASED_TEXT: DisplayText = 'Usage-based';
 export const FREE_TEXT: DisplayText = 'Free';
+/** How every surface words a PREPAID offering (the pricing page, the widget). */
+export const PREPAID_TEXT: DisplayText = 'Prepaid: usage draws from your credit balance';
 
 /* ----------------------------------------------------------------------------------------------
  * Numbers
@@ -615,6 +619,7 @@ export function describeOffering(offering: Offering, ratePlans: readonly RatePla
     price,
     perMonth,
     trial: offering.trialDays > 0 ? `${offering.trialDays}-day free trial` : null,
+    billing: offering.billingMode === 'PREPAID' ? PREPAID_TEXT : null,
     plans: plans.map(describeRatePlan),
   };
 }

@@ -17,6 +17,8 @@ export const messages = {
   currentPlan: (name: string, price: string) => `Current plan: ${name} (${price})`,
   /** Under an annual or quarterly price, as the pricing page words it. */
   perMonth: (price: string) => `Equivalent to ${price}`,
+  /** Under a PREPAID candidate's price, as the pricing page words it. */
+  prepaid: 'Prepaid: usage draws from your credit balance',
   noCandidates: 'There is no other plan to change to.',
   kindUPGRADE: 'Upgrade',
   kindDOWNGRADE: 'Downgrade',

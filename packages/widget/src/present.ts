@@ -26,6 +26,11 @@ export function candidatePerMonth(config: WidgetConfig, offeringId: string): str
   return display.perMonth !== null && display.perMonth !== display.price ? display.perMonth : null;
 }
 
+/** Whether a candidate is PREPAID: its usage draws from the buyer's credit balance (messages.prepaid). */
+export function candidatePrepaid(config: WidgetConfig, offeringId: string): boolean {
+  return config.offerings.find((o) => o.id === offeringId)?.billingMode === 'PREPAID';
+}
+
 /** One billable unit of a candidate, as a compact line and the sentences that qualify it. */
 export interface UnitLine {
   /** "API calls: $0.0020 / call after 1,000 free": the unit's label and headline, as on the page. */

@@ -14,7 +14,7 @@ import {
 } from './api.js';
 import { emit, WIDGET_EVENTS, type WidgetEventName } from './events.js';
 import { messages as english, type Messages } from './messages.js';
-import { candidatePerMonth, candidatePrice, candidateUnits, dateOf, kindLabel, previewLines, resultLines } from './present.js';
+import { candidatePerMonth, candidatePrepaid, candidatePrice, candidateUnits, dateOf, kindLabel, previewLines, resultLines } from './present.js';
 import { styles } from './styles.js';
 
 type Step = 'choose' | 'offer' | 'preview' | 'done';
@@ -480,11 +480,13 @@ export class TollgateUpgradeCancel extends LitElement {
     const config = this.config;
     if (!config) return null;
     const perMonth = candidatePerMonth(config, offeringId);
+    const prepaid = candidatePrepaid(config, offeringId);
     const units = candidateUnits(config, offeringId);
-    if (perMonth === null && units.length === 0) return null;
+    if (perMonth === null && !prepaid && units.length === 0) return null;
     return {
       id,
       content: html`${perMonth === null ? nothing : html`<p class="per-month">${this.m.perMonth(perMonth)}</p>`}
+      ${prepaid ? html`<p class="per-month">${this.m.prepaid}</p>` : nothing}
       ${
         units.length === 0
           ? nothing

@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Offering, UnitPricing } from '@tollgate/pricing';
+import { PREPAID_TEXT, type Offering, type UnitPricing } from '@tollgate/pricing';
 import { failureKind, type ChangeResult, type Preview, type WidgetConfig } from '../src/api.js';
 import { messages } from '../src/messages.js';
-import { candidatePerMonth, candidatePrice, candidateUnits, previewLines, resultLines, type UnitLine } from '../src/present.js';
+import { candidatePerMonth, candidatePrepaid, candidatePrice, candidateUnits, previewLines, resultLines, type UnitLine } from '../src/present.js';
 
 const base: Preview = {
   subscriptionVersion: 3,
@@ -288,4 +288,13 @@ describe('candidateUnits and candidatePerMonth: step 1 words each plan as the pr
       assert.equal(candidatePrice(c, 'o'), price);
       assert.equal(candidatePerMonth(c, 'o'), month);
     });
+
+  const prepaid: Array<[string, Partial<Offering>, string, boolean]> = [
+    ['PREPAID: worded as the pricing page words it', { billingMode: 'PREPAID' }, 'o', true],
+    ['POSTPAID: nothing', {}, 'o', false],
+    ['an unknown offering: nothing', { billingMode: 'PREPAID' }, 'nope', false],
+  ];
+  for (const [name, over, id, expected] of prepaid)
+    it(`candidatePrepaid, ${name}`, () => assert.equal(candidatePrepaid(config([unit({})], over), id), expected));
+  it("the widget's wording of PREPAID is the pricing page's", () => assert.equal(messages.prepaid, PREPAID_TEXT));
 });

@@ -4364,7 +4364,7 @@ export interface components {
       offerings: {
         id: string;
         name: string;
-        /** @description POSTPAID. */
+        /** @description POSTPAID, or PREPAID: usage draws from the customer's credit balance. */
         billingMode: string;
         currency: string;
         /** @description Per billing period; null when usage-only. */
@@ -5013,11 +5013,10 @@ export interface components {
       environment: 'test' | 'live';
       productId: string;
       name: string;
-      /**
-       * @description POSTPAID: usage is billed after the period.
-       * @enum {string}
-       */
-      billingMode: 'POSTPAID';
+      /** @description POSTPAID: usage is billed after the period. PREPAID: usage is paid from the customer's credit grants first; what they do not cover follows `overage`. Fixed at creation. */
+      billingMode: 'POSTPAID' | 'PREPAID';
+      /** @description PREPAID: BILL or BLOCK; null for POSTPAID. */
+      overage: ('BILL' | 'BLOCK') | null;
       /** @description ISO 4217 code, e.g. USD. */
       currency: string;
       entryPrice: string | null;
@@ -6455,7 +6454,7 @@ export interface components {
       offerings: {
         id: string;
         name: string;
-        /** @description POSTPAID. */
+        /** @description POSTPAID, or PREPAID: usage draws from the customer's credit balance. */
         billingMode: string;
         /** @description ISO 4217 code, e.g. USD. */
         currency: string;
@@ -13234,6 +13233,7 @@ export interface operations {
            *           "productId": "productId",
            *           "name": "Acme Inc.",
            *           "billingMode": "POSTPAID",
+           *           "overage": "BILL",
            *           "currency": "USD",
            *           "entryPrice": "entryPrice",
            *           "billingPeriod": "MONTHLY",
@@ -13285,6 +13285,7 @@ export interface operations {
          *       "productId": "prod_01jd3m5x7c0000000000000000",
          *       "name": "Acme Inc.",
          *       "billingMode": "POSTPAID",
+         *       "overage": "BILL",
          *       "currency": "USD",
          *       "entryPrice": "10.00",
          *       "billingPeriod": "MONTHLY",
@@ -13307,11 +13308,10 @@ export interface operations {
           /** @description prod_…: what subscribers get access to. */
           productId: string;
           name: string;
-          /**
-           * @description POSTPAID: usage is billed after the period.
-           * @enum {string}
-           */
-          billingMode?: 'POSTPAID';
+          /** @description POSTPAID: usage is billed after the period. PREPAID: usage is paid from the customer's credit grants first; what they do not cover follows `overage`. Fixed at creation. */
+          billingMode?: 'POSTPAID' | 'PREPAID';
+          /** @description PREPAID only (default BILL): BILL bills usage the credits do not cover in arrears; BLOCK makes the entitlement check refuse it with reason CREDITS_EXHAUSTED (usage that got through anyway is billed). */
+          overage?: 'BILL' | 'BLOCK';
           /** @description ISO 4217 code, e.g. USD. */
           currency: string;
           entryPrice?: string | null;
@@ -13353,6 +13353,7 @@ export interface operations {
            *       "productId": "productId",
            *       "name": "Acme Inc.",
            *       "billingMode": "POSTPAID",
+           *       "overage": "BILL",
            *       "currency": "USD",
            *       "entryPrice": "entryPrice",
            *       "billingPeriod": "MONTHLY",
@@ -13410,6 +13411,7 @@ export interface operations {
            *       "productId": "productId",
            *       "name": "Acme Inc.",
            *       "billingMode": "POSTPAID",
+           *       "overage": "BILL",
            *       "currency": "USD",
            *       "entryPrice": "entryPrice",
            *       "billingPeriod": "MONTHLY",
@@ -13457,6 +13459,7 @@ export interface operations {
          * @example {
          *       "name": "Acme Inc.",
          *       "entryPrice": "10.00",
+         *       "overage": "BILL",
          *       "trialDays": 1,
          *       "ratePlanIds": [
          *         "ratePlanId"
@@ -13475,6 +13478,8 @@ export interface operations {
         'application/json': {
           name?: string;
           entryPrice?: string | null;
+          /** @description PREPAID only (default BILL): BILL bills usage the credits do not cover in arrears; BLOCK makes the entitlement check refuse it with reason CREDITS_EXHAUSTED (usage that got through anyway is billed). */
+          overage?: 'BILL' | 'BLOCK';
           /** @description Trial length in days; 0: no trial. */
           trialDays?: number;
           /** @description plan_… ids, in display order; each plan must be in the offering's currency and billing period. */
@@ -13511,6 +13516,7 @@ export interface operations {
            *       "productId": "productId",
            *       "name": "Acme Inc.",
            *       "billingMode": "POSTPAID",
+           *       "overage": "BILL",
            *       "currency": "USD",
            *       "entryPrice": "entryPrice",
            *       "billingPeriod": "MONTHLY",

@@ -35,6 +35,7 @@ import * as m0031 from './migrations/0031_collection.js';
 import * as m0032 from './migrations/0032_refunds.js';
 import * as m0033 from './migrations/0033_pending_updates.js';
 import * as m0034 from './migrations/0034_credits.js';
+import * as m0035 from './migrations/0035_prepaid_offerings.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -73,6 +74,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0032_refunds', m0032],
   ['0033_pending_updates', m0033],
   ['0034_credits', m0034],
+  ['0035_prepaid_offerings', m0035],
 ];
 
 /**

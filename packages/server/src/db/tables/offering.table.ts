@@ -5,6 +5,10 @@ export interface OfferingTable {
   productId: string;
   name: string;
   billingMode: string;
+  /** PREPAID: BILL | BLOCK; null for POSTPAID (migration 0035). */
+  overage: string | null;
+  /** PREPAID: JSON of the credits granted every period; null: none (migration 0035). */
+  recurringCredits: string | null;
   currency: string;
   /** Decimal text per billing period; null: usage-only. */
   entryPrice: string | null;

@@ -774,6 +774,7 @@ describe('POST /api/v1/offerings', () => {
       productId,
       name: 'Pro',
       billingMode: 'POSTPAID',
+      overage: null,
       currency: 'USD',
       // In the currency's minor digits, whatever was sent.
       entryPrice: '49.90',
@@ -916,8 +917,22 @@ describe('POST /api/v1/offerings', () => {
     );
   });
 
-  it('400 names body.billingMode for a mode other than POSTPAID', async () => {
-    await rejects(api.post('/api/v1/offerings', offeringBody({ billingMode: 'PREPAID' })), 'body.billingMode');
+  it('200 a PREPAID offering: overage BILL unless BLOCK is asked for', async () => {
+    const billed = await createOffering(api, { billingMode: 'PREPAID' });
+    assert.equal(billed.billingMode, 'PREPAID');
+    assert.equal(billed.overage, 'BILL');
+    const blocked = await createOffering(api, { billingMode: 'PREPAID', overage: 'BLOCK' });
+    assert.equal(blocked.overage, 'BLOCK');
+    assert.equal((await api.get(`/api/v1/offerings/${blocked.id}`)).body.overage, 'BLOCK');
+  });
+
+  it('400 names body.billingMode for a mode that is neither POSTPAID nor PREPAID', async () => {
+    await rejects(api.post('/api/v1/offerings', offeringBody({ billingMode: 'PREPAY' })), 'body.billingMode');
+  });
+
+  it('400 names body.overage for a POSTPAID offering, or a rule other than BILL and BLOCK', async () => {
+    await rejects(api.post('/api/v1/offerings', offeringBody({ overage: 'BLOCK' })), 'body.overage');
+    await rejects(api.post('/api/v1/offerings', offeringBody({ billingMode: 'PREPAID', overage: 'CAP' })), 'body.overage');
   });
 
   it('401 without a key', async () => {
@@ -988,6 +1003,14 @@ describe('PATCH /api/v1/offerings/:id', () => {
     assert.equal(res.updatedAt, now());
     assert.equal(res.createdAt, o.createdAt);
     assert.equal((await ok(api.get(`/api/v1/offerings/${o.id}`))).entryPrice, null);
+  });
+
+  it("200 a PREPAID offering's overage changes; 400 names body.overage on a POSTPAID one, and billingMode is fixed", async () => {
+    const prepaid = await createOffering(api, { billingMode: 'PREPAID' });
+    assert.equal((await ok(api.patch(`/api/v1/offerings/${prepaid.id}`, { overage: 'BLOCK' }))).overage, 'BLOCK');
+    const postpaid = await createOffering(api);
+    await rejects(api.patch(`/api/v1/offerings/${postpaid.id}`, { overage: 'BLOCK' }), 'body.overage');
+    await rejects(api.patch(`/api/v1/offerings/${postpaid.id}`, { billingMode: 'PREPAID' }), 'body.billingMode');
   });
 
   it('200 a new entryPrice is stored canonical', async () => {

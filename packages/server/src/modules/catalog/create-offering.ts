@@ -1,6 +1,7 @@
 import { Decimal, toDecimalText } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../lib/errors.js';
 import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
@@ -9,6 +10,11 @@ import type { CreateOfferingInput, Offering } from './offering.js';
 import { insertOffering } from './offering.repository.js';
 
 export async function createOffering(deps: Deps, ctx: OperationContext, input: CreateOfferingInput): Promise<Offering> {
+  const billingMode = input.billingMode ?? 'POSTPAID';
+  if (billingMode === 'POSTPAID' && input.overage !== undefined)
+    throw new AppError('VALIDATION_FAILED', 'overage applies to PREPAID offerings only: a POSTPAID offering bills all of its usage in arrears.', {
+      field: 'body.overage',
+    });
   const draft = {
     productId: input.productId,
     currency: input.currency,
@@ -27,7 +33,8 @@ export async function createOffering(deps: Deps, ctx: OperationContext, input: C
     entryPrice: draft.entryPrice === null ? null : toDecimalText(new Decimal(draft.entryPrice)),
     overrides,
     name: input.name,
-    billingMode: input.billingMode ?? 'POSTPAID',
+    billingMode,
+    overage: billingMode === 'PREPAID' ? (input.overage ?? 'BILL') : null,
     trialDays: input.trialDays ?? 0,
     metadata: input.metadata ?? {},
     version: 1,
@@ -40,7 +47,14 @@ export async function createOffering(deps: Deps, ctx: OperationContext, input: C
       eventType: 'offering.created',
       targetType: 'offering',
       targetId: offering.id,
-      payload: { name: offering.name, entryPrice: offering.entryPrice, currency: offering.currency, ratePlanIds: offering.ratePlanIds },
+      payload: {
+        name: offering.name,
+        entryPrice: offering.entryPrice,
+        currency: offering.currency,
+        ratePlanIds: offering.ratePlanIds,
+        billingMode: offering.billingMode,
+        overage: offering.overage,
+      },
     });
   });
   await catalogChanged(deps);

@@ -99,7 +99,7 @@ export const HeadlessConfigSchema = Type.Object(
       Type.Object({
         id: Type.String(),
         name: Type.String(),
-        billingMode: Type.String({ description: 'POSTPAID.' }),
+        billingMode: Type.String({ description: "POSTPAID, or PREPAID: usage draws from the customer's credit balance." }),
         currency: Type.String(),
         entryPrice: Type.Union([Type.String(), Type.Null()], { description: 'Per billing period; null when usage-only.' }),
         billingPeriod: Type.String({ description: 'MONTHLY, QUARTERLY, ANNUAL or ONE_TIME.' }),

@@ -5,7 +5,7 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
-import type { BillingMode, Offering, OfferingOverride } from './offering.js';
+import type { BillingMode, Offering, OfferingOverride, OverageRule } from './offering.js';
 import type { OfferingTable } from '../../db/tables/offering.table.js';
 
 function toOffering(r: Selectable<OfferingTable>): Offering {
@@ -15,6 +15,7 @@ function toOffering(r: Selectable<OfferingTable>): Offering {
     productId: r.productId,
     name: r.name,
     billingMode: r.billingMode as BillingMode,
+    overage: r.overage as OverageRule | null,
     currency: r.currency,
     entryPrice: r.entryPrice,
     billingPeriod: r.billingPeriod as BillingPeriod,

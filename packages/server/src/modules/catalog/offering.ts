@@ -5,9 +5,21 @@ import { Environment, Metadata, Timestamp } from '../../http/schemas.js';
 import type { Environment as Env } from '../../lib/crypto.js';
 import { BillingPeriodSchema, CurrencyCode, DecimalText, NullableDecimal, Quantity } from './catalog-schemas.js';
 
-/** POSTPAID only for now: prepaid credit arrives with invoicing. */
-export const billingModes = ['POSTPAID'] as const;
+/**
+ * POSTPAID: usage is billed in arrears. PREPAID: usage is paid from the customer's credit grants
+ * first (modules/credits); what they do not cover is billed in arrears (overage BILL) or refused by
+ * the entitlement check (BLOCK).
+ */
+export const billingModes = ['POSTPAID', 'PREPAID'] as const;
 export type BillingMode = (typeof billingModes)[number];
+
+/**
+ * A PREPAID offering's rule for usage its credits do not cover. BILL: billed in arrears, as
+ * POSTPAID. BLOCK: the entitlement check refuses it (CREDITS_EXHAUSTED); what got through anyway
+ * (requests in flight, a check made before the balance reached zero) is billed, never lost.
+ */
+export const overageRules = ['BILL', 'BLOCK'] as const;
+export type OverageRule = (typeof overageRules)[number];
 
 /** This offering's own quota or overage rate for one unit of one of its plans; never published. */
 export interface OfferingOverride {
@@ -25,6 +37,8 @@ export interface Offering {
   productId: string;
   name: string;
   billingMode: BillingMode;
+  /** PREPAID: what happens to usage credits do not cover; null for POSTPAID. */
+  overage: OverageRule | null;
   currency: string;
   entryPrice: string | null;
   billingPeriod: BillingPeriod;
@@ -59,7 +73,17 @@ const EntryPrice = NullableDecimal("Fixed price per billing period, in the curre
 const TrialDays = Type.Integer({ minimum: 0, maximum: 730, description: 'Trial length in days; 0: no trial.' });
 const Mode = Type.Union(
   billingModes.map((m) => Type.Literal(m)),
-  { description: 'POSTPAID: usage is billed after the period.' },
+  {
+    description:
+      "POSTPAID: usage is billed after the period. PREPAID: usage is paid from the customer's credit grants first; what they do not cover follows `overage`. Fixed at creation.",
+  },
+);
+const Overage = Type.Union(
+  overageRules.map((r) => Type.Literal(r)),
+  {
+    description:
+      'PREPAID only (default BILL): BILL bills usage the credits do not cover in arrears; BLOCK makes the entitlement check refuse it with reason CREDITS_EXHAUSTED (usage that got through anyway is billed).',
+  },
 );
 
 export const OfferingSchema = Type.Object(
@@ -70,6 +94,7 @@ export const OfferingSchema = Type.Object(
     productId: Type.String(),
     name: Type.String(),
     billingMode: Mode,
+    overage: Type.Union([Overage, Type.Null()], { description: 'PREPAID: BILL or BLOCK; null for POSTPAID.' }),
     currency: CurrencyCode,
     entryPrice: Type.Union([Type.String(), Type.Null()]),
     billingPeriod: BillingPeriodSchema,
@@ -96,6 +121,7 @@ export const CreateOfferingBody = Type.Object(
     productId: Type.String({ minLength: 1, maxLength: 100, description: 'prod_…: what subscribers get access to.' }),
     name: Name,
     billingMode: Type.Optional(Mode),
+    overage: Type.Optional(Overage),
     currency: CurrencyCode,
     entryPrice: Type.Optional(EntryPrice),
     billingPeriod: BillingPeriodSchema,
@@ -108,11 +134,12 @@ export const CreateOfferingBody = Type.Object(
 );
 export type CreateOfferingInput = Static<typeof CreateOfferingBody>;
 
-/** Product, currency and billing period are fixed at creation: subscriptions rely on them. */
+/** Product, currency, billing period and billing mode are fixed at creation: subscriptions rely on them. */
 export const UpdateOfferingBody = Type.Object(
   {
     name: Type.Optional(Name),
     entryPrice: Type.Optional(EntryPrice),
+    overage: Type.Optional(Overage),
     trialDays: Type.Optional(TrialDays),
     ratePlanIds: Type.Optional(RatePlanIds),
     overrides: Type.Optional(Overrides),

@@ -114,6 +114,11 @@ describe('renderPricingPage', () => {
       includes: ['<p class="trial">14-day free trial</p>'],
     },
     {
+      name: 'PREPAID: says that usage draws from the credit balance; POSTPAID says nothing of it',
+      view: { offerings: [offering('o1', { entryPrice: '20', billingMode: 'PREPAID' }), offering('o2', { entryPrice: '49' })], ratePlans: [] },
+      includes: ['<p class="price">$20.00/mo</p>\n<p class="billing">Prepaid: usage draws from your credit balance</p>'],
+    },
+    {
       name: 'GRADUATED: a real table with caption and column headers; no flat-fee column without fees',
       view: {
         offerings: [offering('o1', { ratePlanIds: ['p1'] })],

@@ -72,6 +72,7 @@ const CSS = [
   '.price{margin-top:.5rem;font-size:1.875rem;font-weight:700;line-height:1.2;color:var(--accent-ink);font-variant-numeric:tabular-nums}',
   '.per-month{color:var(--muted);font-size:.9375rem}',
   '.savings{font-size:.9375rem;font-weight:600}',
+  '.billing{margin:.5rem 0 0;color:var(--muted);font-size:.875rem}',
   '.trial{align-self:flex-start;margin-top:.75rem;padding:.125rem .625rem;border-radius:999px;background:var(--soft);color:var(--accent-ink);font-size:.875rem;font-weight:600}',
   '.cta{display:block;margin-top:1rem;padding:.5rem 1rem;border:2px solid var(--accent-ink);border-radius:.5rem;background:var(--card);color:var(--accent-ink);font-weight:600;text-align:center;text-decoration:none}',
   '.highlighted .cta{border-color:var(--accent);background:var(--accent);color:var(--on-accent)}',
@@ -212,6 +213,7 @@ function renderOffering(offering: OfferingDisplay, slot: PageSlot, settings: Off
   }
   if (slot.savingsPercent !== null) parts.push(`<p class="savings">Save ${slot.savingsPercent}% against monthly</p>`);
   if (offering.trial !== null) parts.push(`<p class="trial">${escapeHtml(offering.trial)}</p>`);
+  if (offering.billing !== null) parts.push(`<p class="billing">${escapeHtml(offering.billing)}</p>`);
   // Right under the price, so it is on the first screen whatever the plans below say.
   const cta = renderCallToAction(settings, id);
   if (cta !== null) parts.push(cta);

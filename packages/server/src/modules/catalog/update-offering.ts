@@ -10,12 +10,14 @@ import type { Offering, UpdateOfferingInput } from './offering.js';
 import { findOffering, updateOfferingRow } from './offering.repository.js';
 
 /**
- * Name, entry price, trial, plans and overrides can change; a change shows at once in every
+ * Name, entry price, trial, plans, overrides and a PREPAID offering's overage rule can change; a change shows at once in every
  * storefront that includes the offering and in its subscriptions' current period.
  */
 export async function updateOffering(deps: Deps, ctx: OperationContext, id: string, input: UpdateOfferingInput): Promise<Offering> {
   const current = await findOffering(deps.db, ctx, id);
   if (!current) throw notFound('offering', id);
+  if (input.overage !== undefined && current.billingMode !== 'PREPAID')
+    throw new AppError('VALIDATION_FAILED', `overage applies to PREPAID offerings only; offering ${id} is ${current.billingMode}.`, { field: 'body.overage' });
   const entryPrice = input.entryPrice === undefined ? current.entryPrice : input.entryPrice === null ? null : toDecimalText(new Decimal(input.entryPrice));
   const ratePlanIds = input.ratePlanIds ?? current.ratePlanIds;
   // Overrides of plans that are no longer on the offering go with them.
@@ -25,6 +27,7 @@ export async function updateOffering(deps: Deps, ctx: OperationContext, id: stri
     ...current,
     name: input.name ?? current.name,
     trialDays: input.trialDays ?? current.trialDays,
+    overage: input.overage ?? current.overage,
     metadata: input.metadata ?? current.metadata,
     entryPrice,
     ratePlanIds,

@@ -9,6 +9,7 @@ const offering = (id: string, entryPrice: string | null, extra: Partial<Offering
   productId: 'prod_a',
   name: id,
   billingMode: 'POSTPAID',
+  overage: null,
   currency: 'USD',
   entryPrice,
   billingPeriod: 'MONTHLY',
