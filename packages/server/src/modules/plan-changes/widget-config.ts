@@ -36,7 +36,7 @@ export const WidgetConfigSchema = Type.Object(
       Type.Object({
         id: Type.String(),
         name: Type.String(),
-        billingMode: Type.String({ description: 'POSTPAID, or PREPAID: usage draws from the customer\'s credit balance.' }),
+        billingMode: Type.String({ description: "POSTPAID, or PREPAID: usage draws from the customer's credit balance." }),
         currency: CurrencyCode,
         entryPrice: Type.Union([Type.String(), Type.Null()], { description: 'Decimal text per billing period; null when usage-only.' }),
         billingPeriod: BillingPeriodSchema,
