@@ -4877,8 +4877,8 @@ export interface components {
     };
     /** InvoiceLine */
     InvoiceLine: {
-      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage and minimum-fee lines). */
-      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount';
+      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it). */
+      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits';
       description: string;
       ratePlanId: string | null;
       metricName: string | null;
@@ -4887,8 +4887,10 @@ export interface components {
       freeUnits: string | null;
       billableQuantity: string | null;
       rate: string | null;
-      /** @description This line, rounded once, half up; negative for a discount. Decimal text with the currency's minor digits, e.g. "12.50". */
+      /** @description This line, rounded once, half up; negative for a discount and for credits. Decimal text with the currency's minor digits, e.g. "12.50". */
       amount: string;
+      /** @description credits lines only: the credit grant (cgr_…) that paid. */
+      creditGrantId?: string;
     };
     /** InvoiceList */
     InvoiceList: {
@@ -4940,8 +4942,8 @@ export interface components {
     };
     /** IssuedLine */
     IssuedLine: {
-      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage and minimum-fee lines). */
-      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount';
+      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it). */
+      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits';
       description: string;
       ratePlanId: string | null;
       metricName: string | null;
@@ -4950,8 +4952,10 @@ export interface components {
       freeUnits: string | null;
       billableQuantity: string | null;
       rate: string | null;
-      /** @description This line, rounded once, half up; negative for a discount. Decimal text with the currency's minor digits, e.g. "12.50". */
+      /** @description This line, rounded once, half up; negative for a discount and for credits. Decimal text with the currency's minor digits, e.g. "12.50". */
       amount: string;
+      /** @description credits lines only: the credit grant (cgr_…) that paid. */
+      creditGrantId?: string;
       /**
        * Format: date-time
        * @description ISO 8601, UTC.
@@ -11650,6 +11654,7 @@ export interface operations {
            *               "billableQuantity": "billableQuantity",
            *               "rate": "rate",
            *               "amount": "amount",
+           *               "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *               "periodStart": "2026-11-01T00:00:00.000Z",
            *               "periodEnd": "2026-11-01T00:00:00.000Z",
            *               "adjustsInvoiceId": "adjustsInvoiceId"
@@ -12017,6 +12022,7 @@ export interface operations {
            *             "billableQuantity": "billableQuantity",
            *             "rate": "rate",
            *             "amount": "amount",
+           *             "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *             "periodStart": "2026-11-01T00:00:00.000Z",
            *             "periodEnd": "2026-11-01T00:00:00.000Z",
            *             "adjustsInvoiceId": "adjustsInvoiceId"
@@ -14364,7 +14370,8 @@ export interface operations {
            *           "freeUnits": "freeUnits",
            *           "billableQuantity": "billableQuantity",
            *           "rate": "rate",
-           *           "amount": "amount"
+           *           "amount": "amount",
+           *           "creditGrantId": "cgr_01jd3m5x7c0000000000000000"
            *         }
            *       ],
            *       "entryPrice": "entryPrice",
@@ -14445,6 +14452,7 @@ export interface operations {
            *               "billableQuantity": "billableQuantity",
            *               "rate": "rate",
            *               "amount": "amount",
+           *               "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *               "periodStart": "2026-11-01T00:00:00.000Z",
            *               "periodEnd": "2026-11-01T00:00:00.000Z",
            *               "adjustsInvoiceId": "adjustsInvoiceId"
@@ -14550,6 +14558,7 @@ export interface operations {
            *               "billableQuantity": "billableQuantity",
            *               "rate": "rate",
            *               "amount": "amount",
+           *               "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *               "periodStart": "2026-11-01T00:00:00.000Z",
            *               "periodEnd": "2026-11-01T00:00:00.000Z",
            *               "adjustsInvoiceId": "adjustsInvoiceId"
@@ -14639,6 +14648,7 @@ export interface operations {
            *           "billableQuantity": "billableQuantity",
            *           "rate": "rate",
            *           "amount": "amount",
+           *           "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *           "periodStart": "2026-11-01T00:00:00.000Z",
            *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "adjustsInvoiceId": "adjustsInvoiceId"
@@ -14725,6 +14735,7 @@ export interface operations {
            *           "billableQuantity": "billableQuantity",
            *           "rate": "rate",
            *           "amount": "amount",
+           *           "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *           "periodStart": "2026-11-01T00:00:00.000Z",
            *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "adjustsInvoiceId": "adjustsInvoiceId"
@@ -14812,6 +14823,7 @@ export interface operations {
            *           "billableQuantity": "billableQuantity",
            *           "rate": "rate",
            *           "amount": "amount",
+           *           "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *           "periodStart": "2026-11-01T00:00:00.000Z",
            *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "adjustsInvoiceId": "adjustsInvoiceId"
@@ -14899,6 +14911,7 @@ export interface operations {
            *           "billableQuantity": "billableQuantity",
            *           "rate": "rate",
            *           "amount": "amount",
+           *           "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *           "periodStart": "2026-11-01T00:00:00.000Z",
            *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "adjustsInvoiceId": "adjustsInvoiceId"
@@ -14986,6 +14999,7 @@ export interface operations {
            *           "billableQuantity": "billableQuantity",
            *           "rate": "rate",
            *           "amount": "amount",
+           *           "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *           "periodStart": "2026-11-01T00:00:00.000Z",
            *           "periodEnd": "2026-11-01T00:00:00.000Z",
            *           "adjustsInvoiceId": "adjustsInvoiceId"
@@ -15179,6 +15193,7 @@ export interface operations {
            *             "billableQuantity": "billableQuantity",
            *             "rate": "rate",
            *             "amount": "amount",
+           *             "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *             "periodStart": "2026-11-01T00:00:00.000Z",
            *             "periodEnd": "2026-11-01T00:00:00.000Z",
            *             "adjustsInvoiceId": "adjustsInvoiceId"
@@ -15300,6 +15315,7 @@ export interface operations {
            *             "billableQuantity": "billableQuantity",
            *             "rate": "rate",
            *             "amount": "amount",
+           *             "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
            *             "periodStart": "2026-11-01T00:00:00.000Z",
            *             "periodEnd": "2026-11-01T00:00:00.000Z",
            *             "adjustsInvoiceId": "adjustsInvoiceId"

@@ -8,7 +8,8 @@ import { NO_UNIT, type InvoiceLine } from './rate-period.js';
  * the currency's minor unit once, negated. Adjustment lines bill earlier periods' late usage at
  * the price of those periods and are not discounted, so the line is the same when the draft is
  * issued, previewed and finalized. `rate` holds percentOff, so finalization can recompute the line
- * from re-rated usage without the subscription.
+ * from re-rated usage without the subscription. Prepaid credits lines (negative) are part of the
+ * base: usage the credits paid is not discounted again, so the total never goes below zero.
  */
 const NOT_DISCOUNTED = new Set(['discount', 'adjustment']);
 

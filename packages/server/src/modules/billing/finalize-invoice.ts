@@ -24,6 +24,7 @@ import { amountDue, totalOf, type Invoice, type IssuedLine } from './invoice.js'
 import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent, issued } from './issue-invoice.js';
 import { rediscounted } from './discount-line.js';
+import { applyCredits } from './invoice-credits.js';
 import { unitsOfOffering } from './priced-units.js';
 import type { PricedUnit } from './rate-period.js';
 import { ratePeriodUsage } from './rate-subscription-period.js';
@@ -188,6 +189,8 @@ export async function finalizeDrafts(
     // A discount line is recomputed from the re-rated lines, once, and stays last of them.
     if (opts.rerate && billsUsage(d))
       own = rediscounted([...own.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...(await rerateUsage(deps, tenant, d))], d.currency);
+    // A PREPAID subscription's usage as finalized, paid from credits (drawn at the close already: only the difference).
+    own = await applyCredits(deps, tenant, d, own, at);
     lines.push([...own, ...(opts.adjust === false ? [] : await lateUsageAdjustments(deps, tenant, d, issued))]);
   }
   const collects = (await findPaymentProvider(deps.db, tenant, 'stripe')) !== null;

@@ -91,6 +91,12 @@ export function totalOf(lines: readonly Pick<InvoiceLine, 'amount'>[], currency:
   );
 }
 
+/** The invoice with these lines, its subtotal and total added up again from them. */
+export function withLines(invoice: Invoice, lines: IssuedLine[]): Invoice {
+  const total = totalOf(lines, invoice.currency);
+  return { ...invoice, lines, subtotal: total, total };
+}
+
 /**
  * Where the invoice's payment stands, for people and for filters: paid, void, or, while open, the
  * latest attempt's status (processing, requires_action, failed), else partially_paid or unpaid.

@@ -38,9 +38,10 @@ export interface PeriodRatingInput {
  * entry_price: the offering's price for a period, billed in advance; usage and minimum_fee: a
  * closed period's usage, billed in arrears; proration: part of an entry price for part of a
  * period (plan changes); adjustment: usage that arrived after the invoice of its period was
- * finalized, billed on the next one; discount: a retention discount, negative (discount-line.ts).
+ * finalized, billed on the next one; discount: a retention discount, negative (discount-line.ts);
+ * credits: what one prepaid credit grant paid of the usage, negative (invoice-credits.ts).
  */
-export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount';
+export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits';
 
 export interface InvoiceLine {
   type: InvoiceLineType;
@@ -55,6 +56,8 @@ export interface InvoiceLine {
   rate: string | null;
   /** In the currency's minor unit, e.g. "12.50". */
   amount: string;
+  /** credits: the grant (cgr_…) that paid; absent on every other line. */
+  creditGrantId?: string;
 }
 
 /** The fields of a line that prices no unit (entry price, proration, adjustment, discount). */

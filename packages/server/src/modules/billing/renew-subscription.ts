@@ -17,7 +17,8 @@ import { lockSubscriptionsForRenewal, updateRenewedSubscriptions } from '../subs
 import type { BillingSettings } from './billing-settings.js';
 import { billingSettingsOf } from './billing-settings.repository.js';
 import { finalizeDrafts, invoiceFinalizedAudit, paidAtFinalization } from './finalize-invoice.js';
-import type { Invoice } from './invoice.js';
+import { withLines, type Invoice } from './invoice.js';
+import { applyCredits } from './invoice-credits.js';
 import { insertInvoices } from './invoice.repository.js';
 import { draftInvoice, invoiceCreatedAudit, invoiceEvent, issued, type DraftInput } from './issue-invoice.js';
 import { discountAfterInvoice, discountApplies, discountLine } from './discount-line.js';
@@ -215,6 +216,13 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
       const revoked = new Map<string, RevokedCredentials>();
       for (const c of closed) {
         if (c.renewal.outcome === 'cancelled') revoked.set(c.sub.id, await bound.revokeForSubscription(txDeps, c.origin, c.sub.id, deps.clock.now()));
+      }
+      // A PREPAID subscription's closed period draws from its credits now, so that the balance
+      // counts it during the grace period; a draft finalized below at once draws there.
+      for (const c of closed) {
+        if (c.invoice === null || c.invoice.finalizeAt <= now) continue;
+        const lines = await applyCredits(txDeps, tenant, c.invoice, c.invoice.lines, now);
+        if (lines !== c.invoice.lines) c.invoice = withLines(c.invoice, lines);
       }
       const drafts = closed.flatMap((c) => (c.invoice ? [c.invoice] : []));
       // Last, so that the number sequence's row (locked until the commit) is held briefly.

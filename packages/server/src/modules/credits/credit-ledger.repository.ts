@@ -265,6 +265,35 @@ export async function voidGrant(
   };
 }
 
+/**
+ * Holds the customer's balance row in the currency until the commit (FOR UPDATE on PostgreSQL;
+ * SQLite has one writer), so that what is read of the grants next is what this transaction alone
+ * draws from. false when there is no row: the customer has never had credits in the currency.
+ */
+export async function holdCreditBalance(trx: Db, deps: Pick<LedgerDeps, 'dialect'>, tenant: Tenant, customerId: string, currency: string): Promise<boolean> {
+  let q = trx.selectFrom('creditBalances').select('balance').$call(forTenant(tenant)).where('customerId', '=', customerId).where('currency', '=', currency);
+  if (deps.dialect === 'postgres') q = q.forUpdate();
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * The grants a burn-down may draw from: the customer's active ones in the currency (status
+ * 'active' is a bounded set: expired, voided and pending grants are not), plus `alsoIds` whatever
+ * their status (grants an invoice drew from before, which a second burn of it starts from), oldest first.
+ */
+export async function drawableGrants(db: Db, tenant: Tenant, customerId: string, currency: string, alsoIds: readonly string[]): Promise<CreditGrant[]> {
+  const rows = await db
+    .selectFrom('creditGrants')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('currency', '=', currency)
+    .where((eb) => (alsoIds.length === 0 ? eb('status', '=', 'active') : eb.or([eb('status', '=', 'active'), eb('id', 'in', alsoIds)])))
+    .orderBy('id')
+    .execute();
+  return rows.map(toGrant);
+}
+
 /** A customer's grants in a currency (every one when `currency` is omitted), oldest first. */
 export async function grantsOf(db: Db, tenant: Tenant, customerId: string, currency?: string): Promise<CreditGrant[]> {
   let q = db.selectFrom('creditGrants').selectAll().$call(forTenant(tenant)).where('customerId', '=', customerId);

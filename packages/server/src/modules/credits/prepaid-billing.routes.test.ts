@@ -1,0 +1,192 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
+import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
+import { ok } from '../../../test/helpers/expect.js';
+
+/**
+ * PREPAID subscriptions billed through the real server on test clocks (issue 41): a closed
+ * period's usage draws from the customer's grants in time order and draw order, the invoice shows
+ * a negative credits line per grant, late usage in the grace period draws the difference at
+ * finalization, and what credits do not cover is billed. Every figure is computed by hand.
+ */
+
+let t: TestApp;
+let ws: TenantHandle;
+let api: Client;
+let productId: string;
+let planId: string;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const MAR = (day: number, hour = 0) => Date.UTC(2026, 2, day, hour);
+
+before(async () => {
+  t = await createTestApp();
+  ws = await t.seed.workspace();
+  api = t.seed.client(ws.test.secretKey);
+  await ok(api.post('/api/v1/metrics', { name: 'calls' }));
+  await ok(api.post('/api/v1/metrics', { name: 'images' }));
+  productId = (await ok(api.post('/api/v1/products', { name: 'Agent API', kind: 'STANDARD_API' }))).id;
+  // 0.01 a call, nothing free: 100 calls are 1.00.
+  planId = (
+    await ok(
+      api.post('/api/v1/rate-plans', {
+        name: 'Calls',
+        currency: 'USD',
+        billingPeriod: 'MONTHLY',
+        metrics: [{ metricName: 'calls', pricingModel: 'PER_UNIT', rate: '0.01' }],
+      }),
+    )
+  ).id;
+});
+after(() => t.close());
+
+/** A customer on a new test clock at `start`, subscribed to a new PREPAID offering. */
+async function prepaidCustomer(start: number, offering: Record<string, unknown> = {}) {
+  const clock = await ok(api.post('/api/v1/test_clocks', { frozenTime: iso(start), name: 'Prepaid' }));
+  const customer = await ok(api.post('/api/v1/customers', { name: 'Prepaid buyer', testClockId: clock.id }));
+  const off = await ok(
+    api.post('/api/v1/offerings', {
+      productId,
+      name: 'Prepaid',
+      currency: 'USD',
+      billingPeriod: 'MONTHLY',
+      billingMode: 'PREPAID',
+      ratePlanIds: [planId],
+      ...offering,
+    }),
+  );
+  const sub = await ok(api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: off.id }));
+  return { clockId: clock.id as string, customerId: customer.id as string, subscriptionId: sub.id as string };
+}
+
+const grant = (customerId: string, body: Record<string, unknown>) => ok(api.post('/api/v1/credit_grants', { customerId, currency: 'USD', ...body }));
+
+/** Usage at `at` in the customer's time: its clock is moved there first, unless it is already past (late usage). */
+async function calls(customerId: string, quantity: number, at: number, clockId?: string) {
+  if (clockId) {
+    const clock = await ok(api.get(`/api/v1/test_clocks/${clockId}`));
+    if (Date.parse(clock.frozenTime) < at) await advance(clockId, at);
+  }
+  await ok(api.post('/v1/ingest/batch', { events: [{ customerId, metricName: 'calls', quantity, occurredAt: iso(at) }] }));
+}
+
+async function advance(clockId: string, to: number) {
+  const res = await ok(api.post(`/api/v1/test_clocks/${clockId}/advance`, { frozenTime: iso(to) }));
+  assert.equal(res.status, 'ready');
+}
+
+async function cycleInvoice(subscriptionId: string) {
+  const list = await ok(api.get(`/api/v1/invoices?subscriptionId=${subscriptionId}&limit=10`));
+  const cycle = list.data.filter((i: any) => i.billingReason === 'subscription_cycle');
+  assert.equal(cycle.length, 1, JSON.stringify(list.data));
+  return cycle[0];
+}
+
+const lines = (invoice: any) => invoice.lines.map((l: any) => [l.type, l.amount, l.creditGrantId ?? null]);
+const ledger = async (customerId: string) => (await ok(api.get(`/api/v1/customers/${customerId}/credit_ledger?currency=USD&limit=100`))).data.reverse();
+const balance = async (customerId: string) => (await ok(api.get(`/api/v1/customers/${customerId}/credit_balance`))).balances[0].balance;
+
+describe('PREPAID: a period’s usage draws from credits at its close', () => {
+  it('three grants of different priority, expiry and start: each pays only for usage while it was effective, lowest priority number first', async () => {
+    const c = await prepaidCustomer(MAR(1));
+    // A: 5.00, priority 10, expires 15 March. B: 20.00, priority 50, never expires. C: 3.00,
+    // priority 5, effective from 20 March.
+    const a = await grant(c.customerId, { amount: '5', priority: 10, expiresAt: iso(MAR(15)) });
+    const b = await grant(c.customerId, { amount: '20', priority: 50 });
+    const g = await grant(c.customerId, { amount: '3', priority: 5, effectiveAt: iso(MAR(20)) });
+    // 10 March, 300 calls (3.00): A and B are effective, C not yet; A goes first → A pays 3.00 (2.00 left).
+    // 16 March, 400 calls (4.00): A has expired → B pays 4.00 (16.00 left).
+    // 25 March, 500 calls (5.00): C (priority 5) then B → C pays 3.00, B 2.00 (14.00 left).
+    await calls(c.customerId, 300, MAR(10), c.clockId);
+    await calls(c.customerId, 400, MAR(16), c.clockId);
+    await calls(c.customerId, 500, MAR(25), c.clockId);
+
+    // Ten minutes after the close: the draft, inside its hour of grace, has drawn already.
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 0, 10));
+    const draft = await cycleInvoice(c.subscriptionId);
+    assert.equal(draft.status, 'draft');
+    assert.deepEqual(lines(draft), [
+      ['usage', '12.00', null],
+      ['credits', '-3.00', g.id],
+      ['credits', '-3.00', a.id],
+      ['credits', '-6.00', b.id],
+    ]);
+    assert.equal(draft.total, '0.00');
+    assert.equal(await balance(c.customerId), '16.00', '28.00 granted, 12.00 drawn');
+
+    // 12 March, 100 more calls (1.00) reported in the grace period: at finalization A, which was
+    // effective then, pays 1.00 more; the ledger gets only that difference.
+    await calls(c.customerId, 100, MAR(12), c.clockId);
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 2));
+    const final = await cycleInvoice(c.subscriptionId);
+    assert.equal(final.status, 'finalized');
+    assert.deepEqual(lines(final), [
+      ['usage', '13.00', null],
+      ['credits', '-3.00', g.id],
+      ['credits', '-4.00', a.id],
+      ['credits', '-6.00', b.id],
+    ]);
+    assert.equal(final.total, '0.00');
+    assert.equal(final.amountDue, '0.00');
+    assert.match(final.lines[2].description, new RegExp(`^Prepaid credits: promotional grant ${a.id}, expires 2026-03-15$`));
+
+    const entries = await ledger(c.customerId);
+    assert.deepEqual(
+      entries.map((e: any) => [e.type, e.grantId, e.amount, e.invoiceId]),
+      [
+        ['grant', a.id, '5.00', null],
+        ['grant', b.id, '20.00', null],
+        ['grant', g.id, '3.00', null],
+        ['draw', a.id, '-3.00', final.id],
+        ['draw', b.id, '-6.00', final.id],
+        ['draw', g.id, '-3.00', final.id],
+        ['draw', a.id, '-1.00', final.id],
+      ],
+    );
+    assert.deepEqual(
+      entries.map((e: any) => e.balanceAfter),
+      ['5.00', '25.00', '28.00', '25.00', '19.00', '16.00', '15.00'],
+    );
+    const remaining = async (id: string) => (await ok(api.get(`/api/v1/credit_grants/${id}`))).remaining;
+    assert.deepEqual([await remaining(a.id), await remaining(b.id), await remaining(g.id)], ['1.00', '14.00', '0.00']);
+  });
+
+  it('overage BILL: what the credits do not cover is billed in arrears', async () => {
+    const c = await prepaidCustomer(MAR(1));
+    const a = await grant(c.customerId, { amount: '2.50' });
+    await calls(c.customerId, 730, MAR(5), c.clockId);
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 2));
+    const invoice = await cycleInvoice(c.subscriptionId);
+    assert.deepEqual(lines(invoice), [
+      ['usage', '7.30', null],
+      ['credits', '-2.50', a.id],
+    ]);
+    assert.deepEqual([invoice.status, invoice.total, invoice.amountDue], ['finalized', '4.80', '4.80']);
+    assert.equal(await balance(c.customerId), '0.00');
+  });
+
+  it('a grant limited to other metrics or to another subscription pays nothing here', async () => {
+    const c = await prepaidCustomer(MAR(1));
+    await grant(c.customerId, { amount: '10', metricNames: ['images'] });
+    const empty = await ok(api.post('/api/v1/offerings', { productId, name: 'Nothing billed', currency: 'USD', billingPeriod: 'MONTHLY' }));
+    const other = await ok(api.post('/api/v1/subscriptions', { customerId: c.customerId, offeringId: empty.id }));
+    await grant(c.customerId, { amount: '5', subscriptionId: other.id });
+    await calls(c.customerId, 100, MAR(5), c.clockId);
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 2));
+    assert.deepEqual(lines(await cycleInvoice(c.subscriptionId)), [['usage', '1.00', null]]);
+    assert.equal(await balance(c.customerId), '15.00');
+  });
+
+  it('a POSTPAID subscription never draws', async () => {
+    const clock = await ok(api.post('/api/v1/test_clocks', { frozenTime: iso(MAR(1)) }));
+    const customer = await ok(api.post('/api/v1/customers', { name: 'Postpaid buyer', testClockId: clock.id }));
+    const postpaid = await ok(api.post('/api/v1/offerings', { productId, name: 'Postpaid', currency: 'USD', billingPeriod: 'MONTHLY', ratePlanIds: [planId] }));
+    const sub = await ok(api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: postpaid.id }));
+    await grant(customer.id, { amount: '10' });
+    await calls(customer.id, 100, MAR(5), clock.id);
+    await advance(clock.id, Date.UTC(2026, 3, 1, 2));
+    assert.deepEqual(lines(await cycleInvoice(sub.id)), [['usage', '1.00', null]]);
+    assert.equal(await balance(customer.id), '10.00');
+  });
+});
