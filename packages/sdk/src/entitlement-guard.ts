@@ -1,5 +1,5 @@
 import type { EntitlementCheck, UsageLimitState } from './api-types.js';
-import { EntitlementDenied, TollgateError, UsageLimitExceeded } from './errors.js';
+import { CreditsExhausted, EntitlementDenied, TollgateError, UsageLimitExceeded } from './errors.js';
 import type { HttpClient } from './http-client.js';
 
 export interface GuardInput {
@@ -119,6 +119,7 @@ export class Entitlements {
     const blocking = scoped.find((l) => l.enforcement === 'BLOCK' && (l.used >= l.limit || l.used + quantity > l.limit));
     if (blocking) throw new UsageLimitExceeded(blocking.metricName, blocking.limit, blocking.used, input.customerId, input.productId);
     const denied = refusalBeyondLimits(answer, input.metricName);
+    if (denied === 'CREDITS_EXHAUSTED') throw new CreditsExhausted(input.customerId, input.productId);
     if (denied) throw new EntitlementDenied(`Not entitled: ${denied}.`, denied, input.customerId, input.productId);
     const alerts = scoped
       .filter((l) => l.enforcement === 'ALERT' && l.used + quantity > l.limit)

@@ -65,3 +65,11 @@ export class UsageLimitExceeded extends EntitlementDenied {
     super(`Usage limit of ${metricName} reached: ${used} used of ${limit} this period (BLOCK).`, 'QUOTA_EXHAUSTED', customerId, productId);
   }
 }
+
+/** The guard refused: a PREPAID subscription whose overage is BLOCK has no credit left (reason CREDITS_EXHAUSTED); a grant or a top-up allows again. */
+export class CreditsExhausted extends EntitlementDenied {
+  override readonly name = 'CreditsExhausted';
+  constructor(customerId: string, productId: string) {
+    super(`No prepaid credits left for customer ${customerId}: a grant or a top-up allows usage again.`, 'CREDITS_EXHAUSTED', customerId, productId);
+  }
+}

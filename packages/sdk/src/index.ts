@@ -1,5 +1,5 @@
 export { Tollgate, type TollgateOptions } from './tollgate.js';
-export { TollgateError, QueueFullError, EntitlementDenied, UsageLimitExceeded, type ApiErrorDetail } from './errors.js';
+export { TollgateError, QueueFullError, EntitlementDenied, UsageLimitExceeded, CreditsExhausted, type ApiErrorDetail } from './errors.js';
 export { MAX_RETRIES, DEFAULT_RETRY_AFTER_SECONDS } from './retry-policy.js';
 export {
   MAX_BATCH_EVENTS,

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EntitlementDenied, Tollgate, TollgateError, UsageLimitExceeded, type UsageAlert } from '../src/index.js';
+import { CreditsExhausted, EntitlementDenied, Tollgate, TollgateError, UsageLimitExceeded, type UsageAlert } from '../src/index.js';
 import { serverBehindProxy } from './helpers/fault-proxy.js';
 
 const env = serverBehindProxy();
@@ -153,6 +153,35 @@ describe('guard({ metricName }) is scoped to that metric’s limits', () => {
     const err = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' }).catch((e: unknown) => e);
     assert.ok(err instanceof EntitlementDenied);
     assert.equal(err.reason, 'BUDGET_EXHAUSTED');
+  });
+});
+
+describe('prepaid credits: guard() honours CREDITS_EXHAUSTED', () => {
+  const grant = async (customerId: string, amount: string) => {
+    const res = await env.server.t.seed.client(env.server.key).post('/api/v1/credit_grants', { customerId, amount, currency: 'USD' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  };
+
+  it('overage BLOCK: CreditsExhausted (an EntitlementDenied) while no credit is left; allowed after a grant, refused again once usage spends it', async () => {
+    const tg = client({ entitlementCacheTtlMs: 0 });
+    const s = await env.server.prepaid('BLOCK');
+    const empty = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' }).catch((e: unknown) => e);
+    assert.ok(empty instanceof CreditsExhausted && empty instanceof EntitlementDenied);
+    assert.equal(empty.reason, 'CREDITS_EXHAUSTED');
+    await grant(s.customerId, '0.05');
+    const allowed = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' });
+    assert.deepEqual([allowed.allowed, allowed.check?.creditsRemaining], [true, '0.05']);
+    // Five calls at 0.01 spend it.
+    await use(tg, s.customerId, 5);
+    const spent = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' }).catch((e: unknown) => e);
+    assert.ok(spent instanceof CreditsExhausted);
+  });
+
+  it('overage BILL: allowed with no credit left (the usage is billed)', async () => {
+    const tg = client({ entitlementCacheTtlMs: 0 });
+    const s = await env.server.prepaid('BILL');
+    const result = await tg.guard({ customerId: s.customerId, productId: s.productId, metricName: 'api_calls' });
+    assert.deepEqual([result.allowed, result.check?.creditsRemaining], [true, '0.00']);
   });
 });
 

@@ -14,6 +14,7 @@ import { loadOrCreateKeyFile, SecretBox } from './lib/secret-box.js';
 import { credentialCache } from './modules/credentials/credential-cache.js';
 import { pricedOfferingCache } from './modules/catalog/load-priced-offering.js';
 import { priceVersionCache } from './modules/catalog/price-version.js';
+import { activeGrantsCache } from './modules/credits/live-credits.js';
 import { customerRefCache } from './modules/customers/customer-refs.js';
 import { entitlementAnswerCache, usageCommitCache, usageCommitted } from './modules/entitlements/entitlement-answer-cache.js';
 import { deliverySourceCache } from './modules/plugs/delivery-source.js';
@@ -41,6 +42,7 @@ const MODULE_CACHES = [
   deliverySourceCache,
   customerRefCache,
   periodEdgeCache,
+  activeGrantsCache,
 ];
 
 /** How long a starting node waits for Redis before it starts without it. */

@@ -311,6 +311,11 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
   },
   { page: 'docs/credits.md', shown: '# body.currency', output: /^50\.00\nactive\n50\.00\ngrant\n50\.00\nbody\.currency$/m },
   { page: 'docs/credits.md', shown: '# 409', output: /^voided\n0\.00\n409$/m },
+  {
+    page: 'docs/credits.md',
+    shown: '# CREDITS_EXHAUSTED',
+    output: /^5\.00\nready\n2\.00\nfalse\nCREDITS_EXHAUSTED\nusage 5\.50\ncredits -5\.00\ntotal 0\.50$/m,
+  },
   { page: 'docs/payments.md', shown: '# …0001', output: /^…0001\n\/v1\/payments\/stripe\/webhooks\/pp_[0-9a-z]+$/m },
   { page: 'docs/payments.md', shown: '# body.secretKey', output: /^body\.secretKey\ntrue$/m },
   { page: 'docs/payments.md', shown: '# mark_uncollectible', output: /^mark_uncollectible$/m },

@@ -4311,10 +4311,10 @@ export interface components {
       allowed: boolean;
       /** @description Units left in the current period under the tightest usage limit, never below 0; 9007199254740991 (Number.MAX_SAFE_INTEGER) when the subscription has no limit. */
       quotaRemaining: number;
-      /** @description Spend budget left this period (budget minus charges so far), never below 0; 9007199254740991 when there is no budget. Exact value in budgetRemainingAmount. */
+      /** @description Spend budget left this period (budget minus charges so far), never below 0; 9007199254740991 when there is no budget. For a PREPAID subscription whose overage is BLOCK, at most the credits left (creditsRemaining). Exact value in budgetRemainingAmount. */
       budgetRemaining: number;
-      /** @description Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid. */
-      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'PAYMENT_PAST_DUE' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
+      /** @description Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid. CREDITS_EXHAUSTED: a PREPAID subscription whose offering’s overage is BLOCK has no credit left to pay for more usage; allowed again after a grant or a top-up. */
+      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'PAYMENT_PAST_DUE' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED' | 'CREDITS_EXHAUSTED';
       /** @description The subscription that decided; null when the customer has none for the product. */
       subscriptionId: string | null;
       periodStart: string | null;
@@ -4323,6 +4323,8 @@ export interface components {
       budgetUnlimited: boolean;
       /** @description Exact decimal, in the subscription currency; null without a budget. */
       budgetRemainingAmount: string | null;
+      /** @description PREPAID: the credits left after the current period’s usage so far (never below 0), in the subscription currency’s minor digits; null otherwise. */
+      creditsRemaining: string | null;
       /** @description The usage limits that apply to the deciding subscription (its own usageLimits entry for a metric, else its offering’s rate plan default: the subscription’s effectiveUsageLimits) with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits. */
       limits: {
         metricName: string;
@@ -4516,10 +4518,10 @@ export interface components {
       allowed: boolean;
       /** @description Units left in the current period under the tightest usage limit, never below 0; 9007199254740991 (Number.MAX_SAFE_INTEGER) when the subscription has no limit. */
       quotaRemaining: number;
-      /** @description Spend budget left this period (budget minus charges so far), never below 0; 9007199254740991 when there is no budget. Exact value in budgetRemainingAmount. */
+      /** @description Spend budget left this period (budget minus charges so far), never below 0; 9007199254740991 when there is no budget. For a PREPAID subscription whose overage is BLOCK, at most the credits left (creditsRemaining). Exact value in budgetRemainingAmount. */
       budgetRemaining: number;
-      /** @description Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid. */
-      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'PAYMENT_PAST_DUE' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED';
+      /** @description Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid. CREDITS_EXHAUSTED: a PREPAID subscription whose offering’s overage is BLOCK has no credit left to pay for more usage; allowed again after a grant or a top-up. */
+      reason: 'OK' | 'NO_ACTIVE_SUBSCRIPTION' | 'PAYMENT_PAST_DUE' | 'QUOTA_EXHAUSTED' | 'BUDGET_EXHAUSTED' | 'CREDITS_EXHAUSTED';
       /** @description The subscription that decided; null when the customer has none for the product. */
       subscriptionId: string | null;
       periodStart: string | null;
@@ -4528,6 +4530,8 @@ export interface components {
       budgetUnlimited: boolean;
       /** @description Exact decimal, in the subscription currency; null without a budget. */
       budgetRemainingAmount: string | null;
+      /** @description PREPAID: the credits left after the current period’s usage so far (never below 0), in the subscription currency’s minor digits; null otherwise. */
+      creditsRemaining: string | null;
       /** @description The usage limits that apply to the deciding subscription (its own usageLimits entry for a metric, else its offering’s rate plan default: the subscription’s effectiveUsageLimits) with the period’s usage, for whoever enforces them (a gateway, the SDK’s guard): a BLOCK limit refuses once used reaches limit (allowed is then false); an ALERT limit allows and warns. Empty without a subscription or limits. */
       limits: {
         metricName: string;
@@ -11859,6 +11863,7 @@ export interface operations {
            *           "quotaUnlimited": true,
            *           "budgetUnlimited": true,
            *           "budgetRemainingAmount": "budgetRemainingAmount",
+           *           "creditsRemaining": "creditsRemaining",
            *           "limits": [
            *             {
            *               "metricName": "metricName",
@@ -12721,6 +12726,7 @@ export interface operations {
            *       "quotaUnlimited": true,
            *       "budgetUnlimited": true,
            *       "budgetRemainingAmount": "budgetRemainingAmount",
+           *       "creditsRemaining": "creditsRemaining",
            *       "limits": [
            *         {
            *           "metricName": "metricName",

@@ -21,6 +21,8 @@ export interface RealServer {
     productId: string;
     subscriptionId: string;
   }>;
+  /** A new customer subscribed to a new PREPAID offering (api_calls at 0.01 each) with this overage rule. */
+  prepaid(overage: 'BILL' | 'BLOCK'): Promise<{ customerId: string; productId: string; subscriptionId: string }>;
   /** Events stored for a customer (counted in the database, not through the API). */
   storedEvents(customerId: string): Promise<number>;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startRealServer(): Promise<RealServer> {
   const ws = await t.seed.workspace();
   for (const name of ['api_calls', 'tokens']) await createMetric(t.deps, ws.test.ctx, { name });
   const api = t.seed.client(ws.test.secretKey);
+  let prepaidCount = 0;
   return {
     t,
     baseUrl: `http://127.0.0.1:${port}`,
@@ -46,6 +49,32 @@ export async function startRealServer(): Promise<RealServer> {
         if (res.status !== 200) throw new Error(JSON.stringify(res.body));
       }
       return { customerId: customer.id, productId: product.id, subscriptionId: subscription.id };
+    },
+    async prepaid(overage) {
+      const post = async (path: string, body: unknown) => {
+        const res = await api.post(path, body);
+        if (res.status !== 200) throw new Error(`${path}: ${JSON.stringify(res.body)}`);
+        return res.body as { id: string };
+      };
+      const product = await post('/api/v1/products', { name: `Prepaid ${++prepaidCount}`, kind: 'STANDARD_API' });
+      const plan = await post('/api/v1/rate-plans', {
+        name: 'Calls',
+        currency: 'USD',
+        billingPeriod: 'MONTHLY',
+        metrics: [{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: '0.01' }],
+      });
+      const offering = await post('/api/v1/offerings', {
+        productId: product.id,
+        name: 'Prepaid',
+        currency: 'USD',
+        billingPeriod: 'MONTHLY',
+        billingMode: 'PREPAID',
+        overage,
+        ratePlanIds: [plan.id],
+      });
+      const customer = await post('/api/v1/customers', { name: 'Prepaid buyer' });
+      const sub = await post('/api/v1/subscriptions', { customerId: customer.id, offeringId: offering.id });
+      return { customerId: customer.id, productId: product.id, subscriptionId: sub.id };
     },
     async storedEvents(customerId) {
       const row = await t.deps.db

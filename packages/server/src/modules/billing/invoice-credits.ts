@@ -8,6 +8,7 @@ import { unitsOfOffering } from './priced-units.js';
 import { NO_UNIT } from './rate-period.js';
 import { ratePeriodUsage } from './rate-subscription-period.js';
 import type { CreditGrant } from '../credits/credit-grant.js';
+import { creditsChanged } from '../credits/live-credits.js';
 import { appendLedgerEntries, drawableGrants, holdCreditBalance, type NewLedgerEntry } from '../credits/credit-ledger.repository.js';
 
 /**
@@ -158,7 +159,10 @@ export async function applyCredits(deps: Deps, tenant: Tenant, invoice: Invoice,
     if (change.gt(0) && g && g.status !== 'active')
       entries.push({ ...base, type: g.status === 'voided' ? 'void' : 'expiry', amount: change.negated().toFixed() });
   }
-  await appendLedgerEntries(deps.db, deps, tenant, invoice.customerId, invoice.currency, entries, deps.clock.now());
+  if (entries.length > 0) {
+    await appendLedgerEntries(deps.db, deps, tenant, invoice.customerId, invoice.currency, entries, deps.clock.now());
+    await creditsChanged(deps, deps.db);
+  }
 
   const credits = [...drawn.entries()]
     .map(([id, amount]) => ({ grant: byId.get(id)!, amount }))

@@ -20,6 +20,8 @@ export interface RatedPeriod {
   rating: PeriodRating;
   /** Raw usage of every metric in the period (no multipliers or weights): what usage limits count. */
   used: Map<string, Decimal>;
+  /** A PREPAID offering's overage rule (its usage draws from credits); null for POSTPAID. */
+  overage: 'BILL' | 'BLOCK' | null;
 }
 
 /**
@@ -157,5 +159,6 @@ export async function rateSubscriptionPeriod(deps: Deps, tenant: Tenant, sub: Su
     sub.currency,
   );
   rating.total = rating.subtotal;
-  return { period, currency: sub.currency, units, rating, used };
+  const overage = priced?.offering.billingMode === 'PREPAID' ? (priced.offering.overage ?? 'BILL') : null;
+  return { period, currency: sub.currency, units, rating, used, overage };
 }

@@ -10,6 +10,7 @@ import { findSubscription, listSubscriptions } from '../subscriptions/subscripti
 import { timeOf } from '../test-clocks/clock-time.js';
 import { checkNewGrant, presentCreditGrant, type CreateCreditGrantInput, type CreditGrant } from './credit-grant.js';
 import { insertGrant, voidGrant } from './credit-ledger.repository.js';
+import { creditsChanged } from './live-credits.js';
 
 /** The most subscriptions of one customer whose currencies a grant is checked against. */
 const SUBSCRIPTIONS_READ = 100;
@@ -87,6 +88,7 @@ export async function createCreditGrant(deps: Deps, ctx: OperationContext, input
     });
     // A customer's credit events keep their order for an endpoint: one ordering key per customer.
     await emitWebhookEvent(trx, deps, ctx, resourceEvent('credits.granted', stored.customerId, presentCreditGrant, stored));
+    await creditsChanged(deps, trx);
     return stored;
   });
 }
@@ -102,6 +104,7 @@ export async function voidCreditGrant(deps: Deps, ctx: OperationContext, id: str
       payload: { customerId: grant.customerId, voided: entry.amount.replace(/^-/, ''), currency: grant.currency },
     });
     await emitWebhookEvent(trx, deps, ctx, resourceEvent('credits.voided', grant.customerId, presentCreditGrant, grant, before));
+    await creditsChanged(deps, trx);
     return grant;
   });
 }

@@ -190,3 +190,70 @@ describe('PREPAID: a period’s usage draws from credits at its close', () => {
     assert.equal(await balance(customer.id), '10.00');
   });
 });
+
+describe('PREPAID: the entitlement check knows the live balance', () => {
+  const check = async (customerId: string) => ok(api.get(`/v1/entitlements/check?accessorId=${customerId}&productId=${productId}`));
+
+  it('overage BLOCK: allowed while credits are left, CREDITS_EXHAUSTED at zero, allowed again after a grant', async () => {
+    const c = await prepaidCustomer(MAR(1), { overage: 'BLOCK' });
+    let answer = await check(c.customerId);
+    assert.deepEqual(
+      [answer.allowed, answer.reason, answer.creditsRemaining, answer.budgetRemaining],
+      [false, 'CREDITS_EXHAUSTED', '0.00', 0],
+      'no credits yet',
+    );
+
+    await grant(c.customerId, { amount: '2.50' });
+    answer = await check(c.customerId);
+    assert.deepEqual([answer.allowed, answer.reason, answer.creditsRemaining, answer.budgetRemaining], [true, 'OK', '2.50', 2.5]);
+
+    // 200 calls (2.00) so far this period: 0.50 left.
+    await calls(c.customerId, 200, MAR(3), c.clockId);
+    answer = await check(c.customerId);
+    assert.deepEqual([answer.allowed, answer.creditsRemaining, answer.budgetRemainingAmount], [true, '0.50', '0.5']);
+
+    // 60 more (0.60): 0.10 past what the credits pay.
+    await calls(c.customerId, 60, MAR(4), c.clockId);
+    answer = await check(c.customerId);
+    assert.deepEqual([answer.allowed, answer.reason, answer.creditsRemaining, answer.budgetRemaining], [false, 'CREDITS_EXHAUSTED', '0.00', 0]);
+
+    await grant(c.customerId, { amount: '1.00' });
+    answer = await check(c.customerId);
+    assert.deepEqual([answer.allowed, answer.reason, answer.creditsRemaining], [true, 'OK', '0.90']);
+  });
+
+  it('overage BILL: never refused for credits; creditsRemaining still says what is left', async () => {
+    const c = await prepaidCustomer(MAR(1));
+    await grant(c.customerId, { amount: '1.00' });
+    await calls(c.customerId, 300, MAR(3), c.clockId);
+    const answer = await check(c.customerId);
+    assert.deepEqual([answer.allowed, answer.reason, answer.creditsRemaining, answer.budgetUnlimited], [true, 'OK', '0.00', true]);
+  });
+
+  it('a grant that expired, or is not yet effective, is not counted; the closed period’s draws are', async () => {
+    const c = await prepaidCustomer(MAR(1), { overage: 'BLOCK' });
+    await grant(c.customerId, { amount: '4.00', expiresAt: iso(MAR(10)) });
+    await grant(c.customerId, { amount: '6.00', effectiveAt: iso(MAR(20)) });
+    await calls(c.customerId, 100, MAR(5), c.clockId);
+    assert.equal((await check(c.customerId)).creditsRemaining, '3.00');
+    await calls(c.customerId, 100, MAR(12), c.clockId);
+    // The first grant has expired and the second is not effective yet.
+    assert.deepEqual([(await check(c.customerId)).allowed, (await check(c.customerId)).reason], [false, 'CREDITS_EXHAUSTED']);
+    await calls(c.customerId, 100, MAR(21), c.clockId);
+    // Usage so far (3.00) is counted against the grant effective now (6.00): 3.00 left. (The
+    // invoice's burn-down is exact: the 5 March usage is the expired grant's, see above.)
+    assert.equal((await check(c.customerId)).creditsRemaining, '3.00');
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 0, 10));
+    // Closed: 5 March's 1.00 drawn from the first grant, 21 March's from the second, 12 March's
+    // billed (no grant was effective then): the second grant has 5.00 left for April.
+    assert.equal((await check(c.customerId)).creditsRemaining, '5.00');
+    assert.deepEqual(
+      lines(await cycleInvoice(c.subscriptionId)).map((l: unknown[]) => l.slice(0, 2)),
+      [
+        ['usage', '3.00'],
+        ['credits', '-1.00'],
+        ['credits', '-1.00'],
+      ],
+    );
+  });
+});

@@ -2,12 +2,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { toIso } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { Decimal } from '../../lib/money.js';
+import { Decimal, type Money } from '../../lib/money.js';
 import { findProduct } from '../products/product.repository.js';
 import { findDecidingSubscription } from '../subscriptions/subscription.repository.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { resolveCustomerRefs } from '../customers/customer.repository.js';
-import { rateSubscriptionPeriod } from '../billing/rate-subscription-period.js';
+import { rateSubscriptionPeriod, type RatedPeriod } from '../billing/rate-subscription-period.js';
+import { activeGrantsOf, liveCreditBalance } from '../credits/live-credits.js';
+import { minorUnitDigits } from '@tollgate/pricing';
+import type { Subscription } from '../subscriptions/subscription.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { usageLimitsOf } from '../subscriptions/usage-limits.js';
 import { decideEntitlement, entitlementReasons, type EntitlementDecision } from './decide-entitlement.js';
@@ -23,13 +26,13 @@ export const EntitlementResultSchema = Type.Object(
       description: `Units left in the current period under the tightest usage limit, never below 0; ${UNLIMITED} (Number.MAX_SAFE_INTEGER) when the subscription has no limit.`,
     }),
     budgetRemaining: Type.Number({
-      description: `Spend budget left this period (budget minus charges so far), never below 0; ${UNLIMITED} when there is no budget. Exact value in budgetRemainingAmount.`,
+      description: `Spend budget left this period (budget minus charges so far), never below 0; ${UNLIMITED} when there is no budget. For a PREPAID subscription whose overage is BLOCK, at most the credits left (creditsRemaining). Exact value in budgetRemainingAmount.`,
     }),
     reason: Type.Union(
       entitlementReasons.map((r) => Type.Literal(r)),
       {
         description:
-          'Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid.',
+          'Why allowed is what it is. PAYMENT_PAST_DUE: an automatic payment failed and the subscription has been past due longer than the workspace’s grace period (pastDueGraceDays); allowed again once the invoice is paid. CREDITS_EXHAUSTED: a PREPAID subscription whose offering’s overage is BLOCK has no credit left to pay for more usage; allowed again after a grant or a top-up.',
       },
     ),
     subscriptionId: Type.Union([Type.String(), Type.Null()], {
@@ -41,6 +44,10 @@ export const EntitlementResultSchema = Type.Object(
     budgetUnlimited: Type.Boolean(),
     budgetRemainingAmount: Type.Union([Type.String(), Type.Null()], {
       description: 'Exact decimal, in the subscription currency; null without a budget.',
+    }),
+    creditsRemaining: Type.Union([Type.String({ maxLength: 40 }), Type.Null()], {
+      description:
+        'PREPAID: the credits left after the current period’s usage so far (never below 0), in the subscription currency’s minor digits; null otherwise.',
     }),
     limits: Type.Array(
       Type.Object({
@@ -61,6 +68,13 @@ export const EntitlementResultSchema = Type.Object(
   { title: 'EntitlementResult' },
 );
 export type EntitlementResult = Static<typeof EntitlementResultSchema>;
+
+/** A PREPAID subscription's credits left now, after its period's usage so far (live-credits.ts). */
+async function liveCredits(deps: Deps, tenant: Tenant, sub: Subscription, now: number, rated: RatedPeriod): Promise<Money> {
+  const grants = await activeGrantsOf(deps, tenant, sub.customerId, sub.currency);
+  const usage = rated.rating.lines.filter((l) => l.type === 'usage' && l.metricName !== null).map((l) => ({ metricName: l.metricName!, amount: l.amount }));
+  return new Decimal(liveCreditBalance(grants, sub, now, usage));
+}
 
 /**
  * Read-only: decides from the subscription and the usage of exactly its current period (a row
@@ -117,6 +131,7 @@ export async function explainEntitlement(deps: Deps, tenant: Tenant, accessorId:
       budget: sub.spendBudget
         ? { amount: new Decimal(sub.spendBudget.amount), enforcement: sub.spendBudget.enforcement, spent: new Decimal(rated.rating.usageAmount) }
         : null,
+      credits: rated.overage === null ? null : { remaining: await liveCredits(deps, tenant, sub, now, rated), overage: rated.overage },
     });
   }
   return {
@@ -130,6 +145,7 @@ export async function explainEntitlement(deps: Deps, tenant: Tenant, accessorId:
     quotaUnlimited: decision.quotaRemaining === null,
     budgetUnlimited: decision.budgetRemaining === null,
     budgetRemainingAmount: decision.budgetRemaining === null ? null : decision.budgetRemaining.toFixed(),
+    creditsRemaining: decision.creditsRemaining === null ? null : decision.creditsRemaining.toFixed(minorUnitDigits(sub!.currency)),
     limits,
     quotaMetricName: decision.quotaMetricName,
     customerId,

@@ -97,6 +97,41 @@ describe('entitlements.decideEntitlement', () => {
     it(rule, () => assert.deepEqual(decide(i), expected));
   }
 
+  const credits = (remaining: string, overage: 'BILL' | 'BLOCK' = 'BLOCK') => ({ remaining: d(remaining), overage });
+  const prepaid: [string, EntitlementInput, Expected & { creditsRemaining: string | null }][] = [
+    [
+      'PREPAID BLOCK with credits left: allowed, budgetRemaining is the credits',
+      input({ credits: credits('12.5') }),
+      { ...ok(null, '12.5'), creditsRemaining: '12.5' },
+    ],
+    ['PREPAID BLOCK at exactly 0: CREDITS_EXHAUSTED', input({ credits: credits('0') }), { ...no('CREDITS_EXHAUSTED', null, '0'), creditsRemaining: '0' }],
+    [
+      'PREPAID BLOCK past 0 (usage no grant pays): CREDITS_EXHAUSTED, remainders 0',
+      input({ credits: credits('-3.20') }),
+      { ...no('CREDITS_EXHAUSTED', null, '0'), creditsRemaining: '0' },
+    ],
+    ['PREPAID BILL past 0: allowed (billed in arrears), no budget', input({ credits: credits('-3.20', 'BILL') }), { ...ok(null, null), creditsRemaining: '0' }],
+    [
+      'PREPAID BLOCK with a spend budget: budgetRemaining is the smaller of the two',
+      input({ credits: credits('7'), budget: budget('50', '45') }),
+      { ...ok(null, '5'), creditsRemaining: '7' },
+    ],
+    [
+      'an exhausted budget is named before exhausted credits',
+      input({ credits: credits('0'), budget: budget('50', '50') }),
+      { ...no('BUDGET_EXHAUSTED', null, '0'), creditsRemaining: '0' },
+    ],
+    [
+      'an exhausted quota is named before exhausted credits',
+      input({ credits: credits('0'), limits: [limit(100, '100')] }),
+      { ...no('QUOTA_EXHAUSTED', '0', '0'), creditsRemaining: '0' },
+    ],
+    ['POSTPAID (no credits): creditsRemaining null', input(), { ...ok(null, null), creditsRemaining: null }],
+  ];
+  for (const [rule, i, expected] of prepaid) {
+    it(rule, () => assert.deepEqual({ ...decide(i), creditsRemaining: decideEntitlement(i).creditsRemaining?.toFixed() ?? null }, expected));
+  }
+
   const amount = fc.integer({ min: 0, max: 10_000_000 }).map((cents) => d(cents).div(100));
   const limitArb = fc.record({
     metricName: fc.constantFrom('calls', 'tokens', 'gb'),

@@ -20,9 +20,14 @@ export interface EntitlementInput {
   limits: readonly LimitUsage[];
   /** null: no budget, unlimited. */
   budget: { amount: Money; enforcement: Enforcement; spent: Money } | null;
+  /**
+   * A PREPAID subscription's live credit balance after the period's usage so far (negative by
+   * what no grant can pay) and its overage rule; absent or null for POSTPAID.
+   */
+  credits?: { remaining: Money; overage: 'BILL' | 'BLOCK' } | null;
 }
 
-export const entitlementReasons = ['OK', 'NO_ACTIVE_SUBSCRIPTION', 'PAYMENT_PAST_DUE', 'QUOTA_EXHAUSTED', 'BUDGET_EXHAUSTED'] as const;
+export const entitlementReasons = ['OK', 'NO_ACTIVE_SUBSCRIPTION', 'PAYMENT_PAST_DUE', 'QUOTA_EXHAUSTED', 'BUDGET_EXHAUSTED', 'CREDITS_EXHAUSTED'] as const;
 export type EntitlementReason = (typeof entitlementReasons)[number];
 
 export interface EntitlementDecision {
@@ -36,8 +41,13 @@ export interface EntitlementDecision {
    * says what is left of what.
    */
   quotaMetricName: string | null;
-  /** Budget minus charges so far, never below 0; null when there is no budget. */
+  /**
+   * Budget minus charges so far, never below 0; null when there is no budget. For PREPAID with
+   * overage BLOCK, at most the credits left (they refuse at zero too).
+   */
   budgetRemaining: Money | null;
+  /** A PREPAID subscription's credits left, never below 0; null for POSTPAID. */
+  creditsRemaining: Money | null;
 }
 
 const ZERO = new Decimal(0);
@@ -64,8 +74,20 @@ export function decideEntitlement(input: EntitlementInput): EntitlementDecision 
     budgetRemaining = atLeastZero(left);
     if (input.budget.enforcement === 'BLOCK' && left.lte(0)) blockedByBudget = true;
   }
+  const credits = input.credits ?? null;
+  const creditsRemaining = credits ? atLeastZero(credits.remaining) : null;
+  // Out of credits means no grant can pay the next unit; with BILL it is billed instead.
+  const blockedByCredits = credits !== null && credits.overage === 'BLOCK' && credits.remaining.lte(0);
+  if (credits?.overage === 'BLOCK') budgetRemaining = budgetRemaining === null ? creditsRemaining : Decimal.min(budgetRemaining, creditsRemaining!);
   if (!input.subscriptionActive) {
-    return { allowed: false, reason: 'NO_ACTIVE_SUBSCRIPTION', quotaRemaining: ZERO, quotaMetricName: null, budgetRemaining: ZERO };
+    return {
+      allowed: false,
+      reason: 'NO_ACTIVE_SUBSCRIPTION',
+      quotaRemaining: ZERO,
+      quotaMetricName: null,
+      budgetRemaining: ZERO,
+      creditsRemaining: credits ? ZERO : null,
+    };
   }
   // Unpaid comes first: usage left under a limit does not make a past-due subscription servable.
   const reason: EntitlementReason = input.paymentPastDue
@@ -74,6 +96,8 @@ export function decideEntitlement(input: EntitlementInput): EntitlementDecision 
       ? 'QUOTA_EXHAUSTED'
       : blockedByBudget
         ? 'BUDGET_EXHAUSTED'
-        : 'OK';
-  return { allowed: reason === 'OK', reason, quotaRemaining, quotaMetricName: tightest?.metricName ?? null, budgetRemaining };
+        : blockedByCredits
+          ? 'CREDITS_EXHAUSTED'
+          : 'OK';
+  return { allowed: reason === 'OK', reason, quotaRemaining, quotaMetricName: tightest?.metricName ?? null, budgetRemaining, creditsRemaining };
 }

@@ -3,6 +3,7 @@ import { cacheSpec } from '../../lib/caches.js';
 import type { Tenant } from '../../lib/tenant.js';
 import { CATALOG_CHANNEL } from '../catalog/catalog-changed.js';
 import { SUBSCRIPTIONS_CHANGED } from '../subscriptions/subscription.js';
+import { CREDITS_CHANGED } from '../credits/live-credits.js';
 
 /** An answer as its JSON text, the customer it is about and the moment (a sequence number) its decision began. */
 export interface CachedAnswer {
@@ -13,14 +14,14 @@ export interface CachedAnswer {
 
 /**
  * Entitlement answers by tenant, accessor and product, for ENTITLEMENT_CACHE_TTL_MS at most:
- * cleared by every catalog change (on every node) and every subscription change (here), and an
+ * cleared by every catalog change (on every node), every change to credits (on every node) and every subscription change (here), and an
  * answer is not used once this node has committed usage for its customer since its decision began.
  */
 export const entitlementAnswerCache = cacheSpec<CachedAnswer>({
   name: 'entitlement answers',
   ttlMs: (config) => config.entitlementCacheTtlMs,
   maxEntries: 50_000,
-  channels: [CATALOG_CHANNEL, SUBSCRIPTIONS_CHANGED],
+  channels: [CATALOG_CHANNEL, SUBSCRIPTIONS_CHANGED, CREDITS_CHANGED],
 });
 
 /**
