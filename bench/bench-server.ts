@@ -11,6 +11,11 @@ import { createDemoWorkspace } from '../packages/server/src/demo/create-demo-wor
 import { setWorkspaceRateLimit } from '../packages/server/src/modules/tenancy/workspace.repository.js';
 import { createCustomer } from '../packages/server/src/modules/customers/create-customer.js';
 import { updateSubscription } from '../packages/server/src/modules/subscriptions/update-subscription.js';
+import { createSubscription } from '../packages/server/src/modules/subscriptions/create-subscription.js';
+import { subscriptionBilling } from '../packages/server/src/modules/billing/open-subscription.js';
+import { createOffering } from '../packages/server/src/modules/catalog/create-offering.js';
+import { findOffering } from '../packages/server/src/modules/catalog/offering.repository.js';
+import { createCreditGrant } from '../packages/server/src/modules/credits/grant-credits.js';
 
 const dataDir = process.env.DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'tollgate-bench-'));
 const config = {
@@ -47,7 +52,9 @@ async function seed(): Promise<Record<string, unknown>> {
     usageLimits: [{ metricName: 'api_calls', limit: 1_000_000_000, enforcement: 'BLOCK' }],
     spendBudget: { amount: '1000000', enforcement: 'BLOCK' },
   });
+  const billingModes = process.env.BENCH_PREPAID === '1' ? await seedBillingModes(ctx, test.offeringId) : null;
   const info = {
+    ...(billingModes ?? {}),
     // The demo workspace (ws_…): the X-Tenant-Id of the audit stream (bench/audit-stream.ts).
     workspaceId: demo.workspaceId,
     dataDir,
@@ -62,6 +69,38 @@ async function seed(): Promise<Record<string, unknown>> {
   };
   writeFileSync(infoFile, JSON.stringify(info));
   return info;
+}
+
+/**
+ * BENCH_PREPAID=1 (bench/entitlements.ts): 100 customers on a POSTPAID copy of the demo's Pro
+ * offering and 100 on a PREPAID one (overage BLOCK), each of those holding 10 grants (of different
+ * priorities and expiries, none effective later or expired, so all count): the checks of the two
+ * sets compare what the live credit balance adds.
+ */
+async function seedBillingModes(ctx: Parameters<typeof createCustomer>[1], proId: string) {
+  const pro = (await findOffering(deps.db, ctx, proId))!;
+  const copy = { productId: pro.productId, currency: pro.currency, billingPeriod: pro.billingPeriod, entryPrice: pro.entryPrice, ratePlanIds: pro.ratePlanIds };
+  const postpaid = await createOffering(deps, ctx, { ...copy, name: 'Bench postpaid' });
+  const prepaid = await createOffering(deps, ctx, { ...copy, name: 'Bench prepaid', billingMode: 'PREPAID', overage: 'BLOCK' });
+  const subscribers = async (offeringId: string, prefix: string, grants: number) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      const customer = await createCustomer(deps, ctx, { externalId: `${prefix}-${i}` });
+      await createSubscription(deps, ctx, { customerId: customer.id, offeringId }, subscriptionBilling);
+      for (let g = 0; g < grants; g++) {
+        await createCreditGrant(deps, ctx, {
+          customerId: customer.id,
+          amount: '1000000',
+          currency: pro.currency,
+          priority: g % 3,
+          ...(g % 2 === 0 ? { expiresAt: new Date(Date.now() + (g + 1) * 86_400_000 * 365).toISOString() } : {}),
+        });
+      }
+      ids.push(customer.id);
+    }
+    return ids;
+  };
+  return { postpaidCustomerIds: await subscribers(postpaid.id, 'postpaid', 0), prepaidCustomerIds: await subscribers(prepaid.id, 'prepaid', 10) };
 }
 
 const app = await buildApp(composition);

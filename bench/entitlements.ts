@@ -3,7 +3,10 @@
 // once more with the cache off to show the cost of a full decision. First, the bare route's own
 // ceiling: a plain Fastify server answering the same JSON (bench/plain-fastify-server.ts), so the
 // cost of the service's per-request hooks shows as the bare route's ratio to it.
-// Run: npm run bench:entitlements   (about 40 s; 127.0.0.1 only; stops by itself)
+// Then PREPAID against POSTPAID (issue 41): 100 subscribers of each, the PREPAID ones holding 10
+// credit grants each, checked on one server in turn (POSTPAID, PREPAID, POSTPAID again), with the
+// answer cache as deployed and off.
+// Run: npm run bench:entitlements   (about 100 s; 127.0.0.1 only; stops by itself)
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -39,6 +42,51 @@ export async function measureChecks(label: string, env: Record<string, string>) 
     const check = await run(`${url}/v1/entitlements/check`, requests, headers);
     const cpu1 = cpuSecondsOf(server.child.pid!);
     return { label, bare, check, checkCpuSeconds: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
+  } finally {
+    await server.stop();
+    server.cleanup();
+  }
+}
+
+/**
+ * PREPAID against POSTPAID on one server (BENCH_PREPAID=1): each set of 100 subscribers sends a
+ * usage event first, so that every check rates something and the PREPAID ones burn it against
+ * their grants. POSTPAID is measured before and after PREPAID, and averaged.
+ */
+export async function measureBillingModes(label: string, env: Record<string, string>) {
+  const server = await startBenchServer({ ...env, BENCH_PREPAID: '1' });
+  try {
+    const { url, secretKey, productId } = server.info;
+    const postpaid = server.info.postpaidCustomerIds!;
+    const prepaid = server.info.prepaidCustomerIds!;
+    const headers = { authorization: `Bearer ${secretKey}` };
+    const events = [...postpaid, ...prepaid].map((customerId, i) => ({
+      customerId,
+      metricName: 'api_calls',
+      quantity: 5_000,
+      eventId: `bench-usage-${i}`,
+      occurredAt: new Date().toISOString(),
+    }));
+    const ingested = await fetch(`${url}/v1/ingest/batch`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
+    if (ingested.status !== 200) throw new Error(`usage not ingested: ${ingested.status} ${(await ingested.text()).slice(0, 500)}`);
+    const requests = (ids: string[]): autocannon.Request[] =>
+      ids.map((id) => ({ method: 'GET', path: `/v1/entitlements/check?accessorId=${id}&productId=${productId}` }));
+    // Every answer must be allowed: a refused PREPAID check would be a cheaper path.
+    const sample = (await (await fetch(`${url}/v1/entitlements/check?accessorId=${prepaid[0]}&productId=${productId}`, { headers })).json()) as {
+      allowed: boolean;
+      creditsRemaining: string | null;
+    };
+    if (sample.allowed !== true || sample.creditsRemaining === null)
+      throw new Error(`a PREPAID check should be allowed with credits: ${JSON.stringify(sample)}`);
+    await run(`${url}/v1/entitlements/check`, requests(postpaid), headers); // warm-up
+    const before = await run(`${url}/v1/entitlements/check`, requests(postpaid), headers);
+    const pre = await run(`${url}/v1/entitlements/check`, requests(prepaid), headers);
+    const after = await run(`${url}/v1/entitlements/check`, requests(postpaid), headers);
+    return { label, before, prepaid: pre, after };
   } finally {
     await server.stop();
     server.cleanup();
@@ -89,6 +137,21 @@ async function main() {
   console.log(
     `\nThe service's bare route over plain Fastify, same run: ${results.map((r) => `${(r.bare.requests.average / p.requests.average).toFixed(2)} (${r.label})`).join(', ')}.`,
   );
+
+  const modes = [
+    await measureBillingModes('answer cache 250 ms (default)', CHECK_RUNS.cached),
+    await measureBillingModes('answer cache off', CHECK_RUNS.uncached),
+  ];
+  console.log(`\nPREPAID (10 grants each) against POSTPAID subscribers, 100 of each, one server per row, ${SECONDS} s per run`);
+  console.log('| run | POSTPAID before req/s | PREPAID req/s | POSTPAID after req/s | PREPAID / POSTPAID (mean) | PREPAID p99 ms | non-2xx |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const m of modes) {
+    const post = (m.before.requests.average + m.after.requests.average) / 2;
+    const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+    console.log(
+      `| ${m.label} | ${fmt(m.before.requests.average)} | ${fmt(m.prepaid.requests.average)} | ${fmt(m.after.requests.average)} | ${(m.prepaid.requests.average / post).toFixed(2)} | ${m.prepaid.latency.p99} | ${m.before.non2xx + m.prepaid.non2xx + m.after.non2xx} |`,
+    );
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -19,6 +19,9 @@ export interface BenchServer {
     customerId: string;
     productId: string;
     customerIds: string[];
+    /** BENCH_PREPAID=1: 100 customers on a POSTPAID copy of the demo's Pro offering, and 100 on a PREPAID one holding 10 grants each. */
+    postpaidCustomerIds?: string[];
+    prepaidCustomerIds?: string[];
     /** The demo workspace's test-environment webhook sources, by provider key (payment, messaging…). */
     webhookSources: Record<string, { id: string; url: string; secret: string }>;
   };
