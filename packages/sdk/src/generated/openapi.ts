@@ -3367,6 +3367,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'credits.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A credit grant expired with something left: written once no invoice can still draw from it for usage before its expiresAt (the periods that began before it are closed and their invoices finalized). previousAttributes.remaining is what it had left.
+     * @description A credit grant expired with something left: written once no invoice can still draw from it for usage before its expiresAt (the periods that began before it are closed and their invoices finalized). previousAttributes.remaining is what it had left. Sent to every enabled endpoint whose eventTypes hold credits.expired, credits.* or *. data.object is the resource as GET /api/v1/credit_grants/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['creditsExpiredEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'usage.limit_alert': {
     parameters: {
       query?: never;
@@ -22178,6 +22198,116 @@ export interface operations {
         'application/json': {
           /** @constant */
           type: 'credits.voided';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description The credit grant as GET /api/v1/credit_grants/{id} returns it at the event's commit (never a secret). */
+                object: components['schemas']['CreditGrant'];
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                object: {
+                  id: string;
+                  /** @constant */
+                  object: 'credit_grant';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  creditsExpiredEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "credits.expired",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "id": "cgr_01jd3m5x7c0000000000000000",
+         *           "object": "credit_grant",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "currency": "USD",
+         *           "amount": "50.00",
+         *           "remaining": "0.00",
+         *           "priority": 10,
+         *           "effectiveAt": "2026-10-01T09:30:00.000Z",
+         *           "expiresAt": "2026-11-23T00:00:00.000Z",
+         *           "source": "promotional",
+         *           "status": "expired",
+         *           "subscriptionId": null,
+         *           "metricNames": null,
+         *           "metadata": {},
+         *           "voidedAt": null,
+         *           "createdAt": "2026-10-01T09:30:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z"
+         *         },
+         *         "previousAttributes": {
+         *           "status": "active",
+         *           "remaining": "12.50"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'credits.expired';
           /**
            * Format: date-time
            * @description When the event happened, UTC; the same on every attempt.

@@ -61,6 +61,7 @@ export const auditEventTypesByCategory = {
     'credit_note.created',
     'credit_grant.created',
     'credit_grant.voided',
+    'credit_grant.expired',
     'billing_settings.updated',
     'test_clock.created',
     'test_clock.advanced',

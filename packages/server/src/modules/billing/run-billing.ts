@@ -10,6 +10,7 @@ import { listDraftsDue } from './invoice.repository.js';
 import { collectDue, type JobTransaction } from './collect-due.js';
 import { reconcilePayments } from './reconcile-payments.js';
 import { expirePendingUpdates } from './expire-pending-updates.js';
+import { expireCreditGrants } from './expire-credit-grants.js';
 import { billingOrigin, renewSubscriptions } from './renew-subscription.js';
 
 export interface BillingRun {
@@ -23,6 +24,8 @@ export interface BillingRun {
   paymentsSucceeded: number;
   /** Attempts without an outcome asked about again (real time only), and outcomes so learnt. */
   reconciled: number;
+  /** Prepaid credit grants expired (what they had left entered in the ledger as expiry). */
+  creditGrantsExpired: number;
 }
 
 /** One page of due work at a time: a catch-up after downtime never loads everything at once. */
@@ -133,7 +136,7 @@ export interface BillingScope {
 export async function runBilling(deps: Deps, bound: BoundCredentials, scope: BillingScope): Promise<BillingRun> {
   const now = scope.testClock?.time ?? deps.clock.now();
   const where = scope.testClock ? { tenant: scope.testClock.tenant, id: scope.testClock.id } : null;
-  const run: BillingRun = { renewals: 0, invoicesFinalized: 0, failures: 0, paymentsAttempted: 0, paymentsSucceeded: 0, reconciled: 0 };
+  const run: BillingRun = { renewals: 0, invoicesFinalized: 0, failures: 0, paymentsAttempted: 0, paymentsSucceeded: 0, reconciled: 0, creditGrantsExpired: 0 };
   // Progress as it happens (tollgate_billing_progress_total): a catch-up of many renewals shows its rate.
   const clock = scope.testClock ? 'test' : 'real';
   const progress = {
@@ -212,6 +215,8 @@ export async function runBilling(deps: Deps, bound: BoundCredentials, scope: Bil
 
   await finalizeDue();
   await expirePendingUpdates(deps, now, where);
+  // After finalization: a grant expires once the invoices that could draw from it are final.
+  run.creditGrantsExpired = await expireCreditGrants(deps, now, where);
   const collected = await collectDue(deps, { bound }, now, where, jobTransaction(deps));
   run.paymentsAttempted += collected.attempted;
   run.paymentsSucceeded += collected.succeeded;

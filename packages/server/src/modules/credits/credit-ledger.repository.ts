@@ -294,6 +294,53 @@ export async function drawableGrants(db: Db, tenant: Tenant, customerId: string,
   return rows.map(toGrant);
 }
 
+/**
+ * Active grants whose expiry is at or before `at` (of one tenant, or of every tenant), by expiry
+ * then id, after the cursor: what the billing job's sweep considers (expire-credit-grants.ts).
+ */
+export async function grantsExpiredBy(
+  db: Db,
+  tenant: Tenant | null,
+  at: number,
+  after: { expiresAt: number; id: string } | null,
+  limit: number,
+): Promise<Array<{ tenant: Tenant; grant: CreditGrant }>> {
+  let q = db.selectFrom('creditGrants').selectAll().where('status', '=', 'active').where('expiresAt', '<=', at);
+  if (tenant) q = q.$call(forTenant(tenant));
+  if (after) q = q.where((eb) => eb.or([eb('expiresAt', '>', after.expiresAt), eb.and([eb('expiresAt', '=', after.expiresAt), eb('id', '>', after.id)])]));
+  const rows = await q.orderBy('expiresAt').orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ tenant: { workspaceId: r.workspaceId, environment: r.environment as Tenant['environment'] }, grant: toGrant(r) }));
+}
+
+/**
+ * Expires an active grant at its expiry: an expiry entry for what it has left (none when
+ * nothing is), dated at `expiresAt`, and status expired. null when it is no longer active.
+ */
+export async function expireGrant(
+  trx: Db,
+  deps: LedgerDeps,
+  tenant: Tenant,
+  id: string,
+  now: number,
+): Promise<{ before: CreditGrant; grant: CreditGrant; entry: LedgerEntry | null } | null> {
+  const grant = await findGrant(trx, deps, tenant, id, { lock: true });
+  if (!grant || grant.status !== 'active' || grant.expiresAt === null) return null;
+  const left = new Decimal(grant.remaining);
+  const [entry] = left.isZero()
+    ? [null]
+    : await appendLedgerEntries(
+        trx,
+        deps,
+        tenant,
+        grant.customerId,
+        grant.currency,
+        [{ grantId: id, type: 'expiry', amount: left.negated().toFixed(), occurredAt: grant.expiresAt }],
+        now,
+      );
+  await trx.updateTable('creditGrants').set({ status: 'expired', updatedAt: now }).$call(forTenant(tenant)).where('id', '=', id).execute();
+  return { before: grant, grant: { ...grant, remaining: roundToMinorUnit('0', grant.currency), status: 'expired', updatedAt: now }, entry: entry ?? null };
+}
+
 /** A customer's grants in a currency (every one when `currency` is omitted), oldest first. */
 export async function grantsOf(db: Db, tenant: Tenant, customerId: string, currency?: string): Promise<CreditGrant[]> {
   let q = db.selectFrom('creditGrants').selectAll().$call(forTenant(tenant)).where('customerId', '=', customerId);

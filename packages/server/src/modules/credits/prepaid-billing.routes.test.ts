@@ -142,14 +142,28 @@ describe('PREPAID: a period’s usage draws from credits at its close', () => {
         ['draw', b.id, '-6.00', final.id],
         ['draw', g.id, '-3.00', final.id],
         ['draw', a.id, '-1.00', final.id],
+        // A expired on 15 March; once March's invoice is final nothing can draw from it: its 1.00 goes.
+        ['expiry', a.id, '-1.00', null],
       ],
     );
     assert.deepEqual(
       entries.map((e: any) => e.balanceAfter),
-      ['5.00', '25.00', '28.00', '25.00', '19.00', '16.00', '15.00'],
+      ['5.00', '25.00', '28.00', '25.00', '19.00', '16.00', '15.00', '14.00'],
     );
-    const remaining = async (id: string) => (await ok(api.get(`/api/v1/credit_grants/${id}`))).remaining;
-    assert.deepEqual([await remaining(a.id), await remaining(b.id), await remaining(g.id)], ['1.00', '14.00', '0.00']);
+    assert.equal(entries.at(-1).occurredAt, iso(MAR(15)), 'dated at the expiry');
+    const state = async (id: string) => {
+      const x = await ok(api.get(`/api/v1/credit_grants/${id}`));
+      return [x.status, x.remaining];
+    };
+    assert.deepEqual(
+      [await state(a.id), await state(b.id), await state(g.id)],
+      [
+        ['expired', '0.00'],
+        ['active', '14.00'],
+        ['active', '0.00'],
+      ],
+    );
+    assert.equal(await balance(c.customerId), '14.00');
   });
 
   it('overage BILL: what the credits do not cover is billed in arrears', async () => {
@@ -232,7 +246,7 @@ describe('PREPAID: the entitlement check knows the live balance', () => {
 
   it('a grant that expired, or is not yet effective, is not counted; the closed period’s draws are', async () => {
     const c = await prepaidCustomer(MAR(1), { overage: 'BLOCK' });
-    await grant(c.customerId, { amount: '4.00', expiresAt: iso(MAR(10)) });
+    const early = await grant(c.customerId, { amount: '4.00', expiresAt: iso(MAR(10)) });
     await grant(c.customerId, { amount: '6.00', effectiveAt: iso(MAR(20)) });
     await calls(c.customerId, 100, MAR(5), c.clockId);
     assert.equal((await check(c.customerId)).creditsRemaining, '3.00');
@@ -247,6 +261,15 @@ describe('PREPAID: the entitlement check knows the live balance', () => {
     // Closed: 5 March's 1.00 drawn from the first grant, 21 March's from the second, 12 March's
     // billed (no grant was effective then): the second grant has 5.00 left for April.
     assert.equal((await check(c.customerId)).creditsRemaining, '5.00');
+    // The expired grant keeps its 3.00 while March's invoice is a draft (late usage before 10 March could still draw it).
+    assert.deepEqual(
+      [(await ok(api.get(`/api/v1/credit_grants/${early.id}`))).status, (await ok(api.get(`/api/v1/credit_grants/${early.id}`))).remaining],
+      ['active', '3.00'],
+    );
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 2));
+    const expired = await ok(api.get(`/api/v1/credit_grants/${early.id}`));
+    assert.deepEqual([expired.status, expired.remaining], ['expired', '0.00']);
+    assert.deepEqual((await ledger(c.customerId)).at(-1), { ...(await ledger(c.customerId)).at(-1), type: 'expiry', amount: '-3.00', grantId: early.id });
     assert.deepEqual(
       lines(await cycleInvoice(c.subscriptionId)).map((l: unknown[]) => l.slice(0, 2)),
       [

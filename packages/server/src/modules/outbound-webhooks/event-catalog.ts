@@ -56,6 +56,12 @@ export const eventCatalog = {
     resource: 'credit_grant',
     description: 'What was left of a credit grant was voided; what was drawn stays drawn. previousAttributes.remaining is what it had left.',
   },
+  'credits.expired': {
+    category: 'credits',
+    resource: 'credit_grant',
+    description:
+      'A credit grant expired with something left: written once no invoice can still draw from it for usage before its expiresAt (the periods that began before it are closed and their invoices finalized). previousAttributes.remaining is what it had left.',
+  },
   'usage.limit_alert': {
     category: 'usage',
     resource: 'usage_limit_alert',

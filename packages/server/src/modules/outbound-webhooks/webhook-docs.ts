@@ -424,6 +424,10 @@ const variations: Partial<Record<CatalogType, Variation>> = {
     object: { status: 'voided', remaining: '0.00', voidedAt: CHANGED_AT, updatedAt: CHANGED_AT },
     previousAttributes: { status: 'active', remaining: '38.00', voidedAt: null },
   },
+  'credits.expired': {
+    object: { status: 'expired', remaining: '0.00', expiresAt: '2026-11-23T00:00:00.000Z', updatedAt: CHANGED_AT },
+    previousAttributes: { status: 'active', remaining: '12.50' },
+  },
   'api_key.grace_used': { object: ROTATED_KEY },
 };
 

@@ -15,6 +15,8 @@ import { recordGraceUse } from '../api-keys/record-grace-use.js';
 import { subscriptionBilling } from '../billing/open-subscription.js';
 import { transitionInvoice } from '../billing/invoice-transitions.js';
 import { createSubscription } from '../subscriptions/create-subscription.js';
+import { runBilling } from '../billing/run-billing.js';
+import { boundCredentials } from '../authentication/bound-credentials.js';
 import { previousAttributes } from './emit-webhook-events.js';
 import { eventCatalog, exampleOf, subscribableTypes, type CatalogType } from './event-catalog.js';
 import type { HostResolver } from './resolve-destination.js';
@@ -605,7 +607,7 @@ describe('200 invoice and credit note events', () => {
   });
 });
 
-describe('200 credits.granted and credits.voided', () => {
+describe('200 credits.granted, credits.voided and credits.expired', () => {
   it('a grant: credits.granted with the GET’s grant, ordered by its customer, a replay writing none; its void: credits.voided with what it had left before', async () => {
     const w = await world(['*']);
     const customer = await ok(w.api.post('/api/v1/customers', { name: 'Prepaid' }));
@@ -626,6 +628,22 @@ describe('200 credits.granted and credits.voided', () => {
     checkBody(voided[0]!);
     assert.deepEqual(voided[0]!.parsed.data.previousAttributes, { status: 'active', remaining: '50.00', voidedAt: null });
     await sameAsGet(w, voided[0]!, `/api/v1/credit_grants/${grant.id}`);
+  });
+
+  it('an expiry: credits.expired from the billing job once nothing can draw from the grant, with what it had left before', async () => {
+    const w = await world(['*']);
+    const customer = await ok(w.api.post('/api/v1/customers', { name: 'Expiring' }));
+    const expiresAt = new Date(t.clock.now() + 60_000).toISOString();
+    const grant = await ok(w.api.post('/api/v1/credit_grants', { customerId: customer.id, amount: '12.50', currency: 'USD', expiresAt }));
+    const s = await track(w);
+    t.clock.advance(120_000);
+    await runBilling(t.deps, boundCredentials, { testClock: null });
+    const expired = await s.messages();
+    assert.deepEqual(types(expired), ['credits.expired']);
+    checkBody(expired[0]!);
+    assert.equal(expired[0]!.orderingKey, customer.id);
+    assert.deepEqual(expired[0]!.parsed.data.previousAttributes, { status: 'active', remaining: '12.50' });
+    await sameAsGet(w, expired[0]!, `/api/v1/credit_grants/${grant.id}`);
   });
 });
 
