@@ -5045,6 +5045,11 @@ export interface components {
       billingMode: 'POSTPAID' | 'PREPAID';
       /** @description PREPAID: BILL or BLOCK; null for POSTPAID. */
       overage: ('BILL' | 'BLOCK') | null;
+      recurringCredits: {
+        amount: string;
+        priority: number;
+        rolloverCap: string | null;
+      } | null;
       /** @description ISO 4217 code, e.g. USD. */
       currency: string;
       entryPrice: string | null;
@@ -13266,6 +13271,11 @@ export interface operations {
            *           "name": "Acme Inc.",
            *           "billingMode": "POSTPAID",
            *           "overage": "BILL",
+           *           "recurringCredits": {
+           *             "amount": "amount",
+           *             "priority": 1,
+           *             "rolloverCap": "rolloverCap"
+           *           },
            *           "currency": "USD",
            *           "entryPrice": "entryPrice",
            *           "billingPeriod": "MONTHLY",
@@ -13318,6 +13328,11 @@ export interface operations {
          *       "name": "Acme Inc.",
          *       "billingMode": "POSTPAID",
          *       "overage": "BILL",
+         *       "recurringCredits": {
+         *         "amount": "10.00",
+         *         "priority": 1,
+         *         "rolloverCap": "10.00"
+         *       },
          *       "currency": "USD",
          *       "entryPrice": "10.00",
          *       "billingPeriod": "MONTHLY",
@@ -13344,6 +13359,15 @@ export interface operations {
           billingMode?: 'POSTPAID' | 'PREPAID';
           /** @description PREPAID only (default BILL): BILL bills usage the credits do not cover in arrears; BLOCK makes the entitlement check refuse it with reason CREDITS_EXHAUSTED (usage that got through anyway is billed). */
           overage?: 'BILL' | 'BLOCK';
+          /** @description PREPAID only: credits each subscription is granted at the start of every period (source recurring, expiring at its end), and how much of what is left rolls over into the next period (source rollover). null: none. */
+          recurringCredits?: {
+            /** @description Credits granted at the start of every period, in the currency’s minor unit at most; greater than 0. A non-negative decimal string, e.g. "0.002". */
+            amount: string;
+            /** @description The grants’ priority: a lower number is drawn first. Default 50. */
+            priority?: number;
+            /** @description null or absent: nothing is carried; what is left expires with the period. */
+            rolloverCap?: string | null;
+          } | null;
           /** @description ISO 4217 code, e.g. USD. */
           currency: string;
           entryPrice?: string | null;
@@ -13386,6 +13410,11 @@ export interface operations {
            *       "name": "Acme Inc.",
            *       "billingMode": "POSTPAID",
            *       "overage": "BILL",
+           *       "recurringCredits": {
+           *         "amount": "amount",
+           *         "priority": 1,
+           *         "rolloverCap": "rolloverCap"
+           *       },
            *       "currency": "USD",
            *       "entryPrice": "entryPrice",
            *       "billingPeriod": "MONTHLY",
@@ -13444,6 +13473,11 @@ export interface operations {
            *       "name": "Acme Inc.",
            *       "billingMode": "POSTPAID",
            *       "overage": "BILL",
+           *       "recurringCredits": {
+           *         "amount": "amount",
+           *         "priority": 1,
+           *         "rolloverCap": "rolloverCap"
+           *       },
            *       "currency": "USD",
            *       "entryPrice": "entryPrice",
            *       "billingPeriod": "MONTHLY",
@@ -13492,6 +13526,11 @@ export interface operations {
          *       "name": "Acme Inc.",
          *       "entryPrice": "10.00",
          *       "overage": "BILL",
+         *       "recurringCredits": {
+         *         "amount": "10.00",
+         *         "priority": 1,
+         *         "rolloverCap": "10.00"
+         *       },
          *       "trialDays": 1,
          *       "ratePlanIds": [
          *         "ratePlanId"
@@ -13512,6 +13551,15 @@ export interface operations {
           entryPrice?: string | null;
           /** @description PREPAID only (default BILL): BILL bills usage the credits do not cover in arrears; BLOCK makes the entitlement check refuse it with reason CREDITS_EXHAUSTED (usage that got through anyway is billed). */
           overage?: 'BILL' | 'BLOCK';
+          /** @description PREPAID only: credits each subscription is granted at the start of every period (source recurring, expiring at its end), and how much of what is left rolls over into the next period (source rollover). null: none. */
+          recurringCredits?: {
+            /** @description Credits granted at the start of every period, in the currency’s minor unit at most; greater than 0. A non-negative decimal string, e.g. "0.002". */
+            amount: string;
+            /** @description The grants’ priority: a lower number is drawn first. Default 50. */
+            priority?: number;
+            /** @description null or absent: nothing is carried; what is left expires with the period. */
+            rolloverCap?: string | null;
+          } | null;
           /** @description Trial length in days; 0: no trial. */
           trialDays?: number;
           /** @description plan_… ids, in display order; each plan must be in the offering's currency and billing period. */
@@ -13549,6 +13597,11 @@ export interface operations {
            *       "name": "Acme Inc.",
            *       "billingMode": "POSTPAID",
            *       "overage": "BILL",
+           *       "recurringCredits": {
+           *         "amount": "amount",
+           *         "priority": 1,
+           *         "rolloverCap": "rolloverCap"
+           *       },
            *       "currency": "USD",
            *       "entryPrice": "entryPrice",
            *       "billingPeriod": "MONTHLY",

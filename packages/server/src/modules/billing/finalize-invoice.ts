@@ -25,6 +25,9 @@ import { findInvoices, findIssuedInvoicesEndingBetween, saveInvoice } from './in
 import { invoiceEvent, issued } from './issue-invoice.js';
 import { rediscounted } from './discount-line.js';
 import { applyCredits } from './invoice-credits.js';
+import { recurringCreditsOf, rollOverCredits } from './recurring-credits.js';
+import { billingOrigin } from './billing-origin.js';
+import { findSubscription } from '../subscriptions/subscription.repository.js';
 import { unitsOfOffering } from './priced-units.js';
 import type { PricedUnit } from './rate-period.js';
 import { ratePeriodUsage } from './rate-subscription-period.js';
@@ -112,6 +115,15 @@ async function lateUsageAdjustments(deps: Deps, tenant: Tenant, invoice: Invoice
   return lines;
 }
 
+/** A cycle invoice's period is over for good: its subscription's recurring credits roll over (recurring-credits.ts). */
+async function rollOverAfter(deps: Deps, tenant: Tenant, invoice: Invoice): Promise<void> {
+  if (invoice.priceVersionId === null || invoice.subscriptionId === null) return;
+  const rc = recurringCreditsOf(await loadPriceVersion(deps, tenant, invoice.priceVersionId));
+  if (rc?.rolloverCap == null) return;
+  const sub = await findSubscription(deps.db, tenant, invoice.subscriptionId);
+  if (sub) await rollOverCredits(deps, billingOrigin(deps, tenant), sub, rc, invoice.periodEnd);
+}
+
 /**
  * A draft as finalized at `at` (its subscription's time): its lines (a rerating's, when it was
  * rerated) and the adjustments added, numbered, frozen.
@@ -191,6 +203,8 @@ export async function finalizeDrafts(
       own = rediscounted([...own.filter((l) => !USAGE_TYPES.has(l.type) && l.type !== 'adjustment'), ...(await rerateUsage(deps, tenant, d))], d.currency);
     // A PREPAID subscription's usage as finalized, paid from credits (drawn at the close already: only the difference).
     own = await applyCredits(deps, tenant, d, own, at);
+    // Its draws are final now: what the period's recurring credits left may roll over.
+    if (d.billingReason === 'subscription_cycle') await rollOverAfter(deps, tenant, d);
     lines.push([...own, ...(opts.adjust === false ? [] : await lateUsageAdjustments(deps, tenant, d, issued))]);
   }
   const collects = (await findPaymentProvider(deps.db, tenant, 'stripe')) !== null;

@@ -5,15 +5,18 @@ import type { PricedOffering } from '../catalog/load-priced-offering.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { SubscriptionBilling } from '../subscriptions/subscription-billing.js';
 import { issueDraftInvoice, issued } from './issue-invoice.js';
+import { grantRecurringCredits } from './recurring-credits.js';
 import { billingPeriodStart, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor } from './rate-subscription-period.js';
 
 /**
  * A new subscription's first invoice: the entry price of its first period, in advance (prorated
  * for a calendar-aligned partial period, waived in a trial). Usage is billed in arrears, at the
- * first renewal. Without an entry price there is nothing to bill yet, and no invoice.
+ * first renewal. Without an entry price there is nothing to bill yet, and no invoice. A PREPAID
+ * offering's recurring credits for the first period are granted here too.
  */
 export async function openSubscription(txDeps: Deps, ctx: OperationContext, sub: Subscription, priced: PricedOffering | null): Promise<void> {
   const period = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
+  await grantRecurringCredits(txDeps, ctx, sub, priced, period);
   const line = entryPriceLine(sub, priced, period);
   if (line === null) return;
   await issueDraftInvoice(txDeps, ctx, ctx, {

@@ -23,6 +23,8 @@ import { insertInvoices } from './invoice.repository.js';
 import { draftInvoice, invoiceCreatedAudit, invoiceEvent, issued, type DraftInput } from './issue-invoice.js';
 import { discountAfterInvoice, discountApplies, discountLine } from './discount-line.js';
 import { readUsageOncePer } from './read-rating-usage.js';
+import { billingOrigin } from './billing-origin.js';
+import { grantRecurringCredits, recurringCreditsOf, rollOverCredits } from './recurring-credits.js';
 import { billingPeriodStart, checkRatableCurrency, entryPriceLine, pricingOf, ratePeriodUsage, unitsFor, type Period } from './rate-subscription-period.js';
 
 /** What one renewal did: the period boundary it crossed and the invoice it issued. */
@@ -40,16 +42,7 @@ export interface Renewal {
 /** A rolled-back group that found some of its work done by someone else. */
 class AlreadyRenewed extends Error {}
 
-/** The service itself, renewing on the tenant's behalf. */
-export function billingOrigin(deps: Pick<Deps, 'ids'>, tenant: Tenant): OperationContext {
-  return {
-    workspaceId: tenant.workspaceId,
-    environment: tenant.environment,
-    actor: { type: 'SYSTEM', id: 'billing' },
-    correlationId: deps.ids.next('request'),
-    source: 'system',
-  };
-}
+export { billingOrigin } from './billing-origin.js';
 
 /** The period after one that ended at `boundary`: the schedule's period starting there. */
 function periodAfter(sub: Subscription, boundary: number): Period {
@@ -65,6 +58,9 @@ interface ClosedPeriod {
   origin: OperationContext;
   /** The invoice it issues (a draft), or null when there is nothing to bill. */
   invoice: Invoice | null;
+  /** The prices of the closed period and of the next one (PREPAID recurring credits). */
+  priced: PricedOffering | null;
+  nextPriced: PricedOffering | null;
 }
 
 /** What a group reads once for all of its subscriptions. */
@@ -94,6 +90,7 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
   const renewal: Renewal = { subscriptionId: sub.id, boundary, invoiceId: null, invoiceFinalized: false, outcome: 'renewed', trialEnded, changeApplied: false };
   let next: Subscription;
   let draft: DraftInput;
+  let nextPriced: PricedOffering | null = null;
 
   if (sub.cancelAtPeriodEnd) {
     next = {
@@ -120,7 +117,7 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
     const change = sub.scheduledChange;
     const offeringId = change?.offeringId ?? sub.offeringId;
     let priceVersionId = sub.priceVersionId;
-    let nextPriced = priced;
+    nextPriced = priced;
     // A change or an unpinned subscription takes the offering's prices of the day; a pinned one
     // keeps its version. The version is the same row while the offering's prices are unchanged.
     if (offeringId !== null && (change !== null || !sub.priceVersionPinned || sub.priceVersionId === null)) {
@@ -175,7 +172,7 @@ async function closePeriod(txDeps: Deps, tenant: Tenant, sub: Subscription, read
   }
   const invoice = draft.lines.length > 0 ? draftInvoice(txDeps, reads.settings, draft) : null;
   renewal.invoiceId = invoice?.id ?? null;
-  return { sub, next, renewal, origin, invoice };
+  return { sub, next, renewal, origin, invoice, priced, nextPriced };
 }
 
 /**
@@ -212,6 +209,13 @@ export async function renewSubscriptions(deps: Deps, tenant: Tenant, ids: readon
         closed.map((c) => ({ next: c.next, readVersion: c.sub.version })),
       );
       if (written !== closed.length) throw new AlreadyRenewed();
+      // PREPAID: the next period's recurring credits; and, when no invoice will finalize the
+      // closed period's draws (there is nothing to bill), its rollover now.
+      for (const c of closed) {
+        if (c.renewal.outcome !== 'renewed') continue;
+        if (c.invoice === null) await rollOverCredits(txDeps, c.origin, c.next, recurringCreditsOf(c.priced), c.renewal.boundary);
+        await grantRecurringCredits(txDeps, c.origin, c.next, c.nextPriced, { start: c.next.currentPeriodStart, end: c.next.currentPeriodEnd });
+      }
       // Revoked before the audit events are written, which name what was revoked.
       const revoked = new Map<string, RevokedCredentials>();
       for (const c of closed) {

@@ -775,6 +775,7 @@ describe('POST /api/v1/offerings', () => {
       name: 'Pro',
       billingMode: 'POSTPAID',
       overage: null,
+      recurringCredits: null,
       currency: 'USD',
       // In the currency's minor digits, whatever was sent.
       entryPrice: '49.90',

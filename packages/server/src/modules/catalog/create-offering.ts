@@ -6,7 +6,7 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
 import { checkOffering } from './check-offering.js';
-import type { CreateOfferingInput, Offering } from './offering.js';
+import { checkRecurringCredits, type CreateOfferingInput, type Offering } from './offering.js';
 import { insertOffering } from './offering.repository.js';
 
 export async function createOffering(deps: Deps, ctx: OperationContext, input: CreateOfferingInput): Promise<Offering> {
@@ -35,6 +35,7 @@ export async function createOffering(deps: Deps, ctx: OperationContext, input: C
     name: input.name,
     billingMode,
     overage: billingMode === 'PREPAID' ? (input.overage ?? 'BILL') : null,
+    recurringCredits: checkRecurringCredits(input.recurringCredits ?? null, billingMode, input.currency),
     trialDays: input.trialDays ?? 0,
     metadata: input.metadata ?? {},
     version: 1,
@@ -54,6 +55,7 @@ export async function createOffering(deps: Deps, ctx: OperationContext, input: C
         ratePlanIds: offering.ratePlanIds,
         billingMode: offering.billingMode,
         overage: offering.overage,
+        recurringCredits: offering.recurringCredits,
       },
     });
   });

@@ -5,7 +5,7 @@ import { forTenant } from '../../db/tenant-scope.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { Environment } from '../../lib/crypto.js';
 import { parseMetadata, type Tenant } from '../../lib/tenant.js';
-import type { BillingMode, Offering, OfferingOverride, OverageRule } from './offering.js';
+import type { BillingMode, Offering, OfferingOverride, OverageRule, RecurringCredits } from './offering.js';
 import type { OfferingTable } from '../../db/tables/offering.table.js';
 
 function toOffering(r: Selectable<OfferingTable>): Offering {
@@ -16,6 +16,7 @@ function toOffering(r: Selectable<OfferingTable>): Offering {
     name: r.name,
     billingMode: r.billingMode as BillingMode,
     overage: r.overage as OverageRule | null,
+    recurringCredits: r.recurringCredits === null ? null : (JSON.parse(r.recurringCredits) as RecurringCredits),
     currency: r.currency,
     entryPrice: r.entryPrice,
     billingPeriod: r.billingPeriod as BillingPeriod,
@@ -36,6 +37,7 @@ function toRow(tenant: Tenant, o: Offering) {
     environment: tenant.environment,
     ratePlanIds: JSON.stringify(o.ratePlanIds),
     overrides: JSON.stringify(o.overrides),
+    recurringCredits: o.recurringCredits === null ? null : JSON.stringify(o.recurringCredits),
     metadata: JSON.stringify(o.metadata),
   };
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { roundToMinorUnit, type BillingPeriod } from '@tollgate/pricing';
+import { checkPeriodAmount, Decimal, roundToMinorUnit, type BillingPeriod } from '@tollgate/pricing';
+import { AppError } from '../../lib/errors.js';
 import { toIso } from '../../lib/clock.js';
 import { Environment, Metadata, Timestamp } from '../../http/schemas.js';
 import type { Environment as Env } from '../../lib/crypto.js';
@@ -21,6 +22,20 @@ export type BillingMode = (typeof billingModes)[number];
 export const overageRules = ['BILL', 'BLOCK'] as const;
 export type OverageRule = (typeof overageRules)[number];
 
+/**
+ * A PREPAID offering's credits granted to each subscription at the start of every period
+ * (source recurring), expiring at its end. At a period's close, what the subscription's recurring
+ * and rollover grants have left is carried into the next period as one rollover grant, up to
+ * `rolloverCap`; null: nothing is carried.
+ */
+export interface RecurringCredits {
+  /** Per period, in the offering's currency's minor unit. */
+  amount: string;
+  /** The grants' priority (a lower number is drawn first). */
+  priority: number;
+  rolloverCap: string | null;
+}
+
 /** This offering's own quota or overage rate for one unit of one of its plans; never published. */
 export interface OfferingOverride {
   ratePlanId: string;
@@ -39,6 +54,8 @@ export interface Offering {
   billingMode: BillingMode;
   /** PREPAID: what happens to usage credits do not cover; null for POSTPAID. */
   overage: OverageRule | null;
+  /** PREPAID: the credits granted every period; null: none. */
+  recurringCredits: RecurringCredits | null;
   currency: string;
   entryPrice: string | null;
   billingPeriod: BillingPeriod;
@@ -86,6 +103,32 @@ const Overage = Type.Union(
   },
 );
 
+const RecurringCreditsBody = Type.Union(
+  [
+    Type.Object(
+      {
+        amount: DecimalText('Credits granted at the start of every period, in the currency’s minor unit at most; greater than 0.'),
+        priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'The grants’ priority: a lower number is drawn first. Default 50.' })),
+        rolloverCap: Type.Optional(
+          Type.Union([DecimalText('At most this much of what is left at a period’s close is carried into the next.'), Type.Null()], {
+            description: 'null or absent: nothing is carried; what is left expires with the period.',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  {
+    description:
+      'PREPAID only: credits each subscription is granted at the start of every period (source recurring, expiring at its end), and how much of what is left rolls over into the next period (source rollover). null: none.',
+  },
+);
+const RecurringCreditsOut = Type.Union([
+  Type.Object({ amount: Type.String(), priority: Type.Integer(), rolloverCap: Type.Union([Type.String(), Type.Null()]) }),
+  Type.Null(),
+]);
+
 export const OfferingSchema = Type.Object(
   {
     id: Type.String({ description: 'off_…' }),
@@ -95,6 +138,7 @@ export const OfferingSchema = Type.Object(
     name: Type.String(),
     billingMode: Mode,
     overage: Type.Union([Overage, Type.Null()], { description: 'PREPAID: BILL or BLOCK; null for POSTPAID.' }),
+    recurringCredits: RecurringCreditsOut,
     currency: CurrencyCode,
     entryPrice: Type.Union([Type.String(), Type.Null()]),
     billingPeriod: BillingPeriodSchema,
@@ -122,6 +166,7 @@ export const CreateOfferingBody = Type.Object(
     name: Name,
     billingMode: Type.Optional(Mode),
     overage: Type.Optional(Overage),
+    recurringCredits: Type.Optional(RecurringCreditsBody),
     currency: CurrencyCode,
     entryPrice: Type.Optional(EntryPrice),
     billingPeriod: BillingPeriodSchema,
@@ -140,6 +185,7 @@ export const UpdateOfferingBody = Type.Object(
     name: Type.Optional(Name),
     entryPrice: Type.Optional(EntryPrice),
     overage: Type.Optional(Overage),
+    recurringCredits: Type.Optional(RecurringCreditsBody),
     trialDays: Type.Optional(TrialDays),
     ratePlanIds: Type.Optional(RatePlanIds),
     overrides: Type.Optional(Overrides),
@@ -148,6 +194,34 @@ export const UpdateOfferingBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateOfferingInput = Static<typeof UpdateOfferingBody>;
+
+/**
+ * A PREPAID offering's recurring credits as asked for, checked against its currency and with its
+ * amounts in the currency's minor digits; refusals name the field.
+ */
+export function checkRecurringCredits(
+  input: { amount: string; priority?: number; rolloverCap?: string | null } | null,
+  billingMode: BillingMode,
+  currency: string,
+): RecurringCredits | null {
+  if (input === null) return null;
+  if (billingMode !== 'PREPAID')
+    throw new AppError('VALIDATION_FAILED', 'recurringCredits applies to PREPAID offerings only: a POSTPAID offering has no credits to grant.', {
+      field: 'body.recurringCredits',
+    });
+  const amount = (value: string, field: string, positive: boolean): string => {
+    const e = checkPeriodAmount(value, currency, field);
+    if (e) throw new AppError('VALIDATION_FAILED', e.message, { field: e.field });
+    if (positive && new Decimal(value).lte(0)) throw new AppError('VALIDATION_FAILED', `${field} must be greater than 0, got ${value}.`, { field });
+    return roundToMinorUnit(value, currency);
+  };
+  const cap = input.rolloverCap ?? null;
+  return {
+    amount: amount(input.amount, 'body.recurringCredits.amount', true),
+    priority: input.priority ?? 50,
+    rolloverCap: cap === null ? null : amount(cap, 'body.recurringCredits.rolloverCap', false),
+  };
+}
 
 export function presentOffering(o: Offering): Static<typeof OfferingSchema> {
   // Stored canonical ("49.9", which price versions hash); shown in the currency's minor digits ("49.90"), like every amount.

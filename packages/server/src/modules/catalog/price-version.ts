@@ -29,7 +29,7 @@ function pricingContent(p: PricedOffering): unknown {
       ratePlanIds: o.ratePlanIds,
       overrides: o.overrides,
       // Only when PREPAID, so that a POSTPAID offering's content (and version) is what it was before PREPAID existed.
-      ...(o.billingMode === 'PREPAID' ? { billingMode: o.billingMode, overage: o.overage } : {}),
+      ...(o.billingMode === 'PREPAID' ? { billingMode: o.billingMode, overage: o.overage, recurringCredits: o.recurringCredits } : {}),
     },
     plans: p.plans.map((plan) => ({ id: plan.id, currency: plan.currency, metrics: plan.metrics })),
   };

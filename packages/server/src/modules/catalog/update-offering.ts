@@ -6,11 +6,11 @@ import { recordAudit } from '../audit/audit-event.repository.js';
 import type { OperationContext } from '../../lib/operation-context.js';
 import { catalogChanged } from './catalog-changed.js';
 import { checkOffering } from './check-offering.js';
-import type { Offering, UpdateOfferingInput } from './offering.js';
+import { checkRecurringCredits, type Offering, type UpdateOfferingInput } from './offering.js';
 import { findOffering, updateOfferingRow } from './offering.repository.js';
 
 /**
- * Name, entry price, trial, plans, overrides and a PREPAID offering's overage rule can change; a change shows at once in every
+ * Name, entry price, trial, plans, overrides and a PREPAID offering's overage rule and recurring credits can change; a change shows at once in every
  * storefront that includes the offering and in its subscriptions' current period.
  */
 export async function updateOffering(deps: Deps, ctx: OperationContext, id: string, input: UpdateOfferingInput): Promise<Offering> {
@@ -28,6 +28,8 @@ export async function updateOffering(deps: Deps, ctx: OperationContext, id: stri
     name: input.name ?? current.name,
     trialDays: input.trialDays ?? current.trialDays,
     overage: input.overage ?? current.overage,
+    recurringCredits:
+      input.recurringCredits === undefined ? current.recurringCredits : checkRecurringCredits(input.recurringCredits, current.billingMode, current.currency),
     metadata: input.metadata ?? current.metadata,
     entryPrice,
     ratePlanIds,

@@ -8,7 +8,7 @@ import { findMetricNames } from '../metrics/metric.repository.js';
 import { emitWebhookEvent, resourceEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { findSubscription, listSubscriptions } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
-import { checkNewGrant, presentCreditGrant, type CreateCreditGrantInput, type CreditGrant } from './credit-grant.js';
+import { checkNewGrant, presentCreditGrant, type CreateCreditGrantInput, type CreditGrant, type NewGrant } from './credit-grant.js';
 import { insertGrant, voidGrant } from './credit-ledger.repository.js';
 import { creditsChanged } from './live-credits.js';
 
@@ -78,19 +78,27 @@ export async function createCreditGrant(deps: Deps, ctx: OperationContext, input
     invoiceId: null,
     metadata: input.metadata ?? {},
   });
-  return inTransaction(deps.db, async (trx) => {
-    const { grant: stored } = await insertGrant(trx, deps, ctx, grant, now);
-    await recordAudit(trx, deps, ctx, {
-      eventType: 'credit_grant.created',
-      targetType: 'credit_grant',
-      targetId: stored.id,
-      payload: { customerId: stored.customerId, amount: stored.amount, currency: stored.currency, source: stored.source, priority: stored.priority },
-    });
-    // A customer's credit events keep their order for an endpoint: one ordering key per customer.
-    await emitWebhookEvent(trx, deps, ctx, resourceEvent('credits.granted', stored.customerId, presentCreditGrant, stored));
-    await creditsChanged(deps, trx);
-    return stored;
+  return inTransaction(deps.db, (trx) => recordGrant({ ...deps, db: trx }, ctx, grant, now));
+}
+
+/**
+ * Stores a checked grant in the caller's transaction (`deps.db`), its ledger entry when it is
+ * active, audited as credit_grant.created and sent as credits.granted: an operator's grant, and
+ * the service's recurring and rollover grants (modules/billing). `now` is the customer's time.
+ */
+export async function recordGrant(deps: Deps, origin: OperationContext, grant: NewGrant, now: number): Promise<CreditGrant> {
+  const trx = deps.db;
+  const { grant: stored } = await insertGrant(trx, deps, origin, grant, now);
+  await recordAudit(trx, deps, origin, {
+    eventType: 'credit_grant.created',
+    targetType: 'credit_grant',
+    targetId: stored.id,
+    payload: { customerId: stored.customerId, amount: stored.amount, currency: stored.currency, source: stored.source, priority: stored.priority },
   });
+  // A customer's credit events keep their order for an endpoint: one ordering key per customer.
+  await emitWebhookEvent(trx, deps, origin, resourceEvent('credits.granted', stored.customerId, presentCreditGrant, stored));
+  await creditsChanged(deps, trx);
+  return stored;
 }
 
 /** Voids what is left of a grant (what was drawn stays drawn), audited as credit_grant.voided and sent as credits.voided. */

@@ -280,3 +280,71 @@ describe('PREPAID: the entitlement check knows the live balance', () => {
     );
   });
 });
+
+describe('PREPAID: recurring credits and rollover', () => {
+  it('20.00 each period; at a close the unused part rolls over up to the 15.00 cap, the rest expires', async () => {
+    const c = await prepaidCustomer(MAR(1), { recurringCredits: { amount: '20', rolloverCap: '15' } });
+    const grants = async () => {
+      const list = await ok(api.get(`/api/v1/credit_grants?customerId=${c.customerId}&limit=100`));
+      return [...list.data].reverse().map((g: any) => [g.source, g.amount, g.remaining, g.status, g.effectiveAt, g.expiresAt]);
+    };
+    assert.deepEqual(await grants(), [['recurring', '20.00', '20.00', 'active', iso(MAR(1)), iso(Date.UTC(2026, 3, 1))]]);
+
+    // March: 300 calls (3.00) drawn from March's 20.00, 17.00 left: 15.00 (the cap) rolls over, 2.00 expires.
+    await calls(c.customerId, 300, MAR(10), c.clockId);
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 2));
+    const APR = Date.UTC(2026, 3, 1);
+    const MAY = Date.UTC(2026, 4, 1);
+    assert.deepEqual(await grants(), [
+      ['recurring', '20.00', '0.00', 'expired', iso(MAR(1)), iso(APR)],
+      ['recurring', '20.00', '20.00', 'active', iso(APR), iso(MAY)],
+      ['rollover', '15.00', '15.00', 'active', iso(APR), iso(MAY)],
+    ]);
+    assert.equal(await balance(c.customerId), '35.00');
+    assert.deepEqual(
+      (await ledger(c.customerId)).map((e: any) => [e.type, e.amount, e.balanceAfter]),
+      [
+        ['grant', '20.00', '20.00'],
+        // The renewal grants April's credits, then finalizes March's invoice (its draws), then rolls over.
+        ['grant', '20.00', '40.00'],
+        ['draw', '-3.00', '37.00'],
+        ['rollover', '15.00', '52.00'],
+        ['expiry', '-17.00', '35.00'],
+      ],
+    );
+    assert.deepEqual(
+      lines(await cycleInvoice(c.subscriptionId)).map((l: unknown[]) => l.slice(0, 2)),
+      [
+        ['usage', '3.00'],
+        ['credits', '-3.00'],
+      ],
+    );
+
+    // April: 500 calls (5.00), drawn from April's recurring grant (equal priority and expiry: the older grant first); 30.00 left, 15.00 rolls over.
+    await calls(c.customerId, 500, Date.UTC(2026, 3, 10), c.clockId);
+    await advance(c.clockId, Date.UTC(2026, 4, 1, 2));
+    const JUN = Date.UTC(2026, 5, 1);
+    assert.deepEqual((await grants()).slice(1), [
+      ['recurring', '20.00', '0.00', 'expired', iso(APR), iso(MAY)],
+      ['rollover', '15.00', '0.00', 'expired', iso(APR), iso(MAY)],
+      ['recurring', '20.00', '20.00', 'active', iso(MAY), iso(JUN)],
+      ['rollover', '15.00', '15.00', 'active', iso(MAY), iso(JUN)],
+    ]);
+    assert.equal(await balance(c.customerId), '35.00');
+  });
+
+  it('400 names body.recurringCredits on a POSTPAID offering, and its amount when it is 0 or finer than the currency', async () => {
+    const base = { productId, name: 'Bad', currency: 'USD', billingPeriod: 'MONTHLY' };
+    const refused = async (body: Record<string, unknown>, field: string) => {
+      const res = await api.post('/api/v1/offerings', { ...base, ...body });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.errors[0].field, field);
+    };
+    await refused({ recurringCredits: { amount: '20' } }, 'body.recurringCredits');
+    await refused({ billingMode: 'PREPAID', recurringCredits: { amount: '0' } }, 'body.recurringCredits.amount');
+    await refused({ billingMode: 'PREPAID', recurringCredits: { amount: '20.001' } }, 'body.recurringCredits.amount');
+    await refused({ billingMode: 'PREPAID', recurringCredits: { amount: '20', rolloverCap: '-1' } }, 'body.recurringCredits.rolloverCap');
+    const ok200 = await ok(api.post('/api/v1/offerings', { ...base, billingMode: 'PREPAID', recurringCredits: { amount: '20' } }));
+    assert.deepEqual(ok200.recurringCredits, { amount: '20.00', priority: 50, rolloverCap: null });
+  });
+});

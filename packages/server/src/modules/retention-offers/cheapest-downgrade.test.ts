@@ -10,6 +10,7 @@ const offering = (id: string, entryPrice: string | null, extra: Partial<Offering
   name: id,
   billingMode: 'POSTPAID',
   overage: null,
+  recurringCredits: null,
   currency: 'USD',
   entryPrice,
   billingPeriod: 'MONTHLY',
