@@ -88,13 +88,18 @@ async function seedBillingModes(ctx: Parameters<typeof createCustomer>[1], proId
       const customer = await createCustomer(deps, ctx, { externalId: `${prefix}-${i}` });
       await createSubscription(deps, ctx, { customerId: customer.id, offeringId }, subscriptionBilling);
       for (let g = 0; g < grants; g++) {
-        await createCreditGrant(deps, ctx, {
-          customerId: customer.id,
-          amount: '1000000',
-          currency: pro.currency,
-          priority: g % 3,
-          ...(g % 2 === 0 ? { expiresAt: new Date(Date.now() + (g + 1) * 86_400_000 * 365).toISOString() } : {}),
-        });
+        await createCreditGrant(
+          deps,
+          ctx,
+          {
+            customerId: customer.id,
+            amount: '1000000',
+            currency: pro.currency,
+            priority: g % 3,
+            ...(g % 2 === 0 ? { expiresAt: new Date(Date.now() + (g + 1) * 86_400_000 * 365).toISOString() } : {}),
+          },
+          null,
+        );
       }
       ids.push(customer.id);
     }

@@ -53,6 +53,7 @@ import { hostedInvoiceRoutes } from './modules/billing/hosted-invoice.routes.js'
 import { paymentMethodRoutes } from './modules/payments/payment-method.routes.js';
 import { refundRoutes } from './modules/payments/refund.routes.js';
 import { creditRoutes } from './modules/credits/credit.routes.js';
+import { creditInvoicing } from './modules/billing/purchase-credits.js';
 import { catalogRoutes } from './modules/catalog/catalog.routes.js';
 import { headlessConfigRoutes } from './modules/catalog/headless-config.routes.js';
 import { pricingPageRoutes } from './modules/catalog/pricing-page.routes.js';
@@ -254,7 +255,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await hostedInvoiceRoutes(a, deps, { bound: boundCredentials });
     await paymentMethodRoutes(a, deps);
     await refundRoutes(a, deps);
-    await creditRoutes(a, deps);
+    await creditRoutes(a, deps, creditInvoicing);
     await webhookRoutes(a, deps, usage);
     await webhookSourceRoutes(a, deps, usage);
     await webhookEndpointRoutes(a, deps, opts.webhookResolver ?? systemResolver);

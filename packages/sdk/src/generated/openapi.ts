@@ -2396,7 +2396,7 @@ export interface paths {
     put?: never;
     /**
      * Grant credits to a customer
-     * @description Prepaid credits the customer's usage draws from, in time order: grants with a lower priority first, then the soonest to expire, then the oldest. A grant may be limited to one subscription or some metrics, start later (effectiveAt) and expire (expiresAt). It is entered in the customer's credit ledger at once.
+     * @description Prepaid credits the customer's usage draws from, in time order: grants with a lower priority first, then the soonest to expire, then the oldest. A grant may be limited to one subscription or some metrics, start later (effectiveAt) and expire (expiresAt). It is entered in the customer's credit ledger at once; a purchased grant (source purchased) when the invoice for its cost, issued with it, is paid.
      */
     post: operations['createCreditGrant'];
     delete?: never;
@@ -3337,8 +3337,8 @@ export interface webhooks {
     get?: never;
     put?: never;
     /**
-     * Prepaid credits were granted to a customer (by an operator: POST /api/v1/credit_grants).
-     * @description Prepaid credits were granted to a customer (by an operator: POST /api/v1/credit_grants). Sent to every enabled endpoint whose eventTypes hold credits.granted, credits.* or *. data.object is the resource as GET /api/v1/credit_grants/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     * Prepaid credits were granted to a customer: by an operator (POST /api/v1/credit_grants), bought (status pending until its invoice is paid; then credits.topped_up), or by an offering’s recurring credits or rollover.
+     * @description Prepaid credits were granted to a customer: by an operator (POST /api/v1/credit_grants), bought (status pending until its invoice is paid; then credits.topped_up), or by an offering’s recurring credits or rollover. Sent to every enabled endpoint whose eventTypes hold credits.granted, credits.* or *. data.object is the resource as GET /api/v1/credit_grants/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
      */
     post: operations['creditsGrantedEvent'];
     delete?: never;
@@ -3381,6 +3381,26 @@ export interface webhooks {
      * @description A credit grant expired with something left: written once no invoice can still draw from it for usage before its expiresAt (the periods that began before it are closed and their invoices finalized). previousAttributes.remaining is what it had left. Sent to every enabled endpoint whose eventTypes hold credits.expired, credits.* or *. data.object is the resource as GET /api/v1/credit_grants/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
      */
     post: operations['creditsExpiredEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'credits.topped_up': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Bought credits were paid for and are now active: a purchase (POST /api/v1/credit_grants with source purchased) or an automatic top-up, once its invoice was paid. previousAttributes.status is pending.
+     * @description Bought credits were paid for and are now active: a purchase (POST /api/v1/credit_grants with source purchased) or an automatic top-up, once its invoice was paid. previousAttributes.status is pending. Sent to every enabled endpoint whose eventTypes hold credits.topped_up, credits.* or *. data.object is the resource as GET /api/v1/credit_grants/{id} returns it at the event's commit. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['creditsToppedUpEvent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3871,8 +3891,13 @@ export interface components {
       effectiveAt?: string;
       /** @description After effectiveAt and in the future; omitted or null: never expires. */
       expiresAt?: string | null;
-      /** @default promotional */
-      source: 'promotional' | 'adjustment';
+      /**
+       * @description promotional (default) or adjustment: active at once. purchased: the customer buys it; an invoice for its cost is issued and finalized at once, and the grant is pending until it is paid.
+       * @default promotional
+       */
+      source: 'promotional' | 'adjustment' | 'purchased';
+      /** @description What the buyer pays for it, at least 0, in the currency’s minor unit at most; purchased: what the invoice charges (default: amount). */
+      cost?: string;
       /** @description Limit it to this subscription of the customer's (then the currency must be the subscription's). */
       subscriptionId?: string;
       /** @description Limit it to these metrics' usage. */
@@ -4115,7 +4140,7 @@ export interface components {
       effectiveAt: string;
       /** @description From this instant it pays for nothing; null: never expires. */
       expiresAt: string | null;
-      /** @description promotional or adjustment (granted by an operator); purchased, recurring and rollover are made by top-ups and offerings. */
+      /** @description promotional or adjustment (granted by an operator); purchased (bought: POST with source purchased, or an automatic top-up); recurring and rollover (an offering’s recurringCredits). */
       source: 'purchased' | 'promotional' | 'recurring' | 'rollover' | 'adjustment';
       /** @description pending: a purchase not yet paid; voided: its unused part was voided (what was drawn stays drawn). */
       status: 'pending' | 'active' | 'voided' | 'expired';
@@ -4123,6 +4148,10 @@ export interface components {
       subscriptionId: string | null;
       /** @description Limited to these metrics' usage; null for every metric. */
       metricNames: string[] | null;
+      /** @description null: not given. */
+      cost: string | null;
+      /** @description purchased: the invoice for its cost; the grant is pending until it is paid. */
+      invoiceId: string | null;
       /** @description Your own key-value pairs: up to 50 keys of at most 40 characters, values of at most 500. */
       metadata: {
         [key: string]: string;
@@ -4831,7 +4860,7 @@ export interface components {
       object: 'invoice';
       customerId: string;
       subscriptionId: string | null;
-      billingReason: 'subscription_create' | 'subscription_cycle' | 'subscription_cancel' | 'subscription_update';
+      billingReason: 'subscription_create' | 'subscription_cycle' | 'subscription_cancel' | 'subscription_update' | 'credit_purchase';
       status: 'draft' | 'finalized' | 'paid' | 'void' | 'uncollectible';
       number: string | null;
       currency: string;
@@ -4901,8 +4930,8 @@ export interface components {
     };
     /** InvoiceLine */
     InvoiceLine: {
-      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it). */
-      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits';
+      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it); credit_purchase: the cost of prepaid credits bought (creditGrantId names the grant). */
+      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits' | 'credit_purchase';
       description: string;
       ratePlanId: string | null;
       metricName: string | null;
@@ -4913,7 +4942,7 @@ export interface components {
       rate: string | null;
       /** @description This line, rounded once, half up; negative for a discount and for credits. Decimal text with the currency's minor digits, e.g. "12.50". */
       amount: string;
-      /** @description credits lines only: the credit grant (cgr_…) that paid. */
+      /** @description credits and credit_purchase lines only: the credit grant (cgr_…) that paid, or that was bought. */
       creditGrantId?: string;
     };
     /** InvoiceList */
@@ -4966,8 +4995,8 @@ export interface components {
     };
     /** IssuedLine */
     IssuedLine: {
-      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it). */
-      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits';
+      /** @description entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it); credit_purchase: the cost of prepaid credits bought (creditGrantId names the grant). */
+      type: 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits' | 'credit_purchase';
       description: string;
       ratePlanId: string | null;
       metricName: string | null;
@@ -4978,7 +5007,7 @@ export interface components {
       rate: string | null;
       /** @description This line, rounded once, half up; negative for a discount and for credits. Decimal text with the currency's minor digits, e.g. "12.50". */
       amount: string;
-      /** @description credits lines only: the credit grant (cgr_…) that paid. */
+      /** @description credits and credit_purchase lines only: the credit grant (cgr_…) that paid, or that was bought. */
       creditGrantId?: string;
       /**
        * Format: date-time
@@ -16732,6 +16761,8 @@ export interface operations {
            *           "metricNames": [
            *             "metricName"
            *           ],
+           *           "cost": "cost",
+           *           "invoiceId": "invoiceId",
            *           "metadata": {},
            *           "voidedAt": "2026-11-01T00:00:00.000Z",
            *           "createdAt": "2026-11-01T00:00:00.000Z",
@@ -16773,6 +16804,7 @@ export interface operations {
          *       "effectiveAt": "2026-11-01T00:00:00.000Z",
          *       "expiresAt": "2026-11-01T00:00:00.000Z",
          *       "source": "promotional",
+         *       "cost": "cost",
          *       "subscriptionId": "subscriptionId",
          *       "metricNames": [
          *         "metricName"
@@ -16807,6 +16839,8 @@ export interface operations {
            *       "metricNames": [
            *         "metricName"
            *       ],
+           *       "cost": "cost",
+           *       "invoiceId": "invoiceId",
            *       "metadata": {},
            *       "voidedAt": "2026-11-01T00:00:00.000Z",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
@@ -16858,6 +16892,8 @@ export interface operations {
            *       "metricNames": [
            *         "metricName"
            *       ],
+           *       "cost": "cost",
+           *       "invoiceId": "invoiceId",
            *       "metadata": {},
            *       "voidedAt": "2026-11-01T00:00:00.000Z",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
@@ -16909,6 +16945,8 @@ export interface operations {
            *       "metricNames": [
            *         "metricName"
            *       ],
+           *       "cost": "cost",
+           *       "invoiceId": "invoiceId",
            *       "metadata": {},
            *       "voidedAt": "2026-11-01T00:00:00.000Z",
            *       "createdAt": "2026-11-01T00:00:00.000Z",
@@ -22129,6 +22167,8 @@ export interface operations {
          *           "status": "active",
          *           "subscriptionId": null,
          *           "metricNames": null,
+         *           "cost": null,
+         *           "invoiceId": null,
          *           "metadata": {},
          *           "voidedAt": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
@@ -22235,6 +22275,8 @@ export interface operations {
          *           "status": "voided",
          *           "subscriptionId": null,
          *           "metricNames": null,
+         *           "cost": null,
+         *           "invoiceId": null,
          *           "metadata": {},
          *           "voidedAt": "2026-11-23T12:00:00.000Z",
          *           "createdAt": "2026-10-01T09:30:00.000Z",
@@ -22346,6 +22388,8 @@ export interface operations {
          *           "status": "expired",
          *           "subscriptionId": null,
          *           "metricNames": null,
+         *           "cost": null,
+         *           "invoiceId": null,
          *           "metadata": {},
          *           "voidedAt": null,
          *           "createdAt": "2026-10-01T09:30:00.000Z",
@@ -22361,6 +22405,117 @@ export interface operations {
         'application/json': {
           /** @constant */
           type: 'credits.expired';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description The credit grant as GET /api/v1/credit_grants/{id} returns it at the event's commit (never a secret). */
+                object: components['schemas']['CreditGrant'];
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                object: {
+                  id: string;
+                  /** @constant */
+                  object: 'credit_grant';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  creditsToppedUpEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "credits.topped_up",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "id": "cgr_01jd3m5x7c0000000000000000",
+         *           "object": "credit_grant",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "currency": "USD",
+         *           "amount": "50.00",
+         *           "remaining": "50.00",
+         *           "priority": 10,
+         *           "effectiveAt": "2026-10-01T09:30:00.000Z",
+         *           "expiresAt": "2027-01-01T00:00:00.000Z",
+         *           "source": "purchased",
+         *           "status": "active",
+         *           "subscriptionId": null,
+         *           "metricNames": null,
+         *           "cost": "45.00",
+         *           "invoiceId": "inv_01jd3m5x7c0000000000000000",
+         *           "metadata": {},
+         *           "voidedAt": null,
+         *           "createdAt": "2026-10-01T09:30:00.000Z",
+         *           "updatedAt": "2026-11-23T12:00:00.000Z"
+         *         },
+         *         "previousAttributes": {
+         *           "status": "pending"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'credits.topped_up';
           /**
            * Format: date-time
            * @description When the event happened, UTC; the same on every attempt.

@@ -62,6 +62,7 @@ export const auditEventTypesByCategory = {
     'credit_grant.created',
     'credit_grant.voided',
     'credit_grant.expired',
+    'credit_grant.topped_up',
     'billing_settings.updated',
     'test_clock.created',
     'test_clock.advanced',

@@ -29,6 +29,7 @@ import { amountDue, amountRemaining, type Invoice } from './invoice.js';
 import { countFailingInvoices, findInvoice, findInvoices, saveInvoice } from './invoice.repository.js';
 import { invoiceEvent } from './issue-invoice.js';
 import { subscriptionBilling } from './open-subscription.js';
+import { activatePurchasedGrants } from '../credits/grant-credits.js';
 
 /**
  * Collecting an invoice through the connected provider (issue 39), in three steps so that a
@@ -472,6 +473,8 @@ async function applyOutcomeIn(
         payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid, paymentId, provider: payment.provider },
       });
       await emitWebhookEvent(trx, deps, origin, invoiceEvent(deps, tenant, 'invoice.paid', updated, invoice));
+      // Credits bought with it are active now.
+      await activatePurchasedGrants(txDeps, origin, updated.id, now);
       // A plan change that paid first takes effect now that its invoice is paid.
       const sub =
         updated.subscriptionId === null

@@ -113,6 +113,36 @@ describe('collection: charge_automatically', () => {
     assert.deepEqual([(await check(s, b.customerId)).allowed, (await check(s, b.customerId)).reason], [true, 'OK']);
   });
 
+  it('credits bought (issue 41): the purchase’s invoice is charged by the next run and its grant becomes active; a declined card leaves it pending, its invoice failed', async () => {
+    const s = await seller();
+    const b = await subscriber(s, 'buys credits', 'pm_card_visa');
+    const declined = await subscriber(s, 'declined buyer', 'pm_card_chargeDeclined');
+    const buy = async (customerId: string) =>
+      ok(s.api.post('/api/v1/credit_grants', { customerId, currency: 'USD', amount: '50.00', cost: '45.00', source: 'purchased' }));
+    const bought = await buy(b.customerId);
+    const refused = await buy(declined.customerId);
+    assert.deepEqual([bought.status, (await ok(s.api.get(`/api/v1/invoices/${bought.invoiceId}`))).nextPaymentAttempt], ['pending', iso(JAN)]);
+    await advance(s, JAN + 10 * 60_000);
+    const paid = await ok(s.api.get(`/api/v1/invoices/${bought.invoiceId}`));
+    assert.deepEqual([paid.status, paid.amountPaid], ['paid', '45.00']);
+    assert.equal(chargesFor(bought.invoiceId)[0]!.amount, 4500);
+    const active = await ok(s.api.get(`/api/v1/credit_grants/${bought.id}`));
+    assert.deepEqual([active.status, active.remaining], ['active', '50.00']);
+    assert.deepEqual(await webhookTypes(s, bought.id), ['credits.granted', 'credits.topped_up']);
+    assert.deepEqual(await auditTypes(s, bought.id), ['credit_grant.created', 'credit_grant.topped_up']);
+
+    const failed = await ok(s.api.get(`/api/v1/invoices/${refused.invoiceId}`));
+    assert.deepEqual([failed.status, failed.paymentStatus], ['finalized', 'failed']);
+    assert.equal((await ok(s.api.get(`/api/v1/credit_grants/${refused.id}`))).status, 'pending');
+    // Stripe's webhooks again change nothing: one top-up.
+    for (const d of await fake.deliverWebhooks({ order: 'reversed', duplicates: true })) assert.equal(d.status, 200, JSON.stringify(d));
+    const ledger = (await ok(s.api.get(`/api/v1/customers/${b.customerId}/credit_ledger`))).data;
+    assert.deepEqual(
+      ledger.map((e: any) => [e.type, e.amount]),
+      [['top_up', '50.00']],
+    );
+  });
+
   it('one run collects several customers’ invoices together: each paid or failed as it would be alone, one PaymentIntent each', async () => {
     const s = await seller();
     const subs = [

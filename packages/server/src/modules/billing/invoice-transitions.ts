@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { activatePurchasedGrants, voidPurchasedGrants } from '../credits/grant-credits.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
@@ -63,6 +64,9 @@ export async function transitionInvoice(deps: Deps, ctx: OperationContext, id: s
       payload: { number: invoice.number, from: invoice.status, to: updated.status, total: invoice.total, amountPaid: updated.amountPaid },
     });
     await emitWebhookEvent(trx, deps, ctx, invoiceEvent(deps, ctx, invoiceActions[action].event, updated, invoice));
+    // Credits bought with it: active once paid, voided with it.
+    if (action === 'pay') await activatePurchasedGrants({ ...deps, db: trx }, ctx, id, at);
+    if (action === 'void') await voidPurchasedGrants({ ...deps, db: trx }, ctx, id);
     // Its subscription, past due because of it, is itself again when nothing else is failing.
     recovered = await recoverIfSettled({ ...deps, db: trx }, ctx, ctx, updated);
     return updated;

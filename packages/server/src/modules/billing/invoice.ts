@@ -21,7 +21,7 @@ export const invoiceStatuses = ['draft', 'finalized', 'paid', 'void', 'uncollect
 export type InvoiceStatus = (typeof invoiceStatuses)[number];
 
 /** Why the invoice exists (Stripe's billing_reason). */
-export const billingReasons = ['subscription_create', 'subscription_cycle', 'subscription_cancel', 'subscription_update'] as const;
+export const billingReasons = ['subscription_create', 'subscription_cycle', 'subscription_cancel', 'subscription_update', 'credit_purchase'] as const;
 export type BillingReason = (typeof billingReasons)[number];
 
 /** A line as issued: a rated line plus the period it covers and, for an adjustment, what it adjusts. */

@@ -20,8 +20,11 @@ export function issued(line: InvoiceLine, period: Period): IssuedLine {
   return { ...line, periodStart: period.start, periodEnd: period.end, adjustsInvoiceId: null, ratedTotal: null };
 }
 
+/** Who an invoice is for: a subscription, or (id null) a customer alone, as for a purchase of credits. */
+export type InvoicedParty = Pick<Subscription, 'customerId' | 'currency' | 'collectionMethod' | 'testClockId'> & { id: string | null };
+
 export interface DraftInput {
-  sub: Subscription;
+  sub: InvoicedParty;
   cycleKey: string;
   billingReason: BillingReason;
   /** The usage period it bills (a first invoice: the period it opens). */

@@ -1,17 +1,14 @@
 import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
 import type { OperationContext } from '../../lib/operation-context.js';
-import { recordAudits } from '../audit/audit-event.repository.js';
-import { emitWebhookEvents } from '../outbound-webhooks/emit-webhook-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
-import { billingSettingsOf } from './billing-settings.repository.js';
 import type { CreditNote } from './credit-note.js';
-import { finalizeDrafts, finalizeInvoices, invoiceFinalizedAudit, paidAtFinalization } from './finalize-invoice.js';
+import { finalizeInvoices } from './finalize-invoice.js';
+import { issueFinalizedInvoice } from './issue-finalized-invoice.js';
 import type { Invoice } from './invoice.js';
-import { findInvoicesByCycleKeys, insertInvoice } from './invoice.repository.js';
-import { draftInvoice, invoiceCreatedAudit, invoiceEvent, type DraftInput } from './issue-invoice.js';
+import { findInvoicesByCycleKeys } from './invoice.repository.js';
+import type { DraftInput } from './issue-invoice.js';
 import { issueCreditNote } from './issue-credit-note.js';
-import { AppError } from '../../lib/errors.js';
 
 /**
  * What billing does for a plan change (modules/plan-changes decides it): find what the customer
@@ -55,28 +52,11 @@ export async function paidForCurrentPeriod(deps: Deps, tenant: OperationContext,
 /**
  * Issues a plan change's invoice and finalizes it at once (numbered, frozen), with its audit
  * events and webhook messages, in the caller's transaction: the buyer sees the charge in the result.
+ * No late-usage adjustments here: the invoice is exactly what the preview showed; the next
+ * renewal's invoice carries them.
  */
-export async function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, input: DraftInput): Promise<Invoice> {
-  const settings = await billingSettingsOf(txDeps.db, ctx);
-  const draft = draftInvoice(txDeps, settings, input);
-  // No late-usage adjustments here: the invoice is exactly what the preview showed; the next
-  // renewal's invoice carries them.
-  const [invoice] = await finalizeDrafts(txDeps, ctx, [draft], input.at, settings, { rerate: false, adjust: false });
-  if (!(await insertInvoice(txDeps.db, ctx, invoice!))) {
-    throw new AppError('CONFLICT', `Subscription '${input.sub.id}' was changed at this instant already; fetch it and try again.`);
-  }
-  const paid = paidAtFinalization(txDeps, ctx, invoice!);
-  await recordAudits(txDeps.db, txDeps, [
-    { origin: ctx, event: invoiceCreatedAudit(draft) },
-    { origin: ctx, event: invoiceFinalizedAudit(invoice!) },
-    ...(paid ? [{ origin: ctx, event: paid.audit }] : []),
-  ]);
-  await emitWebhookEvents(txDeps.db, txDeps, [
-    { origin: ctx, event: invoiceEvent(txDeps, ctx, 'invoice.created', draft) },
-    { origin: ctx, event: invoiceEvent(txDeps, ctx, 'invoice.finalized', invoice!, draft) },
-    ...(paid ? [{ origin: ctx, event: paid.message }] : []),
-  ]);
-  return invoice!;
+export function issueChangeInvoice(txDeps: Deps, ctx: OperationContext, input: DraftInput): Promise<Invoice> {
+  return issueFinalizedInvoice(txDeps, ctx, input, `Subscription '${input.sub.id}' was changed at this instant already; fetch it and try again.`);
 }
 
 /**

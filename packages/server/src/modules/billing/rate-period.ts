@@ -39,9 +39,10 @@ export interface PeriodRatingInput {
  * closed period's usage, billed in arrears; proration: part of an entry price for part of a
  * period (plan changes); adjustment: usage that arrived after the invoice of its period was
  * finalized, billed on the next one; discount: a retention discount, negative (discount-line.ts);
- * credits: what one prepaid credit grant paid of the usage, negative (invoice-credits.ts).
+ * credits: what one prepaid credit grant paid of the usage, negative (invoice-credits.ts);
+ * credit_purchase: the cost of prepaid credits bought (purchase-credits.ts).
  */
-export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits';
+export type InvoiceLineType = 'entry_price' | 'usage' | 'minimum_fee' | 'proration' | 'adjustment' | 'discount' | 'credits' | 'credit_purchase';
 
 export interface InvoiceLine {
   type: InvoiceLineType;
@@ -56,7 +57,7 @@ export interface InvoiceLine {
   rate: string | null;
   /** In the currency's minor unit, e.g. "12.50". */
   amount: string;
-  /** credits: the grant (cgr_…) that paid; absent on every other line. */
+  /** credits: the grant (cgr_…) that paid; credit_purchase: the grant bought; absent on every other line. */
   creditGrantId?: string;
 }
 

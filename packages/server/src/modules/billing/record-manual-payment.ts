@@ -1,5 +1,6 @@
 import { Decimal, fitsMinorUnit, isDecimalString, roundToMinorUnit } from '@tollgate/pricing';
 import type { Deps } from '../../deps.js';
+import { activatePurchasedGrants } from '../credits/grant-credits.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import type { OperationContext } from '../../lib/operation-context.js';
@@ -101,6 +102,7 @@ export async function recordManualPayment(
         payload: { number: invoice.number, from: invoice.status, to: 'paid', total: invoice.total, amountPaid },
       });
       await emitWebhookEvent(trx, deps, ctx, invoiceEvent(deps, ctx, 'invoice.paid', updated, invoice));
+      await activatePurchasedGrants({ ...deps, db: trx }, ctx, updated.id, updated.paidAt ?? deps.clock.now());
       recovered = await recoverIfSettled({ ...deps, db: trx }, ctx, ctx, updated);
     }
     return { payment, invoice: updated };

@@ -10,10 +10,10 @@ export const Amount = (description: string) => Type.String({ description: `${des
 export const InvoiceLineSchema = Type.Object(
   {
     type: Type.Union(
-      (['entry_price', 'usage', 'minimum_fee', 'proration', 'adjustment', 'discount', 'credits'] as const).map((t) => Type.Literal(t)),
+      (['entry_price', 'usage', 'minimum_fee', 'proration', 'adjustment', 'discount', 'credits', 'credit_purchase'] as const).map((t) => Type.Literal(t)),
       {
         description:
-          'entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it).',
+          'entry_price: in advance, for the period of the line; usage and minimum_fee: in arrears, for the closed period; proration: part of an entry price; adjustment: usage reported after the invoice of its period was finalized; discount: a retention discount (negative; rate is the percentage off the entry-price, usage, minimum-fee and credits lines); credits: what one prepaid credit grant paid of the usage (negative; creditGrantId names it); credit_purchase: the cost of prepaid credits bought (creditGrantId names the grant).',
       },
     ),
     description: Type.String(),
@@ -25,7 +25,9 @@ export const InvoiceLineSchema = Type.Object(
     billableQuantity: Nullable(Type.String({ description: 'Units charged for (OUTCOME_BASED: outcome-weighted).' })),
     rate: Nullable(Type.String({ description: 'The rate after any offering override (discount: the percentage off).' })),
     amount: Amount('This line, rounded once, half up; negative for a discount and for credits.'),
-    creditGrantId: Type.Optional(Type.String({ maxLength: 40, description: 'credits lines only: the credit grant (cgr_…) that paid.' })),
+    creditGrantId: Type.Optional(
+      Type.String({ maxLength: 40, description: 'credits and credit_purchase lines only: the credit grant (cgr_…) that paid, or that was bought.' }),
+    ),
   },
   { title: 'InvoiceLine' },
 );

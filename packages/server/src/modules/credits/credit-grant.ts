@@ -56,6 +56,8 @@ export interface LedgerEntry {
 
 /** What a new grant is stored with (checkNewGrant has checked it). */
 export interface NewGrant {
+  /** Given when something must name the grant before it is stored (a purchase's invoice); else made on insert. */
+  id?: string;
   customerId: string;
   currency: string;
   amount: string;
@@ -99,7 +101,7 @@ export function checkNewGrant(input: NewGrant): NewGrant {
       field: 'body.currency',
     });
   const amount = checkAmount(input.amount, input.currency, 'body.amount');
-  const costAmount = input.costAmount === null ? null : checkAmount(input.costAmount, input.currency, 'body.cost.amount', { zero: true });
+  const costAmount = input.costAmount === null ? null : checkAmount(input.costAmount, input.currency, 'body.cost', { zero: true });
   if (input.expiresAt !== null && input.expiresAt <= input.effectiveAt)
     throw new AppError('VALIDATION_FAILED', 'expiresAt must be after effectiveAt: a grant that expires before it is effective pays for nothing.', {
       field: 'body.expiresAt',
@@ -111,8 +113,12 @@ export function checkNewGrant(input: NewGrant): NewGrant {
 
 // ---- The API's shapes ---------------------------------------------------------------------------
 
-/** What the API lets an operator grant: purchases come with top-ups, recurring grants and rollovers from offerings. */
-export const operatorGrantSources = ['promotional', 'adjustment'] as const;
+/**
+ * What the API's POST makes: promotional and adjustment grants (active at once), and purchased
+ * ones (pending until the invoice for their cost is paid). Recurring grants and rollovers come
+ * from offerings.
+ */
+export const operatorGrantSources = ['promotional', 'adjustment', 'purchased'] as const;
 
 const MoneyText = (description: string) =>
   Type.String({ maxLength: 40, description: `${description} Decimal text in the currency's minor digits, e.g. "20.00" (USD), "1200" (JPY), "0.125" (KWD).` });
@@ -130,7 +136,10 @@ export const CreditGrantSchema = Type.Object(
     expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'From this instant it pays for nothing; null: never expires.' }),
     source: Type.Union(
       grantSources.map((s) => Type.Literal(s)),
-      { description: 'promotional or adjustment (granted by an operator); purchased, recurring and rollover are made by top-ups and offerings.' },
+      {
+        description:
+          'promotional or adjustment (granted by an operator); purchased (bought: POST with source purchased, or an automatic top-up); recurring and rollover (an offering’s recurringCredits).',
+      },
     ),
     status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('voided'), Type.Literal('expired')], {
       description: 'pending: a purchase not yet paid; voided: its unused part was voided (what was drawn stays drawn).',
@@ -139,6 +148,8 @@ export const CreditGrantSchema = Type.Object(
     metricNames: Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 }), Type.Null()], {
       description: "Limited to these metrics' usage; null for every metric.",
     }),
+    cost: Type.Union([MoneyText('What the buyer paid for it (revenue reports).'), Type.Null()], { description: 'null: not given.' }),
+    invoiceId: Type.Union([Type.String(), Type.Null()], { description: 'purchased: the invoice for its cost; the grant is pending until it is paid.' }),
     metadata: Metadata,
     voidedAt: NullableTimestamp,
     createdAt: Timestamp,
@@ -164,8 +175,19 @@ export const CreateCreditGrantBody = Type.Object(
     source: Type.Optional(
       Type.Union(
         operatorGrantSources.map((s) => Type.Literal(s)),
-        { default: 'promotional' },
+        {
+          default: 'promotional',
+          description:
+            'promotional (default) or adjustment: active at once. purchased: the customer buys it; an invoice for its cost is issued and finalized at once, and the grant is pending until it is paid.',
+        },
       ),
+    ),
+    cost: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description: 'What the buyer pays for it, at least 0, in the currency’s minor unit at most; purchased: what the invoice charges (default: amount).',
+      }),
     ),
     subscriptionId: Type.Optional(
       Type.String({
@@ -231,6 +253,8 @@ export function presentCreditGrant(g: CreditGrant): Static<typeof CreditGrantSch
     status: g.status,
     subscriptionId: g.subscriptionId,
     metricNames: g.metricNames,
+    cost: g.costAmount,
+    invoiceId: g.invoiceId,
     metadata: g.metadata,
     voidedAt: toIsoOrNull(g.voidedAt),
     createdAt: toIso(g.createdAt),

@@ -202,7 +202,7 @@ describe('checkNewGrant', () => {
     ['an expiry before the effective instant', { effectiveAt: T0, expiresAt: T0 - 1 }, 'body.expiresAt', /after effectiveAt/],
     ['an expiry at the effective instant', { effectiveAt: T0, expiresAt: T0 }, 'body.expiresAt', /after effectiveAt/],
     ['no metric named', { metricNames: [] }, 'body.metricNames', /at least one metric/],
-    ['a negative cost', { costAmount: '-1' }, 'body.cost.amount', /at least 0/],
+    ['a negative cost', { costAmount: '-1' }, 'body.cost', /at least 0/],
   ];
   for (const [what, over, field, message] of cases)
     it(`refuses ${what}, naming ${field}`, () => {

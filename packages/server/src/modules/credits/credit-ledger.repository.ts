@@ -180,7 +180,7 @@ export async function insertGrant(
   now: number,
 ): Promise<{ grant: CreditGrant; entry: LedgerEntry | null }> {
   const row = {
-    id: deps.ids.next('creditGrant'),
+    id: grant.id ?? deps.ids.next('creditGrant'),
     workspaceId: tenant.workspaceId,
     environment: tenant.environment,
     customerId: grant.customerId,
@@ -339,6 +339,63 @@ export async function expireGrant(
       );
   await trx.updateTable('creditGrants').set({ status: 'expired', updatedAt: now }).$call(forTenant(tenant)).where('id', '=', id).execute();
   return { before: grant, grant: { ...grant, remaining: roundToMinorUnit('0', grant.currency), status: 'expired', updatedAt: now }, entry: entry ?? null };
+}
+
+/** The pending grants a purchase's invoice pays for, held until the commit on PostgreSQL. */
+async function pendingGrantsOf(trx: Db, deps: Pick<LedgerDeps, 'dialect'>, tenant: Tenant, invoiceId: string): Promise<CreditGrant[]> {
+  let q = trx.selectFrom('creditGrants').selectAll().$call(forTenant(tenant)).where('invoiceId', '=', invoiceId).where('status', '=', 'pending');
+  if (deps.dialect === 'postgres') q = q.forUpdate();
+  return (await q.orderBy('id').execute()).map(toGrant);
+}
+
+/**
+ * The purchase's invoice is paid at `at` (the customer's time): each pending grant becomes
+ * active, effective from `at` at the earliest, and is entered in the ledger (top_up). One whose
+ * expiry has passed by then is expired at once (its top_up and an expiry entry). Nothing for an
+ * invoice that bought nothing.
+ */
+export async function activatePendingGrants(
+  trx: Db,
+  deps: LedgerDeps,
+  tenant: Tenant,
+  invoiceId: string,
+  at: number,
+  now: number,
+): Promise<Array<{ before: CreditGrant; grant: CreditGrant }>> {
+  const out: Array<{ before: CreditGrant; grant: CreditGrant }> = [];
+  for (const before of await pendingGrantsOf(trx, deps, tenant, invoiceId)) {
+    const effectiveAt = Math.max(before.effectiveAt, at);
+    const lapsed = before.expiresAt !== null && before.expiresAt <= effectiveAt;
+    const status = lapsed ? 'expired' : 'active';
+    await trx.updateTable('creditGrants').set({ status, effectiveAt, updatedAt: now }).$call(forTenant(tenant)).where('id', '=', before.id).execute();
+    const entries: NewLedgerEntry[] = [{ grantId: before.id, type: 'top_up', amount: before.amount, invoiceId, occurredAt: at }];
+    if (lapsed) entries.push({ grantId: before.id, type: 'expiry', amount: new Decimal(before.amount).negated().toFixed(), occurredAt: at });
+    await appendLedgerEntries(trx, deps, tenant, before.customerId, before.currency, entries, now);
+    out.push({ before, grant: { ...before, status, effectiveAt, remaining: lapsed ? roundToMinorUnit('0', before.currency) : before.amount, updatedAt: now } });
+  }
+  return out;
+}
+
+/** The purchase's invoice is void: its pending grants are voided (they never entered the ledger). */
+export async function voidPendingGrants(
+  trx: Db,
+  deps: Pick<LedgerDeps, 'dialect'>,
+  tenant: Tenant,
+  invoiceId: string,
+  now: number,
+): Promise<Array<{ before: CreditGrant; grant: CreditGrant }>> {
+  const out: Array<{ before: CreditGrant; grant: CreditGrant }> = [];
+  for (const before of await pendingGrantsOf(trx, deps, tenant, invoiceId)) {
+    const zero = roundToMinorUnit('0', before.currency);
+    await trx
+      .updateTable('creditGrants')
+      .set({ status: 'voided', remaining: zero, voidedAt: now, updatedAt: now })
+      .$call(forTenant(tenant))
+      .where('id', '=', before.id)
+      .execute();
+    out.push({ before, grant: { ...before, status: 'voided', remaining: zero, voidedAt: now, updatedAt: now } });
+  }
+  return out;
 }
 
 /** A customer's grants in a currency (every one when `currency` is omitted), oldest first. */

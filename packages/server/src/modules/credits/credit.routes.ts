@@ -17,27 +17,28 @@ import {
 } from './credit-grant.js';
 import { creditBalances, findGrant, grantsPage, ledgerPage } from './credit-ledger.repository.js';
 import { createCreditGrant, voidCreditGrant } from './grant-credits.js';
+import type { CreditInvoicing } from './credit-invoicing.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Credits'];
 const Currency = Type.Optional(Type.String({ minLength: 3, maxLength: 3, description: 'ISO 4217: only this currency.' }));
 
 /** Prepaid credits: grants, their void, and a customer's ledger and balance (modules/credits/README.md). */
-export async function creditRoutes(app: App, deps: Deps): Promise<void> {
+export async function creditRoutes(app: App, deps: Deps, invoicing: CreditInvoicing): Promise<void> {
   app.post('/api/v1/credit_grants', {
     config: admin,
     schema: {
       operationId: 'createCreditGrant',
       summary: 'Grant credits to a customer',
       description:
-        "Prepaid credits the customer's usage draws from, in time order: grants with a lower priority first, then the soonest to expire, then the oldest. A grant may be limited to one subscription or some metrics, start later (effectiveAt) and expire (expiresAt). It is entered in the customer's credit ledger at once.",
+        "Prepaid credits the customer's usage draws from, in time order: grants with a lower priority first, then the soonest to expire, then the oldest. A grant may be limited to one subscription or some metrics, start later (effectiveAt) and expire (expiresAt). It is entered in the customer's credit ledger at once; a purchased grant (source purchased) when the invoice for its cost, issued with it, is paid.",
       tags,
       security: bearerSecurity,
       headers: IdempotencyHeaders,
       body: CreateCreditGrantBody,
       response: { 200: CreditGrantSchema, ...errors(400, 403, 404) },
     },
-    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentCreditGrant(await createCreditGrant(tx, req.ctx, req.body))),
+    handler: (req, reply) => idempotent(deps, req, reply, async (tx) => presentCreditGrant(await createCreditGrant(tx, req.ctx, req.body, invoicing))),
   });
 
   app.get('/api/v1/credit_grants', {

@@ -9,7 +9,8 @@ import { emitWebhookEvent, resourceEvent } from '../outbound-webhooks/emit-webho
 import { findSubscription, listSubscriptions } from '../subscriptions/subscription.repository.js';
 import { timeOf } from '../test-clocks/clock-time.js';
 import { checkNewGrant, presentCreditGrant, type CreateCreditGrantInput, type CreditGrant, type NewGrant } from './credit-grant.js';
-import { insertGrant, voidGrant } from './credit-ledger.repository.js';
+import { activatePendingGrants, insertGrant, voidGrant, voidPendingGrants } from './credit-ledger.repository.js';
+import type { CreditInvoicing } from './credit-invoicing.js';
 import { creditsChanged } from './live-credits.js';
 
 /** The most subscriptions of one customer whose currencies a grant is checked against. */
@@ -30,7 +31,12 @@ async function customerCurrencies(deps: Deps, ctx: OperationContext, customerId:
  * active and entered in the ledger, audited as credit_grant.created and sent as credits.granted.
  * Every refusal names its field.
  */
-export async function createCreditGrant(deps: Deps, ctx: OperationContext, input: CreateCreditGrantInput): Promise<CreditGrant> {
+export async function createCreditGrant(
+  deps: Deps,
+  ctx: OperationContext,
+  input: CreateCreditGrantInput,
+  invoicing: CreditInvoicing | null,
+): Promise<CreditGrant> {
   const customer = await requireCustomerByRef(deps.db, ctx, input.customerId, 'body.customerId');
   // The customer's time: a test clock's when it lives on one, so that a grant made on a clock
   // is effective and expires in the clock's time.
@@ -63,6 +69,8 @@ export async function createCreditGrant(deps: Deps, ctx: OperationContext, input
     if (i >= 0)
       throw new AppError('VALIDATION_FAILED', `No metric named '${input.metricNames[i]}' exists in this environment.`, { field: `body.metricNames.${i}` });
   }
+  const source = input.source ?? 'promotional';
+  const purchased = source === 'purchased';
   const grant = checkNewGrant({
     customerId: customer.id,
     currency: input.currency,
@@ -70,15 +78,69 @@ export async function createCreditGrant(deps: Deps, ctx: OperationContext, input
     priority: input.priority ?? 50,
     effectiveAt,
     expiresAt,
-    source: input.source ?? 'promotional',
-    status: 'active',
+    source,
+    status: purchased ? 'pending' : 'active',
     subscriptionId,
     metricNames: input.metricNames === undefined ? null : [...new Set(input.metricNames)],
-    costAmount: null,
+    costAmount: input.cost ?? (purchased ? input.amount : null),
     invoiceId: null,
     metadata: input.metadata ?? {},
   });
-  return inTransaction(deps.db, (trx) => recordGrant({ ...deps, db: trx }, ctx, grant, now));
+  if (!purchased) return inTransaction(deps.db, (trx) => recordGrant({ ...deps, db: trx }, ctx, grant, now));
+  if (invoicing === null) throw new Error('a purchase of credits needs billing (CreditInvoicing)');
+  return inTransaction(deps.db, async (trx) => {
+    const txDeps = { ...deps, db: trx };
+    const id = deps.ids.next('creditGrant');
+    const invoice = await invoicing.invoicePurchase(txDeps, ctx, {
+      grantId: id,
+      customerId: customer.id,
+      subscriptionId,
+      testClockId: customer.testClockId,
+      currency: grant.currency,
+      amount: grant.amount,
+      cost: grant.costAmount!,
+      at: now,
+    });
+    const pending = await recordGrant(txDeps, ctx, { ...grant, id, invoiceId: invoice.invoiceId }, now);
+    // Paid already (the customer's balance, or a cost of 0): active at once.
+    if (invoice.paid) return (await activatePurchasedGrants(txDeps, ctx, invoice.invoiceId, now))[0] ?? pending;
+    return pending;
+  });
+}
+
+/**
+ * The invoice of a purchase was paid (at `at`, its customer's time), in the caller's transaction:
+ * its pending grants become active, effective from then at the earliest, entered in the ledger as
+ * top_up, audited as credit_grant.topped_up and sent as credits.topped_up. Billing calls this
+ * for every invoice it marks paid; for other invoices it finds nothing.
+ */
+export async function activatePurchasedGrants(deps: Deps, origin: OperationContext, invoiceId: string, at: number): Promise<CreditGrant[]> {
+  const done: CreditGrant[] = [];
+  for (const { before, grant } of await activatePendingGrants(deps.db, deps, origin, invoiceId, at, deps.clock.now())) {
+    await recordAudit(deps.db, deps, origin, {
+      eventType: 'credit_grant.topped_up',
+      targetType: 'credit_grant',
+      targetId: grant.id,
+      payload: { customerId: grant.customerId, amount: grant.amount, currency: grant.currency, cost: grant.costAmount, invoiceId },
+    });
+    await emitWebhookEvent(deps.db, deps, origin, resourceEvent('credits.topped_up', grant.customerId, presentCreditGrant, grant, before));
+    done.push(grant);
+  }
+  if (done.length > 0) await creditsChanged(deps, deps.db);
+  return done;
+}
+
+/** The invoice of a purchase was voided: its pending grants are voided too, never having counted. */
+export async function voidPurchasedGrants(deps: Deps, origin: OperationContext, invoiceId: string): Promise<void> {
+  for (const { before, grant } of await voidPendingGrants(deps.db, deps, origin, invoiceId, deps.clock.now())) {
+    await recordAudit(deps.db, deps, origin, {
+      eventType: 'credit_grant.voided',
+      targetType: 'credit_grant',
+      targetId: grant.id,
+      payload: { customerId: grant.customerId, voided: '0', currency: grant.currency, invoiceId },
+    });
+    await emitWebhookEvent(deps.db, deps, origin, resourceEvent('credits.voided', grant.customerId, presentCreditGrant, grant, before));
+  }
 }
 
 /**

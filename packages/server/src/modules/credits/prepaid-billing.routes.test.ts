@@ -348,3 +348,49 @@ describe('PREPAID: recurring credits and rollover', () => {
     assert.deepEqual(ok200.recurringCredits, { amount: '20.00', priority: 50, rolloverCap: null });
   });
 });
+
+describe('PREPAID: buying credits', () => {
+  it('a purchase: pending with a finalized invoice for its cost; paid, it is active, entered as top_up, and the check allows again', async () => {
+    const c = await prepaidCustomer(MAR(1), { overage: 'BLOCK' });
+    const bought = await grant(c.customerId, { amount: '50', cost: '45', source: 'purchased', priority: 20 });
+    assert.deepEqual([bought.status, bought.source, bought.cost, bought.remaining], ['pending', 'purchased', '45.00', '50.00']);
+    const invoice = await ok(api.get(`/api/v1/invoices/${bought.invoiceId}`));
+    assert.deepEqual(
+      [invoice.billingReason, invoice.status, invoice.total, invoice.customerId, invoice.subscriptionId],
+      ['credit_purchase', 'finalized', '45.00', c.customerId, null],
+    );
+    assert.deepEqual(lines(invoice), [['credit_purchase', '45.00', bought.id]]);
+    assert.match(invoice.number, /^INV-/);
+    // Not paid yet: nothing in the ledger, and the check still refuses.
+    assert.deepEqual(await ledger(c.customerId), []);
+    const check = async () => ok(api.get(`/v1/entitlements/check?accessorId=${c.customerId}&productId=${productId}`));
+    assert.equal((await check()).reason, 'CREDITS_EXHAUSTED');
+
+    await advance(c.clockId, MAR(2));
+    await ok(api.post(`/api/v1/invoices/${bought.invoiceId}/pay`, {}));
+    const active = await ok(api.get(`/api/v1/credit_grants/${bought.id}`));
+    assert.deepEqual([active.status, active.remaining, active.effectiveAt], ['active', '50.00', iso(MAR(2))], 'effective from when it was paid');
+    assert.deepEqual(
+      (await ledger(c.customerId)).map((e: any) => [e.type, e.amount, e.balanceAfter, e.invoiceId]),
+      [['top_up', '50.00', '50.00', bought.invoiceId]],
+    );
+    assert.deepEqual([(await check()).allowed, (await check()).creditsRemaining], [true, '50.00']);
+  });
+
+  it('a purchase whose invoice is voided is voided too, never having counted; a purchase in JPY is whole yen', async () => {
+    const c = await prepaidCustomer(MAR(1));
+    const bought = await grant(c.customerId, { amount: '10', source: 'purchased' });
+    assert.equal(bought.cost, '10.00', 'the cost is the amount unless given');
+    await ok(api.post(`/api/v1/invoices/${bought.invoiceId}/void`, {}));
+    const voided = await ok(api.get(`/api/v1/credit_grants/${bought.id}`));
+    assert.deepEqual([voided.status, voided.remaining], ['voided', '0.00']);
+    assert.deepEqual(await ledger(c.customerId), []);
+
+    const yen = await ok(api.post('/api/v1/customers', { name: '株式会社テスト' }));
+    const jpy = await ok(api.post('/api/v1/credit_grants', { customerId: yen.id, currency: 'JPY', amount: '5000', cost: '4500', source: 'purchased' }));
+    assert.deepEqual([jpy.amount, jpy.cost], ['5000', '4500']);
+    assert.equal((await ok(api.get(`/api/v1/invoices/${jpy.invoiceId}`))).total, '4500');
+    const refused = await api.post('/api/v1/credit_grants', { customerId: yen.id, currency: 'JPY', amount: '10', cost: '4.5', source: 'purchased' });
+    assert.deepEqual([refused.status, refused.body.errors[0].field], [400, 'body.cost']);
+  });
+});

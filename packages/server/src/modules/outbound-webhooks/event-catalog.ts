@@ -49,7 +49,8 @@ export const eventCatalog = {
   'credits.granted': {
     category: 'credits',
     resource: 'credit_grant',
-    description: 'Prepaid credits were granted to a customer (by an operator: POST /api/v1/credit_grants).',
+    description:
+      'Prepaid credits were granted to a customer: by an operator (POST /api/v1/credit_grants), bought (status pending until its invoice is paid; then credits.topped_up), or by an offering’s recurring credits or rollover.',
   },
   'credits.voided': {
     category: 'credits',
@@ -61,6 +62,12 @@ export const eventCatalog = {
     resource: 'credit_grant',
     description:
       'A credit grant expired with something left: written once no invoice can still draw from it for usage before its expiresAt (the periods that began before it are closed and their invoices finalized). previousAttributes.remaining is what it had left.',
+  },
+  'credits.topped_up': {
+    category: 'credits',
+    resource: 'credit_grant',
+    description:
+      'Bought credits were paid for and are now active: a purchase (POST /api/v1/credit_grants with source purchased) or an automatic top-up, once its invoice was paid. previousAttributes.status is pending.',
   },
   'usage.limit_alert': {
     category: 'usage',

@@ -314,6 +314,8 @@ const fullResources: Partial<Record<ResourceKind, Record<string, unknown>>> = {
     status: 'active',
     subscriptionId: null,
     metricNames: null,
+    cost: null,
+    invoiceId: null,
     metadata: {},
     voidedAt: null,
     createdAt: CREATED,
@@ -423,6 +425,10 @@ const variations: Partial<Record<CatalogType, Variation>> = {
   'credits.voided': {
     object: { status: 'voided', remaining: '0.00', voidedAt: CHANGED_AT, updatedAt: CHANGED_AT },
     previousAttributes: { status: 'active', remaining: '38.00', voidedAt: null },
+  },
+  'credits.topped_up': {
+    object: { source: 'purchased', status: 'active', cost: '45.00', invoiceId: 'inv_01jd3m5x7c0000000000000000', updatedAt: CHANGED_AT },
+    previousAttributes: { status: 'pending' },
   },
   'credits.expired': {
     object: { status: 'expired', remaining: '0.00', expiresAt: '2026-11-23T00:00:00.000Z', updatedAt: CHANGED_AT },

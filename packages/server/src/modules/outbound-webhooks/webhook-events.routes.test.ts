@@ -607,7 +607,7 @@ describe('200 invoice and credit note events', () => {
   });
 });
 
-describe('200 credits.granted, credits.voided and credits.expired', () => {
+describe('200 credits.granted, credits.voided, credits.topped_up and credits.expired', () => {
   it('a grant: credits.granted with the GET’s grant, ordered by its customer, a replay writing none; its void: credits.voided with what it had left before', async () => {
     const w = await world(['*']);
     const customer = await ok(w.api.post('/api/v1/customers', { name: 'Prepaid' }));
@@ -628,6 +628,25 @@ describe('200 credits.granted, credits.voided and credits.expired', () => {
     checkBody(voided[0]!);
     assert.deepEqual(voided[0]!.parsed.data.previousAttributes, { status: 'active', remaining: '50.00', voidedAt: null });
     await sameAsGet(w, voided[0]!, `/api/v1/credit_grants/${grant.id}`);
+  });
+
+  it('a purchase: credits.granted (pending) with its invoice; paid, credits.topped_up with the GET’s grant, previousAttributes.status pending', async () => {
+    const w = await world(['*']);
+    const customer = await ok(w.api.post('/api/v1/customers', { name: 'Buyer' }));
+    const s = await track(w);
+    const grant = await ok(
+      w.api.post('/api/v1/credit_grants', { customerId: customer.id, amount: '50.00', cost: '45.00', currency: 'USD', source: 'purchased' }),
+    );
+    assert.deepEqual(types(await s.messages()), ['invoice.created', 'invoice.finalized', 'credits.granted']);
+    const s2 = await track(w);
+    await ok(w.api.post(`/api/v1/invoices/${grant.invoiceId}/pay`, {}));
+    const paid = await s2.messages();
+    assert.deepEqual(types(paid), ['invoice.paid', 'credits.topped_up']);
+    const toppedUp = paid[1]!;
+    checkBody(toppedUp);
+    assert.equal(toppedUp.orderingKey, customer.id);
+    assert.deepEqual(toppedUp.parsed.data.previousAttributes, { status: 'pending' });
+    await sameAsGet(w, toppedUp, `/api/v1/credit_grants/${grant.id}`);
   });
 
   it('an expiry: credits.expired from the billing job once nothing can draw from the grant, with what it had left before', async () => {
