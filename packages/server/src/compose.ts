@@ -15,6 +15,7 @@ import { credentialCache } from './modules/credentials/credential-cache.js';
 import { pricedOfferingCache } from './modules/catalog/load-priced-offering.js';
 import { priceVersionCache } from './modules/catalog/price-version.js';
 import { activeGrantsCache } from './modules/credits/live-credits.js';
+import { creditSettingsCache } from './modules/credits/evaluate-credit-settings.js';
 import { customerRefCache } from './modules/customers/customer-refs.js';
 import { entitlementAnswerCache, usageCommitCache, usageCommitted } from './modules/entitlements/entitlement-answer-cache.js';
 import { deliverySourceCache } from './modules/plugs/delivery-source.js';
@@ -43,6 +44,7 @@ const MODULE_CACHES = [
   customerRefCache,
   periodEdgeCache,
   activeGrantsCache,
+  creditSettingsCache,
 ];
 
 /** How long a starting node waits for Redis before it starts without it. */

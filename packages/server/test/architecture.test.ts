@@ -28,7 +28,7 @@ const OWNERS: Record<string, string[]> = {
   'console-assets': [],
   'client-credentials': ['access_tokens', 'client_credentials'],
   credentials: [],
-  credits: ['credit_balances', 'credit_grants', 'credit_ledger_entries'],
+  credits: ['credit_balances', 'credit_grants', 'credit_ledger_entries', 'credit_settings'],
   customers: ['customers'],
   entitlements: [],
   idempotency: ['idempotency_keys'],

@@ -314,7 +314,7 @@ const SHOWN: Array<{ page: string; shown?: string; output: string | RegExp }> = 
   {
     page: 'docs/credits.md',
     shown: '# CREDITS_EXHAUSTED',
-    output: /^5\.00\nready\n2\.00\nfalse\nCREDITS_EXHAUSTED\nusage 5\.50\ncredits -5\.00\ntotal 0\.50\npending\nactive\n10\.00$/m,
+    output: /^5\.00\nready\n2\.00\nfalse\nCREDITS_EXHAUSTED\nusage 5\.50\ncredits -5\.00\ntotal 0\.50\npending\nactive\n10\.00\ntrue$/m,
   },
   { page: 'docs/payments.md', shown: '# …0001', output: /^…0001\n\/v1\/payments\/stripe\/webhooks\/pp_[0-9a-z]+$/m },
   { page: 'docs/payments.md', shown: '# body.secretKey', output: /^body\.secretKey\ntrue$/m },

@@ -2485,6 +2485,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/customers/{id}/credit_settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A customer’s credit settings
+     * @description The customer's low-balance alert and automatic top-up in each currency it has settings in (PUT sets them), with the top-up's state.
+     */
+    get: operations['listCreditSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/customers/{id}/credit_settings/{currency}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set a customer’s credit settings in a currency
+     * @description lowBalanceThreshold: credits.balance_low is sent each time the live balance (what the entitlement check computes) falls below it. autoTopUp: below its threshold, buy `amount` of credits for `cost` (a purchased grant and its invoice, charged like any invoice), at most maxPerPeriod times per billing period and once per crossing: the next waits until the last is paid. Both are checked when the entitlement check runs. Replaces what was set; null or absent clears it. credits.exhausted is sent at zero whatever is set.
+     */
+    put: operations['putCreditSettings'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/webhook/{sourceId}': {
     parameters: {
       query?: never;
@@ -3407,6 +3447,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'credits.balance_low': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A customer’s live credit balance fell below the lowBalanceThreshold of its credit settings: once per crossing (again only after it was back at or above it).
+     * @description A customer’s live credit balance fell below the lowBalanceThreshold of its credit settings: once per crossing (again only after it was back at or above it). Sent to every enabled endpoint whose eventTypes hold credits.balance_low, credits.* or *. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['creditsBalanceLowEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'credits.exhausted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A customer’s live credit balance reached zero (usage so far used up every credit that can pay it; a PREPAID offering with overage BLOCK now refuses): once per crossing.
+     * @description A customer’s live credit balance reached zero (usage so far used up every credit that can pay it; a PREPAID offering with overage BLOCK now refuses): once per crossing. Sent to every enabled endpoint whose eventTypes hold credits.exhausted, credits.* or *. Verify webhook-signature on the raw body before trusting it (any Standard Webhooks library does it).
+     */
+    post: operations['creditsExhaustedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'usage.limit_alert': {
     parameters: {
       query?: never;
@@ -4259,6 +4339,35 @@ export interface components {
       data: components['schemas']['CreditNote'][];
       /** @description More items exist beyond this page in the direction of travel. */
       hasMore: boolean;
+    };
+    /** CreditSettings */
+    CreditSettings: {
+      /** @enum {string} */
+      object: 'credit_settings';
+      customerId: string;
+      /** @description ISO 4217. */
+      currency: string;
+      lowBalanceThreshold: string | null;
+      autoTopUp: {
+        threshold: string;
+        amount: string;
+        cost: string;
+        maxPerPeriod: number;
+        /** @description Top-ups fired in the billing period of the latest one. */
+        toppedUpThisPeriod: number;
+        /** @description false: one fired and its credits are not paid yet; the next waits for them. */
+        armed: boolean;
+      } | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601, UTC.
+       */
+      updatedAt: string;
     };
     /** Customer */
     Customer: {
@@ -5335,6 +5444,25 @@ export interface components {
       metricDisplayName?: string | null;
       /** @description What one unit is called, singular ("call"); null: "unit". */
       metricUnit?: string | null;
+    };
+    /** PutCreditSettingsRequest */
+    PutCreditSettingsRequest: {
+      /** @description null or absent: no low-balance alert. */
+      lowBalanceThreshold?: string | null;
+      /** @description null or absent: no automatic top-up. */
+      autoTopUp?: {
+        /** @description When the live balance falls below this (at least 0), buy `amount` of credits. */
+        threshold: string;
+        /** @description Credits bought each time; greater than 0. */
+        amount: string;
+        /** @description What the buyer pays each time (the invoice’s total); default: amount. */
+        cost?: string;
+        /**
+         * @description At most this many top-ups per billing period.
+         * @default 1
+         */
+        maxPerPeriod: number;
+      } | null;
     };
     /** RatePlan */
     RatePlan: {
@@ -17067,6 +17195,128 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  listCreditSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "credit_settings",
+           *           "customerId": "customerId",
+           *           "currency": "currency",
+           *           "lowBalanceThreshold": "lowBalanceThreshold",
+           *           "autoTopUp": {
+           *             "threshold": "threshold",
+           *             "amount": "amount",
+           *             "cost": "cost",
+           *             "maxPerPeriod": 1,
+           *             "toppedUpThisPeriod": 1,
+           *             "armed": true
+           *           },
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: components['schemas']['CreditSettings'][];
+            hasMore: boolean;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  putCreditSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer: its cus_ id or the externalId you gave it, as in usage events (an id match wins). Percent-encode it; an externalId longer than 100 characters cannot go in a path (find it with GET /api/v1/customers?externalId=…). */
+        id: string;
+        /** @description ISO 4217. */
+        currency: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "lowBalanceThreshold": "lowBalanceThreshold",
+         *       "autoTopUp": {
+         *         "threshold": "threshold",
+         *         "amount": "amount",
+         *         "cost": "cost",
+         *         "maxPerPeriod": 1
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['PutCreditSettingsRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "credit_settings",
+           *       "customerId": "customerId",
+           *       "currency": "currency",
+           *       "lowBalanceThreshold": "lowBalanceThreshold",
+           *       "autoTopUp": {
+           *         "threshold": "threshold",
+           *         "amount": "amount",
+           *         "cost": "cost",
+           *         "maxPerPeriod": 1,
+           *         "toppedUpThisPeriod": 1,
+           *         "armed": true
+           *       },
+           *       "createdAt": "2026-11-01T00:00:00.000Z",
+           *       "updatedAt": "2026-11-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CreditSettings'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   receiveWebhook: {
     parameters: {
       query?: never;
@@ -22535,6 +22785,220 @@ export interface operations {
                   id: string;
                   /** @constant */
                   object: 'credit_grant';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  creditsBalanceLowEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "credits.balance_low",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "object": "credit_balance_alert",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "currency": "USD",
+         *           "balance": "4.20",
+         *           "threshold": "5.00",
+         *           "subscriptionId": "sub_01jd3m5x7c0000000000000000"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'credits.balance_low';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description A customer’s live credit balance crossed a threshold: what the entitlement check computes (what is left after the period’s usage so far). */
+                object: {
+                  /** @constant */
+                  object: 'credit_balance_alert';
+                  /** @description cus_… */
+                  customerId: string;
+                  /** @description ISO 4217. */
+                  currency: string;
+                  /** @description The live balance then, in the currency’s minor digits; negative by what no credit can pay. */
+                  balance: string;
+                  /** @description balance_low: the lowBalanceThreshold crossed; exhausted: null (zero). */
+                  threshold: string | null;
+                  /** @description The PREPAID subscription whose check saw it. */
+                  subscriptionId: string;
+                };
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                object: {
+                  /** @constant */
+                  object: 'credit_balance_alert';
+                };
+                /** @constant */
+                thin: true;
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description Gone: the endpoint is disabled at once (disabledReason gone) and receives nothing until it is enabled again. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any 2xx within OUTBOUND_WEBHOOK_TIMEOUT_MS (15 s) acknowledges the message; the body is ignored (its first 1 KB is kept in the delivery log). Answer quickly and do the work afterwards. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else (another status, a redirect, a timeout, a refused connection) is retried on the schedule: 8 attempts, each after the previous failure by 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (±20%), about 27.6 h in all. A Retry-After on 429 or 503 is honoured up to 1 h. An endpoint with no success for OUTBOUND_WEBHOOK_DISABLE_AFTER_HOURS (120 h) since its first failure is disabled (disabledReason failing). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  creditsExhaustedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The message id (msg_…): the same on every retry and replay of this message, so a receiver that remembers the ids it has handled drops duplicates (delivery is at least once).
+         * @example msg_01jd3m5x7c0000000000000000
+         */
+        'webhook-id': string;
+        /**
+         * @description When this attempt was signed, in Unix seconds (a new one on each attempt). Refuse a message more than 5 minutes from your clock, as the standardwebhooks libraries do: a captured request cannot be replayed later.
+         * @example 1795435200
+         */
+        'webhook-timestamp': string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>`: the webhook-id, a dot, the webhook-timestamp, a dot and the raw body bytes, keyed with the bytes of the endpoint secret (the base64 after `whsec_`). Several space-separated signatures may appear: during a secret rotation’s grace there is one per secret, the new one first. Accept the message when any of them matches, comparing in constant time. Verify the raw body before parsing it.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Minified JSON, the same bytes on every attempt. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "credits.exhausted",
+         *       "timestamp": "2026-11-23T12:00:00.000Z",
+         *       "data": {
+         *         "object": {
+         *           "object": "credit_balance_alert",
+         *           "customerId": "cus_01jd3m5x7c0000000000000000",
+         *           "currency": "USD",
+         *           "balance": "-0.35",
+         *           "threshold": null,
+         *           "subscriptionId": "sub_01jd3m5x7c0000000000000000"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @constant */
+          type: 'credits.exhausted';
+          /**
+           * Format: date-time
+           * @description When the event happened, UTC; the same on every attempt.
+           */
+          timestamp: string;
+          data:
+            | {
+                /** @description A customer’s live credit balance crossed a threshold: what the entitlement check computes (what is left after the period’s usage so far). */
+                object: {
+                  /** @constant */
+                  object: 'credit_balance_alert';
+                  /** @description cus_… */
+                  customerId: string;
+                  /** @description ISO 4217. */
+                  currency: string;
+                  /** @description The live balance then, in the currency’s minor digits; negative by what no credit can pay. */
+                  balance: string;
+                  /** @description balance_low: the lowBalanceThreshold crossed; exhausted: null (zero). */
+                  threshold: string | null;
+                  /** @description The PREPAID subscription whose check saw it. */
+                  subscriptionId: string;
+                };
+                /** @description For changes: the fields of data.object that changed, with their values before the change. */
+                previousAttributes?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                object: {
+                  /** @constant */
+                  object: 'credit_balance_alert';
                 };
                 /** @constant */
                 thin: true;

@@ -36,6 +36,7 @@ import * as m0032 from './migrations/0032_refunds.js';
 import * as m0033 from './migrations/0033_pending_updates.js';
 import * as m0034 from './migrations/0034_credits.js';
 import * as m0035 from './migrations/0035_prepaid_offerings.js';
+import * as m0036 from './migrations/0036_credit_settings.js';
 import { setMigrationProgressReporter, type MigrationProgressReporter } from './migration-progress.js';
 
 /** Numbered migrations, in order. Add new files here; never edit a released one. */
@@ -75,6 +76,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0033_pending_updates', m0033],
   ['0034_credits', m0034],
   ['0035_prepaid_offerings', m0035],
+  ['0036_credit_settings', m0036],
 ];
 
 /**

@@ -25,7 +25,7 @@ import type { PaymentProviderTable } from './tables/payment-provider.table.js';
 import type { PaymentTable } from './tables/payment.table.js';
 import type { ProviderCustomerTable } from './tables/provider-customer.table.js';
 import type { CustomerBalanceTable, RefundTable } from './tables/refund.table.js';
-import type { CreditBalanceTable, CreditGrantTable, CreditLedgerEntryTable } from './tables/credit.table.js';
+import type { CreditBalanceTable, CreditGrantTable, CreditLedgerEntryTable, CreditSettingsTable } from './tables/credit.table.js';
 import type { PaymentProviderEventTable } from './tables/payment-provider-event.table.js';
 import type {
   WebhookAttemptTable,
@@ -82,6 +82,7 @@ export interface Database {
   creditGrants: CreditGrantTable;
   creditLedgerEntries: CreditLedgerEntryTable;
   creditBalances: CreditBalanceTable;
+  creditSettings: CreditSettingsTable;
   paymentProviderEvents: PaymentProviderEventTable;
   refunds: RefundTable;
   customerBalances: CustomerBalanceTable;

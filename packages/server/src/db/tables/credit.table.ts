@@ -61,3 +61,28 @@ export interface CreditBalanceTable {
   balance: string;
   updatedAt: number;
 }
+
+/** Per customer and currency: the low-balance alert and the automatic top-up, with their state (migration 0036). */
+export interface CreditSettingsTable {
+  workspaceId: string;
+  environment: string;
+  customerId: string;
+  currency: string;
+  lowBalanceThreshold: string | null;
+  /** The automatic top-up: all four set, or all null. */
+  topUpThreshold: string | null;
+  topUpAmount: string | null;
+  topUpCost: string | null;
+  topUpMaxPerPeriod: number | null;
+  /** 1: the next crossing fires (an alert, a top-up); 0: fired, until the balance is back above (or the top-up is paid). */
+  lowArmed: number;
+  exhaustedArmed: number;
+  topUpArmed: number;
+  /** Counts top-ups fired: the conditional update's guard. */
+  topUpGeneration: number;
+  /** The period (its start) the count is of. */
+  topUpPeriodKey: string | null;
+  topUpsInPeriod: number;
+  createdAt: number;
+  updatedAt: number;
+}

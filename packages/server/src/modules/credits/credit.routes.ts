@@ -18,6 +18,11 @@ import {
 import { creditBalances, findGrant, grantsPage, ledgerPage } from './credit-ledger.repository.js';
 import { createCreditGrant, voidCreditGrant } from './grant-credits.js';
 import type { CreditInvoicing } from './credit-invoicing.js';
+import { checkCreditSettings, CreditSettingsSchema, presentCreditSettings, PutCreditSettingsBody } from './credit-settings.js';
+import { listCreditSettings, putCreditSettings } from './credit-settings.repository.js';
+import { creditsChanged } from './live-credits.js';
+import { inTransaction } from '../../db/transaction.js';
+import { recordAudit } from '../audit/audit-event.repository.js';
 
 const admin = { auth: { kind: 'workspace', scope: 'admin' } } as const;
 const tags = ['Credits'];
@@ -136,6 +141,60 @@ export async function creditRoutes(app: App, deps: Deps, invoicing: CreditInvoic
         customerId: customer.id,
         balances: balances.map((b) => ({ currency: b.currency, balance: b.balance, updatedAt: toIso(b.updatedAt) })),
       };
+    },
+  });
+
+  app.get('/api/v1/customers/:id/credit_settings', {
+    config: admin,
+    schema: {
+      operationId: 'listCreditSettings',
+      summary: 'A customer’s credit settings',
+      description: "The customer's low-balance alert and automatic top-up in each currency it has settings in (PUT sets them), with the top-up's state.",
+      tags,
+      security: bearerSecurity,
+      params: CustomerRefParams,
+      response: {
+        200: Type.Object({ object: Type.Literal('list'), data: Type.Array(CreditSettingsSchema, { maxItems: 200 }), hasMore: Type.Boolean() }),
+        ...errors(403, 404),
+      },
+    },
+    handler: async (req) => {
+      const customer = await requireCustomerByRef(deps.db, req.ctx, req.params.id, 'path.id');
+      return { object: 'list' as const, data: (await listCreditSettings(deps.db, req.ctx, customer.id)).map(presentCreditSettings), hasMore: false };
+    },
+  });
+
+  app.put('/api/v1/customers/:id/credit_settings/:currency', {
+    config: admin,
+    schema: {
+      operationId: 'putCreditSettings',
+      summary: 'Set a customer’s credit settings in a currency',
+      description:
+        'lowBalanceThreshold: credits.balance_low is sent each time the live balance (what the entitlement check computes) falls below it. autoTopUp: below its threshold, buy `amount` of credits for `cost` (a purchased grant and its invoice, charged like any invoice), at most maxPerPeriod times per billing period and once per crossing: the next waits until the last is paid. Both are checked when the entitlement check runs. Replaces what was set; null or absent clears it. credits.exhausted is sent at zero whatever is set.',
+      tags,
+      security: bearerSecurity,
+      params: Type.Object(
+        { id: CustomerRefParams.properties.id, currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217.' }) },
+        { additionalProperties: false },
+      ),
+      body: PutCreditSettingsBody,
+      response: { 200: CreditSettingsSchema, ...errors(400, 403, 404) },
+    },
+    handler: async (req) => {
+      const customer = await requireCustomerByRef(deps.db, req.ctx, req.params.id, 'path.id');
+      const checked = checkCreditSettings(req.body, req.params.currency);
+      const saved = await inTransaction(deps.db, async (trx) => {
+        const s = await putCreditSettings(trx, req.ctx, customer.id, req.params.currency, checked, deps.clock.now());
+        await recordAudit(trx, deps, req.ctx, {
+          eventType: 'credit_settings.updated',
+          targetType: 'customer',
+          targetId: customer.id,
+          payload: { currency: s.currency, lowBalanceThreshold: s.lowBalanceThreshold, autoTopUp: s.autoTopUp },
+        });
+        await creditsChanged(deps, trx);
+        return s;
+      });
+      return presentCreditSettings(saved);
     },
   });
 }

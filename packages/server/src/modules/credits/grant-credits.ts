@@ -11,6 +11,7 @@ import { timeOf } from '../test-clocks/clock-time.js';
 import { checkNewGrant, presentCreditGrant, type CreateCreditGrantInput, type CreditGrant, type NewGrant } from './credit-grant.js';
 import { activatePendingGrants, insertGrant, voidGrant, voidPendingGrants } from './credit-ledger.repository.js';
 import type { CreditInvoicing } from './credit-invoicing.js';
+import { rearmTopUp } from './credit-settings.repository.js';
 import { creditsChanged } from './live-credits.js';
 
 /** The most subscriptions of one customer whose currencies a grant is checked against. */
@@ -88,25 +89,41 @@ export async function createCreditGrant(
   });
   if (!purchased) return inTransaction(deps.db, (trx) => recordGrant({ ...deps, db: trx }, ctx, grant, now));
   if (invoicing === null) throw new Error('a purchase of credits needs billing (CreditInvoicing)');
-  return inTransaction(deps.db, async (trx) => {
-    const txDeps = { ...deps, db: trx };
-    const id = deps.ids.next('creditGrant');
-    const invoice = await invoicing.invoicePurchase(txDeps, ctx, {
-      grantId: id,
-      customerId: customer.id,
-      subscriptionId,
-      testClockId: customer.testClockId,
-      currency: grant.currency,
-      amount: grant.amount,
-      cost: grant.costAmount!,
-      at: now,
-    });
-    const pending = await recordGrant(txDeps, ctx, { ...grant, id, invoiceId: invoice.invoiceId }, now);
-    // Paid already (the customer's balance, or a cost of 0): active at once.
-    if (invoice.paid) return (await activatePurchasedGrants(txDeps, ctx, invoice.invoiceId, now))[0] ?? pending;
-    return pending;
-  });
+  return inTransaction(deps.db, (trx) => purchaseCredits({ ...deps, db: trx }, ctx, customer.testClockId, grant, invoicing, now));
 }
+
+/**
+ * A purchase, in the caller's transaction (`deps.db`): the invoice for the grant's cost (billing,
+ * through `invoicing`), then the grant, pending until that invoice is paid; active at once when it
+ * is paid already (the customer's balance, or a cost of 0). An operator's or an automatic top-up.
+ */
+export async function purchaseCredits(
+  deps: Deps,
+  ctx: OperationContext,
+  testClockId: string | null,
+  grant: NewGrant,
+  invoicing: CreditInvoicing,
+  now: number,
+): Promise<CreditGrant> {
+  const id = deps.ids.next('creditGrant');
+  const invoice = await invoicing.invoicePurchase(deps, ctx, {
+    grantId: id,
+    customerId: grant.customerId,
+    subscriptionId: grant.subscriptionId,
+    testClockId,
+    currency: grant.currency,
+    amount: grant.amount,
+    cost: grant.costAmount ?? grant.amount,
+    at: now,
+  });
+  const pending = await recordGrant(deps, ctx, { ...grant, id, status: 'pending', invoiceId: invoice.invoiceId }, now);
+  if (invoice.paid) return (await activatePurchasedGrants(deps, ctx, invoice.invoiceId, now))[0] ?? pending;
+  return pending;
+}
+
+/** Metadata an automatic top-up's grant carries: paid or voided, the top-up may fire again. */
+export const AUTO_TOP_UP = { key: 'tollgate.autoTopUp', value: 'true' } as const;
+const isAutoTopUp = (g: CreditGrant) => g.metadata[AUTO_TOP_UP.key] === AUTO_TOP_UP.value;
 
 /**
  * The invoice of a purchase was paid (at `at`, its customer's time), in the caller's transaction:
@@ -124,6 +141,7 @@ export async function activatePurchasedGrants(deps: Deps, origin: OperationConte
       payload: { customerId: grant.customerId, amount: grant.amount, currency: grant.currency, cost: grant.costAmount, invoiceId },
     });
     await emitWebhookEvent(deps.db, deps, origin, resourceEvent('credits.topped_up', grant.customerId, presentCreditGrant, grant, before));
+    if (isAutoTopUp(grant)) await rearmTopUp(deps.db, origin, grant.customerId, grant.currency, deps.clock.now());
     done.push(grant);
   }
   if (done.length > 0) await creditsChanged(deps, deps.db);
@@ -140,6 +158,7 @@ export async function voidPurchasedGrants(deps: Deps, origin: OperationContext, 
       payload: { customerId: grant.customerId, voided: '0', currency: grant.currency, invoiceId },
     });
     await emitWebhookEvent(deps.db, deps, origin, resourceEvent('credits.voided', grant.customerId, presentCreditGrant, grant, before));
+    if (isAutoTopUp(grant)) await rearmTopUp(deps.db, origin, grant.customerId, grant.currency, deps.clock.now());
   }
 }
 

@@ -394,3 +394,88 @@ describe('PREPAID: buying credits', () => {
     assert.deepEqual([refused.status, refused.body.errors[0].field], [400, 'body.cost']);
   });
 });
+
+describe('PREPAID: credit settings (alerts and automatic top-ups)', () => {
+  it('a low-balance alert once per crossing, an automatic top-up once per crossing and at most twice a period, the exhausted alert at zero', async () => {
+    const c = await prepaidCustomer(MAR(1), { overage: 'BLOCK' });
+    const put = await ok(
+      api.put(`/api/v1/customers/${c.customerId}/credit_settings/USD`, {
+        lowBalanceThreshold: '3',
+        autoTopUp: { threshold: '1.00', amount: '10.00', cost: '9.00', maxPerPeriod: 2 },
+      }),
+    );
+    assert.deepEqual(
+      [put.object, put.lowBalanceThreshold, put.autoTopUp],
+      ['credit_settings', '3.00', { threshold: '1.00', amount: '10.00', cost: '9.00', maxPerPeriod: 2, toppedUpThisPeriod: 0, armed: true }],
+    );
+    await grant(c.customerId, { amount: '5.00' });
+    const check = async () => ok(api.get(`/v1/entitlements/check?accessorId=${c.customerId}&productId=${productId}`));
+    // What the audit log records (the webhook messages are written only for subscribed endpoints).
+    const purchases = async () =>
+      (await ok(api.get(`/api/v1/credit_grants?customerId=${c.customerId}&limit=100`))).data.filter((g: any) => g.source === 'purchased');
+    const messages = async () => {
+      const ids = [c.customerId, ...(await purchases()).map((g: any) => g.id)];
+      const rows = await t.deps.db
+        .selectFrom('auditEvents')
+        .select(['eventType'])
+        .where('workspaceId', '=', ws.workspaceId)
+        .where('targetId', 'in', ids)
+        .where('eventType', 'in', ['credit_balance.low', 'credit_balance.exhausted', 'credit_grant.topped_up'])
+        .orderBy('seq')
+        .execute();
+      return rows.map((r) => r.eventType);
+    };
+    // 2.50 used: 2.50 left, below 3.00: one alert, however many checks see it.
+    await calls(c.customerId, 250, MAR(2), c.clockId);
+    for (let i = 0; i < 3; i++) assert.equal((await check()).creditsRemaining, '2.50');
+    assert.deepEqual(await messages(), ['credit_balance.low']);
+
+    // 2.00 more: 0.50 left, below 1.00: one top-up (10.00 for 9.00), pending until paid; checks meanwhile buy nothing more.
+    await calls(c.customerId, 200, MAR(3), c.clockId);
+    for (let i = 0; i < 3; i++) await check();
+    let bought = await purchases();
+    assert.equal(bought.length, 1);
+    assert.deepEqual([bought[0].status, bought[0].amount, bought[0].cost], ['pending', '10.00', '9.00']);
+    assert.equal((await ok(api.get(`/api/v1/invoices/${bought[0].invoiceId}`))).total, '9.00');
+    await ok(api.post(`/api/v1/invoices/${bought[0].invoiceId}/pay`, {}));
+    // 10.50 left: above both thresholds again; the next crossings may fire.
+    assert.equal((await check()).creditsRemaining, '10.50');
+    assert.deepEqual((await ok(api.get(`/api/v1/customers/${c.customerId}/credit_settings`))).data[0].autoTopUp.toppedUpThisPeriod, 1);
+
+    // 10.00 more: 0.50 left: the alert again and a second top-up (the period's last).
+    await calls(c.customerId, 1000, MAR(4), c.clockId);
+    await check();
+    bought = await purchases();
+    assert.equal(bought.length, 2);
+    await ok(api.post(`/api/v1/invoices/${bought[0].invoiceId}/pay`, {}));
+    // 11.00 more: 0.50 short: exhausted, refused, and no third top-up this period.
+    await calls(c.customerId, 1100, MAR(5), c.clockId);
+    const refused = await check();
+    assert.deepEqual([refused.allowed, refused.reason], [false, 'CREDITS_EXHAUSTED']);
+    assert.equal((await purchases()).length, 2);
+    assert.deepEqual(await messages(), [
+      'credit_balance.low',
+      'credit_grant.topped_up',
+      'credit_balance.low',
+      'credit_grant.topped_up',
+      'credit_balance.exhausted',
+    ]);
+    // The ledger still sums to the balance.
+    const entries = await ledger(c.customerId);
+    const sum = entries.reduce((acc: number, e: any) => acc + Math.round(Number(e.amount) * 100), 0);
+    assert.equal((sum / 100).toFixed(2), await balance(c.customerId));
+  });
+
+  it('400 names the field: a negative threshold, an amount of 0, one finer than the currency', async () => {
+    const customer = await ok(api.post('/api/v1/customers', { name: 'Settings' }));
+    const refused = async (currency: string, body: Record<string, unknown>, field: string) => {
+      const res = await api.put(`/api/v1/customers/${customer.id}/credit_settings/${currency}`, body);
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.errors[0].field, field);
+    };
+    await refused('USD', { lowBalanceThreshold: '-1' }, 'body.lowBalanceThreshold');
+    await refused('USD', { autoTopUp: { threshold: '1', amount: '0' } }, 'body.autoTopUp.amount');
+    await refused('JPY', { autoTopUp: { threshold: '1.5', amount: '100' } }, 'body.autoTopUp.threshold');
+    await refused('USD', { autoTopUp: { threshold: '1', amount: '5', maxPerPeriod: 0 } }, 'body.autoTopUp.maxPerPeriod');
+  });
+});

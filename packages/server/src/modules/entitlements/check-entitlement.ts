@@ -9,6 +9,9 @@ import type { Tenant } from '../../lib/tenant.js';
 import { resolveCustomerRefs } from '../customers/customer.repository.js';
 import { rateSubscriptionPeriod, type RatedPeriod } from '../billing/rate-subscription-period.js';
 import { activeGrantsOf, liveCreditBalance } from '../credits/live-credits.js';
+import { evaluateCreditSettings } from '../credits/evaluate-credit-settings.js';
+import { billingOrigin } from '../billing/billing-origin.js';
+import { creditInvoicing } from '../billing/purchase-credits.js';
 import { minorUnitDigits } from '@tollgate/pricing';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { timeOf } from '../test-clocks/clock-time.js';
@@ -69,11 +72,29 @@ export const EntitlementResultSchema = Type.Object(
 );
 export type EntitlementResult = Static<typeof EntitlementResultSchema>;
 
-/** A PREPAID subscription's credits left now, after its period's usage so far (live-credits.ts). */
+/**
+ * A PREPAID subscription's credits left now, after its period's usage so far (live-credits.ts);
+ * a threshold of the customer's credit settings it crossed fires (an alert, a top-up).
+ */
 async function liveCredits(deps: Deps, tenant: Tenant, sub: Subscription, now: number, rated: RatedPeriod): Promise<Money> {
   const grants = await activeGrantsOf(deps, tenant, sub.customerId, sub.currency);
   const usage = rated.rating.lines.filter((l) => l.type === 'usage' && l.metricName !== null).map((l) => ({ metricName: l.metricName!, amount: l.amount }));
-  return new Decimal(liveCreditBalance(grants, sub, now, usage));
+  const balance = liveCreditBalance(grants, sub, now, usage);
+  await evaluateCreditSettings(
+    deps,
+    billingOrigin(deps, tenant),
+    {
+      customerId: sub.customerId,
+      testClockId: sub.testClockId,
+      subscriptionId: sub.id,
+      currency: sub.currency,
+      balance,
+      periodKey: String(rated.period.start),
+      at: now,
+    },
+    creditInvoicing,
+  );
+  return new Decimal(balance);
 }
 
 /**

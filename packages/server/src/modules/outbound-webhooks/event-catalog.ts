@@ -5,7 +5,8 @@
  * `webhook.test` is sent by the test route to one endpoint whatever its filters; nobody
  * subscribes to it.
  */
-export type ResourceKind = 'subscription' | 'invoice' | 'credit_note' | 'payment' | 'credit_grant' | 'usage_limit_alert' | 'api_key' | 'webhook_test';
+export type ResourceKind =
+  'subscription' | 'invoice' | 'credit_note' | 'payment' | 'credit_grant' | 'credit_balance_alert' | 'usage_limit_alert' | 'api_key' | 'webhook_test';
 
 export interface CatalogEntry {
   category: string;
@@ -68,6 +69,18 @@ export const eventCatalog = {
     resource: 'credit_grant',
     description:
       'Bought credits were paid for and are now active: a purchase (POST /api/v1/credit_grants with source purchased) or an automatic top-up, once its invoice was paid. previousAttributes.status is pending.',
+  },
+  'credits.balance_low': {
+    category: 'credits',
+    resource: 'credit_balance_alert',
+    description:
+      'A customer’s live credit balance fell below the lowBalanceThreshold of its credit settings: once per crossing (again only after it was back at or above it).',
+  },
+  'credits.exhausted': {
+    category: 'credits',
+    resource: 'credit_balance_alert',
+    description:
+      'A customer’s live credit balance reached zero (usage so far used up every credit that can pay it; a PREPAID offering with overage BLOCK now refuses): once per crossing.',
   },
   'usage.limit_alert': {
     category: 'usage',
@@ -185,6 +198,14 @@ const exampleObjects: Record<ResourceKind, Record<string, unknown>> = {
     priority: 10,
     source: 'promotional',
     status: 'active',
+  },
+  credit_balance_alert: {
+    object: 'credit_balance_alert',
+    customerId: 'cus_01jd3m5x7c0000000000000000',
+    currency: 'USD',
+    balance: '4.20',
+    threshold: '5.00',
+    subscriptionId: 'sub_01jd3m5x7c0000000000000000',
   },
   usage_limit_alert: {
     object: 'usage_limit_alert',

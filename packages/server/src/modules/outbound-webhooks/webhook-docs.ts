@@ -30,12 +30,35 @@ export const resourceGetPath: Record<ResourceKind, string | null> = {
   payment: 'GET /api/v1/payments/{id}',
   credit_grant: 'GET /api/v1/credit_grants/{id}',
   api_key: 'GET /api/v1/api-keys/{id}',
+  credit_balance_alert: null,
   usage_limit_alert: null,
   webhook_test: null,
 };
 
 /** The resources no route returns: their schemas are written out here. */
 export const inlineResourceSchemas = {
+  credit_balance_alert: {
+    type: 'object',
+    description: 'A customer’s live credit balance crossed a threshold: what the entitlement check computes (what is left after the period’s usage so far).',
+    required: ['object', 'customerId', 'currency', 'balance', 'threshold', 'subscriptionId'],
+    properties: {
+      object: { const: 'credit_balance_alert' },
+      customerId: { type: 'string', maxLength: MAX_ID, description: 'cus_…' },
+      currency: { type: 'string', maxLength: 3, description: 'ISO 4217.' },
+      balance: {
+        type: 'string',
+        maxLength: 40,
+        pattern: '^-?[0-9]{1,20}(\\.[0-9]{1,4})?$',
+        description: 'The live balance then, in the currency’s minor digits; negative by what no credit can pay.',
+      },
+      threshold: {
+        type: ['string', 'null'],
+        maxLength: 40,
+        description: 'balance_low: the lowBalanceThreshold crossed; exhausted: null (zero).',
+      },
+      subscriptionId: { type: 'string', maxLength: MAX_ID, description: 'The PREPAID subscription whose check saw it.' },
+    },
+  },
   usage_limit_alert: {
     type: 'object',
     description: 'An ALERT limit of a subscription crossed: usage went from at most the limit to above it in this billing period.',
@@ -426,6 +449,7 @@ const variations: Partial<Record<CatalogType, Variation>> = {
     object: { status: 'voided', remaining: '0.00', voidedAt: CHANGED_AT, updatedAt: CHANGED_AT },
     previousAttributes: { status: 'active', remaining: '38.00', voidedAt: null },
   },
+  'credits.exhausted': { object: { balance: '-0.35', threshold: null } },
   'credits.topped_up': {
     object: { source: 'purchased', status: 'active', cost: '45.00', invoiceId: 'inv_01jd3m5x7c0000000000000000', updatedAt: CHANGED_AT },
     previousAttributes: { status: 'pending' },

@@ -607,7 +607,7 @@ describe('200 invoice and credit note events', () => {
   });
 });
 
-describe('200 credits.granted, credits.voided, credits.topped_up and credits.expired', () => {
+describe('200 credits.granted, credits.voided, credits.topped_up, credits.expired, credits.balance_low and credits.exhausted', () => {
   it('a grant: credits.granted with the GET’s grant, ordered by its customer, a replay writing none; its void: credits.voided with what it had left before', async () => {
     const w = await world(['*']);
     const customer = await ok(w.api.post('/api/v1/customers', { name: 'Prepaid' }));
@@ -647,6 +647,51 @@ describe('200 credits.granted, credits.voided, credits.topped_up and credits.exp
     assert.equal(toppedUp.orderingKey, customer.id);
     assert.deepEqual(toppedUp.parsed.data.previousAttributes, { status: 'pending' });
     await sameAsGet(w, toppedUp, `/api/v1/credit_grants/${grant.id}`);
+  });
+
+  it('the check’s live balance: credits.balance_low below the customer’s threshold, credits.exhausted at zero, each once per crossing', async () => {
+    const w = await world(['*']);
+    const prepaid = await ok(
+      w.api.post('/api/v1/offerings', {
+        productId: w.env.productId,
+        name: 'Prepaid',
+        currency: 'USD',
+        billingPeriod: 'MONTHLY',
+        billingMode: 'PREPAID',
+        overage: 'BLOCK',
+        ratePlanIds: (await ok(w.api.get(`/api/v1/offerings/${w.off.basic}`))).ratePlanIds,
+      }),
+    );
+    const customer = await ok(w.api.post('/api/v1/customers', { name: 'Prepaid', testClockId: w.clockId }));
+    const sub = await ok(w.api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: prepaid.id }));
+    await ok(w.api.put(`/api/v1/customers/${customer.id}/credit_settings/USD`, { lowBalanceThreshold: '5.00' }));
+    await ok(w.api.post('/api/v1/credit_grants', { customerId: customer.id, amount: '6.00', currency: 'USD' }));
+    const check = () => ok(w.api.get(`/v1/entitlements/check?accessorId=${customer.id}&productId=${w.env.productId}`));
+    const use = (quantity: number) =>
+      ok(w.api.post('/v1/ingest/batch', { events: [{ customerId: customer.id, metricName: 'api_calls', quantity, occurredAt: iso(APRIL) }] }));
+    const s = await track(w);
+    // 1,000 free, then 0.01 each: 1,200 calls are 2.00, leaving 4.00.
+    await use(1200);
+    await check();
+    await check();
+    const low = await s.messages();
+    assert.deepEqual(types(low), ['credits.balance_low']);
+    checkBody(low[0]!);
+    assert.equal(low[0]!.orderingKey, customer.id);
+    assert.deepEqual(low[0]!.parsed.data.object, {
+      object: 'credit_balance_alert',
+      customerId: customer.id,
+      currency: 'USD',
+      balance: '4.00',
+      threshold: '5.00',
+      subscriptionId: sub.id,
+    });
+    const s2 = await track(w);
+    await use(450);
+    await check();
+    const exhausted = await s2.messages();
+    assert.deepEqual(types(exhausted), ['credits.exhausted']);
+    assert.deepEqual([exhausted[0]!.parsed.data.object.balance, exhausted[0]!.parsed.data.object.threshold], ['-0.50', null]);
   });
 
   it('an expiry: credits.expired from the billing job once nothing can draw from the grant, with what it had left before', async () => {
