@@ -352,6 +352,77 @@ describe('two server processes on one PostgreSQL and Redis', () => {
     );
   });
 
+  it(
+    'prepaid credits: checks and usage on both nodes at once buy one automatic top-up per crossing, and the ledger sums to the balance',
+    { skip, timeout: 120_000 },
+    async () => {
+      const { secretKey } = clocked.environments.test;
+      const ok = async (node: Node, method: string, url: string, body?: unknown) => {
+        const r = await node.call(method, url, secretKey, body);
+        assert.equal(r.status, 200, `${method} ${url} on ${node.name}: ${JSON.stringify(r.body)}`);
+        return r.body;
+      };
+      const product = await ok(a, 'POST', '/api/v1/products', { name: 'Prepaid agents', kind: 'STANDARD_API' });
+      const plan = await ok(a, 'POST', '/api/v1/rate-plans', {
+        name: 'Per call',
+        currency: 'USD',
+        billingPeriod: 'MONTHLY',
+        metrics: [{ metricName: 'api_calls', pricingModel: 'PER_UNIT', rate: '0.01' }],
+      });
+      const offering = await ok(b, 'POST', '/api/v1/offerings', {
+        productId: product.id,
+        name: 'Prepaid',
+        currency: 'USD',
+        billingPeriod: 'MONTHLY',
+        billingMode: 'PREPAID',
+        overage: 'BLOCK',
+        ratePlanIds: [plan.id],
+      });
+      const customer = await ok(a, 'POST', '/api/v1/customers', { name: 'Two-node buyer' });
+      await ok(b, 'POST', '/api/v1/subscriptions', { customerId: customer.id, offeringId: offering.id });
+      await ok(a, 'PUT', `/api/v1/customers/${customer.id}/credit_settings/USD`, { autoTopUp: { threshold: '0.50', amount: '10.00', maxPerPeriod: 5 } });
+      await ok(b, 'POST', '/api/v1/credit_grants', { customerId: customer.id, amount: '1.00', currency: 'USD' });
+      const purchases = async () =>
+        (
+          (await ok(a, 'GET', `/api/v1/credit_grants?customerId=${customer.id}&limit=100`)).data as Array<{ source: string; status: string; invoiceId: string }>
+        ).filter((g) => g.source === 'purchased');
+      const check = (node: Node) => node.call('GET', `/v1/entitlements/check?accessorId=${customer.id}&productId=${product.id}`, secretKey);
+      const use = (node: Node, quantity: number) =>
+        node.call('POST', '/v1/ingest/batch', secretKey, {
+          events: [{ customerId: customer.id, metricName: 'api_calls', quantity, occurredAt: new Date().toISOString() }],
+        });
+      /** Usage and checks through both nodes at once, as a busy customer's would arrive. */
+      const burst = async (quantityEach: number) => {
+        const answers = await Promise.all(
+          [a, b, a, b, a, b, a, b].flatMap((node, i) => (i < 2 ? [use(node, quantityEach)] : []).concat([check(node), check(node)])),
+        );
+        for (const r of answers) assert.equal(r.status, 200, JSON.stringify(r.body));
+        // Once the usage is in, every node's next check sees the crossing.
+        for (const r of await Promise.all([a, b, a, b].map(check))) assert.equal(r.status, 200, JSON.stringify(r.body));
+      };
+
+      // 1.00 granted; 30 calls on each node: 0.40 left, below 0.50.
+      await burst(30);
+      let bought = await purchases();
+      assert.equal(bought.length, 1, 'one top-up for one crossing, whichever node saw it first');
+      assert.equal(bought[0]!.status, 'pending');
+      // Paid (marked paid here), it counts; 10.40 left. Then 500 calls on each node: 0.40 left again.
+      await ok(b, 'POST', `/api/v1/invoices/${bought[0]!.invoiceId}/pay`, {});
+      await burst(500);
+      bought = await purchases();
+      assert.equal(bought.length, 2, 'one more top-up for the second crossing');
+
+      const ledger = (await ok(b, 'GET', `/api/v1/customers/${customer.id}/credit_ledger?currency=USD&limit=100`)).data as Array<{
+        amount: string;
+        balanceAfter: string;
+      }>;
+      const cents = ledger.reduce((acc, e) => acc + Math.round(Number(e.amount) * 100), 0);
+      const balance = (await ok(a, 'GET', `/api/v1/customers/${customer.id}/credit_balance`)).balances[0].balance as string;
+      assert.equal((cents / 100).toFixed(2), balance, 'the ledger sums to the balance');
+      assert.equal(ledger[0]!.balanceAfter, balance, 'the newest entry carries the balance');
+    },
+  );
+
   describe('through a round-robin balancer in front of both nodes (the topology of compose.yaml)', () => {
     /** One request through the balancer, and the node that took it. */
     const viaBalancer = async (method: string, url: string, key: string, body?: unknown) => {
