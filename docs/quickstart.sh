@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tollgate's quick start: the main job in thirteen steps, against a real server. README.md shows its
+# Tollgate's quick start: the main job in fourteen steps, against a real server. README.md shows its
 # commands and the lines it prints; packages/server/test/quickstart.test.ts runs it and checks that
 # the two agree.
 #
@@ -196,3 +196,26 @@ paid() { api GET "/api/v1/invoices/$INVOICE" | get 'd.status === "paid" || undef
 card pm_card_visa && wait_until 30 paid # the new card is charged as soon as Stripe's webhook saves it
 api GET "/api/v1/invoices/$INVOICE/payments" | say '13. attempts: ${d.data.map((p) => `${p.trigger} ${p.status}`).join(", ")}'
 api GET "/api/v1/subscriptions/$GSUB" | say '13. the subscription: ${d.status}'
+
+# 14. Prepaid credits: an offering whose usage draws from credits and is refused once they run out
+#     (overage BLOCK), a buyer on a test clock with two grants, a top-up, and a month closed.
+PREPAID=$(api POST /api/v1/offerings "{\"productId\": \"$PRODUCT\", \"name\": \"Prepaid\", \"currency\": \"USD\",
+  \"billingPeriod\": \"MONTHLY\", \"billingMode\": \"PREPAID\", \"overage\": \"BLOCK\", \"ratePlanIds\": [\"$PLAN\"]}" | get d.id)
+CREDCLOCK=$(api POST /api/v1/test_clocks "{\"frozenTime\": \"$NOW\", \"name\": \"credits\"}" | get d.id)
+HOOLI=$(api POST /api/v1/customers "{\"externalId\": \"hooli\", \"name\": \"Hooli\", \"testClockId\": \"$CREDCLOCK\"}" | get d.id)
+PSUB=$(api POST /api/v1/subscriptions "{\"customerId\": \"$HOOLI\", \"offeringId\": \"$PREPAID\"}" | get d.id)
+in_days() { node -p "new Date(Date.parse('$NOW') + $1 * 86400e3).toISOString()"; }
+api POST /api/v1/credit_grants "{\"customerId\": \"hooli\", \"amount\": \"2.00\", \"currency\": \"USD\", \"expiresAt\": \"$(in_days 40)\"}" >/dev/null
+api POST /api/v1/credit_grants "{\"customerId\": \"hooli\", \"amount\": \"1.00\", \"currency\": \"USD\", \"priority\": 90,
+  \"expiresAt\": \"$(in_days 10)\"}" | say '14. granted 2.00, and ${d.amount} more (priority ${d.priority}, drawn last) that expires in 10 days'
+calls() { api POST /v1/ingest "{\"customerId\": \"hooli\", \"metricName\": \"api_calls\", \"quantity\": $1, \"occurredAt\": \"$NOW\"}" >/dev/null; }
+check() { api GET "/v1/entitlements/check?accessorId=hooli&productId=$PRODUCT"; }
+calls 1500 && check | say '14. 1,500 calls (1,000 free, 500 at 0.002): allowed=${d.allowed}, credits left ${d.creditsRemaining}'
+calls 1100 && check | say '14. 1,100 more: allowed=${d.allowed} reason=${d.reason}'
+api POST /api/v1/credit_grants '{"customerId": "hooli", "amount": "5.00", "currency": "USD", "source": "purchased"}' >"$T/topup.json"
+api POST "/api/v1/invoices/$(get d.invoiceId <"$T/topup.json")/pay" >/dev/null # or charged by the payment provider
+check | say '14. bought 5.00 and paid for it: allowed=${d.allowed}, credits left ${d.creditsRemaining}'
+api POST "/api/v1/test_clocks/$CREDCLOCK/advance" "{\"frozenTime\": \"$LATER\"}" >/dev/null
+api GET "/api/v1/invoices?subscriptionId=$PSUB" | say '14. the month: ${d.data[0].lines.map((l) => `${l.type} ${l.amount}`).join(", ")}; total ${d.data[0].total}'
+api GET "/api/v1/customers/hooli/credit_ledger?currency=USD" |
+  say '14. ledger: ${d.data.reverse().map((e) => `${e.type} ${e.amount}`).join(", ")}; balance ${d.data.at(-1).balanceAfter}'
