@@ -60,3 +60,17 @@ export function formatLineRate(type: string, rate: string | null, currency: stri
   if (type === 'discount') return isDecimalString(rate) ? `${formatQuantity(rate)}%` : rate;
   return formatAmount(rate, currency);
 }
+
+/**
+ * A signed change to a balance (a credit ledger entry): "+$5.00" when it adds, "−$5.00" when it
+ * takes away (formatAmount's minus sign), "$0.00" for none. The sign is read from the text.
+ */
+export function formatSignedAmount(amount: string | null | undefined, currency: string): string {
+  const text = formatAmount(amount, currency);
+  return amount && isDecimalString(amount) && !amount.startsWith('-') && /[1-9]/.test(amount) ? `+${text}` : text;
+}
+
+/** When something stops (a credit grant's expiresAt): "never" for null, else as formatInstant words it. */
+export function formatExpiry(iso: string | null | undefined): string {
+  return iso === null || iso === undefined || iso === '' ? 'never' : formatInstant(iso);
+}

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatAmount, formatCount, formatInstant, formatLineRate, formatPeriod, formatUsage } from '../src/format.js';
+import { formatAmount, formatCount, formatExpiry, formatInstant, formatLineRate, formatPeriod, formatSignedAmount, formatUsage } from '../src/format.js';
 
 describe('formatAmount: decimal text from the API, in its currency, never through a float', () => {
   const cases: Array<[string | null, string, string]> = [
@@ -68,4 +68,22 @@ describe('formatLineRate and formatPeriod: an invoice line and period', () => {
     it(`${type} ${String(rate)} ${currency} -> ${want}`, () => assert.equal(formatLineRate(type, rate, currency), want));
   it('a period, its end as sent', () =>
     assert.equal(formatPeriod('2026-04-01T00:00:00.000Z', '2026-05-01T00:00:00.000Z'), '2026-04-01 00:00 UTC to 2026-05-01 00:00 UTC'));
+});
+
+describe('formatSignedAmount and formatExpiry: a credit ledger entry and a grant', () => {
+  const signed: Array<[string | null, string, string]> = [
+    ['50.00', 'USD', '+$50.00'],
+    ['-12.50', 'USD', '\u2212$12.50'],
+    ['1200', 'JPY', '+¥1,200'],
+    ['0.0025', 'USD', '+$0.0025'],
+    ['0.00', 'USD', '$0.00'],
+    [null, 'USD', '—'],
+    ['1e3', 'USD', '1e3 USD'],
+  ];
+  for (const [amount, currency, want] of signed) it(`${String(amount)} ${currency} -> ${want}`, () => assert.equal(formatSignedAmount(amount, currency), want));
+  const expiries: Array<[string | null, string]> = [
+    [null, 'never'],
+    ['2099-01-01T00:00:00.000Z', '2099-01-01 00:00 UTC'],
+  ];
+  for (const [iso, want] of expiries) it(`${String(iso)} -> ${want}`, () => assert.equal(formatExpiry(iso), want));
 });

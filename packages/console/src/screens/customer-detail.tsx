@@ -1,7 +1,8 @@
 /**
  * One customer: who they are, their subscriptions, their usage per metric and day, their
- * invoices and credit notes, and the product keys issued to them. Each section loads (and pages)
- * on its own, so a slow or refused list does not hold up the rest.
+ * invoices and credit notes, their prepaid credits (customer-credits.tsx), and the product keys
+ * issued to them. Each section loads (and pages) on its own, so a slow or refused list does not
+ * hold up the rest.
  */
 import type { ComponentChildren } from 'preact';
 import { Link } from '../components/link.js';
@@ -12,6 +13,7 @@ import { UsageCharts } from '../components/usage-charts.js';
 import { formatInstant, formatPeriod, NONE } from '../format.js';
 import { hrefOf } from '../routes.js';
 import { useApi } from '../use-api.js';
+import { CustomerCredits } from './customer-credits.js';
 import type { Customer } from './customers.js';
 import { CreditNotes, invoiceColumns } from './invoices.js';
 
@@ -108,6 +110,7 @@ export function CustomerDetail(props: { id: string }) {
           <Section title="Credit notes">
             <CreditNotes caption={`Credit notes of ${name}, newest first`} customerId={c.id} />
           </Section>
+          <CustomerCredits customerId={c.id} name={name} />
           <Section title="Keys">
             <PagedTable
               path="/api/v1/api-keys"
