@@ -1,12 +1,12 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Tenant } from '../../lib/tenant.js';
-import { recordAudit } from '../audit/audit-event.repository.js';
+import { recordAudits } from '../audit/audit-event.repository.js';
 import { presentCreditGrant, type CreditGrant } from '../credits/credit-grant.js';
-import { expireGrant, grantsExpiredBy } from '../credits/credit-ledger.repository.js';
+import { expireGrants, grantsExpiredBy } from '../credits/credit-ledger.repository.js';
 import { creditsChanged } from '../credits/live-credits.js';
 import { findClockedCustomers } from '../customers/customer.repository.js';
-import { emitWebhookEvent, resourceEvent } from '../outbound-webhooks/emit-webhook-events.js';
+import { emitWebhookEvents, resourceEvent } from '../outbound-webhooks/emit-webhook-events.js';
 import { listSubscriptions } from '../subscriptions/subscription.repository.js';
 import { listInvoices } from './invoice.repository.js';
 import { pricingOf } from './rate-subscription-period.js';
@@ -19,7 +19,7 @@ import { billingOrigin } from './renew-subscription.js';
  * when it is limited to one) has a period open that began before the expiry, and no draft
  * invoice of the customer's began before it. Then an `expiry` entry takes what is left, dated at
  * the expiry, the grant's status becomes expired, and credit_grant.expired / credits.expired are
- * written. Each grant in its own transaction, which finds it still active or leaves it.
+ * written. Each customer's in one transaction, which finds them still active or leaves them.
  */
 
 /** Grants looked at per page; a run pages through all that are due. */
@@ -28,22 +28,37 @@ const PAGE = 500;
 /** The most subscriptions of one customer looked at. */
 const SUBSCRIPTIONS_READ = 100;
 
-/** Whether an invoice may still draw from the grant for usage before its expiry. */
-async function stillDrawable(deps: Deps, tenant: Tenant, g: CreditGrant): Promise<boolean> {
-  const expiresAt = g.expiresAt!;
-  const subs = await listSubscriptions(deps.db, tenant, { customerId: g.customerId, limit: SUBSCRIPTIONS_READ });
+/** What may still draw from a customer's grants: its subscriptions and its draft invoices, read once. */
+interface Drawers {
+  /** PREPAID subscriptions not cancelled: their id, currency and current period's start. */
+  prepaid: Array<{ id: string; currency: string; currentPeriodStart: number }>;
+  drafts: Array<{ subscriptionId: string | null; currency: string; periodStart: number }>;
+}
+
+async function drawersOf(deps: Deps, tenant: Tenant, customerId: string, before: number): Promise<Drawers> {
+  const subs = await listSubscriptions(deps.db, tenant, { customerId, limit: SUBSCRIPTIONS_READ });
+  const prepaid: Drawers['prepaid'] = [];
   for (const sub of subs.items) {
-    if (sub.status === 'CANCELLED' || sub.currency !== g.currency || sub.currentPeriodStart >= expiresAt) continue;
-    if (g.subscriptionId !== null && sub.id !== g.subscriptionId) continue;
-    if ((await pricingOf(deps, tenant, sub))?.offering.billingMode === 'PREPAID') return true;
+    if (sub.status === 'CANCELLED') continue;
+    if ((await pricingOf(deps, tenant, sub))?.offering.billingMode === 'PREPAID') prepaid.push(sub);
   }
-  const drafts = await listInvoices(deps.db, tenant, { customerId: g.customerId, status: 'draft', periodTo: expiresAt, limit: 100 });
-  return drafts.items.some((i) => i.currency === g.currency && (g.subscriptionId === null || i.subscriptionId === g.subscriptionId));
+  const drafts = await listInvoices(deps.db, tenant, { customerId, status: 'draft', periodTo: before, limit: 100 });
+  return { prepaid, drafts: drafts.items };
+}
+
+/** Whether an invoice may still draw from the grant for usage before its expiry. */
+function stillDrawable(d: Drawers, g: CreditGrant): boolean {
+  const expiresAt = g.expiresAt!;
+  const scoped = (subscriptionId: string | null) => g.subscriptionId === null || subscriptionId === g.subscriptionId;
+  return (
+    d.prepaid.some((s) => s.currency === g.currency && s.currentPeriodStart < expiresAt && scoped(s.id)) ||
+    d.drafts.some((i) => i.currency === g.currency && i.periodStart < expiresAt && scoped(i.subscriptionId))
+  );
 }
 
 /**
  * Expires every grant due at `now`: on real time, of customers on no test clock; on a test clock
- * (`where`), of its customers. Returns how many were expired.
+ * (`where`), of its customers. Each customer's in one transaction. Returns how many were expired.
  */
 export async function expireCreditGrants(deps: Deps, now: number, where: { tenant: Tenant; id: string } | null): Promise<number> {
   let expired = 0;
@@ -53,20 +68,41 @@ export async function expireCreditGrants(deps: Deps, now: number, where: { tenan
     if (page.length === 0) break;
     const last = page.at(-1)!.grant;
     after = { expiresAt: last.expiresAt!, id: last.id };
-    const byTenant = new Map<string, { tenant: Tenant; grants: CreditGrant[] }>();
+    const byCustomer = new Map<string, { tenant: Tenant; grants: CreditGrant[] }>();
     for (const { tenant, grant } of page) {
-      const key = `${tenant.workspaceId}:${tenant.environment}`;
-      const group = byTenant.get(key) ?? { tenant, grants: [] };
+      const key = `${tenant.workspaceId}:${tenant.environment}:${grant.customerId}`;
+      const group = byCustomer.get(key) ?? { tenant, grants: [] };
       group.grants.push(grant);
-      byTenant.set(key, group);
+      byCustomer.set(key, group);
     }
-    for (const { tenant, grants } of byTenant.values()) {
-      const clocked = await findClockedCustomers(deps.db, tenant, [...new Set(grants.map((g) => g.customerId))]);
-      for (const g of grants) {
-        // Real time expires only the customers on no clock; a clock's run only its own.
-        if ((clocked.get(g.customerId) ?? null) !== (where?.id ?? null)) continue;
-        if (await stillDrawable(deps, tenant, g)) continue;
-        if (await expireOne(deps, tenant, g.id)) expired += 1;
+    const clockedIn = new Map<string, Map<string, string>>();
+    for (const { tenant, grants } of byCustomer.values()) {
+      const tenantKey = `${tenant.workspaceId}:${tenant.environment}`;
+      let clocked = clockedIn.get(tenantKey);
+      if (!clocked) {
+        const customers = [
+          ...new Set(
+            [...byCustomer.values()]
+              .filter((g) => g.tenant.workspaceId === tenant.workspaceId && g.tenant.environment === tenant.environment)
+              .map((g) => g.grants[0]!.customerId),
+          ),
+        ];
+        clocked = await findClockedCustomers(deps.db, tenant, customers);
+        clockedIn.set(tenantKey, clocked);
+      }
+      const customerId = grants[0]!.customerId;
+      // Real time expires only the customers on no clock; a clock's run only its own.
+      if ((clocked.get(customerId) ?? null) !== (where?.id ?? null)) continue;
+      const drawers = await drawersOf(deps, tenant, customerId, Math.max(...grants.map((g) => g.expiresAt!)));
+      const due = grants.filter((g) => !stillDrawable(drawers, g));
+      for (const currency of new Set(due.map((g) => g.currency))) {
+        expired += await expireSome(
+          deps,
+          tenant,
+          customerId,
+          currency,
+          due.filter((g) => g.currency === currency).map((g) => g.id),
+        );
       }
     }
     if (page.length < PAGE) break;
@@ -74,20 +110,31 @@ export async function expireCreditGrants(deps: Deps, now: number, where: { tenan
   return expired;
 }
 
-async function expireOne(deps: Deps, tenant: Tenant, id: string): Promise<boolean> {
+/** One customer's grants in one currency expired in one transaction, each audited and sent. */
+async function expireSome(deps: Deps, tenant: Tenant, customerId: string, currency: string, ids: string[]): Promise<number> {
   const origin = billingOrigin(deps, tenant);
   return inTransaction(deps.db, async (trx) => {
-    const done = await expireGrant(trx, deps, tenant, id, deps.clock.now());
-    if (!done) return false;
-    const { before, grant, entry } = done;
-    await recordAudit(trx, deps, origin, {
-      eventType: 'credit_grant.expired',
-      targetType: 'credit_grant',
-      targetId: grant.id,
-      payload: { customerId: grant.customerId, expired: entry ? entry.amount.replace(/^-/, '') : before.remaining, currency: grant.currency },
-    });
-    await emitWebhookEvent(trx, deps, origin, resourceEvent('credits.expired', grant.customerId, presentCreditGrant, grant, before));
+    const done = await expireGrants(trx, deps, tenant, customerId, currency, ids, deps.clock.now());
+    if (done.length === 0) return 0;
+    await recordAudits(
+      trx,
+      deps,
+      done.map(({ before, grant }) => ({
+        origin,
+        event: {
+          eventType: 'credit_grant.expired' as const,
+          targetType: 'credit_grant',
+          targetId: grant.id,
+          payload: { customerId, expired: before.remaining, currency },
+        },
+      })),
+    );
+    await emitWebhookEvents(
+      trx,
+      deps,
+      done.map(({ before, grant }) => ({ origin, event: resourceEvent('credits.expired', customerId, presentCreditGrant, grant, before) })),
+    );
     await creditsChanged(deps, trx);
-    return true;
+    return done.length;
   });
 }

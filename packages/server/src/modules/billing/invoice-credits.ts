@@ -7,6 +7,10 @@ import type { Invoice, IssuedLine } from './invoice.js';
 import { unitsOfOffering } from './priced-units.js';
 import { NO_UNIT } from './rate-period.js';
 import { ratePeriodUsage } from './rate-subscription-period.js';
+import { hoursWithUsage } from '../usage/usage-hourly.repository.js';
+
+const HOUR = 3_600_000;
+const hourStart = (t: number) => t - (((t % HOUR) + HOUR) % HOUR);
 import type { CreditGrant } from '../credits/credit-grant.js';
 import { creditsChanged } from '../credits/live-credits.js';
 import { appendLedgerEntries, drawableGrants, holdCreditBalance, type NewLedgerEntry } from '../credits/credit-ledger.repository.js';
@@ -83,9 +87,17 @@ async function usageCharges(deps: Deps, tenant: Tenant, invoice: Invoice, lines:
     const priced = await loadPriceVersion(deps, tenant, invoice.priceVersionId!);
     const units = priced ? unitsOfOffering(priced) : [];
     const index = new Map(lines.map((l, i) => [key(l), i]));
+    // A stretch with no usage leaves the totals as they were: only the cuts after some usage are
+    // rated again (each a read of the usage up to it). The hours with usage say which.
+    const used = await hoursWithUsage(deps.db, tenant, invoice.customerId, hourStart(start), end);
+    let upTo = new Map<string, string>();
     for (const [k, cut] of cuts.entries()) {
-      const { rating } = await ratePeriodUsage(deps, tenant, invoice, units, { start, end: cut }, invoice.allowanceFrom);
-      const upTo = new Map(rating.lines.filter((l) => l.type === 'usage').map((l) => [key(l), l.amount]));
+      const from = k === 0 ? start : cuts[k - 1]!;
+      const changed = k === 0 || used.some((h) => h < cut && h + HOUR > from);
+      if (changed) {
+        const { rating } = await ratePeriodUsage(deps, tenant, invoice, units, { start, end: cut }, invoice.allowanceFrom);
+        upTo = new Map(rating.lines.filter((l) => l.type === 'usage').map((l) => [key(l), l.amount]));
+      }
       for (const [key, i] of index) totals[i]!.splice(k, 0, upTo.get(key) ?? roundToMinorUnit('0', invoice.currency));
     }
   }

@@ -1,5 +1,5 @@
 import { Decimal, roundToMinorUnit } from '@tollgate/pricing';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, DialectName } from '../../db/database.js';
 import { pageById, type Page, type PageParams } from '../../db/pagination.js';
 import type { CreditGrantTable, CreditLedgerEntryTable } from '../../db/tables/credit.table.js';
@@ -149,13 +149,19 @@ export async function appendLedgerEntries(
     };
   });
   await trx.insertInto('creditLedgerEntries').values(rows).execute();
-  for (const [id, left] of remaining)
+  // Every grant's new remaining in one statement: a draw of a period touches dozens of grants.
+  if (remaining.size > 0) {
+    const cases = sql.join(
+      [...remaining].map(([id, left]) => sql`when ${id} then ${roundToMinorUnit(left, currency)}`),
+      sql` `,
+    );
     await trx
       .updateTable('creditGrants')
-      .set({ remaining: roundToMinorUnit(left, currency), updatedAt: now })
+      .set({ remaining: sql<string>`case id ${cases} end`, updatedAt: now })
       .$call(forTenant(tenant))
-      .where('id', '=', id)
+      .where('id', 'in', [...remaining.keys()])
       .execute();
+  }
   await trx
     .updateTable('creditBalances')
     .set({ balance: roundToMinorUnit(balance, currency), updatedAt: now })
@@ -313,32 +319,48 @@ export async function grantsExpiredBy(
 }
 
 /**
- * Expires an active grant at its expiry: an expiry entry for what it has left (none when
- * nothing is), dated at `expiresAt`, and status expired. null when it is no longer active.
+ * Expires a customer's active grants (in one currency) at their expiry: an expiry entry for what
+ * each has left (none when nothing is), dated at its `expiresAt`, in one append, and status
+ * expired. Returns those it expired, before and after; a grant no longer active is left out.
  */
-export async function expireGrant(
+export async function expireGrants(
   trx: Db,
   deps: LedgerDeps,
   tenant: Tenant,
-  id: string,
+  customerId: string,
+  currency: string,
+  ids: readonly string[],
   now: number,
-): Promise<{ before: CreditGrant; grant: CreditGrant; entry: LedgerEntry | null } | null> {
-  const grant = await findGrant(trx, deps, tenant, id, { lock: true });
-  if (!grant || grant.status !== 'active' || grant.expiresAt === null) return null;
-  const left = new Decimal(grant.remaining);
-  const [entry] = left.isZero()
-    ? [null]
-    : await appendLedgerEntries(
-        trx,
-        deps,
-        tenant,
-        grant.customerId,
-        grant.currency,
-        [{ grantId: id, type: 'expiry', amount: left.negated().toFixed(), occurredAt: grant.expiresAt }],
-        now,
-      );
-  await trx.updateTable('creditGrants').set({ status: 'expired', updatedAt: now }).$call(forTenant(tenant)).where('id', '=', id).execute();
-  return { before: grant, grant: { ...grant, remaining: roundToMinorUnit('0', grant.currency), status: 'expired', updatedAt: now }, entry: entry ?? null };
+): Promise<Array<{ before: CreditGrant; grant: CreditGrant }>> {
+  if (ids.length === 0) return [];
+  let q = trx
+    .selectFrom('creditGrants')
+    .selectAll()
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('id', 'in', [...ids])
+    .where('status', '=', 'active')
+    .orderBy('id');
+  if (deps.dialect === 'postgres') q = q.forUpdate();
+  const found = (await q.execute()).map(toGrant).filter((g) => g.currency === currency && g.expiresAt !== null);
+  if (found.length === 0) return [];
+  const entries: NewLedgerEntry[] = found
+    .filter((g) => !new Decimal(g.remaining).isZero())
+    .sort((a, b) => a.expiresAt! - b.expiresAt! || (a.id < b.id ? -1 : 1))
+    .map((g) => ({ grantId: g.id, type: 'expiry', amount: new Decimal(g.remaining).negated().toFixed(), occurredAt: g.expiresAt! }));
+  await appendLedgerEntries(trx, deps, tenant, customerId, currency, entries, now);
+  await trx
+    .updateTable('creditGrants')
+    .set({ status: 'expired', updatedAt: now })
+    .$call(forTenant(tenant))
+    .where(
+      'id',
+      'in',
+      found.map((g) => g.id),
+    )
+    .execute();
+  const zero = roundToMinorUnit('0', currency);
+  return found.map((before) => ({ before, grant: { ...before, remaining: zero, status: 'expired' as const, updatedAt: now } }));
 }
 
 /** The pending grants a purchase's invoice pays for, held until the commit on PostgreSQL. */

@@ -166,6 +166,23 @@ export async function sumHourlyShares(
   return rows.map((r) => ({ metricName: r.metricName, dimension: r.dimension, ...exactSum(r) }));
 }
 
+/** The UTC hours in [fromHour, toHour) in which the customer has any usage, ascending (from the total rows). */
+export async function hoursWithUsage(db: Db, tenant: Tenant, customerId: string, fromHour: number, toHour: number): Promise<number[]> {
+  if (toHour <= fromHour) return [];
+  const rows = await db
+    .selectFrom('usageHourly')
+    .$call(forTenant(tenant))
+    .where('customerId', '=', customerId)
+    .where('hourStart', '>=', fromHour)
+    .where('hourStart', '<', toHour)
+    .where('dimension', '=', sql.lit(TOTAL))
+    .select('hourStart')
+    .distinct()
+    .orderBy('hourStart')
+    .execute();
+  return rows.map((r) => Number(r.hourStart));
+}
+
 export interface HourCount {
   hourStart: number;
   metricName: string;
