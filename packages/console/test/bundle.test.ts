@@ -31,7 +31,10 @@ const CSS_BUDGET = 10_000;
  * all its script. Its stylesheet is the console's plus hub.css. The widget's script it embeds is
  * the widget's own budget (widget-assets).
  */
-const HUB_JS_BUDGET = 35_000;
+// 35,000 until the Credits view (prepaid credits, issue 41: balance, expiring credits, ledger, Buy
+// credits) added about 850 bytes; raised on purpose to 36,000. A lazy view would not help: every
+// script of the hub counts here.
+const HUB_JS_BUDGET = 36_000;
 const HUB_CSS_BUDGET = 10_000;
 
 /** esbuild's names: `<entry>.<hash>.js|css` and `chunk.<hash>.js`, the hash 8 characters of base32. */

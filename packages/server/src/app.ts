@@ -35,6 +35,7 @@ import { hubKeyRoutes } from './modules/hub/hub-keys.routes.js';
 import { hubAccountRoutes } from './modules/hub/hub-account.routes.js';
 import { hubUsageRoutes } from './modules/hub/hub-usage.routes.js';
 import { hubPaymentRoutes } from './modules/hub/hub-payments.routes.js';
+import { hubCreditRoutes } from './modules/hub/hub-credits.routes.js';
 import { workspaceRoutes } from './modules/tenancy/workspace.routes.js';
 import { usageRoutes } from './modules/usage/usage.routes.js';
 import { uploadRoutes } from './modules/usage/upload.routes.js';
@@ -236,6 +237,7 @@ export async function buildApp(composition: Composition, opts: BuildAppOptions =
     await hubKeyRoutes(a, deps);
     await hubAccountRoutes(a, deps);
     await hubPaymentRoutes(a, deps, { bound: boundCredentials });
+    await hubCreditRoutes(a, deps, creditInvoicing);
     await usageRoutes(a, deps, usage);
     await uploadRoutes(a, deps, usage);
     await hubUsageRoutes(a, deps, usage);

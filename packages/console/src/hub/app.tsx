@@ -31,6 +31,7 @@ import { Usage } from './usage.js';
 import { Subscription } from './subscription.js';
 import { Billing } from './billing.js';
 import { PaymentMethod } from './payment-method.js';
+import { Credits } from './credits.js';
 
 const SELLER_KEY = 'tollgate.hub.seller';
 
@@ -63,6 +64,7 @@ const VIEWS: Record<HubViewName, () => preact.JSX.Element> = {
   usage: Usage,
   subscription: Subscription,
   billing: Billing,
+  credits: Credits,
   'payment-method': PaymentMethod,
 };
 

@@ -9,7 +9,7 @@ import { formatInstant } from '../format.js';
 
 export const HUB_BASE = '/hub';
 
-export type HubViewName = 'keys' | 'usage' | 'subscription' | 'billing' | 'payment-method';
+export type HubViewName = 'keys' | 'usage' | 'subscription' | 'billing' | 'credits' | 'payment-method';
 
 /** The hub's views, in navigation order; the first is /hub itself. */
 export const HUB_VIEWS: ReadonlyArray<{ name: HubViewName; path: string; label: string }> = [
@@ -17,6 +17,7 @@ export const HUB_VIEWS: ReadonlyArray<{ name: HubViewName; path: string; label: 
   { name: 'usage', path: `${HUB_BASE}/usage`, label: 'Usage and quotas' },
   { name: 'subscription', path: `${HUB_BASE}/subscription`, label: 'Subscription' },
   { name: 'billing', path: `${HUB_BASE}/billing`, label: 'Invoices' },
+  { name: 'credits', path: `${HUB_BASE}/credits`, label: 'Credits' },
   { name: 'payment-method', path: `${HUB_BASE}/payment-method`, label: 'Payment method' },
 ];
 

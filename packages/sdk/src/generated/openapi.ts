@@ -1351,6 +1351,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/hub/credits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's prepaid credits: balances, grants left and the ledger's first page
+     * @description For the hub session's customer: the balance per currency, the grants that still count (active with something left, and pending purchases) soonest expiry first, the currencies credits may be bought in, and the newest 10 ledger entries (GET /api/v1/hub/credits/ledger pages on).
+     */
+    get: operations['retrieveHubCredits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/credits/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customer's credit ledger, newest first
+     * @description The hub session's customer's credit ledger (every grant, top-up, draw, expiry, void and rollover, each with the balance after it), newest first, with cursor pagination; `currency` for one currency.
+     */
+    get: operations['listHubCreditLedgerEntries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hub/credits/purchases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Buy prepaid credits
+     * @description The hub session's customer buys `amount` of credits for the same amount: a purchased grant, pending, and a finalized invoice for its cost (billing reason credit_purchase), as POST /api/v1/credit_grants with source purchased. The grant becomes active when the invoice is paid: charged by the payment provider when the seller connected one, else when the seller records the payment; its payment page is `invoice.hostedInvoiceUrl`. `currency` must be one the customer's subscriptions bill in (400 naming body.currency; a customer without subscriptions buys nothing). Idempotency-Key makes a retry return the first purchase. Needs X-CSRF-Token.
+     */
+    post: operations['createHubCreditPurchase'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/ingest/batch': {
     parameters: {
       query?: never;
@@ -4588,6 +4648,45 @@ export interface components {
       }[];
       /** @description Tollgate addition: the seller's look for the hosted page; {} for the default. */
       theme: components['schemas']['StorefrontTheme'];
+    };
+    /** HubCreditLedgerPage */
+    HubCreditLedgerPage: {
+      /** @enum {string} */
+      object: 'list';
+      data: components['schemas']['CreditLedgerEntry'][];
+      /** @description Older entries exist beyond this page (the next page: startingAfter the last id). */
+      hasMore: boolean;
+    };
+    /** HubCreditPurchase */
+    HubCreditPurchase: {
+      /** @enum {string} */
+      object: 'hub_credit_purchase';
+      grant: components['schemas']['CreditGrant'];
+      invoice: components['schemas']['Invoice'];
+    };
+    /** HubCreditPurchaseRequest */
+    HubCreditPurchaseRequest: {
+      /** @description The credits to buy, greater than 0, in the currency’s minor unit at most: "20.00". */
+      amount: string;
+      /** @description One the customer’s subscriptions bill in (`purchaseCurrencies`). */
+      currency: string;
+    };
+    /** HubCredits */
+    HubCredits: {
+      /** @enum {string} */
+      object: 'hub_credits';
+      /** @description The balance in each currency the customer has had credits in: the sum of its ledger. */
+      balances: {
+        /** @description ISO 4217. */
+        currency: string;
+        balance: string;
+        updatedAt: string;
+      }[];
+      /** @description The grants that still count: active ones with something left, and pending purchases (not yet paid). Soonest expiry first (never-expiring ones last), then the oldest; at most 100. */
+      grants: components['schemas']['CreditGrant'][];
+      /** @description The currencies the customer may buy credits in: those its subscriptions (not cancelled) bill in. Empty: no purchase. */
+      purchaseCurrencies: string[];
+      ledger: components['schemas']['HubCreditLedgerPage'];
     };
     /** HubPaymentAttempt */
     HubPaymentAttempt: {
@@ -12252,6 +12351,269 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  retrieveHubCredits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "hub_credits",
+           *       "balances": [
+           *         {
+           *           "currency": "USD",
+           *           "balance": "balance",
+           *           "updatedAt": "updatedAt"
+           *         }
+           *       ],
+           *       "grants": [
+           *         {
+           *           "id": "cgr_01jd3m5x7c0000000000000000",
+           *           "object": "credit_grant",
+           *           "customerId": "customerId",
+           *           "currency": "currency",
+           *           "amount": "amount",
+           *           "remaining": "remaining",
+           *           "priority": 1,
+           *           "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *           "expiresAt": "2026-11-01T00:00:00.000Z",
+           *           "source": "purchased",
+           *           "status": "pending",
+           *           "subscriptionId": "subscriptionId",
+           *           "metricNames": [
+           *             "metricName"
+           *           ],
+           *           "cost": "cost",
+           *           "invoiceId": "invoiceId",
+           *           "metadata": {},
+           *           "voidedAt": "2026-11-01T00:00:00.000Z",
+           *           "createdAt": "2026-11-01T00:00:00.000Z",
+           *           "updatedAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "purchaseCurrencies": [
+           *         "USD"
+           *       ],
+           *       "ledger": {
+           *         "object": "list",
+           *         "data": [
+           *           {
+           *             "id": "cle_01jd3m5x7c0000000000000000",
+           *             "object": "credit_ledger_entry",
+           *             "customerId": "customerId",
+           *             "currency": "currency",
+           *             "grantId": "grantId",
+           *             "type": "grant",
+           *             "amount": "amount",
+           *             "balanceAfter": "balanceAfter",
+           *             "subscriptionId": "subscriptionId",
+           *             "invoiceId": "invoiceId",
+           *             "occurredAt": "2026-11-01T00:00:00.000Z",
+           *             "createdAt": "2026-11-01T00:00:00.000Z"
+           *           }
+           *         ],
+           *         "hasMore": true
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['HubCredits'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listHubCreditLedgerEntries: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 100. */
+        limit?: number;
+        /** @description Cursor: the id of the last item of the previous page. */
+        startingAfter?: string;
+        /** @description Cursor: the id of the first item of the next page, to page back. */
+        endingBefore?: string;
+        /** @description ISO 4217. */
+        currency?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "cle_01jd3m5x7c0000000000000000",
+           *           "object": "credit_ledger_entry",
+           *           "customerId": "customerId",
+           *           "currency": "currency",
+           *           "grantId": "grantId",
+           *           "type": "grant",
+           *           "amount": "amount",
+           *           "balanceAfter": "balanceAfter",
+           *           "subscriptionId": "subscriptionId",
+           *           "invoiceId": "invoiceId",
+           *           "occurredAt": "2026-11-01T00:00:00.000Z",
+           *           "createdAt": "2026-11-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "hasMore": true
+           *     }
+           */
+          'application/json': components['schemas']['HubCreditLedgerPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createHubCreditPurchase: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Retry-safe creates: the same key and body within 24 hours return the first response. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "amount",
+         *       "currency": "cur"
+         *     }
+         */
+        'application/json': components['schemas']['HubCreditPurchaseRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "hub_credit_purchase",
+           *       "grant": {
+           *         "id": "cgr_01jd3m5x7c0000000000000000",
+           *         "object": "credit_grant",
+           *         "customerId": "customerId",
+           *         "currency": "currency",
+           *         "amount": "amount",
+           *         "remaining": "remaining",
+           *         "priority": 1,
+           *         "effectiveAt": "2026-11-01T00:00:00.000Z",
+           *         "expiresAt": "2026-11-01T00:00:00.000Z",
+           *         "source": "purchased",
+           *         "status": "pending",
+           *         "subscriptionId": "subscriptionId",
+           *         "metricNames": [
+           *           "metricName"
+           *         ],
+           *         "cost": "cost",
+           *         "invoiceId": "invoiceId",
+           *         "metadata": {},
+           *         "voidedAt": "2026-11-01T00:00:00.000Z",
+           *         "createdAt": "2026-11-01T00:00:00.000Z",
+           *         "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       },
+           *       "invoice": {
+           *         "id": "inv_01jd3m5x7c0000000000000000",
+           *         "object": "invoice",
+           *         "customerId": "customerId",
+           *         "subscriptionId": "subscriptionId",
+           *         "billingReason": "subscription_create",
+           *         "status": "draft",
+           *         "number": "number",
+           *         "currency": "currency",
+           *         "periodStart": "2026-11-01T00:00:00.000Z",
+           *         "periodEnd": "2026-11-01T00:00:00.000Z",
+           *         "priceVersionId": "pv_01jd3m5x7c0000000000000000",
+           *         "lines": [
+           *           {
+           *             "type": "entry_price",
+           *             "description": "Pro plan",
+           *             "ratePlanId": "ratePlanId",
+           *             "metricName": "metricName",
+           *             "pricingModel": "pricingModel",
+           *             "quantity": "quantity",
+           *             "freeUnits": "freeUnits",
+           *             "billableQuantity": "billableQuantity",
+           *             "rate": "rate",
+           *             "amount": "amount",
+           *             "creditGrantId": "cgr_01jd3m5x7c0000000000000000",
+           *             "periodStart": "2026-11-01T00:00:00.000Z",
+           *             "periodEnd": "2026-11-01T00:00:00.000Z",
+           *             "adjustsInvoiceId": "adjustsInvoiceId"
+           *           }
+           *         ],
+           *         "subtotal": "subtotal",
+           *         "total": "total",
+           *         "creditedTotal": "creditedTotal",
+           *         "amountPaid": "amountPaid",
+           *         "amountDue": "amountDue",
+           *         "amountRemaining": "amountRemaining",
+           *         "collectionMethod": "charge_automatically",
+           *         "dueDate": "2026-11-01T00:00:00.000Z",
+           *         "paymentStatus": "unpaid",
+           *         "attemptCount": 1,
+           *         "nextPaymentAttempt": "2026-11-01T00:00:00.000Z",
+           *         "lastPaymentError": {
+           *           "code": "code",
+           *           "message": "message"
+           *         },
+           *         "hostedInvoiceUrl": "https://example.com/webhooks/tollgate",
+           *         "paymentActionUrl": "paymentActionUrl",
+           *         "testClockId": "testClockId",
+           *         "finalizeAt": "2026-11-01T00:00:00.000Z",
+           *         "finalizedAt": "2026-11-01T00:00:00.000Z",
+           *         "paidAt": "2026-11-01T00:00:00.000Z",
+           *         "voidedAt": "2026-11-01T00:00:00.000Z",
+           *         "markedUncollectibleAt": "2026-11-01T00:00:00.000Z",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-01T00:00:00.000Z",
+           *         "updatedAt": "2026-11-01T00:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['HubCreditPurchase'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      422: components['responses']['UnprocessableContent'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
     };
