@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('offerings').addColumn('overage', 'text').execute();
   await db.schema.alterTable('offerings').addColumn('recurring_credits', 'text').execute();
-  await db.schema.createIndex('credit_grants_expiring').on('credit_grants').columns(['status', 'expires_at']).execute();
+  await db.schema.createIndex('credit_grants_expiring').on('credit_grants').columns(['status', 'expires_at', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -25,6 +25,9 @@ import { billingOrigin } from './renew-subscription.js';
 /** Grants looked at per page; a run pages through all that are due. */
 const PAGE = 500;
 
+/** Customers expired in one transaction. */
+const GROUP = 48;
+
 /** The most subscriptions of one customer looked at. */
 const SUBSCRIPTIONS_READ = 100;
 
@@ -76,6 +79,7 @@ export async function expireCreditGrants(deps: Deps, now: number, where: { tenan
       byCustomer.set(key, group);
     }
     const clockedIn = new Map<string, Map<string, string>>();
+    const work = new Map<string, { tenant: Tenant; batches: Array<{ customerId: string; currency: string; ids: string[] }> }>();
     for (const { tenant, grants } of byCustomer.values()) {
       const tenantKey = `${tenant.workspaceId}:${tenant.environment}`;
       let clocked = clockedIn.get(tenantKey);
@@ -95,14 +99,22 @@ export async function expireCreditGrants(deps: Deps, now: number, where: { tenan
       if ((clocked.get(customerId) ?? null) !== (where?.id ?? null)) continue;
       const drawers = await drawersOf(deps, tenant, customerId, Math.max(...grants.map((g) => g.expiresAt!)));
       const due = grants.filter((g) => !stillDrawable(drawers, g));
-      for (const currency of new Set(due.map((g) => g.currency))) {
-        expired += await expireSome(
-          deps,
-          tenant,
-          customerId,
-          currency,
-          due.filter((g) => g.currency === currency).map((g) => g.id),
-        );
+      const w = work.get(tenantKey) ?? { tenant, batches: [] };
+      for (const currency of new Set(due.map((g) => g.currency)))
+        w.batches.push({ customerId, currency, ids: due.filter((g) => g.currency === currency).map((g) => g.id) });
+      work.set(tenantKey, w);
+    }
+    // A tenant's customers in groups, a transaction each (a commit per customer was most of the
+    // time); a group that fails is retried one customer at a time, so one bad customer fails alone.
+    for (const { tenant, batches } of work.values()) {
+      for (let k = 0; k < batches.length; k += GROUP) {
+        const group = batches.slice(k, k + GROUP);
+        try {
+          expired += await expireSome(deps, tenant, group);
+        } catch (err) {
+          if (group.length === 1) throw err;
+          for (const one of group) expired += await expireSome(deps, tenant, [one]);
+        }
       }
     }
     if (page.length < PAGE) break;
@@ -110,11 +122,12 @@ export async function expireCreditGrants(deps: Deps, now: number, where: { tenan
   return expired;
 }
 
-/** One customer's grants in one currency expired in one transaction, each audited and sent. */
-async function expireSome(deps: Deps, tenant: Tenant, customerId: string, currency: string, ids: string[]): Promise<number> {
+/** Some customers' grants (each batch one customer and currency) expired in one transaction, each audited and sent. */
+async function expireSome(deps: Deps, tenant: Tenant, batches: ReadonlyArray<{ customerId: string; currency: string; ids: string[] }>): Promise<number> {
   const origin = billingOrigin(deps, tenant);
   return inTransaction(deps.db, async (trx) => {
-    const done = await expireGrants(trx, deps, tenant, customerId, currency, ids, deps.clock.now());
+    const done: Array<{ before: CreditGrant; grant: CreditGrant }> = [];
+    for (const b of batches) done.push(...(await expireGrants(trx, deps, tenant, b.customerId, b.currency, b.ids, deps.clock.now())));
     if (done.length === 0) return 0;
     await recordAudits(
       trx,
@@ -125,14 +138,14 @@ async function expireSome(deps: Deps, tenant: Tenant, customerId: string, curren
           eventType: 'credit_grant.expired' as const,
           targetType: 'credit_grant',
           targetId: grant.id,
-          payload: { customerId, expired: before.remaining, currency },
+          payload: { customerId: grant.customerId, expired: before.remaining, currency: grant.currency },
         },
       })),
     );
     await emitWebhookEvents(
       trx,
       deps,
-      done.map(({ before, grant }) => ({ origin, event: resourceEvent('credits.expired', customerId, presentCreditGrant, grant, before) })),
+      done.map(({ before, grant }) => ({ origin, event: resourceEvent('credits.expired', grant.customerId, presentCreditGrant, grant, before) })),
     );
     await creditsChanged(deps, trx);
     return done.length;

@@ -313,7 +313,8 @@ export async function grantsExpiredBy(
 ): Promise<Array<{ tenant: Tenant; grant: CreditGrant }>> {
   let q = db.selectFrom('creditGrants').selectAll().where('status', '=', 'active').where('expiresAt', '<=', at);
   if (tenant) q = q.$call(forTenant(tenant));
-  if (after) q = q.where((eb) => eb.or([eb('expiresAt', '>', after.expiresAt), eb.and([eb('expiresAt', '=', after.expiresAt), eb('id', '>', after.id)])]));
+  // The range on expires_at keeps to the index (status, expires_at, id); the id breaks the tie.
+  if (after) q = q.where('expiresAt', '>=', after.expiresAt).where((eb) => eb.or([eb('expiresAt', '>', after.expiresAt), eb('id', '>', after.id)]));
   const rows = await q.orderBy('expiresAt').orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ tenant: { workspaceId: r.workspaceId, environment: r.environment as Tenant['environment'] }, grant: toGrant(r) }));
 }
