@@ -53,10 +53,18 @@ export interface SeenBalance {
 
 const NONE = { lowBalanceThreshold: null, autoTopUp: null, ...DEFAULT_STATE };
 
-export async function evaluateCreditSettings(deps: Deps, origin: OperationContext, seen: SeenBalance, invoicing: CreditInvoicing): Promise<void> {
+/** `originOf`: who acts when something fires (made only then: the check's path stays as it was). */
+export async function evaluateCreditSettings(
+  deps: Deps,
+  tenant: Tenant,
+  originOf: () => OperationContext,
+  seen: SeenBalance,
+  invoicing: CreditInvoicing,
+): Promise<void> {
   const { customerId, currency } = seen;
-  const cached = await cachedSettings(deps, origin, customerId, currency);
+  const cached = await cachedSettings(deps, tenant, customerId, currency);
   if (!anyAction(creditActions(cached ?? NONE, seen.balance, seen.periodKey))) return;
+  const origin = originOf();
   await inTransaction(deps.db, async (trx) => {
     const txDeps = { ...deps, db: trx };
     const now = deps.clock.now();

@@ -69,6 +69,14 @@ export function liveCreditBalance(grants: readonly CreditGrant[], sub: { id: str
       g.effectiveAt <= now &&
       (g.expiresAt === null || now < g.expiresAt),
   );
+  // Grants for every metric pay any charge, so what is left is what they hold less the usage: no
+  // burn-down needed (the check's common case, and its hot path).
+  if (eligible.every((g) => g.metricNames === null)) {
+    let left = new Decimal(0);
+    for (const g of eligible) left = left.plus(g.remaining);
+    for (const u of usage) left = left.minus(u.amount);
+    return roundToMinorUnit(left, sub.currency);
+  }
   const charges: BurnCharge[] = usage
     .filter((u) => new Decimal(u.amount).gt(0))
     .map((u) => ({ at: now, amount: u.amount, subscriptionId: sub.id, metricName: u.metricName }));

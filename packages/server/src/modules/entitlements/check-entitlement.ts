@@ -82,7 +82,8 @@ async function liveCredits(deps: Deps, tenant: Tenant, sub: Subscription, now: n
   const balance = liveCreditBalance(grants, sub, now, usage);
   await evaluateCreditSettings(
     deps,
-    billingOrigin(deps, tenant),
+    tenant,
+    () => billingOrigin(deps, tenant),
     {
       customerId: sub.customerId,
       testClockId: sub.testClockId,
