@@ -479,3 +479,95 @@ describe('PREPAID: credit settings (alerts and automatic top-ups)', () => {
     await refused('USD', { autoTopUp: { threshold: '1', amount: '5', maxPerPeriod: 0 } }, 'body.autoTopUp.maxPerPeriod');
   });
 });
+
+describe('PREPAID: held-out money cases through the API', () => {
+  it('a void after a partial draw takes only what is left; what was drawn stays on the invoice', async () => {
+    const c = await prepaidCustomer(MAR(1));
+    const g = await grant(c.customerId, { amount: '5.00' });
+    await calls(c.customerId, 200, MAR(4), c.clockId);
+    await advance(c.clockId, Date.UTC(2026, 3, 1, 2));
+    assert.deepEqual(lines(await cycleInvoice(c.subscriptionId)), [
+      ['usage', '2.00', null],
+      ['credits', '-2.00', g.id],
+    ]);
+    const voided = await ok(api.post(`/api/v1/credit_grants/${g.id}/void`, {}));
+    assert.deepEqual([voided.status, voided.remaining, voided.amount], ['voided', '0.00', '5.00']);
+    assert.deepEqual(
+      (await ledger(c.customerId)).map((e: any) => [e.type, e.amount, e.balanceAfter]),
+      [
+        ['grant', '5.00', '5.00'],
+        ['draw', '-2.00', '3.00'],
+        ['void', '-3.00', '0.00'],
+      ],
+    );
+    const again = await api.post(`/api/v1/credit_grants/${g.id}/void`, {});
+    assert.equal(again.status, 409, 'nothing is left to void');
+  });
+
+  it('JPY: whole yen drawn; KWD: three decimals drawn, by hand', async () => {
+    const jpyPlan = await ok(
+      api.post('/api/v1/rate-plans', {
+        name: 'Yen calls',
+        currency: 'JPY',
+        billingPeriod: 'MONTHLY',
+        metrics: [{ metricName: 'calls', pricingModel: 'PER_UNIT', rate: '3' }],
+      }),
+    );
+    const kwdPlan = await ok(
+      api.post('/api/v1/rate-plans', {
+        name: 'Dinar calls',
+        currency: 'KWD',
+        billingPeriod: 'MONTHLY',
+        metrics: [{ metricName: 'calls', pricingModel: 'PER_UNIT', rate: '0.0125' }],
+      }),
+    );
+    // 7 calls at 3 yen: 21 yen, from a 1,000 yen grant: 979 left. 9 calls at 0.0125 KWD: 0.113 (0.1125 rounded half up), from 0.100: 0.013 billed.
+    for (const [currency, plan, amount, n, expected] of [
+      [
+        'JPY',
+        jpyPlan.id,
+        '1000',
+        7,
+        [
+          ['usage', '21', null],
+          ['credits', '-21', 'g'],
+        ] as unknown[][],
+      ],
+      [
+        'KWD',
+        kwdPlan.id,
+        '0.100',
+        9,
+        [
+          ['usage', '0.113', null],
+          ['credits', '-0.100', 'g'],
+        ] as unknown[][],
+      ],
+    ] as const) {
+      const clock = await ok(api.post('/api/v1/test_clocks', { frozenTime: iso(MAR(1)) }));
+      const customer = await ok(api.post('/api/v1/customers', { name: `${currency} buyer`, testClockId: clock.id }));
+      const off = await ok(
+        api.post('/api/v1/offerings', {
+          productId,
+          name: `${currency} prepaid`,
+          currency,
+          billingPeriod: 'MONTHLY',
+          billingMode: 'PREPAID',
+          ratePlanIds: [plan],
+        }),
+      );
+      const sub = await ok(api.post('/api/v1/subscriptions', { customerId: customer.id, offeringId: off.id }));
+      const g = await ok(api.post('/api/v1/credit_grants', { customerId: customer.id, currency, amount }));
+      await calls(customer.id, n, MAR(6), clock.id);
+      await advance(clock.id, Date.UTC(2026, 3, 1, 2));
+      const invoice = await cycleInvoice(sub.id);
+      assert.deepEqual(
+        lines(invoice),
+        expected.map((l) => (l[2] === 'g' ? [l[0], l[1], g.id] : l)),
+        currency,
+      );
+      assert.equal(invoice.total, currency === 'JPY' ? '0' : '0.013');
+      assert.equal((await ok(api.get(`/api/v1/customers/${customer.id}/credit_balance`))).balances[0].balance, currency === 'JPY' ? '979' : '0.000');
+    }
+  });
+});
