@@ -4,7 +4,7 @@ import type { paths } from './generated/openapi.js';
  * Request and response types of one operation, read off the generated `paths` (from the served
  * OpenAPI document): nothing here is written by hand but the plumbing.
  */
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
@@ -29,3 +29,10 @@ export type Upgrade = BodyOf<'/api/v1/subscriptions/{id}/upgrade', 'post'>;
 export type CreateApiKey = BodyOf<'/api/v1/api-keys', 'post'>;
 export type UsageReportQuery = QueryOf<'/api/v1/usage', 'get'>;
 export type ListInvoices = QueryOf<'/api/v1/invoices', 'get'>;
+
+export type CreditGrant = ResultOf<'/api/v1/credit_grants/{id}', 'get'>;
+export type CreateCreditGrant = BodyOf<'/api/v1/credit_grants', 'post'>;
+export type ListCreditGrants = QueryOf<'/api/v1/credit_grants', 'get'>;
+export type CreditLedgerQuery = QueryOf<'/api/v1/customers/{id}/credit_ledger', 'get'>;
+export type CreditSettings = ResultOf<'/api/v1/customers/{id}/credit_settings/{currency}', 'put'>;
+export type PutCreditSettings = BodyOf<'/api/v1/customers/{id}/credit_settings/{currency}', 'put'>;

@@ -13,7 +13,7 @@ export interface HttpClientOptions {
 }
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, string | number | boolean | undefined> | undefined;
   /** Serialized once, so every retry sends the same bytes (an idempotency key demands it). */

@@ -84,4 +84,26 @@ export class OperatorApi {
     attemptPayment: (id: string, body: BodyOf<'/api/v1/invoices/{id}/attempt_payment', 'post'> = {}) =>
       this.post('/api/v1/invoices/{id}/attempt_payment', id, body, null),
   };
+
+  /** Prepaid credits (docs/credits.md): grants, their void, a customer's ledger, balance and credit settings. */
+  readonly credits = {
+    /** A grant (promotional or adjustment: active at once), or a purchase (source purchased: pending until its invoice is paid). */
+    grant: (body: BodyOf<'/api/v1/credit_grants', 'post'>, opts?: CreateOptions) => this.post('/api/v1/credit_grants', undefined, body, this.key(opts)),
+    listGrants: (query: QueryOf<'/api/v1/credit_grants', 'get'> = {}) => this.get('/api/v1/credit_grants', undefined, query),
+    getGrant: (id: string) => this.get('/api/v1/credit_grants/{id}', id),
+    /** Voids what is left (what was drawn stays drawn); a second void is a 409, so a lost answer is not retried. */
+    voidGrant: (id: string) => this.post('/api/v1/credit_grants/{id}/void', id, undefined, null),
+    /** The customer's ledger, newest first, paged by cursor (startingAfter). */
+    ledger: (customerId: string, query: QueryOf<'/api/v1/customers/{id}/credit_ledger', 'get'> = {}) =>
+      this.get('/api/v1/customers/{id}/credit_ledger', customerId, query),
+    balance: (customerId: string) => this.get('/api/v1/customers/{id}/credit_balance', customerId),
+    settings: (customerId: string) => this.get('/api/v1/customers/{id}/credit_settings', customerId),
+    /** The low-balance alert and the automatic top-up in one currency; replaces what was set. */
+    putSettings: (customerId: string, currency: string, body: BodyOf<'/api/v1/customers/{id}/credit_settings/{currency}', 'put'>) =>
+      this.http.request<ResultOf<'/api/v1/customers/{id}/credit_settings/{currency}', 'put'>>({
+        method: 'PUT',
+        path: at('/api/v1/customers/{id}/credit_settings/{currency}', customerId).replace('{currency}', encodeURIComponent(currency)),
+        body,
+      }),
+  };
 }

@@ -105,6 +105,43 @@ describe('operator methods, typed from the served OpenAPI document', () => {
     assert.match(retry.errors[0]!.message, /Stripe is not connected/);
   });
 
+  it('credits: grant (once per idempotency key), list, get, ledger, balance, void, settings', async () => {
+    const customer = await tg.customers.create({ name: 'Hooli' });
+    const grant = await tg.credits.grant({ customerId: customer.id, amount: '20', currency: 'USD', priority: 10 }, { idempotencyKey: 'sdk-grant-1' });
+    assert.deepEqual([grant.object, grant.amount, grant.remaining, grant.status, grant.priority], ['credit_grant', '20.00', '20.00', 'active', 10]);
+    assert.equal(
+      (await tg.credits.grant({ customerId: customer.id, amount: '20', currency: 'USD', priority: 10 }, { idempotencyKey: 'sdk-grant-1' })).id,
+      grant.id,
+    );
+    assert.deepEqual(
+      (await tg.credits.listGrants({ customerId: customer.id })).data.map((g) => g.id),
+      [grant.id],
+    );
+    assert.equal((await tg.credits.getGrant(grant.id)).id, grant.id);
+    assert.deepEqual(
+      (await tg.credits.ledger(customer.id, { currency: 'USD' })).data.map((e) => [e.type, e.amount, e.balanceAfter]),
+      [['grant', '20.00', '20.00']],
+    );
+    assert.deepEqual(
+      (await tg.credits.balance(customer.id)).balances.map((b) => [b.currency, b.balance]),
+      [['USD', '20.00']],
+    );
+    const settings = await tg.credits.putSettings(customer.id, 'USD', { lowBalanceThreshold: '5', autoTopUp: { threshold: '2', amount: '10' } });
+    assert.deepEqual([settings.currency, settings.lowBalanceThreshold, settings.autoTopUp?.amount], ['USD', '5.00', '10.00']);
+    assert.deepEqual(
+      (await tg.credits.settings(customer.id)).data.map((x) => x.currency),
+      ['USD'],
+    );
+    const voided = await tg.credits.voidGrant(grant.id);
+    assert.deepEqual([voided.status, voided.remaining], ['voided', '0.00']);
+    const again = await tg.credits.voidGrant(grant.id).catch((e: unknown) => e);
+    assert.ok(again instanceof TollgateError);
+    assert.equal(again.status, 409);
+    const bad = await tg.credits.grant({ customerId: customer.id, amount: '0.001', currency: 'USD' }).catch((e: unknown) => e);
+    assert.ok(bad instanceof TollgateError);
+    assert.deepEqual([bad.status, bad.errors[0]!.field], [400, 'body.amount']);
+  });
+
   it('TollgateError carries the status, the envelope’s errors[] (code, message, field) and X-Request-Id', async () => {
     const err = await tg.subscriptions.create({ customerId: 'cus_nobody', offeringId: demo.offeringId }).catch((e: unknown) => e);
     assert.ok(err instanceof TollgateError);

@@ -4019,11 +4019,8 @@ export interface components {
       amount: string;
       /** @description ISO 4217; one the customer's subscriptions bill in, when it has any. */
       currency: string;
-      /**
-       * @description A lower number is drawn first; 0 to 100, default 50.
-       * @default 50
-       */
-      priority: number;
+      /** @description A lower number is drawn first; 0 to 100, default 50. */
+      priority?: number;
       /**
        * Format: date-time
        * @description Default: now (the customer's test clock's time, if it has one).
@@ -4031,11 +4028,8 @@ export interface components {
       effectiveAt?: string;
       /** @description After effectiveAt and in the future; omitted or null: never expires. */
       expiresAt?: string | null;
-      /**
-       * @description promotional (default) or adjustment: active at once. purchased: the customer buys it; an invoice for its cost is issued and finalized at once, and the grant is pending until it is paid.
-       * @default promotional
-       */
-      source: 'promotional' | 'adjustment' | 'purchased';
+      /** @description promotional (the default) or adjustment: active at once. purchased: the customer buys it; an invoice for its cost is issued and finalized at once, and the grant is pending until it is paid. */
+      source?: 'promotional' | 'adjustment' | 'purchased';
       /** @description What the buyer pays for it, at least 0, in the currency’s minor unit at most; purchased: what the invoice charges (default: amount). */
       cost?: string;
       /** @description Limit it to this subscription of the customer's (then the currency must be the subscription's). */
@@ -5556,11 +5550,8 @@ export interface components {
         amount: string;
         /** @description What the buyer pays each time (the invoice’s total); default: amount. */
         cost?: string;
-        /**
-         * @description At most this many top-ups per billing period.
-         * @default 1
-         */
-        maxPerPeriod: number;
+        /** @description At most this many top-ups per billing period; default 1. */
+        maxPerPeriod?: number;
       } | null;
     };
     /** RatePlan */
@@ -17290,7 +17281,7 @@ export interface operations {
          *       "customerId": "customerId",
          *       "amount": "amount",
          *       "currency": "cur",
-         *       "priority": 50,
+         *       "priority": 1,
          *       "effectiveAt": "2026-11-01T00:00:00.000Z",
          *       "expiresAt": "2026-11-01T00:00:00.000Z",
          *       "source": "promotional",

@@ -163,7 +163,7 @@ export const CreateCreditGrantBody = Type.Object(
     customerId: Type.String({ minLength: 1, maxLength: 255, description: 'The customer: its cus_ id or your externalId.' }),
     amount: Type.String({ minLength: 1, maxLength: 40, description: 'Greater than 0, in the currency\'s minor unit at most: "20.00".' }),
     currency: Type.String({ minLength: 3, maxLength: 3, description: "ISO 4217; one the customer's subscriptions bill in, when it has any." }),
-    priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 50, description: 'A lower number is drawn first; 0 to 100, default 50.' })),
+    priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'A lower number is drawn first; 0 to 100, default 50.' })),
     effectiveAt: Type.Optional(
       Type.String({ format: 'date-time', maxLength: 40, description: "Default: now (the customer's test clock's time, if it has one)." }),
     ),
@@ -176,9 +176,8 @@ export const CreateCreditGrantBody = Type.Object(
       Type.Union(
         operatorGrantSources.map((s) => Type.Literal(s)),
         {
-          default: 'promotional',
           description:
-            'promotional (default) or adjustment: active at once. purchased: the customer buys it; an invoice for its cost is issued and finalized at once, and the grant is pending until it is paid.',
+            'promotional (the default) or adjustment: active at once. purchased: the customer buys it; an invoice for its cost is issued and finalized at once, and the grant is pending until it is paid.',
         },
       ),
     ),

@@ -98,7 +98,7 @@ export const PutCreditSettingsBody = Type.Object(
               threshold: Money('When the live balance falls below this (at least 0), buy `amount` of credits.'),
               amount: Money('Credits bought each time; greater than 0.'),
               cost: Type.Optional(Money('What the buyer pays each time (the invoice’s total); default: amount.')),
-              maxPerPeriod: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 1, description: 'At most this many top-ups per billing period.' })),
+              maxPerPeriod: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'At most this many top-ups per billing period; default 1.' })),
             },
             { additionalProperties: false },
           ),
