@@ -13,7 +13,7 @@
 //      only; stops by itself)
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { burnDown, type BurnCharge, type BurnGrant } from '../packages/pricing/src/index.js';
+import { burnDown, Decimal, type BurnCharge, type BurnGrant } from '../packages/pricing/src/index.js';
 import { metricsRatedByDimension, unitsOfOffering, usageGroupsOf } from '../packages/server/src/modules/billing/priced-units.js';
 import { ratePeriod } from '../packages/server/src/modules/billing/rate-period.js';
 import type { PricedOffering } from '../packages/server/src/modules/catalog/load-priced-offering.js';
@@ -39,6 +39,8 @@ const HOURS = 720;
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 11, 1);
 
+/** Decimal text with two decimals as whole cents, exactly (no floating point). */
+const toCents = (text: string) => Number(new Decimal(text).times(100).toFixed(0));
 const cents = (n: number) => `${Math.floor(n / 100)}.${String(n % 100).padStart(2, '0')}`;
 
 export function makeCustomer(index: number): { grants: BurnGrant[]; charges: BurnCharge[] } {
@@ -156,7 +158,7 @@ async function measureSettle() {
       for (const g of settleGrants(c, start, end)) {
         const id = ids.next('creditGrant');
         grants.push({ ...g, id });
-        balance += Math.round(Number(g.remaining) * 100);
+        balance += toCents(g.remaining);
         const key = { workspace_id: workspaceId, environment: 'test', customer_id: customerId, currency: 'USD' };
         grantRows.push({
           id,
@@ -219,7 +221,7 @@ async function measureSettle() {
       return rating.lines
         .filter((l) => l.type === 'usage')
         .flatMap((l) => {
-          const total = Math.round(Number(l.amount) * 100);
+          const total = toCents(l.amount);
           return instants.map((at, k) => ({
             at,
             amount: cents(Math.floor(total / 4) + (k === 3 ? total % 4 : 0)),
@@ -230,7 +232,7 @@ async function measureSettle() {
     });
     const c0 = performance.now();
     let drawnCents = 0;
-    for (const [c, { grants }] of burnData.entries()) drawnCents += Math.round(Number(burnDown('USD', grants, charges[c]!).drawn) * 100);
+    for (const [c, { grants }] of burnData.entries()) drawnCents += toCents(burnDown('USD', grants, charges[c]!).drawn);
     const ceilingSeconds = (performance.now() - c0) / 1000;
 
     // The job: one advance past the period's end and its grace (renewal, draws, finalization, expiries).
@@ -247,7 +249,7 @@ async function measureSettle() {
     for (const customerId of customerIds.slice(0, 50)) {
       const entries = await s.all<{ amount: string }>(`select amount from credit_ledger_entries where customer_id = ?`, [customerId]);
       const [b] = await s.all<{ balance: string }>(`select balance from credit_balances where customer_id = ?`, [customerId]);
-      const sum = entries.reduce((acc, e) => acc + Math.round(Number(e.amount) * 100), 0);
+      const sum = entries.reduce((acc, e) => acc + toCents(e.amount), 0);
       if (cents(Math.max(sum, 0)) !== b!.balance || sum < 0) mismatches++;
     }
     console.log(

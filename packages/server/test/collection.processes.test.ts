@@ -4,7 +4,8 @@
  * and never answers, so the answer is lost exactly as a crash between Stripe's answer and our
  * commit loses it). After the restart every invoice is paid, each by exactly one charge: the
  * pending attempts are sent again under their own idempotency keys (Stripe replays the charge it
- * made), and the invoices not yet tried are charged once.
+ * made), and the invoices not yet tried are charged once. Two of the invoices are purchases of
+ * prepaid credits: their grants become active once each, with one top-up entry.
  * SQLite pass: a database file; PostgreSQL pass: a scratch database.
  */
 import { after, describe, it } from 'node:test';
@@ -89,6 +90,22 @@ describe(`collection: a SIGKILL between Stripe's charge and the commit (${backen
         assert.deepEqual([finalized.status, finalized.body.nextPaymentAttempt !== null], [200, true], JSON.stringify(finalized.body));
         invoiceIds.push(invoice.id);
       }
+      // Two purchases of prepaid credits (issue 41): invoices collected like any other, whose grants
+      // become active with the payment. The first is among the lost charges; the second is charged after the restart.
+      const purchases: Array<{ grantId: string; customerId: string }> = [];
+      for (const customerId of [customers[0]!, customers[N - 1]!]) {
+        const bought = await first.call('POST', '/api/v1/credit_grants', key, {
+          customerId,
+          amount: '50.00',
+          cost: '45.00',
+          currency: 'USD',
+          source: 'purchased',
+        });
+        assert.deepEqual([bought.status, bought.body.status], [200, 'pending'], JSON.stringify(bought.body));
+        purchases.push({ grantId: bought.body.id, customerId });
+        if (purchases.length === 1) invoiceIds.unshift(bought.body.invoiceId);
+        else invoiceIds.push(bought.body.invoiceId);
+      }
       // LOST of them charged now: Stripe carries each charge out and its answer never comes back.
       fake.failNext('timeout-after-execute', { method: 'POST', path: '/v1/payment_intents' }, LOST);
       const inFlight = invoiceIds.slice(0, LOST).map((id) => first.call('POST', `/api/v1/invoices/${id}/attempt_payment`, key).catch(() => null));
@@ -117,7 +134,18 @@ describe(`collection: a SIGKILL between Stripe's charge and the commit (${backen
         );
         assert.equal(payments[0].providerReference, fake.succeededPaymentIntents({ invoiceId: id })[0]!.id);
       }
-      assert.equal(fake.paymentIntents.size, N, 'the lost charges were found again, not made twice');
+      assert.equal(fake.paymentIntents.size, invoiceIds.length, 'the lost charges were found again, not made twice');
+      // Each purchase's credits are active once, with one top-up entry: never twice, never lost.
+      for (const { grantId, customerId } of purchases) {
+        const grant = (await second.call('GET', `/api/v1/credit_grants/${grantId}`, key)).body;
+        assert.deepEqual([grant.status, grant.remaining], ['active', '50.00'], grantId);
+        const ledger = (await second.call('GET', `/api/v1/customers/${customerId}/credit_ledger?currency=USD`, key)).body.data;
+        assert.deepEqual(
+          ledger.map((e: { type: string; amount: string; grantId: string }) => [e.type, e.amount, e.grantId]),
+          [['top_up', '50.00', grantId]],
+          customerId,
+        );
+      }
       assert.equal((await second.stop()).code, 0);
     },
   );

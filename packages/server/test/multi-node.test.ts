@@ -13,6 +13,7 @@
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { Decimal } from '@tollgate/pricing';
 import { backend } from './helpers/test-app.js';
 import { Scratch, call, runCli, type ServeProcess as Node } from './helpers/processes.js';
 import { RoundRobinBalancer } from './helpers/round-robin-balancer.js';
@@ -416,9 +417,9 @@ describe('two server processes on one PostgreSQL and Redis', () => {
         amount: string;
         balanceAfter: string;
       }>;
-      const cents = ledger.reduce((acc, e) => acc + Math.round(Number(e.amount) * 100), 0);
+      const sum = ledger.reduce((acc, e) => acc.plus(e.amount), new Decimal(0));
       const balance = (await ok(a, 'GET', `/api/v1/customers/${customer.id}/credit_balance`)).balances[0].balance as string;
-      assert.equal((cents / 100).toFixed(2), balance, 'the ledger sums to the balance');
+      assert.equal(sum.toFixed(2), balance, 'the ledger sums to the balance');
       assert.equal(ledger[0]!.balanceAfter, balance, 'the newest entry carries the balance');
     },
   );

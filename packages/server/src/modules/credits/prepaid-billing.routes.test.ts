@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestApp } from '../../../test/helpers/test-app.js';
 import type { Client, TenantHandle } from '../../../test/helpers/seed.js';
 import { ok } from '../../../test/helpers/expect.js';
+import { Decimal } from '@tollgate/pricing';
 
 /**
  * PREPAID subscriptions billed through the real server on test clocks (issue 41): a closed
@@ -462,8 +463,8 @@ describe('PREPAID: credit settings (alerts and automatic top-ups)', () => {
     ]);
     // The ledger still sums to the balance.
     const entries = await ledger(c.customerId);
-    const sum = entries.reduce((acc: number, e: any) => acc + Math.round(Number(e.amount) * 100), 0);
-    assert.equal((sum / 100).toFixed(2), await balance(c.customerId));
+    const sum = entries.reduce((acc: Decimal, e: any) => acc.plus(e.amount), new Decimal(0));
+    assert.equal(sum.toFixed(2), await balance(c.customerId));
   });
 
   it('400 names the field: a negative threshold, an amount of 0, one finer than the currency', async () => {
